@@ -1,0 +1,1 @@
+"""Places where commands run: this machine, a network namespace, later an SSH device."""

@@ -1,0 +1,330 @@
+"""The words of the domain, as frozen dataclasses.
+
+Everything inside wirespeed speaks these types; pydantic appears only where files come
+in (plan.py). Values are checked when an object is built, so a bad one fails at the door
+with a precise message instead of three calls later.
+
+Units, once and for all: bytes are bytes, rates are bit/s (SI, 10^6 per Mbit), times are
+seconds. Conversions from the tools' own units (iperf2's `M` = 2^20 in `-b`, `KByte` =
+1024 bytes in its banners) happen in the parsers and argv builders, never elsewhere.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+
+
+class ModelError(ValueError):
+    """A value that cannot describe anything real (negative duration, zero streams...)."""
+
+
+class Tool(enum.StrEnum):
+    IPERF2 = "iperf2"
+    IPERF3 = "iperf3"
+
+
+class Proto(enum.StrEnum):
+    TCP = "tcp"
+    UDP = "udp"
+
+
+class Direction(enum.StrEnum):
+    """Which way traffic goes in one test, from the client's point of view."""
+
+    UP = "up"  # client sends, server receives: iperf's default
+    DOWN = "down"  # server sends, client receives: -R
+    # Both ways at once, the reverse flow on a new connection that the server opens back
+    # to the client (iperf2 -d). Fails through NAT; iperf3 has no such mode.
+    DUAL = "dual"
+    # Both ways at once over the connection(s) the client opened
+    # (iperf2 --full-duplex, iperf3 --bidir). Works through NAT.
+    BIDIR = "bidir"
+
+
+class Flow(enum.StrEnum):
+    """The direction of one measured flow: up is client to server."""
+
+    UP = "up"
+    DOWN = "down"
+
+
+class Side(enum.StrEnum):
+    CLIENT = "client"
+    SERVER = "server"
+
+
+class Topology(enum.StrEnum):
+    """What sits between client and server; see lab/ for how each is built."""
+
+    ENDPOINT = "endpoint"  # the DUT itself runs the iperf server (the seeds' "WAN" test)
+    BRIDGE = "bridge"  # the DUT bridges two ports (the seeds' "Br0" test)
+    ROUTER = "router"  # two subnets, the DUT forwards
+    NAT = "nat"  # as router, plus masquerade on the DUT's WAN port
+
+
+class Role(enum.StrEnum):
+    CLIENT = "client"
+    SERVER = "server"
+    DUT = "dut"
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise ModelError(message)
+
+
+@dataclass(frozen=True)
+class TestSpec:
+    """One iperf invocation in tool-neutral words."""
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    protocol: Proto = Proto.TCP
+    duration: float = 10.0
+    direction: Direction = Direction.UP
+    parallel: int = 1
+    window: int | None = None  # socket buffer in bytes (-w); the kernel may double it
+    rate: int | None = None  # target bit/s of payload (both tools count payload only)
+    length: int | None = None  # bytes per write; for UDP the datagram payload (-l)
+    mtu: int | None = None  # link MTU for this test; None keeps the path's own
+    interval: float = 1.0  # seconds between interval reports
+
+    def __post_init__(self) -> None:
+        _require(self.duration > 0, f"duration must be positive, got {self.duration}")
+        _require(1 <= self.parallel <= 128, f"parallel must be 1..128, got {self.parallel}")
+        _require(self.window is None or self.window > 0, "window must be positive")
+        _require(self.rate is None or self.rate > 0, "rate must be positive")
+        _require(self.length is None or self.length > 0, "length must be positive")
+        _require(self.mtu is None or 68 <= self.mtu <= 65535, "mtu must be 68..65535")
+        _require(self.interval > 0, "interval must be positive")
+
+    @property
+    def flows(self) -> tuple[Flow, ...]:
+        if self.direction is Direction.UP:
+            return (Flow.UP,)
+        if self.direction is Direction.DOWN:
+            return (Flow.DOWN,)
+        return (Flow.UP, Flow.DOWN)
+
+
+@dataclass(frozen=True)
+class TestCase:
+    """A test of the plan: an id the user chose, a name, a tool and what to run."""
+
+    __test__ = False
+
+    id: str
+    name: str
+    tool: Tool
+    spec: TestSpec
+
+
+@dataclass(frozen=True)
+class LinkModel:
+    """A link's line rate and framing, for shaping in the lab and for ceilings."""
+
+    name: str  # "gbe", "fe", "2.5gbe", "10gbe", "unshaped" or a rate like "300mbit"
+    rate_bps: int | None  # None: unshaped (veth runs as fast as the CPU lets it)
+    mtu: int = 1500
+
+    def __post_init__(self) -> None:
+        _require(self.rate_bps is None or self.rate_bps > 0, "link rate must be positive")
+        _require(68 <= self.mtu <= 65535, f"mtu must be 68..65535, got {self.mtu}")
+
+
+@dataclass(frozen=True)
+class PathSpec:
+    """Who talks to whom, and what sits in between."""
+
+    name: str  # the column header in reports: "WAN", "Br0"
+    topology: Topology
+    client: str  # host names from the plan (or the lab's role names)
+    server: str
+    dut: str | None = None
+    link: LinkModel | None = None  # for the ceiling; the lab's link when emulated
+
+
+class WarningKind(enum.StrEnum):
+    """The closed set of things a tool's output can warn about."""
+
+    # iperf2 UDP: the client never got the server's report, so loss and receiver-side
+    # goodput are unknown ("did not receive ack of last datagram", no "Server Report").
+    NO_SERVER_REPORT = "no-server-report"
+    ACK_OF_LAST_DATAGRAM = "ack-of-last-datagram"
+    # Loss printed with two significant digits: 99.5 % and above shows as 1e+02%.
+    LOSS_SATURATED = "loss-saturated"
+    # Counters that cannot be true (more datagrams received than sent, lost > total).
+    IMPLAUSIBLE_COUNTERS = "implausible-counters"
+    # The kernel gave another socket buffer than requested ("WARNING: requested 64.0 KByte").
+    WINDOW_ADJUSTED = "window-adjusted"
+    # A UDP datagram larger than MTU - 28 is fragmented on the wire.
+    FRAGMENTED = "fragmented"
+    CONNECT_FAILED = "connect-failed"
+    TRUNCATED = "truncated"  # output ended before the final summary
+    TOOL_ERROR = "tool-error"
+    OTHER = "other"
+
+
+@dataclass(frozen=True)
+class ToolWarning:
+    kind: WarningKind
+    message: str  # the tool's own words where it printed any, else ours
+
+
+@dataclass(frozen=True)
+class Interval:
+    """One interval report of a stream or of a direction's sum."""
+
+    start: float
+    end: float
+    bytes: int
+    bits_per_second: float
+    retransmits: int | None = None
+    jitter_ms: float | None = None
+    lost: int | None = None
+    packets: int | None = None
+
+    def __post_init__(self) -> None:
+        _require(self.end >= self.start, f"interval ends before it starts: {self}")
+        _require(self.bytes >= 0, "bytes must not be negative")
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """What one end saw of a flow: bytes over seconds."""
+
+    bytes: int
+    seconds: float
+    bits_per_second: float
+
+    def __post_init__(self) -> None:
+        _require(self.bytes >= 0, "bytes must not be negative")
+        _require(self.seconds >= 0, "seconds must not be negative")
+
+
+@dataclass(frozen=True)
+class UdpStats:
+    """Receiver-side UDP counters. loss_percent is computed, not the tool's 2-digit %."""
+
+    jitter_ms: float | None
+    lost: int
+    packets: int  # total the receiver accounted for (received + lost)
+    out_of_order: int | None = None
+
+    @property
+    def loss_percent(self) -> float | None:
+        return None if self.packets <= 0 else 100.0 * self.lost / self.packets
+
+
+@dataclass(frozen=True)
+class StreamResult:
+    """One stream (socket) of one flow."""
+
+    id: int  # the tool's own id: iperf2's [  3], iperf3's socket number
+    flow: Flow
+    sent: Measurement | None = None
+    received: Measurement | None = None
+    retransmits: int | None = None
+    udp: UdpStats | None = None
+    intervals: tuple[Interval, ...] = ()
+
+
+@dataclass(frozen=True)
+class DirectionResult:
+    """Everything measured of one flow direction, summed over its streams."""
+
+    flow: Flow
+    sent: Measurement | None = None
+    received: Measurement | None = None
+    retransmits: int | None = None
+    udp: UdpStats | None = None
+    streams: tuple[StreamResult, ...] = ()
+    intervals: tuple[Interval, ...] = ()  # the sum series
+
+    @property
+    def goodput_bps(self) -> float | None:
+        """The receiver's rate where known: the sender's rate counts what was lost too."""
+        if self.received is not None:
+            return self.received.bits_per_second
+        if self.sent is not None:
+            return self.sent.bits_per_second
+        return None
+
+    @property
+    def goodput_source(self) -> Side | None:
+        """Which end measured goodput_bps: the receiving or the sending one."""
+        if self.received is not None:
+            return Side.SERVER if self.flow is Flow.UP else Side.CLIENT
+        if self.sent is not None:
+            return Side.CLIENT if self.flow is Flow.UP else Side.SERVER
+        return None
+
+
+@dataclass(frozen=True)
+class Result:
+    """A test's normalized result: the same shape whichever tool and format produced it."""
+
+    tool: Tool
+    protocol: Proto
+    directions: tuple[DirectionResult, ...]
+    warnings: tuple[ToolWarning, ...] = ()
+    tool_version: str | None = None
+
+    def direction(self, flow: Flow) -> DirectionResult | None:
+        return next((d for d in self.directions if d.flow is flow), None)
+
+
+@dataclass(frozen=True)
+class RawOutput:
+    """A tool's output exactly as it came, so parsing can be redone."""
+
+    host: str
+    side: Side
+    argv: tuple[str, ...]
+    format: str  # "text", "csv" or "json"
+    text: str
+    stderr: str = ""
+    exit_status: int | None = None
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One TestCase on one path in one variant, repetition k (from 1)."""
+
+    test: TestCase
+    path: PathSpec
+    variant: str = "default"
+    repetition: int = 1
+
+    @property
+    def key(self) -> str:
+        return f"{self.test.id}/{self.path.name}/{self.variant}/{self.repetition}"
+
+
+class TrialStatus(enum.StrEnum):
+    OK = "ok"
+    FAILED = "failed"
+
+
+@dataclass(frozen=True)
+class TrialOutcome:
+    """What became of a trial: its result, or why there is none; always its raw outputs."""
+
+    trial: Trial
+    status: TrialStatus
+    started_at: float  # unix time
+    finished_at: float
+    result: Result | None = None
+    reason: str | None = None
+    raw: tuple[RawOutput, ...] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        _require(
+            self.status is not TrialStatus.OK or self.result is not None,
+            "a trial that passed must carry a result",
+        )
+        _require(
+            self.status is not TrialStatus.FAILED or bool(self.reason),
+            "a failed trial must say why",
+        )
