@@ -1,0 +1,1 @@
+"""The emulated lab: namespaces, veth, a bridge, routes, NAT and shaping on one machine."""

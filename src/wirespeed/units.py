@@ -1,0 +1,63 @@
+"""Rates and sizes as people write them, and as wirespeed prints them.
+
+Rates are SI (1M = 10^6 bit/s), as in iperf3 and on every datasheet. iperf2 reads
+`-b 1000M` as 1000 x 2^20 bit/s (LIMITS.md, "unit traps"): wirespeed therefore always
+hands iperf plain integers of bit/s, never suffixes.
+
+Sizes (windows, lengths) are binary (64K = 65536 bytes), as both iperfs read `-w 64K`.
+"""
+
+from __future__ import annotations
+
+import re
+
+_RATE = re.compile(
+    r"^\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<prefix>[kKmMgGtT]?)(?:bit|bps|b/s|bit/s)?\s*$"
+)
+_SIZE = re.compile(r"^\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<prefix>[kKmMgG]?)(?:i?B|i?b)?\s*$")
+_SI = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
+_BINARY = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30}
+
+
+def parse_rate(text: str | int | float) -> int:
+    """'1000M', '1G', '300mbit', '2.5gbit', 94100000 -> bit/s (SI)."""
+    if isinstance(text, int | float) and not isinstance(text, bool):
+        if text <= 0:
+            raise ValueError(f"a rate must be positive, got {text}")
+        return int(text)
+    match = _RATE.match(str(text))
+    if not match:
+        raise ValueError(f"not a rate: {text!r} (write e.g. 1000M, 1G, 300mbit or 94100000)")
+    value = float(match["num"]) * _SI[match["prefix"].lower()]
+    if value <= 0:
+        raise ValueError(f"a rate must be positive, got {text!r}")
+    return round(value)
+
+
+def parse_size(text: str | int | float) -> int:
+    """'64K', '128KB', '1M', 1470 -> bytes (binary prefixes, as iperf's -w and -l)."""
+    if isinstance(text, int | float) and not isinstance(text, bool):
+        if text <= 0:
+            raise ValueError(f"a size must be positive, got {text}")
+        return int(text)
+    match = _SIZE.match(str(text))
+    if not match:
+        raise ValueError(f"not a size: {text!r} (write e.g. 64K, 128KB, 1M or 1470)")
+    value = float(match["num"]) * _BINARY[match["prefix"].lower()]
+    if value <= 0:
+        raise ValueError(f"a size must be positive, got {text!r}")
+    return round(value)
+
+
+def mbit(bits_per_second: float) -> float:
+    return bits_per_second / 1e6
+
+
+def format_rate(bits_per_second: float | None) -> str:
+    """941500000 -> '941.5 Mbit/s'; picks the unit people expect for the magnitude."""
+    if bits_per_second is None:
+        return "-"
+    for unit, scale in (("Gbit/s", 1e9), ("Mbit/s", 1e6), ("kbit/s", 1e3)):
+        if bits_per_second >= scale * 10 or (unit == "Gbit/s" and bits_per_second >= scale):
+            return f"{bits_per_second / scale:.{3 if unit == 'Gbit/s' else 1}f} {unit}"
+    return f"{bits_per_second:.0f} bit/s"
