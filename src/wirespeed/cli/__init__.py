@@ -1,0 +1,1 @@
+"""The command line: parse, call the library, render. Exit statuses live in exit.py."""

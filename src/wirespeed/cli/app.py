@@ -1,0 +1,169 @@
+"""`wirespeed`: the argument parser and the dispatch to commands.
+
+argparse rather than a framework: `wirespeed --help` must answer at once, and everything
+heavy (rich, SQLAlchemy, pydantic) is imported inside the command that needs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from wirespeed import __version__
+from wirespeed.cli.env import Environment
+from wirespeed.cli.exit import ExitStatus, raise_on_sigterm, run_guarded
+
+DESCRIPTION = """\
+Network benchmarks for routers and single-board computers.
+
+wirespeed runs iperf2/iperf3 test matrices against or through a device under test,
+stores every trial with its raw output, and reports each figure beside its physical
+ceiling. With no hardware it builds an emulated lab of network namespaces (root needed).
+"""
+
+EPILOG = """\
+examples:
+  wirespeed check examples/seed-matrix.yaml           validate a plan, list its trials
+  wirespeed run examples/seed-matrix.yaml             the R4S/R2S post's six tests, in the lab
+  wirespeed run examples/seed-matrix.yaml --duration 3 a quick look: every test 3 s
+  wirespeed report --format markdown -o table.md      the latest run as a Markdown table
+  wirespeed import saved/*.txt                        bring old iperf outputs into the store
+  wirespeed lab up --topology nat --link fe           a lab to try things by hand
+
+exit status: 0 ok, 1 a trial or teardown failed, 2 bad input, 3 a tool is missing,
+4 root needed, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
+"""
+
+# command name -> module in wirespeed.cli.commands that defines `execute(args, env) -> int`
+COMMANDS = {
+    "run": "run",
+    "check": "check",
+    "lab": "lab",
+    "import": "import_",
+    "runs": "runs",
+    "report": "report",
+}
+
+
+def _add_db(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db",
+        metavar="DB",
+        help="the store: a SQLite file or an SQLAlchemy URL "
+        "(default: the per-user data directory's wirespeed.db)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="wirespeed",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"wirespeed {__version__}")
+    parser.add_argument(
+        "--traceback", action="store_true", help="show the full traceback of an error"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = sub.add_parser(
+        "run",
+        help="run a plan: every test on every path, stored as it finishes",
+        description="Run a plan file. Each finished trial is committed to the store before "
+        "the next starts; a failed trial is recorded with its reason and the run goes on. "
+        "Lab paths get their namespaces built first and removed at the end, also on "
+        "Ctrl-C and SIGTERM.",
+    )
+    run.add_argument("plan", metavar="PLAN", help="the plan file (YAML); see docs/plan-format.md")
+    run.add_argument(
+        "--duration",
+        type=float,
+        metavar="SECONDS",
+        help="run every test this long instead of the plan's durations (a quick look)",
+    )
+    run.add_argument(
+        "--repeat", type=int, metavar="N", help="repetitions of each test (overrides the plan)"
+    )
+    run.add_argument(
+        "--only", metavar="IDS", help="run only these test ids, comma-separated (e.g. 1,5)"
+    )
+    run.add_argument("--markdown", metavar="FILE", help="also write the report as Markdown to FILE")
+    run.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no table")
+    _add_db(run)
+
+    check = sub.add_parser(
+        "check",
+        help="validate a plan (every problem, with line:column) and list its trials",
+    )
+    check.add_argument("plan", metavar="PLAN", help="the plan file (YAML)")
+
+    lab = sub.add_parser(
+        "lab",
+        help="build, inspect or remove the emulated lab (root)",
+        description="The emulated lab: network namespaces wirespeed-<lab>-<role> joined by "
+        "veth links, shaped with tbf to a line rate with Ethernet framing counted.",
+    )
+    lab_sub = lab.add_subparsers(dest="lab_command", metavar="ACTION", required=True)
+    up = lab_sub.add_parser("up", help="build a lab (a stale one of the same name is replaced)")
+    up.add_argument(
+        "--topology",
+        default="bridge",
+        choices=["endpoint", "bridge", "router", "nat"],
+        help="what sits between client and server (default: bridge)",
+    )
+    up.add_argument(
+        "--link", default="gbe", help="gbe, fe, 2.5gbe, 10gbe, unshaped, or a rate like 300mbit"
+    )
+    up.add_argument("--mtu", type=int, default=1500, help="MTU of every lab link (default 1500)")
+    up.add_argument("--name", help="lab name (default: the topology)")
+    down = lab_sub.add_parser("down", help="remove a lab, or all of wirespeed's labs")
+    down.add_argument("name", nargs="?", help="lab name (default: all labs)")
+    lab_sub.add_parser("status", help="list wirespeed's labs")
+
+    imp = sub.add_parser(
+        "import",
+        help="bring saved iperf outputs into the store",
+        description="Import saved iperf2 (text or -y C) and iperf3 (-J or text) outputs, "
+        "client or server side; the tool and format are detected. All files become one run.",
+    )
+    imp.add_argument("files", nargs="+", metavar="FILE")
+    imp.add_argument("--json", action="store_true", help="print the normalized results instead")
+    imp.add_argument("--title", help="title of the imported run")
+    _add_db(imp)
+
+    runs = sub.add_parser("runs", help="list the runs in the store")
+    _add_db(runs)
+
+    report = sub.add_parser("report", help="report a run (default: the latest)")
+    report.add_argument("run", nargs="?", type=int, metavar="RUN", help="run id (`runs`)")
+    report.add_argument(
+        "--format",
+        default="terminal",
+        choices=["terminal", "markdown", "csv", "json"],
+        help="output format (default: terminal)",
+    )
+    report.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
+    _add_db(report)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> int:
+    env = env or Environment()
+    parser = build_parser()
+    args = parser.parse_args(argv)  # exits 2 with a usage message on bad options
+    if args.command is None:
+        parser.print_help(env.stdout)
+        return ExitStatus.USAGE
+    env.quiet = bool(getattr(args, "quiet", False))
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # for the run's provenance
+    raise_on_sigterm()
+    module = importlib.import_module(f"wirespeed.cli.commands.{COMMANDS[args.command]}")
+    status: int = run_guarded(env, lambda: module.execute(args, env), show_traceback=args.traceback)
+    return status
+
+
+def entry() -> None:
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per command, each with `execute(args, env) -> int`, imported on demand."""

@@ -1,0 +1,47 @@
+"""`wirespeed run PLAN`: the whole experiment."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from wirespeed.cli.env import Environment
+from wirespeed.cli.exit import ExitStatus
+from wirespeed.errors import UsageError
+
+
+def execute(args: argparse.Namespace, env: Environment) -> int:
+    if args.duration is not None and args.duration <= 0:
+        raise UsageError(f"--duration must be positive, got {args.duration}")
+    if args.repeat is not None and args.repeat < 1:
+        raise UsageError(f"--repeat must be at least 1, got {args.repeat}")
+    from wirespeed.plan import expand, load_plan
+
+    plan = load_plan(Path(args.plan))
+    for warning in plan.warnings:
+        env.warn(str(warning))
+    only = [part.strip() for part in args.only.split(",")] if args.only else None
+    trials = expand(plan, duration=args.duration, repetitions=args.repeat, only=only)
+
+    from wirespeed.cli.progress import RichProgress
+    from wirespeed.report import build_report, render_markdown, render_terminal
+    from wirespeed.runner import NullProgress, Progress, Runner
+    from wirespeed.store import Store
+
+    store = Store.open(args.db)
+    try:
+        progress: Progress = NullProgress() if env.quiet else RichProgress(env.progress_console())
+        outcome = Runner(plan, store, progress).run(trials, argv=args.argv)
+        report = build_report(store.load_run(outcome.run_id))
+    finally:
+        store.close()
+    if not env.quiet:
+        render_terminal(report, env.console())
+    if args.markdown:
+        Path(args.markdown).write_text(render_markdown(report), encoding="utf-8")
+        env.info(f"Markdown report written to {args.markdown}")
+    env.info(f"run {outcome.run_id} stored; `wirespeed report {outcome.run_id}` shows it again")
+    if outcome.failed:
+        env.error(f"{len(outcome.failed)} of {len(outcome.outcomes)} trials failed")
+        return ExitStatus.FAILED
+    return ExitStatus.OK

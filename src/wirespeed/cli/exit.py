@@ -1,0 +1,53 @@
+"""Exit statuses, in one place, and the one place exceptions become messages and statuses."""
+
+from __future__ import annotations
+
+import enum
+import signal
+import traceback
+from collections.abc import Callable
+
+from wirespeed.cli.env import Environment
+from wirespeed.errors import WirespeedError
+
+
+class ExitStatus(enum.IntEnum):
+    OK = 0
+    FAILED = 1  # the command ran, but something it did failed (a trial, a teardown)
+    USAGE = 2  # bad input: options, plan files, unknown run ids
+    MISSING_TOOL = 3  # a program to install (the message says which package)
+    NOT_ROOT = 4  # the lab needs root
+    INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
+    TERMINATED = 143  # SIGTERM (128 + SIGTERM)
+
+
+class Terminated(BaseException):
+    """SIGTERM, turned into an exception so that every `finally` (teardown!) runs.
+
+    BaseException like KeyboardInterrupt, so no `except Exception` swallows it."""
+
+
+def raise_on_sigterm() -> None:
+    def handler(signum: int, frame: object) -> None:
+        raise Terminated
+
+    signal.signal(signal.SIGTERM, handler)
+
+
+def run_guarded(env: Environment, command: Callable[[], int], *, show_traceback: bool) -> int:
+    """Run a command; map what it raises to a message on stderr and an exit status."""
+    try:
+        return command()
+    except WirespeedError as error:
+        env.error(error.message, hint=error.hint)
+        if show_traceback:
+            env.stderr.write(traceback.format_exc())
+        return error.exit_status
+    except KeyboardInterrupt:
+        env.error("interrupted; everything wirespeed changed was restored")
+        return ExitStatus.INTERRUPTED
+    except Terminated:
+        env.error("terminated; everything wirespeed changed was restored")
+        return ExitStatus.TERMINATED
+    except BrokenPipeError:
+        return ExitStatus.OK  # `wirespeed report | head` is not an error

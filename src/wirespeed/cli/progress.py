@@ -1,0 +1,94 @@
+"""A progress bar with ETA, counted in seconds of planned test time.
+
+Each trial's share is its duration plus the harness overhead, so the ETA is honest for
+plans that mix 10 s and 120 s tests. Results are printed above the bar as trials finish.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from wirespeed.model import Flow, Trial, TrialOutcome, TrialStatus
+from wirespeed.units import format_rate
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress, TaskID
+
+# Measured harness overhead per trial (docs/benchmarks.md), for the ETA only.
+OVERHEAD_ESTIMATE = 0.3
+
+
+class RichProgress:
+    def __init__(self, console: Console) -> None:
+        self.console = console
+        self._progress: Progress | None = None
+        self._task: TaskID | None = None
+        self._done = 0.0  # seconds of finished trials
+        self._current = 0.0  # duration of the running trial
+        self._count = 0
+        self._index = 0
+
+    def start(self, trials: Sequence[Trial]) -> None:
+        from rich.progress import (
+            BarColumn,
+            Progress,
+            TaskProgressColumn,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+
+        self._count = len(trials)
+        total = sum(t.test.spec.duration + OVERHEAD_ESTIMATE for t in trials)
+        self._progress = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            TaskProgressColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=self.console,
+            transient=True,
+        )
+        self._progress.start()
+        self._task = self._progress.add_task("starting", total=total)
+
+    def trial_started(self, trial: Trial) -> None:
+        self._index += 1
+        self._current = trial.test.spec.duration
+        if self._progress is not None and self._task is not None:
+            self._progress.update(
+                self._task,
+                description=f"[{self._index}/{self._count}] {trial.path.name} "
+                f"#{trial.test.id} {trial.test.name}",
+            )
+
+    def tick(self, elapsed: float) -> None:
+        if self._progress is not None and self._task is not None:
+            self._progress.update(self._task, completed=self._done + min(elapsed, self._current))
+
+    def trial_finished(self, outcome: TrialOutcome) -> None:
+        self._done += outcome.trial.test.spec.duration + OVERHEAD_ESTIMATE
+        if self._progress is not None and self._task is not None:
+            self._progress.update(self._task, completed=self._done)
+        self.console.print(summary_line(outcome), highlight=False)
+
+    def close(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+
+
+def summary_line(outcome: TrialOutcome) -> str:
+    """One line per finished trial: '✓ Br0 #1 TCP, default window  up 941.2 Mbit/s'."""
+    trial = outcome.trial
+    head = f"{trial.path.name} #{trial.test.id} {trial.test.name}"
+    if trial.repetition > 1:
+        head += f" (rep {trial.repetition})"
+    if outcome.status is TrialStatus.FAILED or outcome.result is None:
+        return f"✗ {head}  failed: {outcome.reason}"
+    parts = []
+    for direction in outcome.result.directions:
+        arrow = "up" if direction.flow is Flow.UP else "down"
+        parts.append(f"{arrow} {format_rate(direction.goodput_bps)}")
+    return f"✓ {head}  " + ", ".join(parts)

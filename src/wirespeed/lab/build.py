@@ -1,0 +1,136 @@
+"""The commands that build a lab from a TopologyPlan, as data (tested without root).
+
+Every ip command names its namespace (`ip -n NS`), and each veth pair is created with
+both ends already inside their namespaces (`ip -n A link add X type veth peer name Y
+netns B`), so the lab never creates or changes an interface of the root namespace.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wirespeed.lab.naming import namespace_name
+from wirespeed.lab.shaping import (
+    offloads_off_argv,
+    rps_argv,
+    rps_masks,
+    tbf_argv,
+    tbf_params,
+)
+from wirespeed.lab.topology import BRIDGE, Node, Port, TopologyPlan
+from wirespeed.model import LinkModel, Role
+
+NAT_TABLE = "wirespeed"
+
+
+@dataclass(frozen=True)
+class Command:
+    argv: tuple[str, ...]
+    stdin: str | None = None
+
+
+@dataclass(frozen=True)
+class FileWrite:
+    """A procfs write in one node's namespace (a per-namespace sysctl)."""
+
+    node: Node
+    path: str
+    text: str
+
+
+Step = Command | FileWrite
+
+
+def _ns(lab: str, node: Node) -> str:
+    return namespace_name(lab, node)
+
+
+def _ip(lab: str, node: Node, *words: str) -> Command:
+    return Command(("ip", "-n", _ns(lab, node), *words))
+
+
+def nat_ruleset(port: Port) -> str:
+    """Masquerade what leaves the DUT's WAN port, as a home router does."""
+    return (
+        f"table ip {NAT_TABLE} {{\n"
+        "  chain postrouting {\n"
+        "    type nat hook postrouting priority srcnat; policy accept;\n"
+        f'    oifname "{port.interface}" masquerade\n'
+        "  }\n"
+        "}\n"
+    )
+
+
+def mtu_ports(plan: TopologyPlan) -> tuple[Port, ...]:
+    """Every lab interface whose MTU is the link's: the veth ends, then the bridges (a
+    bridge takes no larger MTU than its ports have)."""
+    return plan.veth_ports + tuple(bridge.device for bridge in plan.bridges)
+
+
+def shaping_steps(plan: TopologyPlan, lab: str, link: LinkModel, mtu: int) -> list[Step]:
+    """tbf on every veth end for a shaped link; nothing for an unshaped one."""
+    if link.rate_bps is None:
+        return []
+    params = tbf_params(link.rate_bps, mtu)
+    return [
+        Command(tuple(tbf_argv(_ns(lab, port.node), port.interface, params)))
+        for port in plan.veth_ports
+    ]
+
+
+def mtu_steps(plan: TopologyPlan, lab: str, link: LinkModel, mtu: int) -> list[Step]:
+    """Set the MTU everywhere, then retune the shapers: the burst must hold a frame."""
+    steps: list[Step] = [
+        _ip(lab, port.node, "link", "set", "dev", port.interface, "mtu", str(mtu))
+        for port in mtu_ports(plan)
+    ]
+    return steps + shaping_steps(plan, lab, link, mtu)
+
+
+def build_steps(plan: TopologyPlan, lab: str, link: LinkModel, cpu_count: int) -> list[Step]:
+    steps: list[Step] = []
+    for node in plan.nodes:
+        steps.append(Command(("ip", "netns", "add", _ns(lab, node))))
+        steps.append(_ip(lab, node, "link", "set", "dev", "lo", "up"))
+    for pair in plan.veths:
+        peer_namespace = _ns(lab, pair.b.node)
+        words = ("link", "add", pair.a.interface, "type", "veth")
+        peer = ("peer", "name", pair.b.interface, "netns", peer_namespace)
+        steps.append(_ip(lab, pair.a.node, *words, *peer))
+    endpoint_cpus, forwarding_cpus = rps_masks(cpu_count)
+    forwarding_nodes = plan.forwarding_nodes
+    for port in plan.veth_ports:
+        namespace = _ns(lab, port.node)
+        cpus = forwarding_cpus if port.node in forwarding_nodes else endpoint_cpus
+        steps.append(
+            _ip(lab, port.node, "link", "set", "dev", port.interface, "mtu", str(link.mtu))
+        )
+        steps.append(Command(tuple(rps_argv(namespace, port.interface, cpus))))
+        if link.rate_bps is not None:
+            steps.append(Command(tuple(offloads_off_argv(namespace, port.interface))))
+    steps.extend(shaping_steps(plan, lab, link, link.mtu))
+    for port in plan.veth_ports:
+        steps.append(_ip(lab, port.node, "link", "set", "dev", port.interface, "up"))
+    for bridge in plan.bridges:
+        # Ports join the bridge once they are up: a port enslaved while down forwards
+        # only after the kernel's deferred carrier event, most of a second later.
+        node = bridge.node
+        steps.append(_ip(lab, node, "link", "add", BRIDGE, "type", "bridge"))
+        for port in bridge.ports:
+            steps.append(_ip(lab, node, "link", "set", "dev", port.interface, "master", BRIDGE))
+        steps.append(_ip(lab, node, "link", "set", "dev", BRIDGE, "mtu", str(link.mtu), "up"))
+    for address in plan.addresses:
+        port = address.port
+        steps.append(_ip(lab, port.node, "addr", "add", address.cidr, "dev", port.interface))
+    for route in plan.routes:
+        steps.append(_ip(lab, route.node, "route", "add", route.destination, "via", route.via))
+    if plan.forwarding:
+        steps.append(FileWrite(Role.DUT, "/proc/sys/net/ipv4/ip_forward", "1"))
+    if plan.masquerade is not None:
+        steps.append(
+            Command(
+                ("ip", "netns", "exec", _ns(lab, Role.DUT), "nft", "-f", "-"),
+                stdin=nat_ruleset(plan.masquerade),
+            )
+        )
+    return steps

@@ -1,0 +1,254 @@
+"""The emulated lab: build, use, retune and tear down a topology of namespaces.
+
+    spec = LabSpec(Topology.BRIDGE, parse_link("gbe"))         # name defaults to "bridge"
+    with Lab.up(spec) as lab:                                   # root; tears down on exit
+        server = lab.hosts[Role.SERVER]                         # a NetnsHost
+        client = lab.hosts[Role.CLIENT]
+        client.run(["iperf3", "-c", lab.server_address, ...])
+        lab.set_mtu(9000)                                       # every link, shapers too
+
+    attach("bridge") -> Lab | None      # the handle of a lab another process built
+    lab_status() -> list[LabInfo]       # every wirespeed lab on this machine
+    down_lab("bridge") -> bool          # tear down one lab by name
+    down_all() -> list[str]             # tear down every wirespeed lab
+
+Lab.up(spec) -> Lab checks root (NotRootError) and tools (MissingToolError), removes a
+stale lab of the same name (its processes first), builds the topology (lab/topology.py,
+lab/build.py), shapes the links (lab/shaping.py), records the spec under /run
+(lab/record.py) and proves it carries traffic with one TCP connection from client to
+server (lab/probe.py); through NAT the server must see the DUT's WAN address.
+
+Lab attributes: name, spec, plan (TopologyPlan), hosts (Mapping[Role, NetnsHost]; in
+the endpoint topology SERVER is the DUT's namespace), namespaces (node -> namespace
+name, for every node: the roles' and the endpoint topology's switch, which is no
+role and has no host), server_address (what the client connects to), client_address,
+addresses (node -> {interface: address}), mtu (the links' MTU now).
+
+Teardown (Lab.down, down_lab, down_all) kills every process inside the lab's
+namespaces and deletes them, which removes their veths, bridge, qdiscs and nftables
+with them; it is idempotent, and a lab left by a crash is removed the same way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import TracebackType
+
+from wirespeed.errors import HostError, LabError, UsageError
+from wirespeed.hosts.netns import NetnsHost, namespace_exists
+from wirespeed.lab import record, system
+from wirespeed.lab.build import Command, Step, build_steps, mtu_steps
+from wirespeed.lab.naming import check_lab_name, namespace_name, parse_namespace
+from wirespeed.lab.probe import source_seen_by_server
+from wirespeed.lab.status import parse_ip_addr_json
+from wirespeed.lab.topology import ALL_NODES, Node, TopologyPlan, plan_for
+from wirespeed.model import LinkModel, Role, Topology
+
+
+@dataclass(frozen=True)
+class LabSpec:
+    topology: Topology
+    link: LinkModel
+    name: str | None = None  # None: the topology's name
+
+    @property
+    def lab_name(self) -> str:
+        return self.name if self.name is not None else self.topology.value
+
+
+@dataclass(frozen=True)
+class LabInfo:
+    """What `lab status` shows of one lab found on this machine."""
+
+    name: str
+    namespaces: tuple[str, ...]
+    topology: Topology | None  # None: no readable record (built by another version?)
+    link: LinkModel | None
+    mtu: int | None
+    # namespace -> interface -> addresses ("198.18.1.2/24"), as the kernel has them now
+    addresses: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
+
+    @property
+    def complete(self) -> bool:
+        """All namespaces its topology needs exist, and its record was readable."""
+        if self.topology is None:
+            return False
+        nodes = plan_for(self.topology).nodes
+        return {namespace_name(self.name, node) for node in nodes} <= set(self.namespaces)
+
+
+def _tools_for(link: LinkModel, topology: Topology) -> list[str]:
+    tools = ["ip"]
+    if link.rate_bps is not None:
+        tools += ["tc", "ethtool"]
+    if topology is Topology.NAT:
+        tools.append("nft")
+    return tools
+
+
+class Lab:
+    """A built lab; make one with Lab.up(spec) or attach(name)."""
+
+    def __init__(self, spec: LabSpec, mtu: int) -> None:
+        self.spec = spec
+        self.name = check_lab_name(spec.lab_name)
+        self.plan: TopologyPlan = plan_for(spec.topology)
+        self.mtu = mtu
+        self.namespaces: Mapping[Node, str] = {
+            node: namespace_name(self.name, node) for node in self.plan.nodes
+        }
+        self.hosts: Mapping[Role, NetnsHost] = {
+            role: NetnsHost(self.namespaces[node]) for role, node in self.plan.role_nodes().items()
+        }
+        self.server_address = self.plan.server_address
+        addresses: dict[Node, dict[str, str]] = {node: {} for node in self.plan.nodes}
+        for address in self.plan.addresses:
+            addresses[address.port.node][address.port.interface] = address.ip
+        self.addresses: Mapping[Node, Mapping[str, str]] = addresses
+        client_address = self.plan.address_of(Role.CLIENT, "eth0")
+        assert client_address is not None
+        self.client_address = client_address
+
+    def __repr__(self) -> str:
+        return f"Lab({self.name!r}, {self.spec.topology.value}, {self.spec.link.name})"
+
+    @classmethod
+    def up(cls, spec: LabSpec) -> Lab:
+        system.require_root("building a lab")
+        system.require_tools(_tools_for(spec.link, spec.topology))
+        lab = cls(spec, spec.link.mtu)
+        down_lab(lab.name)  # a stale lab of the same name, and whatever runs in it
+        try:
+            cpu_count = os.cpu_count() or 1
+            lab._execute(build_steps(lab.plan, lab.name, spec.link, cpu_count))
+            lab._save()
+            lab._verify()
+        except BaseException:
+            lab.down()
+            raise
+        return lab
+
+    def __enter__(self) -> Lab:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.down()
+
+    def set_mtu(self, mtu: int) -> None:
+        """Set the MTU of every lab link (both veth ends and the bridges, the switch's
+        too) and retune the shapers for it."""
+        if not 68 <= mtu <= 65535:
+            raise UsageError(f"mtu must be 68..65535, got {mtu}")
+        self._execute(mtu_steps(self.plan, self.name, self.spec.link, mtu))
+        self.mtu = mtu
+        self._save()
+
+    def down(self) -> None:
+        """Kill everything inside the lab's namespaces and delete them. Idempotent."""
+        down_lab(self.name)
+
+    def _execute(self, steps: list[Step]) -> None:
+        for step in steps:
+            if isinstance(step, Command):
+                system.run(step.argv, stdin=step.stdin)
+                continue
+            host = NetnsHost(self.namespaces[step.node])
+            try:
+                host.write_file(step.path, step.text)
+            except (HostError, OSError) as error:
+                raise LabError(f"cannot write {step.path} in {host.name}: {error}") from None
+
+    def _save(self) -> None:
+        record.save(record.LabRecord(self.name, self.spec.topology, self.spec.link, self.mtu))
+
+    def _verify(self) -> None:
+        client = self.namespaces[Role.CLIENT]
+        server = self.namespaces[self.plan.server_node]
+        seen = source_seen_by_server(client, server, self.server_address)
+        masquerade = self.plan.masquerade
+        if masquerade is not None:
+            expected = self.plan.address_of(masquerade.node, masquerade.interface)
+        else:
+            expected = self.client_address
+        if seen != expected:
+            raise LabError(
+                f"lab {self.name}: the server saw the client as {seen}, expected {expected}"
+            )
+
+
+def _lab_namespaces() -> dict[str, list[str]]:
+    labs: dict[str, list[str]] = {}
+    for namespace in system.project_namespaces():
+        parsed = parse_namespace(namespace)
+        if parsed is not None:
+            labs.setdefault(parsed[0], []).append(namespace)
+    return labs
+
+
+def down_lab(name: str) -> bool:
+    """Tear down the lab called name (all its namespaces and its record); False if
+    there was nothing to remove."""
+    removed = False
+    errors: list[str] = []
+    for node in ALL_NODES:  # whichever topology it was: its record may be gone
+        try:
+            removed |= system.delete_namespace(namespace_name(name, node))
+        except LabError as error:
+            errors.append(error.message)  # go on: remove what can be removed
+    had_record = os.path.exists(record.record_path(name))
+    record.remove(name)
+    if errors:
+        raise LabError("; ".join(errors))
+    return removed or had_record
+
+
+def down_all() -> list[str]:
+    """Tear down every wirespeed lab on this machine; the names removed."""
+    system.require_root("tearing down labs")
+    names = set(_lab_namespaces())
+    with contextlib.suppress(FileNotFoundError):
+        names |= {f.removesuffix(".json") for f in os.listdir(record.RECORD_DIR)}
+    return [name for name in sorted(names) if down_lab(name)]
+
+
+def attach(name: str) -> Lab | None:
+    """The handle of an existing lab (built by another process), or None if there is no
+    complete lab of that name."""
+    lab_record = record.load(name)
+    if lab_record is None:
+        return None
+    spec = LabSpec(lab_record.topology, lab_record.link, name)
+    lab = Lab(spec, lab_record.mtu)
+    if not all(namespace_exists(ns) for ns in lab.namespaces.values()):
+        return None
+    return lab
+
+
+def lab_status() -> list[LabInfo]:
+    """Every wirespeed lab found on this machine, with its spec and live addresses."""
+    infos = []
+    for name, namespaces in sorted(_lab_namespaces().items()):
+        lab_record = record.load(name)
+        addresses: dict[str, Mapping[str, tuple[str, ...]]] = {}
+        for namespace in namespaces:
+            output = system.run(["ip", "-j", "-n", namespace, "addr", "show"], check=False)
+            addresses[namespace] = parse_ip_addr_json(output)
+        infos.append(
+            LabInfo(
+                name=name,
+                namespaces=tuple(namespaces),
+                topology=lab_record.topology if lab_record else None,
+                link=lab_record.link if lab_record else None,
+                mtu=lab_record.mtu if lab_record else None,
+                addresses=addresses,
+            )
+        )
+    return infos

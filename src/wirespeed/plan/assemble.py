@@ -1,0 +1,319 @@
+"""From the plain data of a plan file to a Plan, section by section.
+
+Every section is checked even when another one failed, and every reference (a path's
+hosts, a test's paths) even when some entries did not validate: one run of `wirespeed
+check` lists everything there is to fix. Names that were declared but did not validate
+are not reported again as unknown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from wirespeed.lab.links import parse_link
+from wirespeed.model import ModelError, PathSpec, Role, Topology
+from wirespeed.plan.checks import check_test_on_paths
+from wirespeed.plan.collect import Collector, salvage
+from wirespeed.plan.plan import HostPlan, LabPlan, Plan, SshTarget
+from wirespeed.plan.problems import did_you_mean
+from wirespeed.plan.resolve import ResolvedTest, resolve
+from wirespeed.plan.schema import (
+    EXTENSION_PREFIX,
+    TEST_ONLY_KEYS,
+    TOP_LEVEL_KEYS,
+    Header,
+    HostEntry,
+    LabEntry,
+    PathEntry,
+    TestEntry,
+    TestSettings,
+    check_name,
+)
+from wirespeed.plan.yamltree import Loc
+
+
+@dataclass
+class _Names:
+    """Names declared in a section, valid or not, and where each was first declared."""
+
+    valid: dict[str, Loc] = field(default_factory=dict)
+    declared: set[str] = field(default_factory=set)
+
+    def unknown(self, name: str) -> bool:
+        return name not in self.declared
+
+
+def assemble(data: dict[Any, Any], out: Collector, *, text: str) -> Plan | None:
+    """The Plan, or None when out holds errors."""
+    _check_top_level_keys(data, out)
+    header = out.validate(Header, data, ())
+    lab = _lab(data, out)
+    hosts, host_names = _hosts(data, out)
+    paths, path_names = _paths(data, out, lab=lab, hosts=hosts, host_names=host_names)
+    tests = _tests(data, out, path_names=path_names)
+    _cross_checks(out, hosts=hosts, paths=paths, path_names=path_names, tests=tests)
+    if out.errors or header is None:
+        return None
+    try:
+        return Plan(
+            title=header.title,
+            source=out.source,
+            text=text,
+            lab=lab,
+            hosts=MappingProxyType(hosts),
+            paths=tuple(paths.values()),
+            tests=tuple(test.case for test in tests),
+            repetitions=header.repetitions,
+            test_paths=MappingProxyType(
+                {test.case.id: test.paths for test in tests if test.paths is not None}
+            ),
+            warnings=tuple(out.warnings),
+        )
+    except (ModelError, ValueError) as error:  # a check above should have caught it
+        out.error((), str(error))
+        return None
+
+
+def _check_top_level_keys(data: dict[Any, Any], out: Collector) -> None:
+    for key in data:
+        # x-… keys hold YAML anchors to reuse (`x-udp: &udp {protocol: udp}`).
+        if isinstance(key, str) and key.startswith(EXTENSION_PREFIX):
+            continue
+        if key not in TOP_LEVEL_KEYS:
+            out.error(
+                (key,),
+                f"unknown key {str(key)!r}{did_you_mean(str(key), TOP_LEVEL_KEYS)}",
+                key=True,
+            )
+    for key in ("paths", "tests"):
+        if key not in data:
+            out.error((), f"missing key {key!r}: a plan needs paths and tests")
+
+
+def _section(data: dict[Any, Any], key: str, kind: type, out: Collector) -> Any:
+    """The section's value if it has the right shape; {} or [] when absent or empty."""
+    value = data.get(key)
+    if value is None:
+        return kind()
+    if not isinstance(value, kind):
+        what = "a mapping of keys" if kind is dict else "a list"
+        out.error((key,), f"{key}: expected {what}")
+        return kind()
+    return value
+
+
+def _lab(data: dict[Any, Any], out: Collector) -> LabPlan | None:
+    if "lab" not in data:
+        return None
+    # `lab:` with nothing under it asks for a lab with the default link.
+    entry = out.validate(LabEntry, data["lab"] or {}, ("lab",))
+    if entry is None:
+        return None
+    return LabPlan(link=parse_link(entry.link, mtu=entry.mtu))
+
+
+def _hosts(data: dict[Any, Any], out: Collector) -> tuple[dict[str, HostPlan], _Names]:
+    hosts: dict[str, HostPlan] = {}
+    names = _Names()
+    for key, value in _section(data, "hosts", dict, out).items():
+        names.declared.add(str(key))
+        try:
+            name = check_name(key)
+        except ValueError as error:
+            out.error(("hosts", key), f"host name: {error}", key=True)
+            continue
+        # `laptop:` with nothing under it: this machine, no address known.
+        entry = out.validate(HostEntry, value or {}, ("hosts", key))
+        if entry is None:
+            continue
+        ssh = SshTarget.parse(entry.ssh) if entry.ssh is not None else None
+        hosts[name] = HostPlan(name=name, address=entry.address, ssh=ssh)
+        names.valid[name] = ("hosts", key)
+    return hosts, names
+
+
+def _paths(
+    data: dict[Any, Any],
+    out: Collector,
+    *,
+    lab: LabPlan | None,
+    hosts: Mapping[str, HostPlan],
+    host_names: _Names,
+) -> tuple[dict[str, PathSpec], _Names]:
+    paths: dict[str, PathSpec] = {}
+    names = _Names()
+    items = _section(data, "paths", list, out)
+    if "paths" in data and isinstance(data["paths"], list | None) and not items:
+        out.error(("paths",), "paths: the plan needs at least one path")
+    for index, value in enumerate(items):
+        loc: Loc = ("paths", index)
+        if isinstance(value, dict) and isinstance(value.get("name"), str | int):
+            names.declared.add(str(value["name"]))
+        entry = out.validate(PathEntry, value, loc)
+        if entry is None:
+            continue
+        if entry.name in names.valid:
+            line = out.line_of(names.valid[entry.name])
+            out.error((*loc, "name"), f"duplicate path name {entry.name!r} (first at line {line})")
+            continue
+        names.valid[entry.name] = (*loc, "name")
+        if entry.client is None and entry.server is None and entry.dut is None:
+            path = _lab_path(entry, loc, lab, out, lab_declared="lab" in data)
+        else:
+            path = _host_path(entry, loc, hosts, host_names, out)
+        if path is not None:
+            paths[path.name] = path
+    return paths, names
+
+
+def _lab_path(
+    entry: PathEntry, loc: Loc, lab: LabPlan | None, out: Collector, *, lab_declared: bool
+) -> PathSpec | None:
+    if lab is None and lab_declared:
+        return None  # the lab's own errors are reported
+    if lab is None:
+        out.error(
+            loc,
+            f"path {entry.name!r} names no hosts and the plan has no lab",
+            hint="add `lab: {link: gbe}` to emulate it on this machine, "
+            "or give the path client: and server: from hosts:",
+        )
+        return None
+    if entry.link is not None:
+        out.error(
+            (*loc, "link"),
+            f"path {entry.name!r} runs in the lab, whose link is set under lab:",
+            hint="move link: to lab:, or name real hosts in this path",
+        )
+        return None
+    # In the lab the DUT runs the server of an endpoint path (the seeds' "WAN" test).
+    server = Role.DUT if entry.topology is Topology.ENDPOINT else Role.SERVER
+    return PathSpec(
+        name=entry.name,
+        topology=entry.topology,
+        client=Role.CLIENT.value,
+        server=server.value,
+        dut=Role.DUT.value,
+        link=lab.link,
+    )
+
+
+def _host_path(
+    entry: PathEntry,
+    loc: Loc,
+    hosts: Mapping[str, HostPlan],
+    host_names: _Names,
+    out: Collector,
+) -> PathSpec | None:
+    ok = True
+    for role in ("client", "server"):
+        if getattr(entry, role) is None:
+            out.error(loc, f"path {entry.name!r} between real hosts needs {role}:")
+            ok = False
+    for role in ("client", "server", "dut"):
+        name = getattr(entry, role)
+        if name is not None and host_names.unknown(name):
+            known = sorted(host_names.declared)
+            hint = f"hosts are {', '.join(known)}" if known else "declare it under hosts:"
+            out.error(
+                (*loc, role),
+                f"unknown host {name!r}{did_you_mean(name, known)}",
+                hint=hint,
+            )
+            ok = False
+    if not ok or entry.client is None or entry.server is None:
+        return None
+    client, server, dut = entry.client, entry.server, entry.dut
+    if client == server:
+        out.error((*loc, "server"), f"path {entry.name!r}: client and server are the same host")
+        return None
+    if entry.topology is Topology.ENDPOINT:
+        if dut is not None and dut != server:
+            out.error(
+                (*loc, "dut"),
+                f"path {entry.name!r} is an endpoint path: the DUT runs the server, "
+                f"so dut must be {server!r} (or left out)",
+            )
+            return None
+        dut = server
+    elif dut in (client, server):
+        out.error(
+            (*loc, "dut"),
+            f"path {entry.name!r}: in a {entry.topology.value} path the DUT sits between "
+            "client and server, it cannot be one of them",
+            hint="use topology: endpoint to measure the DUT as the server",
+        )
+        return None
+    server_host = hosts.get(server)
+    if server_host is not None and server_host.traffic_address is None:
+        out.error(
+            (*loc, "server"),
+            f"path {entry.name!r}: server {server!r} has no address for the client to connect to",
+            hint=f"give hosts.{server} an address: or ssh:",
+        )
+        return None
+    link = parse_link(entry.link) if entry.link is not None else None
+    return PathSpec(entry.name, entry.topology, client, server, dut, link)
+
+
+_IN_A_TEST = "belongs to each test, not to defaults"
+
+
+def _tests(data: dict[Any, Any], out: Collector, *, path_names: _Names) -> list[ResolvedTest]:
+    misplaced = {key: f"{key}: {_IN_A_TEST}" for key in TEST_ONLY_KEYS}
+    raw_defaults = data.get("defaults") or {}
+    defaults = out.validate(TestSettings, raw_defaults, ("defaults",), misplaced=misplaced)
+    if defaults is None:  # reported; the tests are still checked against its valid keys
+        defaults = salvage(TestSettings, raw_defaults)
+    items = _section(data, "tests", list, out)
+    if "tests" in data and isinstance(data["tests"], list | None) and not items:
+        out.error(("tests",), "tests: the plan needs at least one test")
+    tests: list[ResolvedTest] = []
+    seen: dict[str, Loc] = {}
+    for index, value in enumerate(items):
+        loc: Loc = ("tests", index)
+        entry = out.validate(TestEntry, value, loc)
+        if entry is None:
+            continue
+        if entry.id in seen:
+            line = out.line_of(seen[entry.id])
+            out.error((*loc, "id"), f"duplicate test id {entry.id!r} (first at line {line})")
+            continue
+        seen[entry.id] = (*loc, "id")
+        for position, name in enumerate(entry.paths or ()):
+            if path_names.unknown(name):
+                known = sorted(path_names.declared)
+                out.error(
+                    (*loc, "paths", position),
+                    f"unknown path {name!r}{did_you_mean(name, known)}",
+                    hint=f"paths are {', '.join(known)}" if known else None,
+                )
+        try:
+            tests.append(resolve(entry, loc, defaults))
+        except ModelError as error:
+            out.error(loc, f"test {entry.id!r}: {error}")
+    return tests
+
+
+def _cross_checks(
+    out: Collector,
+    *,
+    hosts: Mapping[str, HostPlan],
+    paths: Mapping[str, PathSpec],
+    path_names: _Names,
+    tests: list[ResolvedTest],
+) -> None:
+    for test in tests:
+        chosen = test.paths
+        on = [p for p in paths.values() if chosen is None or p.name in chosen]
+        check_test_on_paths(test, on, out)
+    used = {name for p in paths.values() for name in (p.client, p.server, p.dut)}
+    for name in hosts:
+        if name not in used:
+            out.warn(("hosts", name), f"host {name!r} is not used by any path", key=True)
+    for path in paths.values():
+        if tests and not any(t.paths is None or path.name in t.paths for t in tests):
+            out.warn(path_names.valid[path.name], f"no test runs on path {path.name!r}")

@@ -1,0 +1,76 @@
+"""What cannot work on the wire, found before anything runs.
+
+These are the traps of the seeds and of LIMITS.md: iperf2's `-d` through NAT (the
+reverse connection is refused, iperf2 measures one direction and still exits 0),
+iperf3's missing dual mode, and UDP datagrams that do not fit the MTU.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from wirespeed.model import Direction, PathSpec, Proto, Tool, Topology
+from wirespeed.plan.collect import Collector
+from wirespeed.plan.resolve import ResolvedTest
+
+IP_UDP_HEADERS = 28  # IPv4 20 + UDP 8: a datagram payload fits one packet up to MTU - 28
+IPERF2_UDP_LENGTH = 1470  # iperf2's default datagram payload (-l)
+DEFAULT_MTU = 1500
+
+
+def check_test_on_paths(test: ResolvedTest, paths: Sequence[PathSpec], out: Collector) -> None:
+    spec, tool = test.case.spec, test.case.tool
+    if tool is Tool.IPERF3 and spec.direction is Direction.DUAL:
+        out.error(
+            test.where("direction"),
+            f"test {test.case.id!r}: iperf3 has no dual mode",
+            hint="use direction: bidir (iperf3 --bidir), the same two flows on the client's "
+            "own connection",
+        )
+    for path in paths:
+        _check_dual_through_nat(test, path, out)
+        if spec.protocol is Proto.UDP:
+            _check_datagram_fits(test, path, out)
+    if spec.protocol is Proto.UDP and spec.rate is None:
+        out.warn(
+            test.loc,
+            f"test {test.case.id!r}: UDP without rate: iperf sends 1 Mbit/s by default",
+            hint="set rate:, e.g. rate: 1000M for gigabit Ethernet",
+        )
+
+
+def _check_dual_through_nat(test: ResolvedTest, path: PathSpec, out: Collector) -> None:
+    if not (
+        test.case.tool is Tool.IPERF2
+        and test.case.spec.direction is Direction.DUAL
+        and path.topology is Topology.NAT
+    ):
+        return
+    out.error(
+        test.where("direction"),
+        f"test {test.case.id!r}: iperf2 dual (-d) cannot cross the nat path {path.name!r}: "
+        "the server must connect back to the client, which NAT refuses; iperf2 then "
+        "measures one direction only and still exits 0",
+        hint="use direction: bidir (iperf2 --full-duplex), down (-R), or iperf3 bidir; "
+        "or limit this test to other paths with paths: [...]",
+    )
+
+
+def _check_datagram_fits(test: ResolvedTest, path: PathSpec, out: Collector) -> None:
+    spec = test.case.spec
+    mtu = spec.mtu or (path.link.mtu if path.link is not None else DEFAULT_MTU)
+    fits = mtu - IP_UDP_HEADERS
+    if spec.length is not None and spec.length > fits:
+        out.warn(
+            test.where("length"),
+            f"test {test.case.id!r}: UDP datagrams of {spec.length} bytes do not fit MTU {mtu} "
+            f"(at most {fits}): fragmented on the wire",
+            hint=f"set length: {fits} or less to measure unfragmented packets",
+        )
+    elif spec.length is None and test.case.tool is Tool.IPERF2 and fits < IPERF2_UDP_LENGTH:
+        out.warn(
+            test.where("mtu"),
+            f"test {test.case.id!r}: iperf2 sends {IPERF2_UDP_LENGTH}-byte datagrams by "
+            f"default: at MTU {mtu} each one is fragmented on the wire",
+            hint=f"set length: {fits} to send one packet per datagram",
+        )

@@ -1,0 +1,73 @@
+"""A plan's trials in the order they run.
+
+Within a repetition, all tests of a path run together (path-major), so a lab topology is
+built once per path and repetition rather than once per test; repetitions are the outer
+loop, so a slow drift (heat, a background job) spreads over every test instead of
+landing on the last ones.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+
+from wirespeed.errors import UsageError
+from wirespeed.model import ModelError, TestCase, Trial
+from wirespeed.plan.plan import Plan
+from wirespeed.plan.problems import did_you_mean
+
+
+def expand(
+    plan: Plan,
+    *,
+    duration: float | None = None,
+    repetitions: int | None = None,
+    only: Sequence[str] | None = None,
+) -> list[Trial]:
+    """Every test x path x repetition, in run order.
+
+    duration replaces every test's duration (a quick look with --duration 2);
+    repetitions replaces the plan's; only keeps the tests with these ids.
+    """
+    count = plan.repetitions if repetitions is None else repetitions
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise UsageError(f"repetitions must be a whole number of 1 or more, got {count!r}")
+    wanted = _check_only(plan, only)
+    tests = [_with_duration(test, duration) for test in plan.tests if test.id in wanted]
+    trials: list[Trial] = []
+    for repetition in range(1, count + 1):
+        for path in plan.paths:
+            runs_here = {test.id for test in plan.tests_for(path)}
+            trials.extend(
+                Trial(test=test, path=path, repetition=repetition)
+                for test in tests
+                if test.id in runs_here
+            )
+    return trials
+
+
+def _check_only(plan: Plan, only: Sequence[str] | None) -> set[str]:
+    known = [test.id for test in plan.tests]
+    if only is None:
+        return set(known)
+    unknown = [test_id for test_id in only if test_id not in known]
+    if unknown:
+        first = unknown[0]
+        raise UsageError(
+            f"no test with id {first!r} in {plan.source}{did_you_mean(first, known)}",
+            hint=f"test ids are {', '.join(known)}",
+        )
+    return set(only)
+
+
+def _with_duration(test: TestCase, duration: float | None) -> TestCase:
+    if duration is None:
+        return test
+    if not isinstance(duration, int | float) or not math.isfinite(duration):
+        raise UsageError(f"duration must be a number of seconds, got {duration!r}")
+    try:
+        spec = dataclasses.replace(test.spec, duration=float(duration))
+    except (ModelError, TypeError, ValueError) as error:
+        raise UsageError(f"duration: {error}") from None
+    return dataclasses.replace(test, spec=spec)

@@ -1,0 +1,61 @@
+"""Reading a plan file: every problem at once, each with its file:line:column."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from wirespeed.plan.assemble import assemble
+from wirespeed.plan.collect import Collector
+from wirespeed.plan.plan import Plan
+from wirespeed.plan.problems import PlanError, Problem
+from wirespeed.plan.schema import TOP_LEVEL_KEYS
+from wirespeed.plan.yamltree import YamlProblem, load_yaml
+
+
+def load_plan(path: Path) -> Plan:
+    """Read and validate a plan file; raise PlanError listing everything wrong with it."""
+    source = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PlanError([Problem(source, None, None, "no such plan file")]) from None
+    except IsADirectoryError:
+        raise PlanError([Problem(source, None, None, "is a directory, not a plan file")]) from None
+    except UnicodeDecodeError as error:
+        message = f"not UTF-8 text (byte {error.start} is {error.object[error.start]:#04x})"
+        raise PlanError([Problem(source, None, None, message)]) from None
+    except OSError as error:
+        message = f"cannot read the plan file: {error.strerror or error}"
+        raise PlanError([Problem(source, None, None, message)]) from None
+    return parse_plan(text, source)
+
+
+def parse_plan(text: str, source: str = "<plan>") -> Plan:
+    """Validate a plan given as text; source names it in messages."""
+    try:
+        document = load_yaml(text)
+    except YamlProblem as problem:
+        raise PlanError([Problem(source, problem.line, problem.column, problem.message)]) from None
+    data = document.data
+    if data is None:
+        raise PlanError(
+            [Problem(source, None, None, "the plan is empty: it needs at least paths: and tests:")]
+        )
+    if not isinstance(data, dict):
+        keys = ", ".join(TOP_LEVEL_KEYS)
+        raise PlanError(
+            [Problem(source, 1, 1, f"a plan is a mapping of keys ({keys}), not {_kind(data)}")]
+        )
+    out = Collector(source, document)
+    plan = assemble(data, out, text=text)
+    if plan is None or out.errors:
+        raise PlanError(out.errors or [Problem(source, None, None, "the plan is not valid")])
+    return plan
+
+
+def _kind(value: object) -> str:
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, str):
+        return f"the text {value[:40]!r}"
+    return f"the value {value!r}"

@@ -1,0 +1,116 @@
+"""A validated plan: what the rest of wirespeed reads. Frozen dataclasses, no pydantic."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from wirespeed.model import LinkModel, PathSpec, TestCase
+from wirespeed.plan.problems import Problem
+
+_SSH = re.compile(
+    r"^(?:(?P<user>[^@\s:]+)@)?(?P<host>\[[0-9A-Fa-f:.]+\]|[^@\s:\[\]]+)(?::(?P<port>\d+))?$"
+)
+
+
+@dataclass(frozen=True)
+class SshTarget:
+    """Where to log in: `root@192.168.0.62:22`. user None: ssh's own default."""
+
+    host: str
+    user: str | None = None
+    port: int = 22
+
+    def __post_init__(self) -> None:
+        if not self.host:
+            raise ValueError("an SSH target needs a host")
+        if not 1 <= self.port <= 65535:
+            raise ValueError(f"SSH port {self.port} is not in 1..65535")
+
+    @classmethod
+    def parse(cls, text: str) -> SshTarget:
+        """'root@192.168.0.62', 'root@r4s.lan:2222', '[fe80::1]:22' -> SshTarget."""
+        match = _SSH.match(text.strip())
+        if not match:
+            raise ValueError(f"{text!r} is not an SSH target: write user@host or user@host:port")
+        host = match["host"]
+        if host.startswith("["):
+            host = host[1:-1]  # [IPv6]:port; the brackets only separate the port
+        port = int(match["port"]) if match["port"] else 22
+        return cls(host=host, user=match["user"], port=port)
+
+    def __str__(self) -> str:
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        user = f"{self.user}@" if self.user else ""
+        return f"{user}{host}:{self.port}"
+
+
+@dataclass(frozen=True)
+class HostPlan:
+    """A real host of the plan. Without ssh it is the machine wirespeed runs on."""
+
+    name: str
+    address: str | None = None  # where the other end sends iperf traffic
+    ssh: SshTarget | None = None
+
+    @property
+    def is_local(self) -> bool:
+        return self.ssh is None
+
+    @property
+    def traffic_address(self) -> str | None:
+        """The address iperf connects to: the given one, else the one SSH logs in to."""
+        if self.address is not None:
+            return self.address
+        return None if self.ssh is None else self.ssh.host
+
+
+@dataclass(frozen=True)
+class LabPlan:
+    """The emulated lab: its link model (line rate and MTU) for every lab path."""
+
+    link: LinkModel
+
+    @property
+    def mtu(self) -> int:
+        return self.link.mtu
+
+
+def _no_hosts() -> Mapping[str, HostPlan]:
+    return MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A plan file that validated: what to run, where, and how often."""
+
+    title: str | None
+    source: str  # the file's path, or "<plan>" for text
+    text: str  # the file as written, kept with every run for provenance
+    paths: tuple[PathSpec, ...]
+    tests: tuple[TestCase, ...]
+    lab: LabPlan | None = None
+    hosts: Mapping[str, HostPlan] = field(default_factory=_no_hosts)
+    repetitions: int = 1
+    # Tests limited to some paths (`paths:` under a test): test id -> path names.
+    test_paths: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    warnings: tuple[Problem, ...] = ()
+
+    def paths_for(self, test: TestCase) -> tuple[PathSpec, ...]:
+        """The paths this test runs on, in plan order."""
+        chosen = self.test_paths.get(test.id)
+        if chosen is None:
+            return self.paths
+        return tuple(path for path in self.paths if path.name in chosen)
+
+    def tests_for(self, path: PathSpec) -> tuple[TestCase, ...]:
+        """The tests that run on this path, in plan order."""
+        return tuple(test for test in self.tests if path in self.paths_for(test))
+
+    def test(self, test_id: str) -> TestCase:
+        for test in self.tests:
+            if test.id == test_id:
+                return test
+        raise KeyError(test_id)

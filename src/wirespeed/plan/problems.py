@@ -1,0 +1,71 @@
+"""What is wrong with a plan file, said the way compilers say it: file:line:column: message."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from wirespeed.errors import UsageError
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One error or warning about a plan file. line and column are 1-based; None if unknown."""
+
+    source: str
+    line: int | None
+    column: int | None
+    message: str
+    hint: str | None = None
+
+    @property
+    def where(self) -> str:
+        if self.line is None:
+            return self.source
+        if self.column is None:
+            return f"{self.source}:{self.line}"
+        return f"{self.source}:{self.line}:{self.column}"
+
+    def __str__(self) -> str:
+        text = f"{self.where}: {self.message}"
+        return text if self.hint is None else f"{text}\n  hint: {self.hint}"
+
+
+class PlanError(UsageError):
+    """A plan file that cannot be run, with every problem found in it (not just the first)."""
+
+    def __init__(self, problems: Sequence[Problem]) -> None:
+        if not problems:
+            raise ValueError("a PlanError needs at least one problem")
+        self.problems: list[Problem] = sorted(problems, key=_reading_order)
+        count = len(self.problems)
+        summary = "1 problem" if count == 1 else f"{count} problems"
+        source = self.problems[0].source
+        if count == 1:
+            message = str(self.problems[0])
+        else:
+            # Compiler style: a summary, then one `file:line:col: message` line each, so
+            # editors and terminals can jump to every problem.
+            lines = "\n".join(str(problem) for problem in self.problems)
+            message = f"{summary} in {source}:\n{lines}"
+        super().__init__(message, hint=f"fix {'it' if count == 1 else 'them'} and run again")
+
+
+def _reading_order(problem: Problem) -> tuple[int, int]:
+    # Problems without a position (file not found, empty file) come first.
+    return (problem.line or 0, problem.column or 0)
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """' (did you mean 'duration'?)' for a near miss, else ''."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def one_of(choices: Iterable[str]) -> str:
+    """'a, b or c' for messages."""
+    items = list(choices)
+    if len(items) <= 1:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} or {items[-1]}"

@@ -1,0 +1,225 @@
+"""The plan file as pydantic models: keys, types, units and ranges, nothing more.
+
+Each entry (a host, a path, a test) is its own model and is validated on its own, so one
+bad entry does not hide the problems of the others. Cross-references (a path's hosts, a
+test's paths) and what cannot work on the wire are checked afterwards (checks.py).
+
+Every key is optional in the models of tests and defaults: None means "not set here",
+and the effective value is the test's, else the defaults', else the built-in one
+(resolve.py). A few keys reject an explicit null because nothing sensible could follow.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+
+from wirespeed.lab.links import parse_link
+from wirespeed.model import Direction, Proto, Tool, Topology
+from wirespeed.plan.plan import SshTarget
+from wirespeed.units import parse_rate, parse_size
+
+# Ids and names end up in trial keys ("4/WAN/default/1"), file names and report columns.
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
+_ADDRESS = re.compile(r"^[^\s@/]+$")
+
+MAX_RATE = 10**13  # 10 Tbit/s: anything above is a typo, not a link
+MAX_SIZE = 2**31 - 1  # iperf keeps sizes in a C int
+
+
+def _lower(value: object) -> object:
+    return value.strip().lower() if isinstance(value, str) else value
+
+
+def _finite_number_or_text(value: object, what: str, example: str) -> str | int | float:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        raise ValueError(f"expected {what} such as {example}, got {_show(value)}")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"expected {what} such as {example}, got {value}")
+    return value
+
+
+def _rate(value: object) -> int:
+    value = _finite_number_or_text(value, "a rate", "1000M or 94100000")
+    try:
+        rate = parse_rate(value)
+    except OverflowError:  # "9" * 400 overflows the float inside parse_rate
+        rate = MAX_RATE + 1
+    if rate > MAX_RATE:
+        raise ValueError(f"rate {value} is above 10 Tbit/s")
+    return rate
+
+
+def _size(value: object) -> int:
+    value = _finite_number_or_text(value, "a size", "64K or 1470")
+    try:
+        size = parse_size(value)
+    except OverflowError:
+        size = MAX_SIZE + 1
+    if size > MAX_SIZE:
+        raise ValueError(f"size {value} is above 2 GiB")
+    return size
+
+
+def check_name(value: object) -> str:
+    """A test id, path or host name as written -> str; ValueError if unusable."""
+    # YAML reads `id: 1` as an integer; ids are strings everywhere else.
+    if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+        value = str(value)
+    if not isinstance(value, str):
+        raise ValueError(f"expected a name such as 4 or tcp-1500, got {_show(value)}")
+    if not _NAME.match(value):
+        raise ValueError(
+            f"{value!r} is not a usable name: use letters, digits and . _ + - "
+            "(it becomes part of file names and result keys)"
+        )
+    return value
+
+
+def _link(value: object) -> str:
+    if isinstance(value, int) and not isinstance(value, bool):
+        value = str(value)  # a bare number of bit/s
+    if not isinstance(value, str):
+        raise ValueError(f"expected a link such as gbe, fe or 300mbit, got {_show(value)}")
+    try:
+        parse_link(value)
+    except OverflowError:
+        raise ValueError(f"link rate {value!r} is out of range") from None
+    return value.strip().lower()
+
+
+def _ssh_target(value: str) -> str:
+    SshTarget.parse(value)  # raises ValueError with the reason
+    return value.strip()
+
+
+def _address(value: str) -> str:
+    if not _ADDRESS.match(value.strip()):
+        raise ValueError(f"{value!r} is not an address: write an IP address or a host name")
+    return value.strip()
+
+
+def _show(value: object) -> str:
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if value is None:
+        return "nothing (null)"
+    return f"{value!r}"
+
+
+Name = Annotated[str, BeforeValidator(check_name)]
+Rate = Annotated[int, BeforeValidator(_rate)]  # bit/s, SI: 1000M = 10^9
+Size = Annotated[int, BeforeValidator(_size)]  # bytes, binary: 64K = 65536
+Seconds = Annotated[float, Field(strict=True, gt=0, allow_inf_nan=False)]
+Mtu = Annotated[int, Field(strict=True, ge=68, le=65535)]
+Streams = Annotated[int, Field(strict=True, ge=1, le=128)]
+Text = Annotated[str, Field(strict=True, min_length=1)]
+LinkName = Annotated[str, BeforeValidator(_link)]
+ToolName = Annotated[Tool, BeforeValidator(_lower)]
+ProtoName = Annotated[Proto, BeforeValidator(_lower)]
+DirectionName = Annotated[Direction, BeforeValidator(_lower)]
+TopologyName = Annotated[Topology, BeforeValidator(_lower)]
+
+
+class Entry(BaseModel):
+    """Unknown keys are errors: a typo must never silently fall back to a default."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LabEntry(Entry):
+    """`lab:` — the emulated topology on this machine."""
+
+    link: LinkName = "gbe"
+    mtu: Mtu = 1500
+
+
+class HostEntry(Entry):
+    """One entry of `hosts:`. Without ssh the host is this machine."""
+
+    address: Annotated[Text, AfterValidator(_address)] | None = None
+    ssh: Annotated[Text, AfterValidator(_ssh_target)] | None = None
+
+
+class PathEntry(Entry):
+    """One entry of `paths:`. Without client/server/dut it is a path through the lab."""
+
+    name: Name
+    topology: TopologyName
+    client: Name | None = None
+    server: Name | None = None
+    dut: Name | None = None
+    link: LinkName | None = None
+
+
+# Keys that must have a value when present; the others take null as "the tool's default".
+_NOT_NULL = ("tool", "protocol", "duration", "parallel", "direction", "interval")
+
+
+class TestSettings(Entry):
+    """The keys a test shares with `defaults:`."""
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    tool: ToolName | None = None
+    protocol: ProtoName | None = None
+    duration: Seconds | None = None
+    window: Size | None = None
+    parallel: Streams | None = None
+    direction: DirectionName | None = None
+    rate: Rate | None = None
+    length: Size | None = None
+    mtu: Mtu | None = None
+    interval: Seconds | None = None
+
+    @field_validator(*_NOT_NULL, mode="before")
+    @classmethod
+    def _needs_a_value(cls, value: Any) -> Any:
+        if value is None:
+            raise ValueError("needs a value (leave the key out to use the default)")
+        return value
+
+
+class TestEntry(TestSettings):
+    """One entry of `tests:`."""
+
+    id: Name
+    name: Text | None = None
+    paths: list[Name] | None = None  # run only on these paths; all when absent
+
+
+SETTING_KEYS: tuple[str, ...] = tuple(TestSettings.model_fields)
+TEST_ONLY_KEYS: tuple[str, ...] = tuple(
+    key for key in TestEntry.model_fields if key not in TestSettings.model_fields
+)
+
+
+class Header(BaseModel):
+    """The plain top-level keys; the sections are validated entry by entry."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    title: Text | None = None
+    repetitions: Annotated[int, Field(strict=True, ge=1, le=1000)] = 1
+
+
+class PlanFile(Entry):
+    """The whole file, for reference and JSON Schema; load.py validates it piece by piece."""
+
+    title: Text | None = None
+    lab: LabEntry | None = None
+    hosts: dict[Name, HostEntry] = Field(default_factory=dict)
+    paths: list[PathEntry]
+    defaults: TestSettings = Field(default_factory=TestSettings)
+    tests: list[TestEntry]
+    repetitions: Annotated[int, Field(strict=True, ge=1, le=1000)] = 1
+
+
+TOP_LEVEL_KEYS: tuple[str, ...] = tuple(PlanFile.model_fields)
+# Top-level keys starting with this are left alone: a place for YAML anchors.
+EXTENSION_PREFIX = "x-"

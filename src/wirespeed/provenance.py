@@ -1,0 +1,71 @@
+"""What a run ran on: kernel, OS and iperf versions of every host, read at the start.
+
+Everything here is best effort and fast: a host that cannot say its kernel still runs
+trials, its provenance just says "unknown".
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from wirespeed.hosts.base import Host
+
+_PRETTY_NAME = re.compile(r'^PRETTY_NAME="?(?P<name>[^"\n]*)"?', re.MULTILINE)
+
+
+def host_facts(host: Host) -> dict[str, str | None]:
+    """kernel, os, iperf2 and iperf3 versions of one host."""
+    return {
+        "kernel": _first_line(host, ["uname", "-srm"]),
+        "os": _os_name(host),
+        "iperf2": _iperf2_version(host),
+        "iperf3": _iperf3_version(host),
+    }
+
+
+def collect(hosts: Mapping[str, Host]) -> dict[str, dict[str, str | None]]:
+    return {name: host_facts(host) for name, host in hosts.items()}
+
+
+def _first_line(host: Host, argv: list[str]) -> str | None:
+    try:
+        done = host.run(argv, timeout=5.0)
+    except (OSError, TimeoutError, ValueError):
+        return None
+    text = (done.stdout or done.stderr).strip()
+    return text.splitlines()[0] if text and done.returncode == 0 else None
+
+
+def _os_name(host: Host) -> str | None:
+    try:
+        text = host.read_file("/etc/os-release")
+    except (OSError, ValueError):
+        return None
+    match = _PRETTY_NAME.search(text)
+    return match["name"] if match else None
+
+
+def _iperf2_version(host: Host) -> str | None:
+    if host.which("iperf") is None:
+        return None
+    from wirespeed.tools.iperf2 import parse_version
+
+    try:
+        done = host.run(["iperf", "-v"], timeout=5.0)
+    except (OSError, TimeoutError):
+        return None
+    # iperf2 prints its version on stderr.
+    return parse_version(done.stderr + done.stdout)
+
+
+def _iperf3_version(host: Host) -> str | None:
+    if host.which("iperf3") is None:
+        return None
+    from wirespeed.tools.iperf3 import parse_version
+
+    try:
+        done = host.run(["iperf3", "-v"], timeout=5.0)
+    except (OSError, TimeoutError):
+        return None
+    return parse_version(done.stdout + done.stderr)

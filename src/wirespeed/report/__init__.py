@@ -1,0 +1,18 @@
+"""Reports of a stored run: one model (build_report), rendered to terminal, Markdown,
+CSV and JSON."""
+
+from wirespeed.report.csv_export import render_csv
+from wirespeed.report.json_export import render_json
+from wirespeed.report.markdown import render_markdown
+from wirespeed.report.model import Report, build_report
+from wirespeed.report.terminal import render_runs, render_terminal
+
+__all__ = [
+    "Report",
+    "build_report",
+    "render_csv",
+    "render_json",
+    "render_markdown",
+    "render_runs",
+    "render_terminal",
+]

@@ -1,0 +1,122 @@
+"""The report as tidy CSV: one row per trial and flow, every figure in base units.
+
+Rates in bit/s, sizes in bytes, times in unix seconds: a spreadsheet or pandas can pivot
+it into any table. Empty fields are unknown values, never zeros.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from wirespeed.model import Flow
+from wirespeed.report.json_export import flows_of
+from wirespeed.report.model import Report, TrialDetail
+
+COLUMNS = (
+    "run_id",
+    "trial",
+    "test_id",
+    "test_name",
+    "tool",
+    "protocol",
+    "direction",
+    "path",
+    "topology",
+    "variant",
+    "repetition",
+    "status",
+    "reason",
+    "flow",
+    "goodput_bps",
+    "goodput_source",
+    "sent_bytes",
+    "sent_seconds",
+    "sent_bps",
+    "received_bytes",
+    "received_seconds",
+    "received_bps",
+    "retransmits",
+    "jitter_ms",
+    "lost",
+    "packets",
+    "loss_percent",
+    "out_of_order",
+    "streams",
+    "ceiling_bps",
+    "link",
+    "link_rate_bps",
+    "mtu",
+    "warnings",
+    "notes",
+    "started_at",
+    "finished_at",
+)
+
+
+def _row(report: Report, detail: TrialDetail, flow: Flow) -> dict[str, Any]:
+    outcome = detail.outcome
+    trial, spec, link = outcome.trial, outcome.trial.test.spec, outcome.trial.path.link
+    result = outcome.result
+    row: dict[str, Any] = {
+        "run_id": report.run_id,
+        "trial": trial.key,
+        "test_id": trial.test.id,
+        "test_name": trial.test.name,
+        "tool": trial.test.tool.value,
+        "protocol": spec.protocol.value,
+        "direction": spec.direction.value,
+        "path": trial.path.name,
+        "topology": trial.path.topology.value,
+        "variant": trial.variant,
+        "repetition": trial.repetition,
+        "status": outcome.status.value,
+        "reason": outcome.reason,
+        "flow": flow.value,
+        "ceiling_bps": None if detail.ceiling is None else detail.ceiling.bits_per_second,
+        "link": None if link is None else link.name,
+        "link_rate_bps": None if link is None else link.rate_bps,
+        "mtu": spec.mtu if spec.mtu is not None else (None if link is None else link.mtu),
+        "warnings": "" if result is None else ";".join(w.kind.value for w in result.warnings),
+        "notes": ";".join(str(n) for n in detail.notes),
+        "started_at": outcome.started_at,
+        "finished_at": outcome.finished_at,
+    }
+    direction = detail.direction(flow)
+    if direction is None:
+        return row
+    source = direction.goodput_source
+    row |= {
+        "goodput_bps": direction.goodput_bps,
+        "goodput_source": None if source is None else source.value,
+        "retransmits": direction.retransmits,
+        "streams": len(direction.streams),
+    }
+    for prefix, m in (("sent", direction.sent), ("received", direction.received)):
+        if m is not None:
+            row |= {
+                f"{prefix}_bytes": m.bytes,
+                f"{prefix}_seconds": m.seconds,
+                f"{prefix}_bps": m.bits_per_second,
+            }
+    if direction.udp is not None:
+        udp = direction.udp
+        row |= {
+            "jitter_ms": udp.jitter_ms,
+            "lost": udp.lost,
+            "packets": udp.packets,
+            "loss_percent": udp.loss_percent,
+            "out_of_order": udp.out_of_order,
+        }
+    return row
+
+
+def render_csv(report: Report) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for detail in report.trials:
+        for flow in flows_of(detail):
+            writer.writerow(_row(report, detail, flow))
+    return out.getvalue()

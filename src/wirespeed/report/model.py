@@ -1,0 +1,306 @@
+"""One report model built from a stored run; every export renders from it.
+
+The table has tests as rows and paths (x variants) as columns, like the tables people make
+by hand. A cell holds, per flow, the median goodput over repetitions with the physical
+ceiling beside it, and refers to numbered notes: why a trial failed, what a tool warned
+about, and what the numbers themselves give away (a sender-side figure, loss >= 99.5 %).
+"""
+
+from __future__ import annotations
+
+import enum
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from wirespeed.analysis.ceiling import Ceiling, ceiling_for
+from wirespeed.model import (
+    Direction,
+    DirectionResult,
+    Flow,
+    LinkModel,
+    Proto,
+    Tool,
+    TrialOutcome,
+    TrialStatus,
+    WarningKind,
+)
+from wirespeed.store.records import RunInfo, RunRecord, RunStatus
+
+# What each tool warning means for the figure it qualifies, said for a reader.
+WARNING_HINTS: dict[WarningKind, str] = {
+    WarningKind.NO_SERVER_REPORT: (
+        "no server report: receiver-side goodput and loss unknown, the figure is the sender's rate"
+    ),
+    WarningKind.ACK_OF_LAST_DATAGRAM: (
+        "the server never acknowledged the last datagram: its report may be missing"
+    ),
+    WarningKind.LOSS_SATURATED: (
+        "loss >= 99.5 % (iperf prints 1e+02%): the receiver got almost nothing; "
+        "the loss shown is computed from the counters"
+    ),
+    WarningKind.IMPLAUSIBLE_COUNTERS: (
+        "counters that cannot be true (more received than sent, or lost > total): "
+        "the figure is suspect"
+    ),
+    WarningKind.WINDOW_ADJUSTED: "the kernel gave another socket buffer than requested",
+    WarningKind.FRAGMENTED: (
+        "datagrams larger than MTU - 28 are IP-fragmented: the ceiling counts every "
+        "fragment's headers"
+    ),
+    WarningKind.CONNECT_FAILED: "a connection failed (iperf2 -d cannot connect back through NAT)",
+    WarningKind.TRUNCATED: "the output ended before the final summary",
+    WarningKind.TOOL_ERROR: "the tool reported an error",
+    WarningKind.OTHER: "the tool printed a warning",
+}
+SENDER_SIDE_HINT = (
+    "receiver-side goodput unknown: the figure is the sender's rate, which counts lost data"
+)
+ABOVE_CEILING_HINT = (
+    "above the physical ceiling: the link is faster than the plan says, or the figure is wrong"
+)
+MISSING_FLOW_HINT = "a direction has no result in some trials (not measured or not reported)"
+SATURATED_LOSS = 99.5  # iperf rounds anything above to 1e+02%
+CEILING_TOLERANCE = 1.01  # clocks and rounding: 1 % above the ceiling is not news
+
+
+class NoteKind(enum.StrEnum):
+    FAILURE = "failure"
+    WARNING = "warning"
+
+
+@dataclass(frozen=True)
+class Note:
+    """A numbered footnote: one failure reason or one kind of warning, with its trials."""
+
+    number: int
+    kind: NoteKind
+    code: str  # "failed", a WarningKind value, "sender-side", "above-ceiling", ...
+    text: str
+    details: tuple[str, ...]  # the tool's own words, each distinct message once
+    trials: tuple[str, ...]  # Trial.key of each trial it concerns
+
+
+@dataclass(frozen=True)
+class Column:
+    path: str
+    variant: str
+    label: str  # "WAN", or "WAN (irq-a72)" when the run has several variants
+    link: LinkModel | None
+
+
+@dataclass(frozen=True)
+class FlowFigure:
+    """One flow of one cell over its repetitions."""
+
+    flow: Flow
+    values_bps: tuple[float, ...]  # goodput of each repetition that measured this flow
+    ceiling: Ceiling | None
+    loss_percents: tuple[float, ...] = ()  # UDP: each repetition's loss from the counters
+
+    @property
+    def n(self) -> int:
+        return len(self.values_bps)
+
+    @property
+    def goodput_bps(self) -> float | None:
+        return statistics.median(self.values_bps) if self.values_bps else None
+
+    @property
+    def loss_percent(self) -> float | None:
+        return statistics.median(self.loss_percents) if self.loss_percents else None
+
+
+@dataclass(frozen=True)
+class Cell:
+    flows: tuple[FlowFigure, ...]
+    trials_ok: int
+    trials_failed: int
+    notes: tuple[int, ...]  # Note.number, ascending
+
+    @property
+    def n(self) -> int:
+        return max((f.n for f in self.flows), default=0)
+
+
+@dataclass(frozen=True)
+class Row:
+    test_id: str
+    test_name: str
+    tool: Tool
+    protocol: Proto
+    direction: Direction
+    cells: tuple[Cell | None, ...]  # one per Report.columns; None: not run on that column
+
+
+@dataclass(frozen=True)
+class TrialDetail:
+    """One trial as it ran: the source of the CSV and JSON per-trial records."""
+
+    outcome: TrialOutcome
+    ceiling: Ceiling | None
+    notes: tuple[int, ...]
+
+    def direction(self, flow: Flow) -> DirectionResult | None:
+        result = self.outcome.result
+        return None if result is None else result.direction(flow)
+
+
+@dataclass(frozen=True)
+class Report:
+    run_id: int
+    info: RunInfo
+    status: RunStatus
+    finished_at: float | None
+    columns: tuple[Column, ...]
+    rows: tuple[Row, ...]
+    notes: tuple[Note, ...]
+    trials: tuple[TrialDetail, ...]
+
+    @property
+    def title(self) -> str:
+        return self.info.title or f"wirespeed run {self.run_id}"
+
+
+class _Notes:
+    """Collects notes, numbering each distinct one at first sight."""
+
+    def __init__(self) -> None:
+        self._by_key: dict[tuple[str, str], int] = {}
+        self._items: list[tuple[NoteKind, str, str, list[str], list[str]]] = []
+
+    def add(self, kind: NoteKind, code: str, text: str, trial: str, detail: str = "") -> int:
+        key = (code, text)
+        if key not in self._by_key:
+            self._items.append((kind, code, text, [], []))
+            self._by_key[key] = len(self._items)
+        number = self._by_key[key]
+        _, _, _, details, trials = self._items[number - 1]
+        if detail and detail not in details:
+            details.append(detail)
+        if trial not in trials:
+            trials.append(trial)
+        return number
+
+    def build(self) -> tuple[Note, ...]:
+        return tuple(
+            Note(i, kind, code, text, tuple(details), tuple(trials))
+            for i, (kind, code, text, details, trials) in enumerate(self._items, start=1)
+        )
+
+
+def _notes_of(outcome: TrialOutcome, ceiling: Ceiling | None, notes: _Notes) -> set[int]:
+    key = outcome.trial.key
+    found: set[int] = set()
+    if outcome.status is TrialStatus.FAILED:
+        reason = outcome.reason or "no reason given"
+        found.add(notes.add(NoteKind.FAILURE, "failed", f"failed: {reason}", key))
+    result = outcome.result
+    if result is None:
+        return found
+    kinds = {w.kind for w in result.warnings}
+    for warning in result.warnings:
+        hint = WARNING_HINTS[warning.kind]
+        found.add(notes.add(NoteKind.WARNING, warning.kind.value, hint, key, warning.message))
+    for flow in outcome.trial.test.spec.flows:
+        direction = result.direction(flow)
+        if direction is None or direction.goodput_bps is None:
+            found.add(notes.add(NoteKind.WARNING, "missing-flow", MISSING_FLOW_HINT, key))
+            continue
+        if direction.received is None and WarningKind.NO_SERVER_REPORT not in kinds:
+            found.add(notes.add(NoteKind.WARNING, "sender-side", SENDER_SIDE_HINT, key))
+        loss = None if direction.udp is None else direction.udp.loss_percent
+        if loss is not None and loss >= SATURATED_LOSS:
+            code = WarningKind.LOSS_SATURATED
+            found.add(notes.add(NoteKind.WARNING, code.value, WARNING_HINTS[code], key))
+        if ceiling is not None and direction.goodput_bps > ceiling.bits_per_second * (
+            CEILING_TOLERANCE
+        ):
+            found.add(notes.add(NoteKind.WARNING, "above-ceiling", ABOVE_CEILING_HINT, key))
+    return found
+
+
+def _cell(outcomes: list[TrialOutcome], ceiling: Ceiling | None, note_numbers: set[int]) -> Cell:
+    spec = outcomes[0].trial.test.spec
+    ok = [o for o in outcomes if o.status is TrialStatus.OK and o.result is not None]
+    flows = []
+    for flow in spec.flows:
+        directions = [d for o in ok if o.result and (d := o.result.direction(flow))]
+        values = tuple(d.goodput_bps for d in directions if d.goodput_bps is not None)
+        losses = tuple(
+            loss
+            for d in directions
+            if d.udp is not None and (loss := d.udp.loss_percent) is not None
+        )
+        flows.append(FlowFigure(flow, values, ceiling, losses))
+    return Cell(
+        flows=tuple(flows),
+        trials_ok=len(ok),
+        trials_failed=len(outcomes) - len(ok),
+        notes=tuple(sorted(note_numbers)),
+    )
+
+
+def _first_seen(items: Iterable[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    return list(dict.fromkeys(items))
+
+
+def build_report(record: RunRecord) -> Report:
+    notes = _Notes()
+    details: list[TrialDetail] = []
+    for outcome in record.outcomes:
+        trial_ceiling = ceiling_for(outcome.trial)
+        numbers = _notes_of(outcome, trial_ceiling, notes)
+        details.append(TrialDetail(outcome, trial_ceiling, tuple(sorted(numbers))))
+
+    places = _first_seen((d.outcome.trial.path.name, d.outcome.trial.variant) for d in details)
+    several_variants = len({variant for _, variant in places}) > 1
+    links = {d.outcome.trial.path.name: d.outcome.trial.path.link for d in details}
+    columns = tuple(
+        Column(
+            path=path,
+            variant=variant,
+            label=f"{path} ({variant})" if several_variants else path,
+            link=links[path],
+        )
+        for path, variant in places
+    )
+
+    rows = []
+    for (test_id,) in _first_seen((d.outcome.trial.test.id,) for d in details):
+        of_test = [d for d in details if d.outcome.trial.test.id == test_id]
+        test = of_test[0].outcome.trial.test
+        cells: list[Cell | None] = []
+        for column in columns:
+            here = [
+                d
+                for d in of_test
+                if (d.outcome.trial.path.name, d.outcome.trial.variant)
+                == (column.path, column.variant)
+            ]
+            if not here:
+                cells.append(None)
+                continue
+            numbers = {n for d in here for n in d.notes}
+            cells.append(_cell([d.outcome for d in here], here[0].ceiling, numbers))
+        rows.append(
+            Row(
+                test_id=test.id,
+                test_name=test.name,
+                tool=test.tool,
+                protocol=test.spec.protocol,
+                direction=test.spec.direction,
+                cells=tuple(cells),
+            )
+        )
+
+    return Report(
+        run_id=record.id,
+        info=record.info,
+        status=record.status,
+        finished_at=record.finished_at,
+        columns=columns,
+        rows=tuple(rows),
+        notes=notes.build(),
+        trials=tuple(details),
+    )

@@ -1,0 +1,217 @@
+"""The loop of a run: plan → trials → outcomes, each committed before the next starts.
+
+preflight (tools, hosts) → build labs → provenance → begin run →
+for each trial: set MTU → run_trial → commit → progress → next
+at the end, also on Ctrl-C / SIGTERM / error: stop processes, remove labs, close the run
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Protocol
+
+from wirespeed import __version__
+from wirespeed.errors import MissingToolError, UsageError
+from wirespeed.hosts.base import Host
+from wirespeed.model import PathSpec, Role, Topology, Trial, TrialOutcome, TrialStatus
+from wirespeed.signals import deferred_signals
+from wirespeed.trial import Endpoints, program_for, run_trial
+
+if TYPE_CHECKING:
+    from wirespeed.lab.lab import Lab
+    from wirespeed.plan import Plan
+    from wirespeed.store import Store
+
+
+def _teardown(lab: Lab) -> None:
+    with deferred_signals():
+        lab.down()
+
+
+class Progress(Protocol):
+    """How a run tells the user where it is; NullProgress for --quiet and tests."""
+
+    def start(self, trials: Sequence[Trial]) -> None: ...
+    def trial_started(self, trial: Trial) -> None: ...
+    def tick(self, elapsed: float) -> None: ...
+    def trial_finished(self, outcome: TrialOutcome) -> None: ...
+    def close(self) -> None: ...
+
+
+class NullProgress:
+    def start(self, trials: Sequence[Trial]) -> None:
+        pass
+
+    def trial_started(self, trial: Trial) -> None:
+        pass
+
+    def tick(self, elapsed: float) -> None:
+        pass
+
+    def trial_finished(self, outcome: TrialOutcome) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+@dataclass
+class RunOutcome:
+    run_id: int
+    outcomes: list[TrialOutcome] = field(default_factory=list)
+
+    @property
+    def failed(self) -> list[TrialOutcome]:
+        return [o for o in self.outcomes if o.status is TrialStatus.FAILED]
+
+
+class Runner:
+    """Runs a plan's trials against labs and hosts, committing each outcome to a store."""
+
+    def __init__(self, plan: Plan, store: Store, progress: Progress | None = None) -> None:
+        self.plan = plan
+        self.store = store
+        self.progress: Progress = progress or NullProgress()
+        self._labs: dict[Topology, Lab] = {}
+        self._local_hosts: dict[str, Host] = {}
+
+    def run(self, trials: Sequence[Trial], *, argv: Sequence[str] = ()) -> RunOutcome:
+        if not trials:
+            raise UsageError("the plan selects no trials (check --only)")
+        self._preflight(trials)
+        with self._labs_up(trials):
+            from wirespeed.provenance import collect
+            from wirespeed.store import RunInfo
+
+            hosts = self._hosts_by_name(trials)
+            info = RunInfo(
+                title=self.plan.title,
+                plan_path=self.plan.source,
+                plan_text=self.plan.text,
+                argv=tuple(argv),
+                started_at=time.time(),
+                wirespeed_version=__version__,
+                provenance={"hosts": collect(hosts), "labs": self._lab_provenance()},
+            )
+            run_id = self.store.begin_run(info)
+            outcome = RunOutcome(run_id)
+            status = "interrupted"
+            self.progress.start(trials)
+            try:
+                for trial in trials:
+                    self.progress.trial_started(trial)
+                    result = self._run_one(trial)
+                    self.store.add_outcome(run_id, result)
+                    outcome.outcomes.append(result)
+                    self.progress.trial_finished(result)
+                status = "failed" if outcome.failed else "complete"
+            finally:
+                self.progress.close()
+                self.store.finish_run(run_id, status)
+        return outcome
+
+    # -- one trial ---------------------------------------------------------------------
+
+    def _run_one(self, trial: Trial) -> TrialOutcome:
+        endpoints = self._endpoints(trial.path)
+        lab = self._labs.get(trial.path.topology) if self._is_lab_path(trial.path) else None
+        if lab is not None:
+            link_mtu = trial.path.link.mtu if trial.path.link else 1500
+            lab.set_mtu(trial.test.spec.mtu or link_mtu)
+        return run_trial(trial, endpoints, on_tick=self.progress.tick)
+
+    def _endpoints(self, path: PathSpec) -> Endpoints:
+        if self._is_lab_path(path):
+            lab = self._labs[path.topology]
+            return Endpoints(
+                client=lab.hosts[Role.CLIENT],
+                server=lab.hosts[Role.SERVER],
+                target=lab.server_address,
+            )
+        server_plan = self.plan.hosts[path.server]
+        if server_plan.address is None:
+            raise UsageError(f"host {path.server!r} has no address for the client to reach")
+        return Endpoints(
+            client=self._local(path.client),
+            server=self._local(path.server),
+            target=server_plan.address,
+        )
+
+    # -- hosts and labs ----------------------------------------------------------------
+
+    def _is_lab_path(self, path: PathSpec) -> bool:
+        return self.plan.lab is not None and path.client not in self.plan.hosts
+
+    def _local(self, name: str) -> Host:
+        if name not in self._local_hosts:
+            from wirespeed.hosts.local import LocalHost
+
+            self._local_hosts[name] = LocalHost(name=name)
+        return self._local_hosts[name]
+
+    def _preflight(self, trials: Sequence[Trial]) -> None:
+        """Refuse up front what cannot work, before any lab is built or trial started."""
+        from wirespeed.hosts.local import LocalHost
+
+        this_machine = LocalHost(name="this machine")
+        for path in {t.path.name: t.path for t in trials}.values():
+            if self._is_lab_path(path):
+                continue
+            for name in (path.client, path.server):
+                host = self.plan.hosts[name]
+                if host.ssh is not None:
+                    raise UsageError(
+                        f"host {name!r} is reached over SSH, which this version cannot drive yet",
+                        hint="run the plan's lab paths, or run iperf on that device by "
+                        "hand and bring its output in with `wirespeed import`",
+                    )
+        for program in sorted({program_for(t.test.tool) for t in trials}):
+            if this_machine.which(program) is None:
+                raise MissingToolError(program)
+
+    @contextlib.contextmanager
+    def _labs_up(self, trials: Sequence[Trial]) -> Iterator[None]:
+        lab_plan = self.plan.lab
+        topologies = sorted({t.path.topology for t in trials if self._is_lab_path(t.path)}, key=str)
+        if not topologies or lab_plan is None:
+            yield
+            return
+        from wirespeed.lab.lab import Lab, LabSpec
+
+        with contextlib.ExitStack() as stack:
+            for topology in topologies:
+                lab = Lab.up(LabSpec(topology=topology, link=lab_plan.link))
+                stack.callback(_teardown, lab)
+                self._labs[topology] = lab
+            try:
+                yield
+            finally:
+                self._labs.clear()
+
+    def _hosts_by_name(self, trials: Sequence[Trial]) -> Mapping[str, Host]:
+        hosts: dict[str, Host] = {}
+        for trial in trials:
+            path = trial.path
+            if self._is_lab_path(path):
+                lab = self._labs[path.topology]
+                for role, host in lab.hosts.items():
+                    hosts.setdefault(f"{lab.name}/{role.value}", host)
+            else:
+                for name in (path.client, path.server):
+                    hosts.setdefault(name, self._local(name))
+        return hosts
+
+    def _lab_provenance(self) -> dict[str, object]:
+        return {
+            lab.name: {
+                "topology": lab.spec.topology.value,
+                "link": lab.spec.link.name,
+                "rate_bps": lab.spec.link.rate_bps,
+                "mtu": lab.spec.link.mtu,
+                "server_address": lab.server_address,
+            }
+            for lab in self._labs.values()
+        }

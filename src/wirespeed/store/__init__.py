@@ -1,0 +1,31 @@
+"""Where runs and trials are kept: SQLAlchemy Core on SQLite now, PostgreSQL later.
+
+The records (RunInfo, RunRecord ...) import nothing heavy; Store loads SQLAlchemy on first
+use, so reading a record or rendering a report does not pay for the database layer.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from wirespeed.store.records import HostInfo, RunInfo, RunRecord, RunStatus, RunSummary
+
+if TYPE_CHECKING:
+    from wirespeed.store.store import Store, default_db_path
+
+__all__ = [
+    "HostInfo",
+    "RunInfo",
+    "RunRecord",
+    "RunStatus",
+    "RunSummary",
+    "Store",
+    "default_db_path",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("Store", "default_db_path"):
+        return getattr(importlib.import_module("wirespeed.store.store"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

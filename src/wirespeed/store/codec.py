@@ -1,0 +1,199 @@
+"""Model objects to rows and JSON values, and back, losslessly.
+
+Every encode has its decode next to it; tests check that an outcome comes back equal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from wirespeed.model import (
+    Direction,
+    Flow,
+    Interval,
+    LinkModel,
+    Measurement,
+    PathSpec,
+    Proto,
+    RawOutput,
+    Side,
+    TestSpec,
+    Tool,
+    ToolWarning,
+    Topology,
+    UdpStats,
+    WarningKind,
+)
+
+Row = Mapping[Any, Any]  # a database row (RowMapping) or a plain dict
+Json = dict[str, Any]
+
+
+def encode_spec(spec: TestSpec) -> Json:
+    return {
+        "protocol": spec.protocol.value,
+        "duration": spec.duration,
+        "direction": spec.direction.value,
+        "parallel": spec.parallel,
+        "window": spec.window,
+        "rate": spec.rate,
+        "length": spec.length,
+        "mtu": spec.mtu,
+        "interval": spec.interval,
+    }
+
+
+def decode_spec(data: Mapping[str, Any]) -> TestSpec:
+    return TestSpec(
+        protocol=Proto(data["protocol"]),
+        duration=data["duration"],
+        direction=Direction(data["direction"]),
+        parallel=data["parallel"],
+        window=data["window"],
+        rate=data["rate"],
+        length=data["length"],
+        mtu=data["mtu"],
+        interval=data["interval"],
+    )
+
+
+def encode_link(link: LinkModel | None) -> Json | None:
+    if link is None:
+        return None
+    return {"name": link.name, "rate_bps": link.rate_bps, "mtu": link.mtu}
+
+
+def decode_link(data: Mapping[str, Any] | None) -> LinkModel | None:
+    if data is None:
+        return None
+    return LinkModel(name=data["name"], rate_bps=data["rate_bps"], mtu=data["mtu"])
+
+
+def encode_path(path: PathSpec) -> Json:
+    return {
+        "name": path.name,
+        "topology": path.topology.value,
+        "client": path.client,
+        "server": path.server,
+        "dut": path.dut,
+        "link": encode_link(path.link),
+    }
+
+
+def decode_path(data: Mapping[str, Any]) -> PathSpec:
+    return PathSpec(
+        name=data["name"],
+        topology=Topology(data["topology"]),
+        client=data["client"],
+        server=data["server"],
+        dut=data["dut"],
+        link=decode_link(data["link"]),
+    )
+
+
+def encode_measurements(
+    sent: Measurement | None, received: Measurement | None
+) -> dict[str, int | float | None]:
+    row: dict[str, int | float | None] = {}
+    for prefix, m in (("sent", sent), ("received", received)):
+        row[f"{prefix}_bytes"] = None if m is None else m.bytes
+        row[f"{prefix}_seconds"] = None if m is None else m.seconds
+        row[f"{prefix}_bps"] = None if m is None else m.bits_per_second
+    return row
+
+
+def decode_measurement(row: Row, prefix: str) -> Measurement | None:
+    if row[f"{prefix}_bytes"] is None:
+        return None
+    return Measurement(
+        bytes=row[f"{prefix}_bytes"],
+        seconds=row[f"{prefix}_seconds"],
+        bits_per_second=row[f"{prefix}_bps"],
+    )
+
+
+def encode_udp(udp: UdpStats | None) -> dict[str, Any]:
+    if udp is None:
+        return {"has_udp": False}
+    return {
+        "has_udp": True,
+        "jitter_ms": udp.jitter_ms,
+        "lost": udp.lost,
+        "packets": udp.packets,
+        "loss_percent": udp.loss_percent,
+        "out_of_order": udp.out_of_order,
+    }
+
+
+def decode_udp(row: Row) -> UdpStats | None:
+    if not row["has_udp"]:
+        return None
+    return UdpStats(
+        jitter_ms=row["jitter_ms"],
+        lost=row["lost"],
+        packets=row["packets"],
+        out_of_order=row["out_of_order"],
+    )
+
+
+def encode_interval(interval: Interval) -> dict[str, Any]:
+    return {
+        "start": interval.start,
+        "end": interval.end,
+        "bytes": interval.bytes,
+        "bps": interval.bits_per_second,
+        "retransmits": interval.retransmits,
+        "jitter_ms": interval.jitter_ms,
+        "lost": interval.lost,
+        "packets": interval.packets,
+    }
+
+
+def decode_interval(row: Row) -> Interval:
+    return Interval(
+        start=row["start"],
+        end=row["end"],
+        bytes=row["bytes"],
+        bits_per_second=row["bps"],
+        retransmits=row["retransmits"],
+        jitter_ms=row["jitter_ms"],
+        lost=row["lost"],
+        packets=row["packets"],
+    )
+
+
+def encode_raw(raw: RawOutput) -> dict[str, Any]:
+    return {
+        "host": raw.host,
+        "side": raw.side.value,
+        "argv": list(raw.argv),
+        "format": raw.format,
+        "text": raw.text,
+        "stderr": raw.stderr,
+        "exit_status": raw.exit_status,
+    }
+
+
+def decode_raw(row: Row) -> RawOutput:
+    return RawOutput(
+        host=row["host"],
+        side=Side(row["side"]),
+        argv=tuple(row["argv"]),
+        format=row["format"],
+        text=row["text"],
+        stderr=row["stderr"],
+        exit_status=row["exit_status"],
+    )
+
+
+def decode_warning(row: Row) -> ToolWarning:
+    return ToolWarning(kind=WarningKind(row["kind"]), message=row["message"])
+
+
+def decode_flow(value: str) -> Flow:
+    return Flow(value)
+
+
+def decode_tool(value: str) -> Tool:
+    return Tool(value)

@@ -1,0 +1,110 @@
+"""What the store keeps about a run, besides its trials' outcomes (model.py)."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from wirespeed import __version__
+from wirespeed.model import TrialOutcome, TrialStatus
+
+
+class RunStatus(enum.StrEnum):
+    RUNNING = "running"  # begun, not finished: still going, or the process died
+    COMPLETE = "complete"  # every trial was tried (some may have failed)
+    INTERRUPTED = "interrupted"  # Ctrl-C or SIGTERM: the committed trials are kept
+    FAILED = "failed"  # some trials failed, or an error stopped the run
+
+
+@dataclass(frozen=True)
+class HostInfo:
+    """Provenance of one host: what a reader needs to reproduce or distrust a figure."""
+
+    name: str
+    role: str | None = None  # client, server, dut
+    os: str | None = None  # PRETTY_NAME from /etc/os-release: "OpenWrt 19.07.4"
+    kernel: str | None = None  # uname -srm, or whatever the host could say
+    machine: str | None = None  # uname -m or the board's model
+    tools: Mapping[str, str] = field(default_factory=dict)  # {"iperf2": "2.0.13", ...}
+
+
+TOOL_KEYS = ("iperf2", "iperf3")  # provenance.host_facts puts tool versions beside kernel/os
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
+def _host(name: str, facts: Mapping[str, Any]) -> HostInfo:
+    tools = {str(k): str(v) for k, v in (facts.get("tools") or {}).items() if v}
+    tools |= {key: str(facts[key]) for key in TOOL_KEYS if facts.get(key)}
+    return HostInfo(
+        name=name,
+        role=_text(facts.get("role")),
+        os=_text(facts.get("os")),
+        kernel=_text(facts.get("kernel")),
+        machine=_text(facts.get("machine")),
+        tools=tools,
+    )
+
+
+def hosts_from_provenance(provenance: Mapping[str, Any]) -> tuple[HostInfo, ...]:
+    """provenance["hosts"] as HostInfo: {name: facts} (provenance.collect) or [{name, ...}]."""
+    hosts = provenance.get("hosts") or {}
+    if isinstance(hosts, Mapping):
+        return tuple(_host(str(name), facts or {}) for name, facts in hosts.items())
+    return tuple(_host(str(h.get("name", "?")), h) for h in hosts if isinstance(h, Mapping))
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """How a run was started: written once by begin_run."""
+
+    title: str | None
+    started_at: float  # unix time
+    argv: tuple[str, ...] = ()
+    plan_path: str | None = None
+    plan_text: str | None = None  # the plan as it was, so a run can be repeated
+    wirespeed_version: str = __version__
+    # JSON values only (dicts, lists, strings, numbers, None), so it comes back equal:
+    # {"hosts": {name: {"kernel", "os", "iperf2", "iperf3", ...}}, "labs": {...}, ...}.
+    provenance: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def hosts(self) -> tuple[HostInfo, ...]:
+        return hosts_from_provenance(self.provenance)
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One line of `wirespeed runs`."""
+
+    id: int
+    started_at: float
+    finished_at: float | None
+    title: str | None
+    status: RunStatus
+    trials_ok: int
+    trials_failed: int
+    paths: tuple[str, ...]  # path names in the order the run first met them
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """A run as stored: enough to report, compare or re-parse without the devices."""
+
+    id: int
+    info: RunInfo
+    status: RunStatus
+    finished_at: float | None
+    outcomes: tuple[TrialOutcome, ...]  # in the order they were committed
+
+    @property
+    def trials_ok(self) -> int:
+        return sum(1 for o in self.outcomes if o.status is TrialStatus.OK)
+
+    @property
+    def trials_failed(self) -> int:
+        return sum(1 for o in self.outcomes if o.status is TrialStatus.FAILED)

@@ -1,0 +1,427 @@
+"""The Store: runs and their trials in a database, one transaction per trial.
+
+SQLite by default (one file per user), any SQLAlchemy URL otherwise (PostgreSQL for a
+shared lab). A trial is committed before add_outcome returns, so a run killed at any
+moment keeps every trial it finished.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from platformdirs import user_data_dir
+from sqlalchemy import Connection, Engine, create_engine, event, func, insert, select, update
+from sqlalchemy.engine import RowMapping
+
+from wirespeed.errors import UsageError
+from wirespeed.model import (
+    DirectionResult,
+    Interval,
+    Proto,
+    Result,
+    StreamResult,
+    TestCase,
+    Trial,
+    TrialOutcome,
+    TrialStatus,
+)
+from wirespeed.store import codec, schema
+from wirespeed.store.records import RunInfo, RunRecord, RunStatus, RunSummary
+
+DEFAULT_DB_NAME = "wirespeed.db"
+
+
+def default_db_path() -> Path:
+    return Path(user_data_dir("wirespeed")) / DEFAULT_DB_NAME
+
+
+def _make_sqlite_durable(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        cursor = dbapi_connection.cursor()
+        # SQLite ignores foreign keys unless asked, per connection.
+        cursor.execute("PRAGMA foreign_keys=ON")
+        # WAL: a process killed mid-write leaves the last committed state intact, and a
+        # reader (`wirespeed report` during a run) never blocks the writer.
+        cursor.execute("PRAGMA journal_mode=WAL")
+        # One commit per trial, seconds apart: the fsync of FULL costs nothing here and
+        # makes a commit survive a power cut too, not only a killed process.
+        cursor.execute("PRAGMA synchronous=FULL")
+        cursor.close()
+
+
+class Store:
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._engine = create_engine(url)
+        if self._engine.dialect.name == "sqlite":
+            _make_sqlite_durable(self._engine)
+        schema.metadata.create_all(self._engine)
+        self._check_schema_version()
+
+    @classmethod
+    def open(cls, db: str | Path | None) -> Store:
+        """None: the per-user default file; a path: SQLite there; a URL: as it is."""
+        if db is None:
+            path = default_db_path()
+        elif isinstance(db, str) and "://" in db:
+            return cls(db)
+        else:
+            path = Path(db).expanduser()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return cls(f"sqlite:///{path.resolve()}")
+
+    def close(self) -> None:
+        self._engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def _check_schema_version(self) -> None:
+        with self._engine.begin() as conn:
+            found = conn.execute(
+                select(schema.meta.c.value).where(schema.meta.c.key == "schema_version")
+            ).scalar_one_or_none()
+            if found is None:
+                conn.execute(
+                    insert(schema.meta).values(
+                        key="schema_version", value=str(schema.SCHEMA_VERSION)
+                    )
+                )
+            elif int(found) != schema.SCHEMA_VERSION:
+                raise UsageError(
+                    f"the database {self.url} has schema version {found}, "
+                    f"this wirespeed reads version {schema.SCHEMA_VERSION}",
+                    hint="use the wirespeed version that wrote it, or another --db",
+                )
+
+    # Writing
+
+    def begin_run(self, info: RunInfo) -> int:
+        with self._engine.begin() as conn:
+            row = conn.execute(
+                insert(schema.runs).values(
+                    started_at=info.started_at,
+                    status=RunStatus.RUNNING.value,
+                    title=info.title,
+                    plan_path=info.plan_path,
+                    plan_text=info.plan_text,
+                    wirespeed_version=info.wirespeed_version,
+                    argv=list(info.argv),
+                    provenance=dict(info.provenance),
+                )
+            )
+            run_id = row.inserted_primary_key
+            assert run_id is not None
+            return int(run_id[0])
+
+    def add_outcome(self, run_id: int, outcome: TrialOutcome) -> int:
+        """Store one trial with everything measured, in one transaction; its id."""
+        with self._engine.begin() as conn:
+            self._require_run(conn, run_id)
+            position = conn.execute(
+                select(func.coalesce(func.max(schema.trials.c.position), 0)).where(
+                    schema.trials.c.run_id == run_id
+                )
+            ).scalar_one()
+            trial_id = _insert_trial(conn, run_id, int(position) + 1, outcome)
+            if outcome.result is not None:
+                _insert_result(conn, trial_id, outcome.result)
+            if outcome.raw:
+                conn.execute(
+                    insert(schema.raw_outputs),
+                    [
+                        {"trial_id": trial_id, "position": i, **codec.encode_raw(raw)}
+                        for i, raw in enumerate(outcome.raw)
+                    ],
+                )
+            return trial_id
+
+    def finish_run(self, run_id: int, status: str, finished_at: float | None = None) -> None:
+        final = RunStatus(status)
+        with self._engine.begin() as conn:
+            self._require_run(conn, run_id)
+            conn.execute(
+                update(schema.runs)
+                .where(schema.runs.c.id == run_id)
+                .values(
+                    status=final.value,
+                    finished_at=time.time() if finished_at is None else finished_at,
+                )
+            )
+
+    # Reading
+
+    def list_runs(self) -> list[RunSummary]:
+        t = schema.trials
+        with self._engine.connect() as conn:
+            runs = conn.execute(select(schema.runs).order_by(schema.runs.c.id)).mappings().all()
+            counts: dict[int, dict[str, int]] = defaultdict(dict)
+            for run_id, status, n in conn.execute(
+                select(t.c.run_id, t.c.status, func.count()).group_by(t.c.run_id, t.c.status)
+            ):
+                counts[run_id][status] = n
+            paths: dict[int, list[str]] = defaultdict(list)
+            for run_id, name in conn.execute(
+                select(t.c.run_id, t.c.path_name).order_by(t.c.run_id, t.c.position)
+            ):
+                if name not in paths[run_id]:
+                    paths[run_id].append(name)
+        return [
+            RunSummary(
+                id=run["id"],
+                started_at=run["started_at"],
+                finished_at=run["finished_at"],
+                title=run["title"],
+                status=RunStatus(run["status"]),
+                trials_ok=counts[run["id"]].get(TrialStatus.OK.value, 0),
+                trials_failed=counts[run["id"]].get(TrialStatus.FAILED.value, 0),
+                paths=tuple(paths[run["id"]]),
+            )
+            for run in runs
+        ]
+
+    def load_run(self, run_id: int | None = None) -> RunRecord:
+        """A run with every outcome rebuilt; None: the latest run."""
+        with self._engine.connect() as conn:
+            if run_id is None:
+                run_id = conn.execute(select(func.max(schema.runs.c.id))).scalar_one_or_none()
+                if run_id is None:
+                    raise UsageError(
+                        "no runs stored yet", hint="`wirespeed run PLAN` makes the first"
+                    )
+            run = self._require_run(conn, run_id)
+            outcomes = _load_outcomes(conn, run_id)
+        info = RunInfo(
+            title=run["title"],
+            started_at=run["started_at"],
+            argv=tuple(run["argv"]),
+            plan_path=run["plan_path"],
+            plan_text=run["plan_text"],
+            wirespeed_version=run["wirespeed_version"],
+            provenance=run["provenance"],
+        )
+        return RunRecord(
+            id=run_id,
+            info=info,
+            status=RunStatus(run["status"]),
+            finished_at=run["finished_at"],
+            outcomes=outcomes,
+        )
+
+    @staticmethod
+    def _require_run(conn: Connection, run_id: int) -> RowMapping:
+        run = (
+            conn.execute(select(schema.runs).where(schema.runs.c.id == run_id))
+            .mappings()
+            .one_or_none()
+        )
+        if run is None:
+            raise UsageError(f"no run {run_id}; `wirespeed runs` lists them")
+        return run
+
+
+def _insert_trial(conn: Connection, run_id: int, position: int, outcome: TrialOutcome) -> int:
+    trial, result = outcome.trial, outcome.result
+    inserted = conn.execute(
+        insert(schema.trials).values(
+            run_id=run_id,
+            position=position,
+            key=trial.key,
+            test_id=trial.test.id,
+            test_name=trial.test.name,
+            tool=trial.test.tool.value,
+            protocol=trial.test.spec.protocol.value,
+            spec=codec.encode_spec(trial.test.spec),
+            path_name=trial.path.name,
+            path=codec.encode_path(trial.path),
+            variant=trial.variant,
+            repetition=trial.repetition,
+            status=outcome.status.value,
+            reason=outcome.reason,
+            started_at=outcome.started_at,
+            finished_at=outcome.finished_at,
+            has_result=result is not None,
+            result_tool=None if result is None else result.tool.value,
+            result_protocol=None if result is None else result.protocol.value,
+            tool_version=None if result is None else result.tool_version,
+        )
+    ).inserted_primary_key
+    assert inserted is not None
+    return int(inserted[0])
+
+
+def _insert_result(conn: Connection, trial_id: int, result: Result) -> None:
+    position = 0
+    interval_rows: list[dict[str, Any]] = []
+
+    def add_row(
+        parent_id: int | None, part: DirectionResult | StreamResult, stream_id: int | None
+    ) -> int:
+        nonlocal position
+        position += 1
+        goodput = part.goodput_bps if isinstance(part, DirectionResult) else None
+        row_id = conn.execute(
+            insert(schema.results).values(
+                trial_id=trial_id,
+                parent_id=parent_id,
+                kind="direction" if parent_id is None else "stream",
+                position=position,
+                flow=part.flow.value,
+                stream_id=stream_id,
+                goodput_bps=goodput,
+                retransmits=part.retransmits,
+                **codec.encode_measurements(part.sent, part.received),
+                **codec.encode_udp(part.udp),
+            )
+        ).inserted_primary_key
+        assert row_id is not None
+        interval_rows.extend(
+            {"result_id": row_id[0], "trial_id": trial_id, "position": i}
+            | codec.encode_interval(interval)
+            for i, interval in enumerate(part.intervals)
+        )
+        return int(row_id[0])
+
+    for direction in result.directions:
+        direction_row = add_row(None, direction, None)
+        for stream in direction.streams:
+            add_row(direction_row, stream, stream.id)
+    if interval_rows:
+        conn.execute(insert(schema.intervals), interval_rows)
+    if result.warnings:
+        conn.execute(
+            insert(schema.warnings),
+            [
+                {"trial_id": trial_id, "position": i, "kind": w.kind.value, "message": w.message}
+                for i, w in enumerate(result.warnings)
+            ],
+        )
+
+
+def _group(rows: Iterable[RowMapping], key: str) -> dict[int, list[RowMapping]]:
+    grouped: dict[int, list[RowMapping]] = defaultdict(list)
+    for row in rows:
+        grouped[row[key]].append(row)
+    return grouped
+
+
+def _rows_of_run(conn: Connection, table: Any, run_id: int) -> Sequence[RowMapping]:
+    """All rows of a per-trial table for one run, in a stable order: one query per table."""
+    t = schema.trials
+    return (
+        conn.execute(
+            select(table)
+            .join(t, t.c.id == table.c.trial_id)
+            .where(t.c.run_id == run_id)
+            .order_by(table.c.trial_id, table.c.position)
+        )
+        .mappings()
+        .all()
+    )
+
+
+def _load_outcomes(conn: Connection, run_id: int) -> tuple[TrialOutcome, ...]:
+    trial_rows = (
+        conn.execute(
+            select(schema.trials)
+            .where(schema.trials.c.run_id == run_id)
+            .order_by(schema.trials.c.position)
+        )
+        .mappings()
+        .all()
+    )
+    results = _group(_rows_of_run(conn, schema.results, run_id), "trial_id")
+    raws = _group(_rows_of_run(conn, schema.raw_outputs, run_id), "trial_id")
+    warnings = _group(_rows_of_run(conn, schema.warnings, run_id), "trial_id")
+    intervals = _group(
+        (
+            conn.execute(
+                select(schema.intervals)
+                .join(schema.trials, schema.trials.c.id == schema.intervals.c.trial_id)
+                .where(schema.trials.c.run_id == run_id)
+                .order_by(schema.intervals.c.result_id, schema.intervals.c.position)
+            )
+            .mappings()
+            .all()
+        ),
+        "result_id",
+    )
+    outcomes = []
+    for row in trial_rows:
+        result = None
+        if row["has_result"]:
+            result = _rebuild_result(row, results[row["id"]], intervals, warnings[row["id"]])
+        trial = Trial(
+            test=TestCase(
+                id=row["test_id"],
+                name=row["test_name"],
+                tool=codec.decode_tool(row["tool"]),
+                spec=codec.decode_spec(row["spec"]),
+            ),
+            path=codec.decode_path(row["path"]),
+            variant=row["variant"],
+            repetition=row["repetition"],
+        )
+        outcomes.append(
+            TrialOutcome(
+                trial=trial,
+                status=TrialStatus(row["status"]),
+                started_at=row["started_at"],
+                finished_at=row["finished_at"],
+                result=result,
+                reason=row["reason"],
+                raw=tuple(codec.decode_raw(r) for r in raws[row["id"]]),
+            )
+        )
+    return tuple(outcomes)
+
+
+def _rebuild_result(
+    trial_row: RowMapping,
+    result_rows: list[RowMapping],
+    intervals: dict[int, list[RowMapping]],
+    warning_rows: list[RowMapping],
+) -> Result:
+    def series(row_id: int) -> tuple[Interval, ...]:
+        return tuple(codec.decode_interval(r) for r in intervals.get(row_id, []))
+
+    streams_of = _group((r for r in result_rows if r["parent_id"] is not None), "parent_id")
+    directions = tuple(
+        DirectionResult(
+            flow=codec.decode_flow(row["flow"]),
+            sent=codec.decode_measurement(row, "sent"),
+            received=codec.decode_measurement(row, "received"),
+            retransmits=row["retransmits"],
+            udp=codec.decode_udp(row),
+            streams=tuple(
+                StreamResult(
+                    id=s["stream_id"],
+                    flow=codec.decode_flow(s["flow"]),
+                    sent=codec.decode_measurement(s, "sent"),
+                    received=codec.decode_measurement(s, "received"),
+                    retransmits=s["retransmits"],
+                    udp=codec.decode_udp(s),
+                    intervals=series(s["id"]),
+                )
+                for s in streams_of.get(row["id"], [])
+            ),
+            intervals=series(row["id"]),
+        )
+        for row in result_rows
+        if row["parent_id"] is None
+    )
+    return Result(
+        tool=codec.decode_tool(trial_row["result_tool"]),
+        protocol=Proto(trial_row["result_protocol"]),
+        directions=directions,
+        warnings=tuple(codec.decode_warning(w) for w in warning_rows),
+        tool_version=trial_row["tool_version"],
+    )

@@ -1,0 +1,122 @@
+"""iperf2: argv for server and client, and parsers of what they print.
+
+Runs use the enhanced human output (`-e`, with interval reports `-i`): it is the only
+iperf2 format that gives TCP retransmits, says which end sent each report (`Write/Err`
+against `Reads=Dist` columns) and prints the tool's warnings (window adjusted, missing
+UDP ack) next to the numbers. CSV (-y C) has neither and rounds intervals to 0.1 s; it
+is parsed for saved outputs. Both ends are captured and merged (merge.py): the UDP
+receiver's counters come from whichever end received.
+
+iperf2 2.1.x flushes its output at every report, so the runner sees the server's final
+report as soon as it is printed (2.1.8 has no --forceflush).
+"""
+
+from __future__ import annotations
+
+import re
+
+from wirespeed.model import Direction, Proto, Result, Side, TestSpec, WarningKind
+from wirespeed.tools.iperf2_csv import CSV_LINE, parse_csv
+from wirespeed.tools.iperf2_text import parse_text
+
+__all__ = [
+    "DEFAULT_PORT",
+    "OUTPUT_FORMAT",
+    "client_argv",
+    "parse",
+    "parse_csv",
+    "parse_text",
+    "parse_version",
+    "server_argv",
+    "server_report_complete",
+]
+
+DEFAULT_PORT = 5001
+OUTPUT_FORMAT = "text"
+PROGRAM = "iperf"
+
+_DIRECTION_FLAGS = {
+    Direction.UP: [],
+    Direction.DOWN: ["-R"],  # 2.1.x; the server sends on the client's connection
+    Direction.DUAL: ["-d"],  # the server opens a second connection back to the client
+    Direction.BIDIR: ["--full-duplex"],  # both ways on the client's connection
+}
+_VERSION = re.compile(r"iperf version (\d+\.\d+(?:\.\d+)?(?:[-.]?\w+)?)")
+
+
+def _seconds(value: float) -> str:
+    return f"{value:g}"
+
+
+def _common_argv(spec: TestSpec) -> list[str]:
+    # -f b: bytes and bit/s in full. The default adaptive units round to 3 significant
+    # digits ("941 Mbits/sec", "1.10 GBytes"): too coarse to compare with a ceiling.
+    argv = ["-e", "-i", _seconds(spec.interval), "-f", "b"]
+    if spec.protocol is Proto.UDP:
+        argv.append("-u")
+    if spec.window is not None:
+        argv += ["-w", str(spec.window)]  # plain bytes: `-w 64K` is binary, avoid suffixes
+    return argv
+
+
+def server_argv(spec: TestSpec, port: int) -> list[str]:
+    argv = [PROGRAM, "-s", "-p", str(port), *_common_argv(spec)]
+    if spec.protocol is Proto.UDP and spec.length is not None:
+        argv += ["-l", str(spec.length)]  # the server reads with -l: larger datagrams cut
+    return argv
+
+
+def client_argv(spec: TestSpec, target: str, port: int) -> list[str]:
+    argv = [PROGRAM, "-c", target, "-p", str(port), *_common_argv(spec)]
+    argv += ["-t", _seconds(spec.duration)]
+    if ":" in target:
+        argv.append("-V")  # iperf2 needs it to connect to an IPv6 address
+    if spec.rate is not None:
+        # Plain bit/s: iperf2 reads `-b 1000M` as 1000 x 2^20 (LIMITS.md, unit traps).
+        argv += ["-b", str(spec.rate)]
+    if spec.length is not None:
+        argv += ["-l", str(spec.length)]
+    if spec.parallel > 1:
+        argv += ["-P", str(spec.parallel)]
+    argv += _DIRECTION_FLAGS[spec.direction]
+    return argv
+
+
+def is_csv(text: str) -> bool:
+    return any(CSV_LINE.match(line.strip()) for line in text.splitlines())
+
+
+def parse(text: str, side: Side) -> Result:
+    """Whichever of iperf2's text or CSV output `text` is."""
+    return parse_csv(text, side) if is_csv(text) else parse_text(text, side)
+
+
+def server_report_complete(text: str, spec: TestSpec) -> bool:
+    """True once the server has printed the final report of every stream of the test.
+
+    The iperf2 server never exits by itself; the runner stops it once this holds (or on
+    its own timeout, e.g. when the client never connected)."""
+    result = parse(text, Side.SERVER)
+    if any(w.kind is WarningKind.TRUNCATED for w in result.warnings):
+        return False
+    for flow in spec.flows:
+        direction = result.direction(flow)
+        if direction is None:
+            return False
+        # With -i the first interval also starts at 0 and may pass for the final report
+        # until the next one arrives: a final report covers (almost) the whole test.
+        least = spec.duration - spec.interval / 2
+        finished = [
+            s
+            for s in direction.streams
+            if (m := s.received or s.sent) is not None and m.seconds >= least
+        ]
+        if len(finished) < spec.parallel:
+            return False
+    return True
+
+
+def parse_version(text: str) -> str | None:
+    """'iperf version 2.1.8 (12 August 2022) pthreads' -> '2.1.8' (iperf2 -v: stderr)."""
+    match = _VERSION.search(text)
+    return match[1] if match else None

@@ -1,0 +1,62 @@
+"""Report lines of iperf2 (text or CSV) of one stream, and which is the final one."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from wirespeed.model import Flow, Interval, Measurement, Side
+
+ROLE_FLOW = {
+    (Side.CLIENT, "sent"): Flow.UP,
+    (Side.CLIENT, "received"): Flow.DOWN,
+    (Side.SERVER, "received"): Flow.UP,
+    (Side.SERVER, "sent"): Flow.DOWN,
+}
+FLOW_ROLE = {(side, flow): role for (side, role), flow in ROLE_FLOW.items()}
+
+
+@dataclass
+class ReportLine:
+    start: float
+    end: float
+    bytes: int
+    bits_per_second: float
+    retransmits: int | None = None
+    jitter_ms: float | None = None
+    lost: int | None = None
+    total: int | None = None
+    printed_percent: str = ""
+
+    def interval(self) -> Interval:
+        return Interval(
+            start=self.start,
+            end=self.end,
+            bytes=self.bytes,
+            bits_per_second=self.bits_per_second,
+            retransmits=self.retransmits,
+            jitter_ms=self.jitter_ms,
+            lost=self.lost,
+            packets=self.total,
+        )
+
+    def measurement(self) -> Measurement:
+        return Measurement(self.bytes, self.end - self.start, self.bits_per_second)
+
+
+def final_line(lines: list[ReportLine]) -> ReportLine | None:
+    """The whole-test report: the last line from 0 that reaches the furthest end.
+
+    With -i the first interval also starts at 0; it is the final one only if nothing
+    reaches further (a test no longer than its interval)."""
+    if not lines:
+        return None
+    furthest = max(line.end for line in lines)
+    from_zero = [line for line in lines if line.start == 0 and line.end >= furthest - 1e-6]
+    return from_zero[-1] if from_zero else None
+
+
+def sum_lines(lines: list[ReportLine]) -> ReportLine:
+    total = sum(line.bytes for line in lines)
+    start, end = min(line.start for line in lines), max(line.end for line in lines)
+    seconds = end - start
+    return ReportLine(start, end, total, total * 8 / seconds if seconds > 0 else 0.0)

@@ -1,0 +1,224 @@
+"""Run one trial: start the server, wait until it listens, run the client, collect, stop.
+
+Whatever happens (a hung client, a server that dies, Ctrl-C), every process started here
+is stopped and reaped before run_trial returns or raises, and the outcome keeps the raw
+output of both ends so parsing can be redone later.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from wirespeed.hosts.base import Host, Process
+from wirespeed.hosts.sockets import listening
+from wirespeed.model import (
+    Proto,
+    RawOutput,
+    Result,
+    Side,
+    TestSpec,
+    Tool,
+    Trial,
+    TrialOutcome,
+    TrialStatus,
+    WarningKind,
+)
+from wirespeed.signals import deferred_signals
+
+# How long a server may take to bind its port. iperf starts in milliseconds; a loaded
+# single-core router over SSH can take a second or two.
+READY_TIMEOUT = 5.0
+# Beyond the test's duration, how long the client may take to connect, finish and print.
+# iperf2's TCP connect gives up only after the kernel's SYN retries (~2 min): bounded here.
+CLIENT_MARGIN = 15.0
+# After the client ends, how long the server may take to print its final report.
+SERVER_REPORT_TIMEOUT = 3.0
+POLL = 0.01
+
+# Warnings that mean the numbers are not a measurement at all.
+FATAL_WARNINGS = frozenset({WarningKind.CONNECT_FAILED, WarningKind.TOOL_ERROR})
+
+
+class Driver(Protocol):
+    """What a tool module (wirespeed.tools.iperf2 / iperf3) offers the runner."""
+
+    DEFAULT_PORT: int
+    OUTPUT_FORMAT: str
+
+    def server_argv(self, spec: TestSpec, port: int) -> list[str]: ...
+    def client_argv(self, spec: TestSpec, target: str, port: int) -> list[str]: ...
+    def parse(self, text: str, side: Side) -> Result: ...
+    def server_report_complete(self, text: str, spec: TestSpec) -> bool: ...
+
+
+def driver_for(tool: Tool) -> Driver:
+    if tool is Tool.IPERF2:
+        from wirespeed.tools import iperf2
+
+        return iperf2
+    from wirespeed.tools import iperf3
+
+    return iperf3
+
+
+def program_for(tool: Tool) -> str:
+    return "iperf" if tool is Tool.IPERF2 else "iperf3"
+
+
+@dataclass(frozen=True)
+class Endpoints:
+    """Where a trial's two ends run, and the address the client connects to."""
+
+    client: Host
+    server: Host
+    target: str
+
+
+class TrialFailure(Exception):
+    """Ends a trial early with a reason; the raw outputs collected so far are kept."""
+
+
+def run_trial(
+    trial: Trial,
+    endpoints: Endpoints,
+    *,
+    port: int | None = None,
+    on_tick: Callable[[float], None] | None = None,
+) -> TrialOutcome:
+    """Run a trial to its outcome. Failures become a FAILED outcome, never an exception
+    (but KeyboardInterrupt and SIGTERM pass through, after the processes are stopped)."""
+    driver = driver_for(trial.test.tool)
+    spec = trial.test.spec
+    port = port or driver.DEFAULT_PORT
+    started_at = time.time()
+    server_argv = driver.server_argv(spec, port)
+    client_argv = driver.client_argv(spec, endpoints.target, port)
+    server: Process | None = None
+    client: Process | None = None
+    reason: str | None = None
+    try:
+        _check_port_free(endpoints.server, port, spec.protocol)
+        server = endpoints.server.start(server_argv)
+        _wait_listening(endpoints.server, server, port, spec.protocol)
+        client = endpoints.client.start(client_argv)
+        _wait_client(client, spec.duration + CLIENT_MARGIN, on_tick)
+        _wait_server_report(driver, server, spec)
+    except TrialFailure as failure:
+        reason = str(failure)
+    finally:
+        with deferred_signals():
+            client_status = client.stop() if client is not None else None
+            server_status = server.stop() if server is not None else None
+
+    raw: list[RawOutput] = []
+    if client is not None:
+        raw.append(_raw(endpoints.client, Side.CLIENT, client, driver, client_status))
+    if server is not None:
+        raw.append(_raw(endpoints.server, Side.SERVER, server, driver, server_status))
+    result: Result | None = None
+    if reason is None:
+        result, reason = _parse(driver, raw)
+    return TrialOutcome(
+        trial=trial,
+        status=TrialStatus.OK if reason is None else TrialStatus.FAILED,
+        started_at=started_at,
+        finished_at=time.time(),
+        result=result,
+        reason=reason,
+        raw=tuple(raw),
+    )
+
+
+def _check_port_free(host: Host, port: int, protocol: Proto) -> None:
+    # iperf3 speaks TCP on its control port even for UDP tests.
+    if listening(host, None, port, protocol):
+        raise TrialFailure(
+            f"port {port} is already in use on {host.name}: another program listens there; "
+            "stop it (or an iperf server left running by hand) and run again"
+        )
+
+
+def _wait_listening(host: Host, server: Process, port: int, protocol: Proto) -> None:
+    """Poll the server's own socket table until the port is bound: never sleep blindly."""
+    deadline = time.monotonic() + READY_TIMEOUT
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            detail = (server.stderr() or server.stdout()).strip().splitlines()
+            said = f": {detail[-1]}" if detail else ""
+            raise TrialFailure(f"the iperf server on {host.name} exited at start{said}")
+        if listening(host, server.pid, port, protocol):
+            return
+        time.sleep(POLL)
+    raise TrialFailure(f"the iperf server on {host.name} did not listen within {READY_TIMEOUT} s")
+
+
+def _wait_client(client: Process, timeout: float, on_tick: Callable[[float], None] | None) -> None:
+    start = time.monotonic()
+    while client.poll() is None:
+        elapsed = time.monotonic() - start
+        if elapsed > timeout:
+            raise TrialFailure(
+                f"the iperf client did not finish within {timeout:.0f} s (hung: stopped)"
+            )
+        if on_tick is not None:
+            on_tick(elapsed)
+        time.sleep(0.05)
+
+
+def _wait_server_report(driver: Driver, server: Process, spec: TestSpec) -> None:
+    deadline = time.monotonic() + SERVER_REPORT_TIMEOUT
+    while time.monotonic() < deadline:
+        if server.poll() is not None or driver.server_report_complete(server.stdout(), spec):
+            return
+        time.sleep(POLL)
+    # Not fatal: the client's report stands; the missing server side is a warning later.
+
+
+def _raw(host: Host, side: Side, process: Process, driver: Driver, status: int | None) -> RawOutput:
+    return RawOutput(
+        host=host.name,
+        side=side,
+        argv=process.argv,
+        format=driver.OUTPUT_FORMAT,
+        text=process.stdout(),
+        stderr=process.stderr(),
+        exit_status=status,
+    )
+
+
+def _both(raw: RawOutput) -> str:
+    return raw.text if not raw.stderr else f"{raw.text}\n{raw.stderr}"
+
+
+def _parse(driver: Driver, raw: list[RawOutput]) -> tuple[Result | None, str | None]:
+    from wirespeed.tools.merge import merge
+
+    by_side = {r.side: r for r in raw}
+    client_raw = by_side.get(Side.CLIENT)
+    if client_raw is None:
+        return None, "the client never ran"
+    try:
+        # Both iperfs print their errors ("connect failed", "unable to connect") on stderr.
+        client_result = driver.parse(_both(client_raw), Side.CLIENT)
+    except ValueError as error:
+        said = client_raw.stderr.strip().splitlines()
+        detail = said[-1] if said else str(error)
+        return None, f"the client's output could not be read: {detail}"
+    server_result: Result | None = None
+    server_raw = by_side.get(Side.SERVER)
+    if server_raw is not None and server_raw.text.strip():
+        try:
+            server_result = driver.parse(_both(server_raw), Side.SERVER)
+        except ValueError:
+            server_result = None  # the client's numbers stand; merge notes what is missing
+    result = merge(client_result, server_result)
+    fatal = [w for w in result.warnings if w.kind in FATAL_WARNINGS]
+    if fatal:
+        return result, "; ".join(w.message for w in fatal)
+    if not result.directions:
+        stderr = client_raw.stderr.strip().splitlines()
+        return result, stderr[-1] if stderr else "iperf reported no measurement"
+    return result, None

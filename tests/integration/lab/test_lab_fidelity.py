@@ -1,0 +1,45 @@
+"""Shaped lab links give Ethernet's real limits (LIMITS.md), measured with iperf3.
+
+Each test takes about 5 s of traffic. The machine may be shared with other benchmarks,
+so a measurement that misses is taken once more before the test fails.
+"""
+
+from __future__ import annotations
+
+import pytest
+from lab_helpers import Iperf3Run, MakeLab, iperf3
+
+from wirespeed.lab.lab import Lab
+from wirespeed.model import Topology
+
+pytestmark = [pytest.mark.root, pytest.mark.slow]
+
+
+def _within(lab: Lab, port: int, expected_mbit: float, *options: str) -> float:
+    measured: list[float] = []
+    for _ in range(2):
+        run: Iperf3Run = iperf3(lab, port, 5, *options)
+        measured.append(run.received_mbit)
+        if abs(measured[-1] - expected_mbit) <= 0.02 * expected_mbit:
+            return measured[-1]
+    pytest.fail(f"expected {expected_mbit} Mbit/s ± 2 %, measured {measured}")
+
+
+def test_tcp_through_a_gigabit_bridge_reaches_941_mbit(make_lab: MakeLab) -> None:
+    _within(make_lab(Topology.BRIDGE, "gbe"), 15501, 941.5)
+
+
+def test_tcp_through_a_fast_ethernet_bridge_reaches_94_mbit(make_lab: MakeLab) -> None:
+    _within(make_lab(Topology.BRIDGE, "fe"), 15502, 94.1)
+
+
+def test_udp_1470_through_a_fast_ethernet_bridge_reaches_95_7_mbit(make_lab: MakeLab) -> None:
+    _within(make_lab(Topology.BRIDGE, "fe"), 15503, 95.7, "-u", "-b", "200000000", "-l", "1470")
+
+
+def test_tcp_at_mtu_512_through_a_fast_ethernet_router_reaches_83_6_mbit(
+    make_lab: MakeLab,
+) -> None:
+    lab = make_lab(Topology.ROUTER, "fe")
+    lab.set_mtu(512)
+    _within(lab, 15504, 83.6)

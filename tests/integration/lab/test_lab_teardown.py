@@ -1,0 +1,79 @@
+"""Teardown leaves nothing: no namespace, no process, no record; twice is fine."""
+
+from __future__ import annotations
+
+import os
+import time
+from typing import Any
+
+import pytest
+from lab_helpers import MakeLab, unique_lab_name
+
+from wirespeed.errors import LabError
+from wirespeed.lab import build as build_module
+from wirespeed.lab.build import Command, Step
+from wirespeed.lab.lab import Lab, LabSpec, attach, down_lab
+from wirespeed.lab.links import parse_link
+from wirespeed.lab.record import record_path
+from wirespeed.lab.system import project_namespaces
+from wirespeed.model import Role, Topology
+
+pytestmark = pytest.mark.root
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(") ")[1].startswith("Z")  # a zombie is dead
+    except FileNotFoundError:
+        return True
+
+
+def test_down_kills_the_processes_inside_and_removes_everything(make_lab: MakeLab) -> None:
+    lab = make_lab(Topology.BRIDGE, "gbe")
+    sleeper = lab.hosts[Role.SERVER].start(["sleep", "600"])
+    lab.down()
+    assert sleeper.wait(5) != 0
+    assert not any(ns.startswith(f"wirespeed-{lab.name}-") for ns in project_namespaces())
+    assert not os.path.exists(record_path(lab.name))
+    assert attach(lab.name) is None
+    lab.down()  # again: nothing left to do, no error
+
+
+def test_up_removes_a_stale_lab_of_the_same_name_first() -> None:
+    name = unique_lab_name("stale")
+    spec = LabSpec(Topology.ROUTER, parse_link("fe"), name=name)
+    try:
+        first = Lab.up(spec)
+        # A crashed run: an orphan left running inside the namespace, no handle kept.
+        orphan = first.hosts[Role.SERVER].start(["sleep", "600"])
+        with Lab.up(spec) as second:
+            deadline = time.monotonic() + 5
+            while not _gone(orphan.pid):
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+            assert second.hosts[Role.CLIENT].run(["true"]).returncode == 0
+        orphan.stop()
+    finally:
+        down_lab(name)
+    assert not any(ns.startswith(f"wirespeed-{name}-") for ns in project_namespaces())
+
+
+def test_a_failed_build_raises_lab_error_and_leaves_nothing_behind(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    name = unique_lab_name("broken")
+    build_steps = build_module.build_steps
+
+    def failing_steps(*args: Any) -> list[Step]:
+        namespace = f"wirespeed-{name}-dut"
+        broken = Command(("ip", "-n", namespace, "link", "set", "dev", "nosuch0", "up"))
+        return [*build_steps(*args), broken]
+
+    monkeypatch.setattr("wirespeed.lab.lab.build_steps", failing_steps)
+    try:
+        with pytest.raises(LabError, match="nosuch0"):
+            Lab.up(LabSpec(Topology.BRIDGE, parse_link("fe"), name=name))
+    finally:
+        down_lab(name)
+    assert not any(ns.startswith(f"wirespeed-{name}-") for ns in project_namespaces())
