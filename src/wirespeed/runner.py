@@ -8,13 +8,14 @@ at the end, also on Ctrl-C / SIGTERM / error: stop processes, remove labs, close
 from __future__ import annotations
 
 import contextlib
+import os
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from wirespeed import __version__
-from wirespeed.errors import MissingToolError, UsageError
+from wirespeed.errors import MissingToolError, NotRootError, UsageError
 from wirespeed.hosts.base import Host
 from wirespeed.model import PathSpec, Role, Topology, Trial, TrialOutcome, TrialStatus
 from wirespeed.signals import deferred_signals
@@ -68,25 +69,68 @@ class RunOutcome:
         return [o for o in self.outcomes if o.status is TrialStatus.FAILED]
 
 
-class Runner:
-    """Runs a plan's trials against labs and hosts, committing each outcome to a store."""
+def is_lab_path(plan: Plan, path: PathSpec) -> bool:
+    """A path that names no host of the plan runs in the emulated lab."""
+    return plan.lab is not None and path.client not in plan.hosts
 
-    def __init__(self, plan: Plan, store: Store, progress: Progress | None = None) -> None:
+
+def preflight(plan: Plan, trials: Sequence[Trial]) -> None:
+    """Refuse up front what cannot work, before a store is opened or a lab is built."""
+    from wirespeed.hosts.local import LocalHost
+
+    if not trials:
+        raise UsageError("the plan selects no trials (check --only)")
+    paths = {t.path.name: t.path for t in trials}.values()
+    if any(is_lab_path(plan, p) for p in paths) and os.geteuid() != 0:
+        raise NotRootError("the emulated lab")
+    for path in paths:
+        if is_lab_path(plan, path):
+            continue
+        for name in (path.client, path.server):
+            if plan.hosts[name].ssh is not None:
+                raise UsageError(
+                    f"host {name!r} is reached over SSH, which this version cannot drive yet",
+                    hint="run the plan's lab paths, or run iperf on that device by hand "
+                    "and bring its output in with `wirespeed import`",
+                )
+    this_machine = LocalHost(name="this machine")
+    for program in sorted({program_for(t.test.tool) for t in trials}):
+        if this_machine.which(program) is None:
+            raise MissingToolError(program)
+
+
+class Runner:
+    """Runs a plan's trials against labs and hosts, committing each outcome to a store.
+
+    Lab paths get one lab per topology, named after the topology (or `<lab_prefix>-<topology>`
+    so that two runs, or a run and a test, can use labs side by side)."""
+
+    def __init__(
+        self,
+        plan: Plan,
+        store: Store,
+        progress: Progress | None = None,
+        *,
+        lab_prefix: str | None = None,
+    ) -> None:
         self.plan = plan
         self.store = store
         self.progress: Progress = progress or NullProgress()
+        self.lab_prefix = lab_prefix
         self._labs: dict[Topology, Lab] = {}
         self._local_hosts: dict[str, Host] = {}
 
     def run(self, trials: Sequence[Trial], *, argv: Sequence[str] = ()) -> RunOutcome:
-        if not trials:
-            raise UsageError("the plan selects no trials (check --only)")
-        self._preflight(trials)
+        preflight(self.plan, trials)
         with self._labs_up(trials):
             from wirespeed.provenance import collect
             from wirespeed.store import RunInfo
 
             hosts = self._hosts_by_name(trials)
+            facts: dict[str, dict[str, str | None]] = collect(hosts)
+            for name, roles in self._roles(trials).items():
+                if name in facts:
+                    facts[name]["role"] = ", ".join(sorted(roles))
             info = RunInfo(
                 title=self.plan.title,
                 plan_path=self.plan.source,
@@ -94,7 +138,7 @@ class Runner:
                 argv=tuple(argv),
                 started_at=time.time(),
                 wirespeed_version=__version__,
-                provenance={"hosts": collect(hosts), "labs": self._lab_provenance()},
+                provenance={"hosts": facts, "labs": self._lab_provenance()},
             )
             run_id = self.store.begin_run(info)
             outcome = RunOutcome(run_id)
@@ -143,7 +187,7 @@ class Runner:
     # -- hosts and labs ----------------------------------------------------------------
 
     def _is_lab_path(self, path: PathSpec) -> bool:
-        return self.plan.lab is not None and path.client not in self.plan.hosts
+        return is_lab_path(self.plan, path)
 
     def _local(self, name: str) -> Host:
         if name not in self._local_hosts:
@@ -183,7 +227,8 @@ class Runner:
 
         with contextlib.ExitStack() as stack:
             for topology in topologies:
-                lab = Lab.up(LabSpec(topology=topology, link=lab_plan.link))
+                name = f"{self.lab_prefix}-{topology.value}" if self.lab_prefix else None
+                lab = Lab.up(LabSpec(topology=topology, link=lab_plan.link, name=name))
                 stack.callback(_teardown, lab)
                 self._labs[topology] = lab
             try:
@@ -196,13 +241,27 @@ class Runner:
         for trial in trials:
             path = trial.path
             if self._is_lab_path(path):
+                # Every lab namespace runs on this machine's kernel with its tools: one entry.
                 lab = self._labs[path.topology]
-                for role, host in lab.hosts.items():
-                    hosts.setdefault(f"{lab.name}/{role.value}", host)
+                hosts.setdefault("lab (this machine)", lab.hosts[Role.CLIENT])
             else:
                 for name in (path.client, path.server):
                     hosts.setdefault(name, self._local(name))
         return hosts
+
+    def _roles(self, trials: Sequence[Trial]) -> dict[str, set[str]]:
+        roles: dict[str, set[str]] = {}
+        for path in {t.path.name: t.path for t in trials}.values():
+            if self._is_lab_path(path):
+                roles.setdefault("lab (this machine)", set()).update(
+                    role.value for role in self._labs[path.topology].hosts
+                )
+                continue
+            for role, name in (("client", path.client), ("server", path.server)):
+                roles.setdefault(name, set()).add(role)
+            if path.dut:
+                roles.setdefault(path.dut, set()).add("dut")
+        return roles
 
     def _lab_provenance(self) -> dict[str, object]:
         return {

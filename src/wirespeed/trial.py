@@ -104,7 +104,7 @@ def run_trial(
         server = endpoints.server.start(server_argv)
         _wait_listening(endpoints.server, server, port, spec.protocol)
         client = endpoints.client.start(client_argv)
-        _wait_client(client, spec.duration + CLIENT_MARGIN, on_tick)
+        _wait_client(client, spec.duration + CLIENT_MARGIN, on_tick, endpoints.target, port)
         _wait_server_report(driver, server, spec)
     except TrialFailure as failure:
         reason = str(failure)
@@ -120,7 +120,7 @@ def run_trial(
         raw.append(_raw(endpoints.server, Side.SERVER, server, driver, server_status))
     result: Result | None = None
     if reason is None:
-        result, reason = _parse(driver, raw)
+        result, reason = _parse(driver, raw, spec)
     return TrialOutcome(
         trial=trial,
         status=TrialStatus.OK if reason is None else TrialStatus.FAILED,
@@ -155,13 +155,25 @@ def _wait_listening(host: Host, server: Process, port: int, protocol: Proto) -> 
     raise TrialFailure(f"the iperf server on {host.name} did not listen within {READY_TIMEOUT} s")
 
 
-def _wait_client(client: Process, timeout: float, on_tick: Callable[[float], None] | None) -> None:
+def _wait_client(
+    client: Process,
+    timeout: float,
+    on_tick: Callable[[float], None] | None,
+    target: str,
+    port: int,
+) -> None:
     start = time.monotonic()
     while client.poll() is None:
         elapsed = time.monotonic() - start
         if elapsed > timeout:
+            if "connected" not in client.stdout():
+                # iperf2 has no connect timeout: it waits out the kernel's SYN retries.
+                raise TrialFailure(
+                    f"the iperf client could not connect to {target} port {port} within "
+                    f"{timeout:.0f} s and was stopped: is the server reachable?"
+                )
             raise TrialFailure(
-                f"the iperf client did not finish within {timeout:.0f} s (hung: stopped)"
+                f"the iperf client did not finish within {timeout:.0f} s and was stopped (hung)"
             )
         if on_tick is not None:
             on_tick(elapsed)
@@ -193,7 +205,9 @@ def _both(raw: RawOutput) -> str:
     return raw.text if not raw.stderr else f"{raw.text}\n{raw.stderr}"
 
 
-def _parse(driver: Driver, raw: list[RawOutput]) -> tuple[Result | None, str | None]:
+def _parse(
+    driver: Driver, raw: list[RawOutput], spec: TestSpec
+) -> tuple[Result | None, str | None]:
     from wirespeed.tools.merge import merge
 
     by_side = {r.side: r for r in raw}
@@ -221,4 +235,14 @@ def _parse(driver: Driver, raw: list[RawOutput]) -> tuple[Result | None, str | N
     if not result.directions:
         stderr = client_raw.stderr.strip().splitlines()
         return result, stderr[-1] if stderr else "iperf reported no measurement"
+    missing = [flow.value for flow in spec.flows if result.direction(flow) is None]
+    if missing:
+        # iperf2 -d through NAT or a firewall: the reverse connection is refused, iperf
+        # measures one direction and still exits 0. A half result is not the test asked for.
+        return result, (
+            f"no measurement of the {' and '.join(missing)} direction "
+            f"(asked for {spec.direction.value}): the reverse flow never started; "
+            "iperf2 -d needs the server to connect back to the client, which NAT and "
+            "firewalls block (use bidir or down instead)"
+        )
     return result, None

@@ -91,6 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--only", metavar="IDS", help="run only these test ids, comma-separated (e.g. 1,5)"
     )
     run.add_argument("--markdown", metavar="FILE", help="also write the report as Markdown to FILE")
+    run.add_argument(
+        "--lab-name",
+        metavar="NAME",
+        help="name the run's labs NAME-<topology> (default: the topology), "
+        "e.g. to keep them apart from a lab built with `wirespeed lab up`",
+    )
     run.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no table")
     _add_db(run)
 
@@ -167,3 +173,7 @@ def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> i
 
 def entry() -> None:
     sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry()

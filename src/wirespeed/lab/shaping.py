@@ -18,15 +18,17 @@ directions. The numbers, and why:
 - Offloads off (tso, gso, gro). TCP still hands the qdisc GSO super-packets (it always
   builds them; the device segments after the qdisc), and tbf adds the overhead once
   per skb: a sender's own shaper admits about 1.5 % too much at 1500 bytes. Forwarded
-  traffic reaches the DUT's shaper frame by frame, so in bridge, router and nat the
-  DUT's egress, the real bottleneck, counts exactly. (Forcing one segment per skb with
+  traffic reaches the next shaper frame by frame, so the forwarding node's egress, the
+  real bottleneck, counts exactly: the DUT's in bridge, router and nat, the switch's
+  in endpoint (lab/topology.py). (Forcing one segment per skb with
   gso_max_segs 1 costs so much CPU that a 2-core machine no longer reaches 1 Gbit/s.)
 - RPS on each veth's receive queue: a veth delivers into the backlog of whichever CPU
   transmitted, and tbf transmits from its timer on any CPU, so without steering a
   flow's packets are processed in parallel and arrive reordered (TCP then retransmits
   and slows down). RPS hashes each flow to one CPU of the mask and keeps it in order.
-  The DUT's ports and the endpoints' ports get separate halves of the CPUs, so the
-  forwarding work and the endpoints' TCP work do not queue behind each other.
+  The forwarding nodes' ports (the DUT's, or the endpoint topology's switch's) and the
+  endpoints' ports get separate halves of the CPUs, so the forwarding work and the
+  endpoints' TCP work do not queue behind each other.
 
 `unshaped` links get no qdisc and keep the offloads the kernel set (RPS still keeps
 their flows in order).
@@ -94,8 +96,9 @@ def rps_argv(namespace: str, interface: str, mask: str) -> list[str]:
 
 
 def rps_masks(cpu_count: int) -> tuple[str, str]:
-    """(endpoints' mask, DUT's mask): the first half of the CPUs receive for client and
-    server, the second half forward for the DUT; with one CPU, both get it."""
+    """(endpoints' mask, forwarding mask): the first half of the CPUs receive for the
+    ends of a connection, the second half for the nodes that forward (the DUT, or the
+    endpoint topology's switch); with one CPU, both get it."""
     if cpu_count < 1:
         raise ValueError(f"cpu_count must be positive, got {cpu_count}")
     if cpu_count == 1:

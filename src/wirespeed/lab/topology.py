@@ -7,7 +7,8 @@ network routes: the LAN side is 198.18.1.0/24, the WAN side 198.19.1.0/24. Each 
 in its own namespaces, so two labs use the same addresses without meeting.
 
 Interface names inside the namespaces: client and server have `eth0`; the DUT has `lan`
-(towards the client) and `wan` (towards the server), and `br0` when it bridges.
+(towards the client) and `wan` (towards the server), and `br0` when it bridges; the
+endpoint topology's switch has `client` and `dut` (named for what they face) in `br0`.
 
     endpoint  client eth0 198.19.1.2 ── client ─ br0 ─ dut ── wan 198.19.1.1 dut
                                           (switch)             (the DUT runs the server)

@@ -228,8 +228,13 @@ def _host_path(
         return None
     client, server, dut = entry.client, entry.server, entry.dut
     if client == server:
-        out.error((*loc, "server"), f"path {entry.name!r}: client and server are the same host")
-        return None
+        # Legitimate as a baseline (what the host itself can push through loopback), but
+        # rarely what a plan about a device means.
+        out.warn(
+            (*loc, "server"),
+            f"path {entry.name!r}: client and server are the same host: "
+            "the traffic never leaves it (a loopback baseline)",
+        )
     if entry.topology is Topology.ENDPOINT:
         if dut is not None and dut != server:
             out.error(

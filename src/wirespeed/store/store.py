@@ -66,14 +66,31 @@ class Store:
     @classmethod
     def open(cls, db: str | Path | None) -> Store:
         """None: the per-user default file; a path: SQLite there; a URL: as it is."""
+        from sqlalchemy.exc import SQLAlchemyError
+
         if db is None:
             path = default_db_path()
         elif isinstance(db, str) and "://" in db:
-            return cls(db)
+            try:
+                return cls(db)
+            except SQLAlchemyError as error:
+                raise UsageError(
+                    f"cannot open the store {db}: {error.__class__.__name__}",
+                    hint="check the URL, the server and the credentials",
+                ) from None
         else:
             path = Path(db).expanduser()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        return cls(f"sqlite:///{path.resolve()}")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            return cls(f"sqlite:///{path.resolve()}")
+        except (OSError, SQLAlchemyError) as error:
+            reason = (
+                error.strerror if isinstance(error, OSError) else str(getattr(error, "orig", error))
+            )
+            raise UsageError(
+                f"cannot open the store at {path}: {reason}",
+                hint="give a writable file with --db FILE",
+            ) from None
 
     def close(self) -> None:
         self._engine.dispose()

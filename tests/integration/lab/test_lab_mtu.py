@@ -5,8 +5,10 @@ from __future__ import annotations
 import pytest
 from lab_helpers import MakeLab, iperf3
 
+from wirespeed.hosts.netns import NetnsHost
 from wirespeed.lab.record import load
 from wirespeed.lab.shaping import tbf_params
+from wirespeed.lab.topology import Infra
 from wirespeed.model import Role, Topology
 
 pytestmark = pytest.mark.root
@@ -34,6 +36,25 @@ def test_set_mtu_changes_every_link_and_tcp_still_flows(make_lab: MakeLab) -> No
     record = load(lab.name)
     assert record is not None and record.mtu == 512
     run = iperf3(lab, 15601, 1)
+    assert run.received_mbit > 100
+    assert run.client["start"]["tcp_mss_default"] <= 512 - 40
+
+
+def test_set_mtu_reaches_the_endpoint_switch(make_lab: MakeLab) -> None:
+    lab = make_lab(Topology.ENDPOINT, "gbe")
+    lab.set_mtu(512)
+    switch = NetnsHost(lab.namespaces[Infra.SWITCH])
+    for host, interfaces in (
+        (lab.hosts[Role.CLIENT], ["eth0"]),
+        (switch, ["client", "dut", "br0"]),
+        (lab.hosts[Role.DUT], ["wan"]),
+    ):
+        for interface in interfaces:
+            shown = host.run(["ip", "-o", "link", "show", "dev", interface]).stdout
+            assert _mtu(shown) == 512, (host.name, interface, shown)
+    qdisc = switch.run(["tc", "qdisc", "show", "dev", "dut"]).stdout
+    assert "tbf" in qdisc and f"burst {tbf_params(1_000_000_000, 512).burst_bytes}b" in qdisc
+    run = iperf3(lab, 15603, 1)
     assert run.received_mbit > 100
     assert run.client["start"]["tcp_mss_default"] <= 512 - 40
 

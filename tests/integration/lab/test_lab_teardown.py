@@ -10,12 +10,14 @@ import pytest
 from lab_helpers import MakeLab, unique_lab_name
 
 from wirespeed.errors import LabError
+from wirespeed.hosts.netns import NetnsHost
 from wirespeed.lab import build as build_module
 from wirespeed.lab.build import Command, Step
 from wirespeed.lab.lab import Lab, LabSpec, attach, down_lab
 from wirespeed.lab.links import parse_link
 from wirespeed.lab.record import record_path
 from wirespeed.lab.system import project_namespaces
+from wirespeed.lab.topology import Infra
 from wirespeed.model import Role, Topology
 
 pytestmark = pytest.mark.root
@@ -38,6 +40,16 @@ def test_down_kills_the_processes_inside_and_removes_everything(make_lab: MakeLa
     assert not os.path.exists(record_path(lab.name))
     assert attach(lab.name) is None
     lab.down()  # again: nothing left to do, no error
+
+
+def test_down_empties_and_removes_the_endpoint_switch_too(make_lab: MakeLab) -> None:
+    lab = make_lab(Topology.ENDPOINT, "gbe")
+    switch_namespace = lab.namespaces[Infra.SWITCH]
+    assert switch_namespace == f"wirespeed-{lab.name}-switch"
+    sleeper = NetnsHost(switch_namespace).start(["sleep", "600"])
+    lab.down()
+    assert sleeper.wait(5) != 0
+    assert not any(ns.startswith(f"wirespeed-{lab.name}-") for ns in project_namespaces())
 
 
 def test_up_removes_a_stale_lab_of_the_same_name_first() -> None:
@@ -74,6 +86,25 @@ def test_a_failed_build_raises_lab_error_and_leaves_nothing_behind(
     try:
         with pytest.raises(LabError, match="nosuch0"):
             Lab.up(LabSpec(Topology.BRIDGE, parse_link("fe"), name=name))
+    finally:
+        down_lab(name)
+    assert not any(ns.startswith(f"wirespeed-{name}-") for ns in project_namespaces())
+
+
+def test_up_removes_a_stale_endpoint_switch_and_what_runs_in_it() -> None:
+    name = unique_lab_name("stale-switch")
+    spec = LabSpec(Topology.ENDPOINT, parse_link("fe"), name=name)
+    try:
+        first = Lab.up(spec)
+        orphan = NetnsHost(first.namespaces[Infra.SWITCH]).start(["sleep", "600"])
+        with Lab.up(spec) as second:
+            deadline = time.monotonic() + 5
+            while not _gone(orphan.pid):
+                assert time.monotonic() < deadline
+                time.sleep(0.01)
+            assert attach(name) is not None
+            assert second.namespaces[Infra.SWITCH] in project_namespaces()
+        orphan.stop()
     finally:
         down_lab(name)
     assert not any(ns.startswith(f"wirespeed-{name}-") for ns in project_namespaces())

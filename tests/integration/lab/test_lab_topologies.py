@@ -7,6 +7,7 @@ from lab_helpers import MakeLab, iperf3
 
 from wirespeed.hosts.netns import NetnsHost
 from wirespeed.lab.lab import attach, lab_status
+from wirespeed.lab.topology import Infra
 from wirespeed.model import Role, Topology
 
 pytestmark = pytest.mark.root
@@ -26,6 +27,20 @@ def test_in_the_endpoint_topology_the_dut_runs_the_server(make_lab: MakeLab) -> 
     assert lab.hosts[Role.SERVER].namespace == lab.hosts[Role.DUT].namespace
     assert lab.server_address == "198.19.1.1"
     assert lab.addresses[Role.CLIENT] == {"eth0": "198.19.1.2"}
+
+
+def test_in_the_endpoint_topology_a_switch_bridges_client_and_dut(make_lab: MakeLab) -> None:
+    lab = make_lab(Topology.ENDPOINT, "fe")
+    switch = NetnsHost(lab.namespaces[Infra.SWITCH])
+    assert switch.namespace not in {host.namespace for host in lab.hosts.values()}
+    links = switch.run(["ip", "-o", "link", "show", "master", "br0"]).stdout
+    assert " client@" in links and " dut@" in links
+    assert "tbf" in switch.run(["tc", "qdisc", "show", "dev", "dut"]).stdout
+    assert "generic-receive-offload: off" in switch.run(["ethtool", "-k", "client"]).stdout
+    info = next(info for info in lab_status() if info.name == lab.name)
+    assert switch.namespace in info.namespaces
+    assert info.complete
+    assert info.addresses[switch.namespace] == {"client": (), "dut": (), "br0": ()}
 
 
 def test_a_router_lets_the_server_see_the_client_address(make_lab: MakeLab) -> None:

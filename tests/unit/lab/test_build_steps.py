@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from wirespeed.lab.build import Command, FileWrite, build_steps, mtu_steps, nat_ruleset
 from wirespeed.lab.links import parse_link
-from wirespeed.lab.topology import Infra, Port, plan_for
+from wirespeed.lab.topology import Port, plan_for
 from wirespeed.model import Role, Topology
 
 

@@ -25,13 +25,15 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
 
     from wirespeed.cli.progress import RichProgress
     from wirespeed.report import build_report, render_markdown, render_terminal
-    from wirespeed.runner import NullProgress, Progress, Runner
+    from wirespeed.runner import NullProgress, Progress, Runner, preflight
     from wirespeed.store import Store
 
+    preflight(plan, trials)  # root, tools, hosts: before anything is opened or built
     store = Store.open(args.db)
     try:
         progress: Progress = NullProgress() if env.quiet else RichProgress(env.progress_console())
-        outcome = Runner(plan, store, progress).run(trials, argv=args.argv)
+        runner = Runner(plan, store, progress, lab_prefix=args.lab_name)
+        outcome = runner.run(trials, argv=args.argv)
         report = build_report(store.load_run(outcome.run_id))
     finally:
         store.close()

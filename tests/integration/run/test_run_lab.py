@@ -1,0 +1,47 @@
+"""The seed matrix through the emulated lab, as a user runs it: `wirespeed run`."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+from lab_runs import namespaces_of, unique_prefix
+from plans import LAB_BRIDGE
+
+from wirespeed.cli.app import main
+from wirespeed.cli.env import Environment
+
+pytestmark = [pytest.mark.root, pytest.mark.slow]
+
+
+def test_the_bridge_path_reaches_the_gigabit_ceiling_and_the_lab_is_gone_after(
+    tmp_path: Path,
+) -> None:
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(LAB_BRIDGE)
+    prefix = unique_prefix("bridge")
+    out, err = io.StringIO(), io.StringIO()
+    env = Environment(stdout=out, stderr=err, stdout_is_tty=False, stderr_is_tty=False)
+    db, markdown = tmp_path / "runs.db", tmp_path / "report.md"
+    argv = ["run", str(plan), "--db", str(db), "--lab-name", prefix, "--markdown", str(markdown)]
+    status = main(argv, env)
+
+    assert status == 0, err.getvalue()
+    assert namespaces_of(prefix) == []
+    table = markdown.read_text()
+    assert "| Test | Br0 |" in table
+    assert "941.5" in table  # TCP's ceiling at 1 Gbit/s, MTU 1500
+    assert "957.0" in table  # UDP's, 1470-byte datagrams
+
+    json_out = io.StringIO()
+    report_env = Environment(stdout=json_out, stderr=io.StringIO(), stdout_is_tty=False)
+    assert main(["report", "--db", str(db), "--format", "json"], report_env) == 0
+    document = json.loads(json_out.getvalue())
+    goodputs = {
+        trial["test"]["id"]: trial["flows"][0]["goodput_bps"] for trial in document["trials"]
+    }
+    # Within 2 % of the physical limits (LIMITS.md), never above them.
+    assert 941.5e6 * 0.98 <= goodputs["1"] <= 941.5e6 * 1.005
+    assert goodputs["5"] <= 957.0e6 * 1.005
