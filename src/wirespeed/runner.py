@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from wirespeed import __version__
-from wirespeed.errors import MissingToolError, NotRootError, UsageError
+from wirespeed.errors import MissingToolError, NotRootError, UsageError, WirespeedError
 from wirespeed.hosts.base import Host
 from wirespeed.model import PathSpec, Role, Topology, Trial, TrialOutcome, TrialStatus
 from wirespeed.signals import deferred_signals
@@ -86,6 +86,13 @@ def preflight(plan: Plan, trials: Sequence[Trial]) -> None:
     for path in paths:
         if is_lab_path(plan, path):
             continue
+        if any(t.test.spec.mtu is not None for t in trials if t.path.name == path.name):
+            raise UsageError(
+                f"path {path.name!r} runs on real hosts, and this version changes the MTU "
+                "only of its own lab links",
+                hint="set the MTU on the hosts by hand (ip link set dev IF mtu N), and "
+                "leave `mtu` out of the plan for that path",
+            )
         for name in (path.client, path.server):
             if plan.hosts[name].ssh is not None:
                 raise UsageError(
@@ -160,11 +167,24 @@ class Runner:
     # -- one trial ---------------------------------------------------------------------
 
     def _run_one(self, trial: Trial) -> TrialOutcome:
-        endpoints = self._endpoints(trial.path)
-        lab = self._labs.get(trial.path.topology) if self._is_lab_path(trial.path) else None
-        if lab is not None:
-            link_mtu = trial.path.link.mtu if trial.path.link else 1500
-            lab.set_mtu(trial.test.spec.mtu or link_mtu)
+        started_at = time.time()
+        try:
+            endpoints = self._endpoints(trial.path)
+            lab = self._labs.get(trial.path.topology) if self._is_lab_path(trial.path) else None
+            if lab is not None:
+                link_mtu = trial.path.link.mtu if trial.path.link else 1500
+                wanted = trial.test.spec.mtu or link_mtu
+                if wanted != lab.mtu:
+                    lab.set_mtu(wanted)
+        except WirespeedError as error:
+            # The trial could not even be set up: it fails with the reason, the run goes on.
+            return TrialOutcome(
+                trial=trial,
+                status=TrialStatus.FAILED,
+                started_at=started_at,
+                finished_at=time.time(),
+                reason=error.message,
+            )
         return run_trial(trial, endpoints, on_tick=self.progress.tick)
 
     def _endpoints(self, path: PathSpec) -> Endpoints:
@@ -195,26 +215,6 @@ class Runner:
 
             self._local_hosts[name] = LocalHost(name=name)
         return self._local_hosts[name]
-
-    def _preflight(self, trials: Sequence[Trial]) -> None:
-        """Refuse up front what cannot work, before any lab is built or trial started."""
-        from wirespeed.hosts.local import LocalHost
-
-        this_machine = LocalHost(name="this machine")
-        for path in {t.path.name: t.path for t in trials}.values():
-            if self._is_lab_path(path):
-                continue
-            for name in (path.client, path.server):
-                host = self.plan.hosts[name]
-                if host.ssh is not None:
-                    raise UsageError(
-                        f"host {name!r} is reached over SSH, which this version cannot drive yet",
-                        hint="run the plan's lab paths, or run iperf on that device by "
-                        "hand and bring its output in with `wirespeed import`",
-                    )
-        for program in sorted({program_for(t.test.tool) for t in trials}):
-            if this_machine.which(program) is None:
-                raise MissingToolError(program)
 
     @contextlib.contextmanager
     def _labs_up(self, trials: Sequence[Trial]) -> Iterator[None]:

@@ -29,10 +29,8 @@ def _up(args: argparse.Namespace, env: Environment) -> int:
     lab = Lab.up(LabSpec(topology=Topology(args.topology), link=link, name=args.name))
     out = env.stdout
     out.write(f"lab {lab.name} is up: {args.topology}, link {link.name}, MTU {link.mtu}\n")
-    for role in (Role.CLIENT, Role.DUT, Role.SERVER):
-        host = lab.hosts.get(role)
-        if host is not None:
-            out.write(f"  {role.value:<7} {host.name}\n")
+    for node, namespace in lab.namespaces.items():
+        out.write(f"  {node.value:<7} {namespace}\n")
     client = lab.hosts[Role.CLIENT].name
     server = lab.hosts[Role.SERVER].name
     out.write(
@@ -44,15 +42,13 @@ def _up(args: argparse.Namespace, env: Environment) -> int:
 
 
 def _down(args: argparse.Namespace, env: Environment) -> int:
-    from wirespeed.lab.lab import attach, down_all
+    from wirespeed.lab.lab import down_all, down_lab
 
     if args.name:
-        lab = attach(args.name)
-        if lab is None:
-            raise UsageError(
-                f"no lab named {args.name!r}", hint="`wirespeed lab status` lists them"
-            )
-        lab.down()
+        if not down_lab(args.name):
+            # Idempotent: a lab that is already gone is what the user asked for.
+            env.stdout.write(f"no lab named {args.name}: nothing to remove\n")
+            return ExitStatus.OK
         env.stdout.write(f"lab {args.name} removed\n")
         return ExitStatus.OK
     removed = down_all()
@@ -67,6 +63,22 @@ def _status(env: Environment) -> int:
     if not labs:
         env.stdout.write("no labs (wirespeed lab up builds one)\n")
         return ExitStatus.OK
+    from wirespeed.units import format_rate
+
     for info in labs:
-        env.stdout.write(f"{info}\n")
+        topology = info.topology.value if info.topology else "unknown topology"
+        link = "unknown link"
+        if info.link is not None:
+            rate = format_rate(info.link.rate_bps) if info.link.rate_bps else "unshaped"
+            link = f"{info.link.name} ({rate})"
+        state = "complete" if info.complete else "incomplete: `wirespeed lab down` removes it"
+        mtu = f"MTU {info.mtu}" if info.mtu else "MTU ?"
+        env.stdout.write(f"{info.name}: {topology}, {link}, {mtu}, {state}\n")
+        for namespace in info.namespaces:
+            interfaces = info.addresses.get(namespace, {})
+            shown = ", ".join(
+                f"{name} {' '.join(addresses)}" if addresses else name
+                for name, addresses in interfaces.items()
+            )
+            env.stdout.write(f"  {namespace}  {shown}\n")
     return ExitStatus.OK
