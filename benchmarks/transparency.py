@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import statistics
 
 from benchmarks.common import emit, summary
@@ -19,11 +20,13 @@ from wirespeed.trial import Endpoints, run_trial
 
 
 def bare(lab: Lab, duration: float) -> float:
-    server = lab.hosts[Role.SERVER].start(["iperf3", "-s", "-1", "-p", "5202"])
+    # The same port as wirespeed's: on an unshaped lab the CPU that handles a flow
+    # depends on the hash of its ports (RPS), so both sides must draw from the same dice.
+    server = lab.hosts[Role.SERVER].start(["iperf3", "-s", "-1", "-p", "5201"])
     try:
         for _ in range(500):  # until it listens; bare use would just wait a moment
             done = lab.hosts[Role.CLIENT].run(
-                ["iperf3", "-c", lab.server_address, "-p", "5202", "-t", str(duration), "-J"],
+                ["iperf3", "-c", lab.server_address, "-p", "5201", "-t", str(duration), "-J"],
                 timeout=duration + 30,
             )
             data = json.loads(done.stdout)
@@ -50,16 +53,24 @@ def driven(lab: Lab, duration: float) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--pairs", type=int, default=5)
+    parser.add_argument("--pairs", type=int, default=10)
     parser.add_argument("--duration", type=float, default=5.0)
     args = parser.parse_args()
     spec = LabSpec(Topology.BRIDGE, parse_link("unshaped"), name="bench-transparency")
     bare_runs: list[float] = []
     driven_runs: list[float] = []
+    harness_cpu = 0.0  # CPU seconds of wirespeed's own process during its trials
     with Lab.up(spec) as lab:
-        for _ in range(args.pairs):
+        for pair in range(args.pairs):
+            # Alternate who goes first, so drift (heat, other load) cannot favour one side.
+            if pair % 2:
+                bare_runs.append(bare(lab, args.duration))
+            before = resource.getrusage(resource.RUSAGE_SELF)
             driven_runs.append(driven(lab, args.duration))
-            bare_runs.append(bare(lab, args.duration))
+            after = resource.getrusage(resource.RUSAGE_SELF)
+            harness_cpu += (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            if not pair % 2:
+                bare_runs.append(bare(lab, args.duration))
     emit(
         "transparency",
         {
@@ -67,6 +78,10 @@ def main() -> None:
             "wirespeed_mbit": summary([v / 1e6 for v in driven_runs]),
             "bare_mbit": summary([v / 1e6 for v in bare_runs]),
             "ratio_of_medians": statistics.median(driven_runs) / statistics.median(bare_runs),
+            "ratio_of_means": statistics.fmean(driven_runs) / statistics.fmean(bare_runs),
+            # The harness's own share of one core while a trial runs (iperf's CPU is not in
+            # it: iperf runs as a child process, counted apart).
+            "harness_cpu_share_of_a_core": harness_cpu / (args.pairs * args.duration),
         },
     )
 

@@ -99,19 +99,24 @@ def run_trial(
     server: Process | None = None
     client: Process | None = None
     reason: str | None = None
+    # Grace for the server on stop: none once its report is complete (iperf2 takes a full
+    # second to act on SIGTERM, and there is nothing left to read); else a second, since
+    # iperf2 prints what it has on SIGTERM.
+    server_grace = 1.0
     try:
         _check_port_free(endpoints.server, port, spec.protocol)
         server = endpoints.server.start(server_argv)
         _wait_listening(endpoints.server, server, port, spec.protocol)
         client = endpoints.client.start(client_argv)
         _wait_client(client, spec.duration + CLIENT_MARGIN, on_tick, endpoints.target, port)
-        _wait_server_report(driver, server, spec)
+        if _wait_server_report(driver, server, spec):
+            server_grace = 0.0
     except TrialFailure as failure:
         reason = str(failure)
     finally:
         with deferred_signals():
             client_status = client.stop() if client is not None else None
-            server_status = server.stop() if server is not None else None
+            server_status = server.stop(grace=server_grace) if server is not None else None
 
     raw: list[RawOutput] = []
     if client is not None:
@@ -180,13 +185,17 @@ def _wait_client(
         time.sleep(0.05)
 
 
-def _wait_server_report(driver: Driver, server: Process, spec: TestSpec) -> None:
+def _wait_server_report(driver: Driver, server: Process, spec: TestSpec) -> bool:
+    """Wait for the server's final report; True once it is complete."""
     deadline = time.monotonic() + SERVER_REPORT_TIMEOUT
     while time.monotonic() < deadline:
-        if server.poll() is not None or driver.server_report_complete(server.stdout(), spec):
-            return
+        if server.poll() is not None:
+            return True
+        if driver.server_report_complete(server.stdout(), spec):
+            return True
         time.sleep(POLL)
     # Not fatal: the client's report stands; the missing server side is a warning later.
+    return False
 
 
 def _raw(host: Host, side: Side, process: Process, driver: Driver, status: int | None) -> RawOutput:

@@ -20,10 +20,10 @@ from wirespeed.model import (
     Interval,
     Measurement,
     StreamResult,
-    TestSpec,
     UdpStats,
 )
 from wirespeed.report.model import Cell, Report, TrialDetail
+from wirespeed.store.codec import encode_spec
 
 FORMAT = "wirespeed-report"
 VERSION = 1
@@ -89,20 +89,6 @@ def _flow(flow: Flow, d: DirectionResult | None) -> dict[str, Any]:
     }
 
 
-def _spec(spec: TestSpec) -> dict[str, Any]:
-    return {
-        "protocol": spec.protocol.value,
-        "duration": spec.duration,
-        "direction": spec.direction.value,
-        "parallel": spec.parallel,
-        "window": spec.window,
-        "rate": spec.rate,
-        "length": spec.length,
-        "mtu": spec.mtu,
-        "interval": spec.interval,
-    }
-
-
 def _ceiling(c: Ceiling | None) -> dict[str, Any] | None:
     if c is None:
         return None
@@ -135,7 +121,7 @@ def _trial(detail: TrialDetail) -> dict[str, Any]:
             "id": trial.test.id,
             "name": trial.test.name,
             "tool": trial.test.tool.value,
-            "spec": _spec(trial.test.spec),
+            "spec": encode_spec(trial.test.spec),  # the same shape the store keeps
         },
         "path": {
             "name": path.name,

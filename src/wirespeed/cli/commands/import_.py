@@ -92,7 +92,9 @@ def _store(
             where = path.parent.name or "imported"
             trial = Trial(
                 test=test,
-                path=PathSpec(name=where, topology=Topology.ENDPOINT, client="", server=""),
+                path=PathSpec(
+                    name=where, topology=Topology.ENDPOINT, client="client", server="server"
+                ),
             )
             raw = RawOutput(host="", side=Side(side), argv=(), format=fmt, text=text)
             ok = bool(result.directions)
