@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from wirespeed.errors import WirespeedError
 from wirespeed.hosts.base import Host
 
 _PRETTY_NAME = re.compile(r'^PRETTY_NAME="?(?P<name>[^"\n]*)"?', re.MULTILINE)
@@ -40,7 +41,7 @@ def _first_line(host: Host, argv: list[str]) -> str | None:
 def _os_name(host: Host) -> str | None:
     try:
         text = host.read_file("/etc/os-release")
-    except (OSError, ValueError):
+    except (OSError, ValueError, WirespeedError):  # HostError: the host could not say
         return None
     match = _PRETTY_NAME.search(text)
     return match["name"] if match else None

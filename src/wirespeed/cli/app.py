@@ -30,6 +30,7 @@ examples:
   wirespeed run examples/seed-matrix.yaml --duration 3 a quick look: every test 3 s
   wirespeed report --format markdown -o table.md      the latest run as a Markdown table
   wirespeed import saved/*.txt                        bring old iperf outputs into the store
+  wirespeed facts --root tests/fixtures/boards/r4s    a board's CPUs, NICs and their IRQs
   wirespeed lab up --topology nat --link fe           a lab to try things by hand
 
 exit status: 0 ok, 1 a trial or teardown failed, 2 bad input, 3 a tool is missing,
@@ -40,6 +41,7 @@ exit status: 0 ok, 1 a trial or teardown failed, 2 bad input, 3 a tool is missin
 COMMANDS = {
     "run": "run",
     "check": "check",
+    "facts": "facts",
     "lab": "lab",
     "import": "import_",
     "runs": "runs",
@@ -105,6 +107,24 @@ def build_parser() -> argparse.ArgumentParser:
         help="validate a plan (every problem, with line:column) and list its trials",
     )
     check.add_argument("plan", metavar="PLAN", help="the plan file (YAML)")
+
+    facts = sub.add_parser(
+        "facts",
+        help="what a machine is: board, CPU clusters, NICs, their IRQs and affinities",
+        description="Describe this machine, a lab namespace, or a captured /proc + /sys "
+        "tree: board, kernel, CPU clusters (which is fastest), each NIC's bus, driver, "
+        "queues and the IRQs that carry its packets, with their affinity and per-CPU counts.",
+    )
+    facts.add_argument(
+        "host", nargs="?", metavar="HOST", help="local (default) or a network namespace name"
+    )
+    facts.add_argument(
+        "--root", metavar="DIR", help="read a captured tree DIR/proc, DIR/sys instead"
+    )
+    facts.add_argument("--json", action="store_true", help="print JSON (docs/facts-format.md)")
+    facts.add_argument(
+        "--all", action="store_true", help="also list virtual interfaces (bridges, veth, ifb)"
+    )
 
     lab = sub.add_parser(
         "lab",

@@ -80,3 +80,13 @@ def test_report_of_an_unknown_run_is_a_usage_error(tmp_path: Path) -> None:
     status, _, err = cli("report", "42", "--db", db)
     assert status == 2
     assert "no run 42" in err
+
+
+def test_facts_of_the_r4s_tree_name_its_nics_irqs_and_fast_cores() -> None:
+    status, out, _ = cli("facts", "--root", str(FIXTURES / "boards" / "r4s"), "--json")
+    assert status == 0
+    document = json.loads(out)
+    assert document["format"] == "wirespeed-facts"
+    status, text, _ = cli("facts", "--root", str(FIXTURES / "boards" / "r4s"))
+    assert "IRQ 27 eth0" in text and "IRQ 234 eth1" in text
+    assert "cpu4-5     Cortex-A72    1.8 GHz  <- fastest" in text

@@ -1,0 +1,142 @@
+"""What `wirespeed facts` found, as frozen values. Every field a machine may not offer is
+Optional: None means "not found or not readable there", never a guess."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+
+class Bus(enum.Enum):
+    PLATFORM = "platform"  # a SoC-integrated MAC (stmmac/dwmac on Rockchip)
+    PCI = "pci"  # PCI or PCIe (the R4S's RTL8111 behind the RK3399 root port)
+    USB = "usb"  # a USB NIC (the R2S's RTL8153): its interrupts are the host controller's
+    VIRTIO = "virtio"  # a paravirtual NIC; its interrupts belong to the transport device
+    VIRTUAL = "virtual"  # no device at all: bridge, veth, ifb, tun
+    OTHER = "other"
+
+
+class IrqLink(enum.Enum):
+    """How an IRQ was tied to a NIC; each is read from sysfs or the IRQ's own name."""
+
+    MSI = "msi"  # listed in the NIC's (or its transport's) msi_irqs/
+    INTERFACE_NAME = "interface-name"  # a /proc/interrupts action named after the interface
+    DEVICE_NAME = "device-name"  # an action named after the device ("virtio2-input.0")
+    USB_HOST = "usb-host-controller"  # the host controller above the NIC's USB root hub
+    LEGACY = "pci-intx"  # a PCI device without MSI: its `irq` file
+
+
+@dataclass(frozen=True)
+class Cluster:
+    cpus: tuple[int, ...]
+    core: str | None  # "Cortex-A72", or an x86 model name
+    part: str | None  # the ARM "CPU part" (0xd08); None on x86
+    max_khz: int | None  # cpufreq cpuinfo_max_freq; None without cpufreq
+    capacity: int | None  # the scheduler's cpu_capacity (1024 = the biggest core)
+    policy: str | None  # "policy4"
+
+    def __post_init__(self) -> None:
+        if not self.cpus:
+            raise ValueError("a cluster has at least one CPU")
+
+
+@dataclass(frozen=True)
+class Irq:
+    number: int
+    names: tuple[str, ...]  # actions on it, from /proc/interrupts
+    controller: str | None  # "GICv3 44 Level", "ITS-MSI 524288 Edge"
+    link: IrqLink
+    counts: tuple[int, ...]  # per CPU, in the order of Facts.irq_cpus
+    smp_affinity: str | None  # the hex mask exactly as the kernel prints it
+    smp_affinity_list: str | None  # "0-5"
+    effective_affinity_list: str | None  # where it really goes (one CPU on GIC), if shown
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts)
+
+
+@dataclass(frozen=True)
+class QueueMask:
+    queue: str  # "rx-0", "tx-0"
+    mask: str | None  # rps_cpus / xps_cpus as printed; "0" = off
+
+
+@dataclass(frozen=True)
+class Nic:
+    name: str
+    bus: Bus
+    driver: str | None
+    device: str | None  # the canonical sysfs path of its device
+    irq_device: str | None  # the device whose interrupts carry its traffic, if not its own
+    speed_mbps: int | None  # None when the link is down or the driver does not say
+    mtu: int | None
+    operstate: str | None
+    rx_queues: int
+    tx_queues: int
+    irqs: tuple[Irq, ...]
+    rps: tuple[QueueMask, ...]
+    xps: tuple[QueueMask, ...]
+
+
+@dataclass(frozen=True)
+class ThermalZone:
+    zone: str  # "thermal_zone0"
+    kind: str | None  # its `type`, e.g. "soc-thermal"
+    celsius: float | None
+
+
+@dataclass(frozen=True)
+class Facts:
+    source: str  # "this machine", "tree tests/fixtures/boards/r4s", a namespace name
+    board: str | None
+    board_from: str | None  # "device-tree" or "dmi"
+    kernel: str | None  # osrelease, "5.4.75"
+    kernel_version: str | None  # /proc/version
+    os: str | None  # PRETTY_NAME
+    cpu_count: int | None
+    clusters: tuple[Cluster, ...]
+    cpufreq: bool
+    thermal: tuple[ThermalZone, ...] | None  # None: no /sys/class/thermal to look in
+    irq_cpus: tuple[int, ...]  # the CPU columns of /proc/interrupts
+    nics: tuple[Nic, ...]
+    irqbalance: bool | None  # None: no process list to look at (a captured tree)
+    iperf2: str | None
+    iperf3: str | None
+    tools_checked: bool  # False with --root: versions were not looked up
+
+    @property
+    def fastest_cluster(self) -> Cluster | None:
+        """The cluster of the fastest cores, when the cores are not all alike."""
+        if len(self.clusters) < 2:
+            return None
+        ranked = sorted(self.clusters, key=_speed_key, reverse=True)
+        if _speed_key(ranked[0]) == _speed_key(ranked[1]):
+            return None
+        return ranked[0]
+
+
+# Rough generations of ARM cores, to break ties when frequencies are equal or unknown.
+_CORE_RANK = {
+    "Cortex-A7": 1,
+    "Cortex-A53": 2,
+    "Cortex-A35": 2,
+    "Cortex-A55": 3,
+    "Cortex-A57": 4,
+    "Cortex-A72": 5,
+    "Cortex-A73": 5,
+    "Cortex-A75": 6,
+    "Cortex-A76": 7,
+    "Cortex-A77": 8,
+    "Cortex-A78": 9,
+}
+
+
+def _speed_key(cluster: Cluster) -> tuple[int, int, int]:
+    # The kernel's cpu_capacity already folds core type and frequency together; without
+    # it, the maximum frequency decides and the core generation breaks ties.
+    return (
+        cluster.capacity or 0,
+        cluster.max_khz or 0,
+        _CORE_RANK.get(cluster.core or "", 0),
+    )
