@@ -29,6 +29,8 @@ examples:
   wirespeed run examples/seed-matrix.yaml             the R4S/R2S post's six tests, in the lab
   wirespeed run examples/seed-matrix.yaml --duration 3 a quick look: every test 3 s
   wirespeed report --format markdown -o table.md      the latest run as a Markdown table
+  wirespeed compare 7 8                               run 8 against run 7, test by test
+  wirespeed compare 7 --paths WAN Br0                 two paths of one run
   wirespeed import saved/*.txt                        bring old iperf outputs into the store
   wirespeed facts --root tests/fixtures/boards/r4s    a board's CPUs, NICs and their IRQs
   wirespeed lab up --topology nat --link fe           a lab to try things by hand
@@ -46,6 +48,7 @@ COMMANDS = {
     "import": "import_",
     "runs": "runs",
     "report": "report",
+    "compare": "compare",
 }
 
 
@@ -173,6 +176,36 @@ def build_parser() -> argparse.ArgumentParser:
     )
     report.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
     _add_db(report)
+
+    compare = sub.add_parser(
+        "compare",
+        help="compare two runs (default: the latest two), or two paths or variants of one",
+        description="Match the trials of A and B by test, path, variant and flow; show "
+        "both medians, the ratio B/A with its 95 % bootstrap interval, and whether a "
+        "permutation test tells the difference from noise.",
+    )
+    compare.add_argument(
+        "runs",
+        nargs="*",
+        type=int,
+        metavar="RUN",
+        help="run ids (`runs`): A B for two runs (default: the latest two); "
+        "one run with --paths or --variants (default: the latest)",
+    )
+    compare.add_argument(
+        "--paths", nargs=2, metavar=("A", "B"), help="compare two paths of one run, e.g. WAN Br0"
+    )
+    compare.add_argument(
+        "--variants", nargs=2, metavar=("A", "B"), help="compare two variants of one run"
+    )
+    compare.add_argument(
+        "--format",
+        default="terminal",
+        choices=["terminal", "markdown", "csv", "json"],
+        help="output format (default: terminal)",
+    )
+    compare.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
+    _add_db(compare)
     return parser
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from wirespeed.model import Flow
 from wirespeed.report.json_export import flows_of
-from wirespeed.report.model import Report, TrialDetail
+from wirespeed.report.model import FlowFigure, Report, TrialDetail
 
 COLUMNS = (
     "run_id",
@@ -52,6 +52,18 @@ COLUMNS = (
     "notes",
     "started_at",
     "finished_at",
+    # The statistics of the trial's group (same test, path, variant and flow), repeated on
+    # each of its rows so a pivot needs no second table; at the end, so that readers by
+    # position keep working.
+    "group_n",
+    "group_median_bps",
+    "group_mean_bps",
+    "group_stdev_bps",
+    "group_cv",
+    "group_ci_low_bps",
+    "group_ci_high_bps",
+    "group_stability",
+    "outlier",
 )
 
 
@@ -112,11 +124,42 @@ def _row(report: Report, detail: TrialDetail, flow: Flow) -> dict[str, Any]:
     return row
 
 
+def _group_figures(report: Report) -> dict[tuple[str, str, str, Flow], FlowFigure]:
+    """Each cell's flow figure by (test id, path, variant, flow): the trial's group."""
+    figures = {}
+    for row in report.rows:
+        for column, cell in zip(report.columns, row.cells, strict=True):
+            for figure in () if cell is None else cell.flows:
+                figures[(row.test_id, column.path, column.variant, figure.flow)] = figure
+    return figures
+
+
+def _group_columns(figure: FlowFigure | None, trial: str) -> dict[str, Any]:
+    summary = None if figure is None else figure.summary
+    if figure is None or summary is None or trial not in figure.trials:
+        return {}
+    interval = summary.interval
+    return {
+        "group_n": summary.n,
+        "group_median_bps": summary.median,
+        "group_mean_bps": summary.mean,
+        "group_stdev_bps": summary.stdev,
+        "group_cv": summary.cv,
+        "group_ci_low_bps": None if interval is None else interval.low,
+        "group_ci_high_bps": None if interval is None else interval.high,
+        "group_stability": summary.stability.value,
+        "outlier": "yes" if trial in figure.outlier_trials else "no",
+    }
+
+
 def render_csv(report: Report) -> str:
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
     writer.writeheader()
+    groups = _group_figures(report)
     for detail in report.trials:
+        trial = detail.outcome.trial
         for flow in flows_of(detail):
-            writer.writerow(_row(report, detail, flow))
+            figure = groups.get((trial.test.id, trial.path.name, trial.variant, flow))
+            writer.writerow(_row(report, detail, flow) | _group_columns(figure, trial.key))
     return out.getvalue()

@@ -6,6 +6,9 @@ version, an added key does not.
 
 Version history:
   1  first version: run, columns, table, notes, trials with flows, streams and intervals.
+  2  a cell's flows gain `statistics` (median, mean, sd, CV, min, max, the bootstrap
+     interval of the median, outliers, a stability verdict) and `trials`; notes gain the
+     codes `unstable` and `outlier`, which concern a cell's repetitions together.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import json
 from typing import Any
 
 from wirespeed.analysis.ceiling import Ceiling
+from wirespeed.analysis.stats import RESAMPLES, SEED, ConfidenceInterval, Summary
 from wirespeed.model import (
     DirectionResult,
     Flow,
@@ -26,7 +30,7 @@ from wirespeed.report.model import Cell, Report, TrialDetail
 from wirespeed.store.codec import encode_spec
 
 FORMAT = "wirespeed-report"
-VERSION = 1
+VERSION = 2
 
 
 def _measurement(m: Measurement | None) -> dict[str, Any] | None:
@@ -159,6 +163,41 @@ def _trial(detail: TrialDetail) -> dict[str, Any]:
     }
 
 
+def interval_to_dict(interval: ConfidenceInterval | None) -> dict[str, Any] | None:
+    if interval is None:
+        return None
+    return {
+        "statistic": interval.statistic,
+        "low": interval.low,
+        "high": interval.high,
+        "confidence": interval.confidence,
+        "method": "bootstrap percentile",
+        "resamples": RESAMPLES,
+        "seed": SEED,
+    }
+
+
+def summary_to_dict(summary: Summary | None, trials: tuple[str, ...] = ()) -> dict[str, Any] | None:
+    """A group of repetitions' statistics; `outliers` by trial key when keys are given."""
+    if summary is None:
+        return None
+    outliers: list[Any] = (
+        [trials[i] for i in summary.outliers] if trials else list(summary.outliers)
+    )
+    return {
+        "n": summary.n,
+        "median_bps": summary.median,
+        "mean_bps": summary.mean,
+        "stdev_bps": summary.stdev,
+        "cv": summary.cv,
+        "min_bps": summary.minimum,
+        "max_bps": summary.maximum,
+        "interval": interval_to_dict(summary.interval),
+        "outliers": outliers,
+        "stability": summary.stability.value,
+    }
+
+
 def _cell(label: str, cell: Cell | None) -> dict[str, Any] | None:
     if cell is None:
         return None
@@ -175,6 +214,8 @@ def _cell(label: str, cell: Cell | None) -> dict[str, Any] | None:
                 "values_bps": list(f.values_bps),
                 "loss_percent": f.loss_percent,
                 "ceiling_bps": None if f.ceiling is None else f.ceiling.bits_per_second,
+                "trials": list(f.trials),
+                "statistics": summary_to_dict(f.summary, f.trials),
             }
             for f in cell.flows
         ],

@@ -11,6 +11,7 @@ from wirespeed.report.text import (
     paths_of,
     provenance_lines,
     run_line,
+    single_run_text,
 )
 
 
@@ -57,6 +58,9 @@ def render_markdown(report: Report) -> str:
         cells += ["<br>".join(_escape(line) for line in cell_lines(cell)) for cell in row.cells]
         lines.append(_table_row(cells))
     lines += ["", LEGEND, ""]
+    single_run = single_run_text(report)
+    if single_run:
+        lines += [single_run, ""]
 
     for note in report.notes:
         text = f"[{note.number}] {note.text}"

@@ -1,19 +1,25 @@
 """One report model built from a stored run; every export renders from it.
 
 The table has tests as rows and paths (x variants) as columns, like the tables people make
-by hand. A cell holds, per flow, the median goodput over repetitions with the physical
-ceiling beside it, and refers to numbered notes: why a trial failed, what a tool warned
-about, and what the numbers themselves give away (a sender-side figure, loss >= 99.5 %).
+by hand. A cell holds, per flow, the median goodput over repetitions with its spread
+(analysis.stats) and the physical ceiling beside it, and refers to numbered notes: why a
+trial failed, what a tool warned about, what the numbers themselves give away (a
+sender-side figure, loss >= 99.5 %), and what the repetitions say together (unstable,
+an outlier).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import statistics
+from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 from wirespeed.analysis.ceiling import Ceiling, ceiling_for
+from wirespeed.analysis.stats import OUTLIER_Z, UNSTABLE_CV, Stability, Summary, summarize
 from wirespeed.model import (
     Direction,
     DirectionResult,
@@ -60,8 +66,22 @@ ABOVE_CEILING_HINT = (
     "above the physical ceiling: the link is faster than the plan says, or the figure is wrong"
 )
 MISSING_FLOW_HINT = "a direction has no result in some trials (not measured or not reported)"
+UNSTABLE_HINT = (
+    f"the standard deviation is more than {UNSTABLE_CV * 100:.0f} % of the mean: the result may be "
+    "unstable; look for what else ran (CPU load, throttling, other traffic) and repeat"
+)
+OUTLIER_HINT = (
+    f"an outlier: a repetition more than {OUTLIER_Z} robust deviations from the median; "
+    "something disturbed it, or the device has two states (check that trial's raw output)"
+)
 SATURATED_LOSS = 99.5  # iperf rounds anything above to 1e+02%
 CEILING_TOLERANCE = 1.01  # clocks and rounding: 1 % above the ceiling is not news
+
+
+def cv_text(cv: float) -> str:
+    """'CV 0.1 %', and 'CV 0.03 %' rather than a steady link's 'CV 0.0 %'."""
+    percent = cv * 100
+    return f"CV {percent:.2f} %" if percent < 0.1 else f"CV {percent:.1f} %"
 
 
 class NoteKind(enum.StrEnum):
@@ -97,10 +117,23 @@ class FlowFigure:
     values_bps: tuple[float, ...]  # goodput of each repetition that measured this flow
     ceiling: Ceiling | None
     loss_percents: tuple[float, ...] = ()  # UDP: each repetition's loss from the counters
+    trials: tuple[str, ...] = ()  # Trial.key of each value, in the same order
 
     @property
     def n(self) -> int:
         return len(self.values_bps)
+
+    @cached_property
+    def summary(self) -> Summary | None:
+        """Median, mean ± sd, interval, CV and outliers; computed once (the bootstrap)."""
+        return summarize(self.values_bps) if self.values_bps else None
+
+    @property
+    def outlier_trials(self) -> tuple[str, ...]:
+        summary = self.summary
+        if summary is None or not self.trials:
+            return ()
+        return tuple(self.trials[i] for i in summary.outliers)
 
     @property
     def goodput_bps(self) -> float | None:
@@ -225,14 +258,19 @@ def _cell(outcomes: list[TrialOutcome], ceiling: Ceiling | None, note_numbers: s
     ok = [o for o in outcomes if o.status is TrialStatus.OK and o.result is not None]
     flows = []
     for flow in spec.flows:
-        directions = [d for o in ok if o.result and (d := o.result.direction(flow))]
-        values = tuple(d.goodput_bps for d in directions if d.goodput_bps is not None)
+        measured = [
+            (o.trial.key, d)
+            for o in ok
+            if o.result and (d := o.result.direction(flow)) and d.goodput_bps is not None
+        ]
+        values = tuple(d.goodput_bps for _, d in measured if d.goodput_bps is not None)
         losses = tuple(
             loss
-            for d in directions
+            for _, d in measured
             if d.udp is not None and (loss := d.udp.loss_percent) is not None
         )
-        flows.append(FlowFigure(flow, values, ceiling, losses))
+        keys = tuple(key for key, _ in measured)
+        flows.append(FlowFigure(flow, values, ceiling, losses, keys))
     return Cell(
         flows=tuple(flows),
         trials_ok=len(ok),
@@ -245,17 +283,46 @@ def _first_seen(items: Iterable[tuple[str, ...]]) -> list[tuple[str, ...]]:
     return list(dict.fromkeys(items))
 
 
+def _repetition_notes(
+    cell: Cell, where: str, notes: _Notes, per_trial: dict[str, set[int]]
+) -> set[int]:
+    """Notes on what a cell's repetitions say together: unstable, or one far off."""
+    found: set[int] = set()
+    several_flows = len(cell.flows) > 1
+    for figure in cell.flows:
+        summary = figure.summary
+        if summary is None or summary.n < 2:
+            continue
+        label = f"{where} {figure.flow.value}" if several_flows else where
+        if summary.stability is Stability.UNSTABLE and summary.cv is not None:
+            detail = f"{label}: {cv_text(summary.cv)} over {summary.n} repetitions"
+            for key in figure.trials:
+                number = notes.add(NoteKind.WARNING, "unstable", UNSTABLE_HINT, key, detail)
+                found.add(number)
+                per_trial[key].add(number)
+        for index, key in zip(summary.outliers, figure.outlier_trials, strict=True):
+            detail = (
+                f"{key}{f' {figure.flow.value}' if several_flows else ''}: "
+                f"{summary.values[index] / 1e6:.1f} Mbit/s, median {summary.median / 1e6:.1f}"
+            )
+            number = notes.add(NoteKind.WARNING, "outlier", OUTLIER_HINT, key, detail)
+            found.add(number)
+            per_trial[key].add(number)
+    return found
+
+
 def build_report(record: RunRecord) -> Report:
     notes = _Notes()
-    details: list[TrialDetail] = []
-    for outcome in record.outcomes:
-        trial_ceiling = ceiling_for(outcome.trial)
-        numbers = _notes_of(outcome, trial_ceiling, notes)
-        details.append(TrialDetail(outcome, trial_ceiling, tuple(sorted(numbers))))
+    outcomes = record.outcomes
+    # By position, not by key: a resumed run may hold a key twice, each with its own notes.
+    ceilings = [ceiling_for(o.trial) for o in outcomes]
+    trial_notes = [_notes_of(o, c, notes) for o, c in zip(outcomes, ceilings, strict=True)]
+    # Repetition notes (unstable, outlier) name trials by key; they join those trials too.
+    notes_by_key: dict[str, set[int]] = defaultdict(set)
 
-    places = _first_seen((d.outcome.trial.path.name, d.outcome.trial.variant) for d in details)
+    places = _first_seen((o.trial.path.name, o.trial.variant) for o in outcomes)
     several_variants = len({variant for _, variant in places}) > 1
-    links = {d.outcome.trial.path.name: d.outcome.trial.path.link for d in details}
+    links = {o.trial.path.name: o.trial.path.link for o in outcomes}
     columns = tuple(
         Column(
             path=path,
@@ -267,22 +334,26 @@ def build_report(record: RunRecord) -> Report:
     )
 
     rows = []
-    for (test_id,) in _first_seen((d.outcome.trial.test.id,) for d in details):
-        of_test = [d for d in details if d.outcome.trial.test.id == test_id]
-        test = of_test[0].outcome.trial.test
+    for (test_id,) in _first_seen((o.trial.test.id,) for o in outcomes):
+        of_test = [i for i, o in enumerate(outcomes) if o.trial.test.id == test_id]
+        test = outcomes[of_test[0]].trial.test
         cells: list[Cell | None] = []
         for column in columns:
             here = [
-                d
-                for d in of_test
-                if (d.outcome.trial.path.name, d.outcome.trial.variant)
+                i
+                for i in of_test
+                if (outcomes[i].trial.path.name, outcomes[i].trial.variant)
                 == (column.path, column.variant)
             ]
             if not here:
                 cells.append(None)
                 continue
-            numbers = {n for d in here for n in d.notes}
-            cells.append(_cell([d.outcome for d in here], here[0].ceiling, numbers))
+            numbers = {n for i in here for n in trial_notes[i]}
+            cell = _cell([outcomes[i] for i in here], ceilings[here[0]], numbers)
+            extra = _repetition_notes(cell, f"{test.id} {column.label}", notes, notes_by_key)
+            if extra:
+                cell = dataclasses.replace(cell, notes=tuple(sorted(numbers | extra)))
+            cells.append(cell)
         rows.append(
             Row(
                 test_id=test.id,
@@ -294,6 +365,10 @@ def build_report(record: RunRecord) -> Report:
             )
         )
 
+    details = tuple(
+        TrialDetail(o, ceiling, tuple(sorted(numbers | notes_by_key[o.trial.key])))
+        for o, ceiling, numbers in zip(outcomes, ceilings, trial_notes, strict=True)
+    )
     return Report(
         run_id=record.id,
         info=record.info,
@@ -302,5 +377,5 @@ def build_report(record: RunRecord) -> Report:
         columns=columns,
         rows=tuple(rows),
         notes=notes.build(),
-        trials=tuple(details),
+        trials=details,
     )

@@ -16,6 +16,7 @@ from wirespeed.report.text import (
     paths_of,
     provenance_lines,
     run_line,
+    single_run_text,
     when,
 )
 from wirespeed.store.records import RunStatus, RunSummary
@@ -54,6 +55,9 @@ def render_terminal(report: Report, console: Console) -> None:
             cells.append(text)
         table.add_row(*cells)
     console.print(table)
+    single_run = single_run_text(report)
+    if single_run:
+        console.print(Text(single_run, style="dim"))
 
     for note in report.notes:
         style = "red" if note.kind is NoteKind.FAILURE else "yellow"

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 from wirespeed.analysis.ceiling import link_rate_text
+from wirespeed.analysis.stats import Summary
 from wirespeed.model import Flow, LinkModel, PathSpec
-from wirespeed.report.model import Cell, Column, FlowFigure, Report
+from wirespeed.report.model import Cell, Column, FlowFigure, Report, cv_text
 from wirespeed.store.records import HostInfo
 
 ARROWS = {Flow.UP: "\N{UPWARDS ARROW}", Flow.DOWN: "\N{DOWNWARDS ARROW}"}
@@ -16,8 +18,15 @@ DASH = "\N{EN DASH}"
 LEGEND = (
     "Mbit/s: goodput (receiver side) / physical ceiling of the link (LIMITS.md); "
     "\N{UPWARDS ARROW} client to server, \N{DOWNWARDS ARROW} server to client; "
-    f"(n=k): median of k repetitions; {DASH}: no ceiling, the link rate is unknown."
+    "of k repetitions: the median \N{PLUS-MINUS SIGN} its distance to the farther end of "
+    "its 95 % bootstrap interval (n=k, CV = standard deviation / mean); "
+    f"{DASH}: no ceiling, the link rate is unknown."
 )
+SINGLE_RUN_ALL = (
+    "Single run: each figure is one repetition, with no spread or interval to judge it by "
+    "(`wirespeed run --repeat 5` measures both)."
+)
+SINGLE_RUN_SOME = "Figures without (n=k) are a single run: no spread or interval."
 
 
 def mbit_text(bits_per_second: float) -> str:
@@ -54,33 +63,66 @@ def note_marks(numbers: tuple[int, ...]) -> str:
 
 
 def cell_lines(cell: Cell | None, single_flow_arrow: bool = False) -> list[str]:
-    """A cell as lines, one per flow: '941 / 941.5', '↓ 915 / 941.5, loss 0.03 %'."""
+    """A cell as lines, one per flow: '941 / 941.5', '↓ 915 / 941.5, loss 0.03 %',
+    '941.2 ±0.4 / 941.5 (n=5, CV 0.1 %)' over repetitions."""
     if cell is None:
         return [""]
     if cell.trials_ok == 0:
         lines = ["failed"]
     else:
         lines = [_flow_line(cell, figure, single_flow_arrow) for figure in cell.flows]
-    suffix = ""
-    if cell.n > 1:
-        suffix += f" (n={cell.n})"
     if cell.notes:
-        suffix += " " + note_marks(cell.notes)
-    lines[-1] += suffix
+        lines[-1] += " " + note_marks(cell.notes)
     return lines
+
+
+def spread_text(summary: Summary) -> str:
+    """'941.2 \N{PLUS-MINUS SIGN}0.4': the median and the farther end of its interval.
+
+    The farther end, because a bootstrap interval of a median is rarely symmetric and a
+    reader should not be told it is tighter than it is; exports carry both ends. The
+    digits follow the spread: a figure is shown to the place its uncertainty reaches.
+    """
+    interval = summary.interval
+    assert interval is not None, "a summary of one value has no spread"
+    reach = max(summary.median - interval.low, interval.high - summary.median) / 1e6
+    if reach == 0:
+        return f"{mbit_text(summary.median)} \N{PLUS-MINUS SIGN}0"
+    digits = min(max(-math.floor(math.log10(reach)), 0), 2)
+    return f"{summary.median / 1e6:.{digits}f} \N{PLUS-MINUS SIGN}{reach:.{digits}f}"
+
+
+def repetitions_text(summary: Summary) -> str:
+    """'(n=5, CV 0.1 %)': how many repetitions, and how much they varied."""
+    if summary.cv is None:
+        return f"(n={summary.n})"
+    return f"(n={summary.n}, {cv_text(summary.cv)})"
 
 
 def _flow_line(cell: Cell, figure: FlowFigure, single_flow_arrow: bool) -> str:
     arrow = ARROWS[figure.flow] + " "
     if len(cell.flows) == 1 and figure.flow is Flow.UP and not single_flow_arrow:
         arrow = ""
-    if figure.goodput_bps is None:
-        text = f"{arrow}{DASH}"
-    else:
-        text = f"{arrow}{mbit_text(figure.goodput_bps)} / {ceiling_text(figure)}"
+    summary = figure.summary
+    if summary is None:
+        return f"{arrow}{DASH}"
+    several = summary.n > 1
+    value = spread_text(summary) if several else mbit_text(summary.median)
+    text = f"{arrow}{value} / {ceiling_text(figure)}"
     if figure.loss_percent is not None:
         text += f", loss {loss_text(figure.loss_percent)}"
+    if several:
+        text += " " + repetitions_text(summary)
     return text
+
+
+def single_run_text(report: Report) -> str | None:
+    """Said once per report: which figures rest on one repetition only."""
+    counts = [f.n for row in report.rows for cell in row.cells if cell for f in cell.flows]
+    measured = [n for n in counts if n > 0]
+    if not measured or all(n > 1 for n in measured):
+        return None
+    return SINGLE_RUN_ALL if all(n == 1 for n in measured) else SINGLE_RUN_SOME
 
 
 def when(unix_time: float | None) -> str:

@@ -24,7 +24,7 @@ def test_repetitions_give_the_median_and_their_number() -> None:
     assert cell is not None
     assert cell.n == 3
     assert cell.flows[0].goodput_bps == pytest.approx(941.2e6)
-    assert cell_lines(cell) == ["941 / 941.5 (n=3)"]
+    assert cell_lines(cell) == ["941 ±2 / 941.5 (n=3, CV 0.1 %)"]
 
 
 def test_a_dual_test_shows_each_direction_against_its_own_ceiling() -> None:

@@ -35,7 +35,7 @@ def test_markdown_is_shaped_like_the_seeds_table() -> None:
     assert "- WAN: workstation \N{RIGHTWARDS ARROW} r4s, endpoint; gbe (1 Gbit/s), MTU 1500" in text
     assert "- labs bridge: topology bridge, link gbe, mtu 1500" in text
     assert "| Test | WAN | Br0 |" in text
-    assert "| #1 TCP | 941 / 941.5 (n=3) | 940 / 941.5 |" in text
+    assert "| #1 TCP | 941 ±2 / 941.5 (n=3, CV 0.1 %) | 940 / 941.5 |" in text
     assert "| #4 TCP dual -P 2 | \N{UPWARDS ARROW} 922 / 941.5<br>\N{DOWNWARDS ARROW} 915" in text
     assert "[1] failed: the reverse connection never arrived (iperf2 -d): #4/Br0/default/1" in text
 
@@ -58,7 +58,7 @@ def test_terminal_prints_the_table_and_the_notes() -> None:
     console, out = _console()
     render_terminal(build_report(sample_record()), console)
     text = out.getvalue()
-    assert "941 / 941.5 (n=3)" in text
+    assert "941 ±2 / 941.5 (n=3, CV 0.1 %)" in text
     assert "64.0 / 957.0, loss 99.97 % [2]" in text  # "[2]" survives: no markup parsing
     assert "[3] no server report" in text
     assert "r4s: dut, OpenWrt 19.07.4, 5.4.75, iperf2 2.0.13" in text
@@ -82,7 +82,7 @@ def test_csv_has_one_row_per_trial_and_flow() -> None:
 
 def test_json_is_versioned_and_carries_the_interval_series() -> None:
     data = json.loads(render_json(build_report(sample_record())))
-    assert (data["format"], data["version"]) == (FORMAT, VERSION) == ("wirespeed-report", 1)
+    assert (data["format"], data["version"]) == (FORMAT, VERSION) == ("wirespeed-report", 2)
     assert [c["label"] for c in data["columns"]] == ["WAN", "Br0"]
     first = data["table"][0]["cells"][0]
     assert first["flows"][0]["n"] == 3

@@ -1,0 +1,285 @@
+"""How far to trust a figure measured a few times: spread, interval, outliers, stability.
+
+Benchmarks of routers are repeated 3 to 10 times, not thousands, and their noise is not
+normal (a background job or a thermal throttle makes one slow repetition, not a bell
+curve). So the figure is the median, its interval comes from the bootstrap, outliers from
+a robust rule, and two groups are compared with a permutation test: none of them assumes
+a distribution, and all of them work with n = 2..10.
+
+Pure functions of tuples of floats: stdlib `statistics` and `random` only.
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import math
+import random
+import statistics
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+# A fixed seed: the same figures must give the same interval in every report, on every
+# machine, or a reader would see the "same" run change between two renders. Any number
+# does; this one is the date of the seeds' R4S post. Each call seeds its own generator, so
+# an interval depends on its own values only, not on which cells were computed before it.
+SEED = 20201209
+RESAMPLES = 2000  # percentiles at 2.5 % and 97.5 % rest on 50 resamples each side
+CONFIDENCE = 0.95
+# pyperf warns at a standard deviation of 10 % of the mean; a link at line rate varies by
+# 0.1 %, so 5 % already means something else was going on.
+UNSTABLE_CV = 0.05
+# Iglewicz and Hoaglin's modified z-score: beyond 3.5 is an outlier. It uses the median
+# and the median absolute deviation, which one wild value cannot drag along (a mean and
+# standard deviation would be pulled towards the outlier and hide it when n is small).
+OUTLIER_Z = 3.5
+# ... and must also lie 1 % or more from the median: iperf's text prints 3 digits, so 938
+# among four 941s is statistically odd but says nothing about the device.
+OUTLIER_MIN_DEVIATION = 0.01
+MAD_TO_SIGMA = 0.6745  # the MAD of a normal distribution is 0.6745 sigma
+MEAN_AD_TO_SIGMA = 0.7979  # the mean absolute deviation of a normal one is 0.7979 sigma
+EXACT_PERMUTATION_LIMIT = 20_000  # up to C(16, 8) = 12870 splits: enumerate them all
+RANDOM_PERMUTATIONS = 10_000  # beyond: sample splits, seeded like the bootstrap
+ALPHA = 0.05
+
+
+class StatsError(ValueError):
+    """Values that cannot be summarized: none at all, or not finite numbers."""
+
+
+class Stability(enum.StrEnum):
+    SINGLE_RUN = "single run"  # one repetition: no spread to judge it by
+    STABLE = "stable"
+    UNSTABLE = "unstable"  # coefficient of variation above UNSTABLE_CV
+
+
+@dataclass(frozen=True)
+class ConfidenceInterval:
+    """A bootstrap percentile interval of `statistic` ("median", or "ratio of medians")."""
+
+    low: float
+    high: float
+    confidence: float = CONFIDENCE
+    statistic: str = "median"
+
+    def __post_init__(self) -> None:
+        if not self.low <= self.high:
+            raise StatsError(f"an interval's low end is above its high end: {self}")
+        if not 0 < self.confidence < 1:
+            raise StatsError(f"confidence must be between 0 and 1, got {self.confidence}")
+
+    def contains(self, value: float) -> bool:
+        return self.low <= value <= self.high
+
+
+@dataclass(frozen=True)
+class Summary:
+    """One group of repetitions, as a reader needs it: hyperfine's `mean ± sd`, `min … max`,
+    plus the median with its interval, the CV, the outliers and a verdict."""
+
+    values: tuple[float, ...]
+    median: float
+    mean: float
+    stdev: float | None  # sample standard deviation (n - 1); None for one value
+    cv: float | None  # stdev / mean, a fraction; None for one value or a mean of 0
+    minimum: float
+    maximum: float
+    interval: ConfidenceInterval | None  # of the median; None for one value
+    outliers: tuple[int, ...]  # indices into values
+
+    def __post_init__(self) -> None:
+        if not self.values:
+            raise StatsError("a summary needs at least one value")
+        if not self.minimum <= self.median <= self.maximum:
+            raise StatsError(f"the median is outside min … max: {self}")
+
+    @property
+    def n(self) -> int:
+        return len(self.values)
+
+    @property
+    def stability(self) -> Stability:
+        if self.n == 1:
+            return Stability.SINGLE_RUN
+        if self.cv is not None and self.cv > UNSTABLE_CV:
+            return Stability.UNSTABLE
+        return Stability.STABLE
+
+
+def _checked(values: Sequence[float]) -> tuple[float, ...]:
+    checked = tuple(float(v) for v in values)
+    if not checked:
+        raise StatsError("no values to summarize")
+    if not all(math.isfinite(v) for v in checked):
+        raise StatsError(f"values must be finite numbers, got {checked}")
+    return checked
+
+
+def _percentile_interval(
+    estimates: list[float], confidence: float, statistic: str
+) -> ConfidenceInterval:
+    estimates.sort()
+    tail = (1 - confidence) / 2
+    low = estimates[math.floor(tail * len(estimates))]
+    high = estimates[math.ceil((1 - tail) * len(estimates)) - 1]
+    return ConfidenceInterval(low, high, confidence, statistic)
+
+
+def bootstrap_interval(
+    values: Sequence[float],
+    statistic: Callable[[Sequence[float]], float] = statistics.median,
+    *,
+    name: str = "median",
+    confidence: float = CONFIDENCE,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> ConfidenceInterval:
+    """The percentile bootstrap interval of a statistic (the median by default).
+
+    With n values the interval cannot be wider than min … max: for n = 2 it is exactly
+    that, which is honest (two repetitions say little).
+    """
+    data = _checked(values)
+    generator = random.Random(seed)  # noqa: S311 - reproducible resampling, not secrets
+    estimates = [statistic(generator.choices(data, k=len(data))) for _ in range(resamples)]
+    return _percentile_interval(estimates, confidence, name)
+
+
+def outlier_indices(values: Sequence[float]) -> tuple[int, ...]:
+    """Values whose modified z-score (from the median and MAD) exceeds OUTLIER_Z and that
+    lie OUTLIER_MIN_DEVIATION or more from the median.
+
+    With 2 values neither can be the odd one out. When more than half the values are equal
+    the MAD is 0; the mean absolute deviation then stands in for it (as IBM SPSS does), so
+    941, 941, 941, 941, 680 still flags 680.
+    """
+    data = _checked(values)
+    if len(data) < 3:
+        return ()
+    center = statistics.median(data)
+    deviations = [abs(v - center) for v in data]
+    mad = statistics.median(deviations)
+    if mad > 0:
+        scale = mad / MAD_TO_SIGMA
+    else:
+        mean_ad = statistics.fmean(deviations)
+        if mean_ad == 0:
+            return ()
+        scale = mean_ad / MEAN_AD_TO_SIGMA
+    floor = OUTLIER_MIN_DEVIATION * abs(center)
+    return tuple(i for i, d in enumerate(deviations) if d / scale > OUTLIER_Z and d >= floor)
+
+
+def summarize(values: Sequence[float]) -> Summary:
+    data = _checked(values)
+    mean = statistics.fmean(data)
+    several = len(data) > 1
+    stdev = statistics.stdev(data) if several else None
+    cv = None if stdev is None or mean == 0 else stdev / abs(mean)
+    return Summary(
+        values=data,
+        median=statistics.median(data),
+        mean=mean,
+        stdev=stdev,
+        cv=cv,
+        minimum=min(data),
+        maximum=max(data),
+        interval=bootstrap_interval(data) if several else None,
+        outliers=outlier_indices(data),
+    )
+
+
+def ratio_interval(
+    a: Sequence[float],
+    b: Sequence[float],
+    *,
+    confidence: float = CONFIDENCE,
+    resamples: int = RESAMPLES,
+    seed: int = SEED,
+) -> ConfidenceInterval | None:
+    """The bootstrap interval of median(b) / median(a), each group resampled on its own.
+
+    None when a resample of `a` can have a median of 0 (the ratio has no bound).
+    """
+    first, second = _checked(a), _checked(b)
+    generator = random.Random(seed)  # noqa: S311 - reproducible resampling, not secrets
+    estimates = []
+    for _ in range(resamples):
+        below = statistics.median(generator.choices(first, k=len(first)))
+        if below == 0:
+            return None
+        estimates.append(statistics.median(generator.choices(second, k=len(second))) / below)
+    return _percentile_interval(estimates, confidence, "ratio of medians")
+
+
+@dataclass(frozen=True)
+class PermutationTest:
+    """A two-sided permutation test on the difference of means of two groups.
+
+    Why a permutation test: with 3..10 repetitions a side nothing is known about the
+    distribution, and Welch's t-test would assume normal means. Under "both groups come
+    from one distribution" every split of the pooled values into groups of the same sizes
+    is equally likely; p is the share of splits whose difference of means is at least as
+    large as the one observed. Small groups are enumerated exactly, so p is exact, not
+    an estimate. The mean, not the median, as the test statistic: with 5 values the median
+    takes few distinct values and the test would lose most of its power.
+    """
+
+    p_value: float
+    observed_difference: float  # mean(b) - mean(a)
+    exact: bool  # every split enumerated, or RANDOM_PERMUTATIONS sampled
+    permutations: int
+    smallest_p_value: float  # the least p these group sizes can give at all
+
+    def significant(self, alpha: float = ALPHA) -> bool:
+        return self.p_value < alpha
+
+    def can_be_significant(self, alpha: float = ALPHA) -> bool:
+        """False when the groups are too small: 3 and 3 give at best p = 0.1."""
+        return self.smallest_p_value < alpha
+
+
+def permutation_test(
+    a: Sequence[float], b: Sequence[float], *, seed: int = SEED
+) -> PermutationTest:
+    first, second = _checked(a), _checked(b)
+    pooled = first + second
+    size_a, total = len(first), sum(first + second)
+    size_b = len(second)
+    observed = statistics.fmean(second) - statistics.fmean(first)
+    # Sums of floats in another order differ in the last bits: a split as extreme as the
+    # observed one must count even if its difference came out 1 ulp smaller.
+    tolerance = 1e-9 * max(abs(v) for v in pooled) if any(pooled) else 0.0
+
+    def difference(sum_a: float) -> float:
+        return (total - sum_a) / size_b - sum_a / size_a
+
+    splits = math.comb(len(pooled), size_a)
+    extreme_splits = 1 if size_a != size_b else 2  # the two most extreme splits mirror
+    if splits <= EXACT_PERMUTATION_LIMIT:
+        count = sum(
+            1
+            for chosen in itertools.combinations(pooled, size_a)
+            if abs(difference(sum(chosen))) >= abs(observed) - tolerance
+        )
+        return PermutationTest(
+            p_value=count / splits,
+            observed_difference=observed,
+            exact=True,
+            permutations=splits,
+            smallest_p_value=extreme_splits / splits,
+        )
+    generator = random.Random(seed)  # noqa: S311 - reproducible sampling, not secrets
+    count = sum(
+        1
+        for _ in range(RANDOM_PERMUTATIONS)
+        if abs(difference(sum(generator.sample(pooled, size_a)))) >= abs(observed) - tolerance
+    )
+    # (count + 1) / (R + 1): the observed split is one of the splits, and p is never 0.
+    return PermutationTest(
+        p_value=(count + 1) / (RANDOM_PERMUTATIONS + 1),
+        observed_difference=observed,
+        exact=False,
+        permutations=RANDOM_PERMUTATIONS,
+        smallest_p_value=1 / (RANDOM_PERMUTATIONS + 1),
+    )

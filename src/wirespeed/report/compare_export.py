@@ -1,0 +1,168 @@
+"""A comparison as versioned JSON and as tidy CSV (one row per compared cell).
+
+The JSON format is documented in docs/json-format.md ("wirespeed-compare"). Readers
+check "format" and "version"; a change that could break a reader raises the version, an
+added key does not.
+
+Version history:
+  1  first version: by, a, b, method, cells with both sides' statistics, the ratio with
+     its interval, the permutation test and the verdict.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import Any
+
+from wirespeed.analysis.compare import ComparedCell, Comparison, SideInfo
+from wirespeed.analysis.stats import (
+    CONFIDENCE,
+    EXACT_PERMUTATION_LIMIT,
+    RANDOM_PERMUTATIONS,
+    RESAMPLES,
+    SEED,
+)
+from wirespeed.report.json_export import interval_to_dict, summary_to_dict
+
+FORMAT = "wirespeed-compare"
+VERSION = 1
+
+CSV_COLUMNS = (
+    "by",
+    "a",
+    "b",
+    "a_run_id",
+    "b_run_id",
+    "test_id",
+    "test_name",
+    "path",
+    "variant",
+    "flow",
+    "a_n",
+    "a_median_bps",
+    "a_ci_low_bps",
+    "a_ci_high_bps",
+    "a_cv",
+    "b_n",
+    "b_median_bps",
+    "b_ci_low_bps",
+    "b_ci_high_bps",
+    "b_cv",
+    "ratio",
+    "ratio_ci_low",
+    "ratio_ci_high",
+    "p_value",
+    "exact",
+    "verdict",
+)
+
+
+def _side(side: SideInfo) -> dict[str, Any]:
+    return {
+        "label": side.label,
+        "run_id": side.run_id,
+        "run_title": side.run_title,
+        "started_at": side.started_at,
+        "path": side.path,
+        "variant": side.variant,
+    }
+
+
+def _cell(cell: ComparedCell) -> dict[str, Any]:
+    test = cell.test
+    return {
+        "test_id": cell.test_id,
+        "test_name": cell.test_name,
+        "path": cell.path,
+        "variant": cell.variant,
+        "flow": cell.flow.value,
+        "a": summary_to_dict(cell.a, cell.a_trials),
+        "b": summary_to_dict(cell.b, cell.b_trials),
+        "a_trials": list(cell.a_trials),
+        "b_trials": list(cell.b_trials),
+        "ratio": cell.ratio,
+        "ratio_interval": interval_to_dict(cell.ratio_interval),
+        "test": None
+        if test is None
+        else {
+            "p_value": test.p_value,
+            "observed_difference_bps": test.observed_difference,
+            "exact": test.exact,
+            "permutations": test.permutations,
+            "smallest_p_value": test.smallest_p_value,
+        },
+        "verdict": cell.verdict.value,
+    }
+
+
+def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "by": comparison.by.value,
+        "a": _side(comparison.a),
+        "b": _side(comparison.b),
+        "method": {
+            "figure": "median goodput over repetitions, bit/s",
+            "ratio": "median(B) / median(A)",
+            "interval": "bootstrap percentile",
+            "confidence": CONFIDENCE,
+            "resamples": RESAMPLES,
+            "seed": SEED,
+            "test": "two-sided permutation test on the difference of means",
+            "exact_up_to_splits": EXACT_PERMUTATION_LIMIT,
+            "random_permutations": RANDOM_PERMUTATIONS,
+            "alpha": comparison.alpha,
+            "significant_when": "p < alpha and the ratio's interval excludes 1",
+        },
+        "cells": [_cell(c) for c in comparison.cells],
+    }
+
+
+def render_compare_json(comparison: Comparison) -> str:
+    # allow_nan=False: NaN is not JSON, and no figure of ours should ever be one.
+    return json.dumps(comparison_to_dict(comparison), indent=2, ensure_ascii=False, allow_nan=False)
+
+
+def _csv_row(comparison: Comparison, cell: ComparedCell) -> dict[str, Any]:
+    row: dict[str, Any] = {
+        "by": comparison.by.value,
+        "a": comparison.a.label,
+        "b": comparison.b.label,
+        "a_run_id": comparison.a.run_id,
+        "b_run_id": comparison.b.run_id,
+        "test_id": cell.test_id,
+        "test_name": cell.test_name,
+        "path": cell.path,
+        "variant": cell.variant,
+        "flow": cell.flow.value,
+        "ratio": cell.ratio,
+        "verdict": cell.verdict.value,
+    }
+    for prefix, summary in (("a", cell.a), ("b", cell.b)):
+        if summary is None:
+            continue
+        interval = summary.interval
+        row |= {
+            f"{prefix}_n": summary.n,
+            f"{prefix}_median_bps": summary.median,
+            f"{prefix}_ci_low_bps": None if interval is None else interval.low,
+            f"{prefix}_ci_high_bps": None if interval is None else interval.high,
+            f"{prefix}_cv": summary.cv,
+        }
+    if cell.ratio_interval is not None:
+        row |= {"ratio_ci_low": cell.ratio_interval.low, "ratio_ci_high": cell.ratio_interval.high}
+    if cell.test is not None:
+        row |= {"p_value": cell.test.p_value, "exact": "yes" if cell.test.exact else "no"}
+    return row
+
+
+def render_compare_csv(comparison: Comparison) -> str:
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for cell in comparison.cells:
+        writer.writerow(_csv_row(comparison, cell))
+    return out.getvalue()

@@ -1,0 +1,153 @@
+"""Statistics of a few repetitions: known samples with known answers."""
+
+from __future__ import annotations
+
+import random
+import statistics
+
+import pytest
+
+from wirespeed.analysis.stats import (
+    ConfidenceInterval,
+    Stability,
+    StatsError,
+    bootstrap_interval,
+    outlier_indices,
+    permutation_test,
+    ratio_interval,
+    summarize,
+)
+
+M = 1e6
+
+
+def test_five_repetitions_at_line_rate_are_stable() -> None:
+    summary = summarize([941.2 * M, 941.6 * M, 939.0 * M, 941.3 * M, 940.9 * M])
+    assert summary.n == 5
+    assert summary.median == 941.2 * M
+    assert summary.mean == pytest.approx(940.8 * M)
+    assert summary.stdev == pytest.approx(statistics.stdev([941.2, 941.6, 939.0, 941.3, 940.9]) * M)
+    assert (summary.minimum, summary.maximum) == (939.0 * M, 941.6 * M)
+    assert summary.cv == pytest.approx(summary.stdev / summary.mean)  # type: ignore[operator]
+    assert summary.stability is Stability.STABLE
+    assert summary.interval is not None
+    assert summary.interval.statistic == "median"
+    assert summary.interval.low <= summary.median <= summary.interval.high
+    assert summary.interval.low >= 939.0 * M and summary.interval.high <= 941.6 * M
+
+
+def test_one_repetition_is_a_single_run_without_spread() -> None:
+    summary = summarize([941 * M])
+    assert summary.stability is Stability.SINGLE_RUN
+    assert (summary.stdev, summary.cv, summary.interval, summary.outliers) == (None, None, None, ())
+    assert summary.median == summary.mean == 941 * M
+
+
+def test_the_r2s_bridge_of_the_seeds_is_unstable() -> None:
+    # The seeds' Nanopi-R2S Br0 column: 681, 360, 360, 647, 460, 64 Mbit/s.
+    summary = summarize([v * M for v in (681, 360, 360, 647, 460, 64)])
+    assert summary.cv is not None and summary.cv > 0.05
+    assert summary.stability is Stability.UNSTABLE
+
+
+def test_two_values_give_the_interval_min_to_max() -> None:
+    interval = bootstrap_interval([940.0, 942.0])
+    assert (interval.low, interval.high) == (940.0, 942.0)
+
+
+def test_the_bootstrap_interval_contains_the_true_median() -> None:
+    generator = random.Random(7)
+    sample = [generator.gauss(941.0, 2.0) for _ in range(15)]
+    assert bootstrap_interval(sample).contains(941.0)
+
+
+def test_the_bootstrap_interval_covers_the_true_median_most_of_the_time() -> None:
+    # A percentile bootstrap of the median undercovers a little at small n: ask for 85 %.
+    generator = random.Random(11)
+    covered = sum(
+        bootstrap_interval([generator.gauss(100.0, 5.0) for _ in range(9)], resamples=500).contains(
+            100.0
+        )
+        for _ in range(100)
+    )
+    assert covered >= 85
+
+
+def test_the_same_values_always_give_the_same_interval() -> None:
+    values = [941.2, 941.6, 939.0, 941.3, 940.9, 938.7]
+    assert bootstrap_interval(values) == bootstrap_interval(list(values))
+    assert summarize(values) == summarize(values)
+
+
+def test_a_repetition_far_from_the_others_is_an_outlier() -> None:
+    assert outlier_indices([941, 940, 942, 941, 680]) == (4,)
+    # More than half equal: the MAD is 0 and the mean absolute deviation stands in.
+    assert outlier_indices([941, 941, 941, 941, 680]) == (4,)
+
+
+def test_iperf_rounding_is_not_an_outlier() -> None:
+    # 938 among 941s is odd to a z-score, but 0.3 % is the queue, not a disturbance.
+    assert outlier_indices([941, 941, 941, 941, 938]) == ()
+    assert outlier_indices([941.0, 941.0, 941.2]) == ()
+
+
+def test_two_values_cannot_tell_which_is_the_odd_one() -> None:
+    assert outlier_indices([941, 64]) == ()
+
+
+def test_the_r4s_wan_column_has_no_outlier() -> None:
+    # The seeds' R4S WAN: 942, 941, 941, 922, 957, 926 spread, but none stands out.
+    assert outlier_indices([942, 941, 941, 922, 957, 926]) == ()
+
+
+def test_clearly_separated_groups_of_five_differ() -> None:
+    test = permutation_test([941, 940, 942, 941, 939], [94.1, 94.0, 94.3, 93.9, 94.2])
+    assert test.exact
+    assert test.permutations == 252  # C(10, 5)
+    assert test.p_value < 0.05
+    assert test.p_value == pytest.approx(2 / 252)  # the two most extreme splits
+
+
+def test_two_draws_from_one_distribution_do_not_differ() -> None:
+    generator = random.Random(3)
+    a = [generator.gauss(941, 3) for _ in range(6)]
+    b = [generator.gauss(941, 3) for _ in range(6)]
+    assert not permutation_test(a, b).significant()
+
+
+def test_three_and_three_can_never_be_significant() -> None:
+    test = permutation_test([941, 940, 942], [94, 95, 93])
+    assert test.smallest_p_value == pytest.approx(2 / 20)
+    assert not test.can_be_significant()
+    assert not test.significant()
+
+
+def test_large_groups_are_sampled_reproducibly() -> None:
+    a = [float(v) for v in range(12)]
+    b = [float(v) + 6 for v in range(12)]
+    first, second = permutation_test(a, b), permutation_test(a, b)
+    assert not first.exact
+    assert first == second
+    assert first.p_value < 0.05
+
+
+def test_the_ratio_interval_is_about_ten_for_gbe_against_fe() -> None:
+    interval = ratio_interval([94.1, 94.0, 94.2, 93.9, 94.1], [941, 940, 942, 939, 941])
+    assert interval is not None
+    assert interval.statistic == "ratio of medians"
+    assert 9.9 < interval.low <= 10.0 <= interval.high < 10.1
+
+
+def test_no_ratio_when_a_resample_of_a_is_zero() -> None:
+    assert ratio_interval([0.0, 0.0, 1.0], [5.0, 6.0]) is None
+
+
+@pytest.mark.parametrize("values", [[], [float("nan")], [1.0, float("inf")]])
+def test_nothing_or_no_number_fails_at_the_door(values: list[float]) -> None:
+    with pytest.raises(StatsError):
+        summarize(values)
+
+
+def test_an_upside_down_interval_fails_at_the_door() -> None:
+    with pytest.raises(StatsError, match="low end"):
+        ConfidenceInterval(2.0, 1.0)
