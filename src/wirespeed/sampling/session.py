@@ -1,0 +1,106 @@
+"""Start a sampler on a host around a trial, stop it, and get what it saw.
+
+    running = Sampler.start(host, interval=1.0)
+    running.wait_for_ticks(1)          # a baseline before the traffic starts
+    ...
+    samples = running.stop()           # never hangs: SIGTERM, then SIGKILL
+
+A sampler that ended before stop() was called (its host vanished, someone killed it,
+it reached its max runtime) gives a SampleSet with partial=True and the reason; so does
+one that never wrote a complete tick.
+"""
+
+from __future__ import annotations
+
+import time
+
+from wirespeed.hosts.base import Host, Process
+from wirespeed.sampling.model import SampleSet
+from wirespeed.sampling.script import DEFAULT_MAX_RUNTIME, sampler_argv
+from wirespeed.sampling.stream import ParsedStream, parse_stream
+
+_POLL_SECONDS = 0.01
+
+
+class RunningSampler:
+    """A sampler started by Sampler.start; stop it exactly once."""
+
+    def __init__(self, host: Host, process: Process, interval: float) -> None:
+        self.host = host
+        self.process = process
+        self.interval = interval
+        self.started_at = time.time()  # this machine's clock, to align with the tools
+        self._stopped: SampleSet | None = None
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    @property
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def ticks(self) -> int:
+        """Complete ticks written so far."""
+        return self.process.stdout().count("\n@@end ")
+
+    def wait_for_ticks(self, count: int, timeout: float = 10.0) -> bool:
+        """Wait until `count` ticks are complete; False if the sampler ended or the
+        timeout passed first."""
+        deadline = time.monotonic() + timeout
+        while self.ticks() < count:
+            if not self.alive or time.monotonic() > deadline:
+                return self.ticks() >= count
+            time.sleep(_POLL_SECONDS)
+        return True
+
+    def stop(self, grace: float = 1.0) -> SampleSet:
+        if self._stopped is not None:
+            return self._stopped
+        ended_early = self.process.poll() is not None
+        status = self.process.stop(grace)
+        text = self.process.stdout()
+        parsed = parse_stream(text)
+        reason = _why_partial(parsed, ended_early, status, self.process.stderr())
+        self._stopped = SampleSet(
+            host=self.host.name,
+            interval=parsed.interval if parsed.interval is not None else self.interval,
+            start_uptime=parsed.start_uptime or 0.0,
+            device_epoch=parsed.device_epoch,
+            info=parsed.info,
+            snapshots=parsed.snapshots,
+            kernel=parsed.kernel,
+            partial=reason is not None,
+            reason=reason,
+            raw=text,
+        )
+        return self._stopped
+
+
+def _why_partial(parsed: ParsedStream, ended_early: bool, status: int, stderr: str) -> str | None:
+    detail = stderr.strip().splitlines()[-1] if stderr.strip() else ""
+    if not parsed.ready:
+        return f"the sampler never started (exit status {status}){': ' + detail if detail else ''}"
+    if parsed.exit_reason == "max-runtime":
+        return "the sampler reached its max runtime before the trial ended"
+    if ended_early:
+        said = f", it said: {parsed.exit_reason}" if parsed.exit_reason else ""
+        return f"the sampler ended before it was stopped (exit status {status}{said})"
+    if not parsed.snapshots:
+        return "the sampler wrote no complete tick"
+    return None
+
+
+class Sampler:
+    """Starts samplers; see the module's docstring."""
+
+    @staticmethod
+    def start(
+        host: Host,
+        interval: float = 1.0,
+        *,
+        root: str = "/",
+        max_runtime: float = DEFAULT_MAX_RUNTIME,
+    ) -> RunningSampler:
+        argv = sampler_argv(interval, root, max_runtime)
+        return RunningSampler(host, host.start(argv), interval)

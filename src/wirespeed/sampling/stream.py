@@ -1,0 +1,205 @@
+"""The sampler's output stream, parsed into snapshots.
+
+The format (version 1), one record per line; lines that start with "@@" are markers,
+every other line belongs to the file named by the last "@@file":
+
+    @@wirespeed-sampler 1                     the format version
+    @@start UPTIME EPOCH INTERVAL MAX_RUNTIME  device clocks at the start
+    @@file /sys/class/thermal/thermal_zone0/type    files read once (names, limits)
+    soc-thermal
+    @@ready
+    @@tick SEQ UPTIME                         every interval
+    @@file /proc/stat                         files read every tick, verbatim except
+    cpu  68662 0 76548 ...                    /proc/stat and /proc/meminfo (cut to
+    @@file /proc/interrupts                   the lines used)
+    ...
+    @@procs                                   about once a second: processes that ran
+    PID TICKS COMM                            since the last scan, ticks of user+system
+    @@end SEQ                                 the tick is complete
+    @@kmsg SEQ USEC LEVEL MESSAGE             a kernel log record, whenever written
+    @@exit REASON                             "max-runtime" or "feed-ended"
+
+A tick without its "@@end" (the sampler was stopped while writing) is dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from wirespeed.sampling import procfs, sysfs
+from wirespeed.sampling.events import classify
+from wirespeed.sampling.model import DeviceInfo, KernelLine, ProcessTicks, Snapshot
+
+FORMAT_VERSION = 1
+
+
+@dataclass(frozen=True)
+class ParsedStream:
+    version: int | None = None
+    start_uptime: float | None = None
+    device_epoch: int | None = None
+    interval: float | None = None
+    info: DeviceInfo = field(default_factory=DeviceInfo)
+    snapshots: tuple[Snapshot, ...] = ()
+    kernel: tuple[KernelLine, ...] = ()
+    ready: bool = False  # the header was complete
+    exit_reason: str | None = None  # the sampler's own reason to stop, if it gave one
+
+
+def snapshot_from_files(
+    seq: int,
+    t: float,
+    files: dict[str, str],
+    processes: tuple[ProcessTicks, ...] | None = None,
+) -> Snapshot:
+    """A snapshot from the files read at one tick, keyed by their path on the device."""
+    total, cpus = procfs.parse_stat(files.get("/proc/stat", ""))
+    interrupts = files.get("/proc/interrupts")
+    softirqs = files.get("/proc/softirqs")
+    return Snapshot(
+        seq=seq,
+        t=t,
+        cpu_total=total,
+        cpus=cpus,
+        interrupts=procfs.parse_interrupts(interrupts) if interrupts is not None else None,
+        softirqs=procfs.parse_softirqs(softirqs) if softirqs is not None else None,
+        netdev=procfs.parse_net_dev(files.get("/proc/net/dev", "")),
+        softnet=procfs.parse_softnet_stat(files.get("/proc/net/softnet_stat", "")),
+        memory=procfs.parse_meminfo(files.get("/proc/meminfo", "")),
+        load=procfs.parse_loadavg(files.get("/proc/loadavg", "")),
+        temperatures=sysfs.temperatures(files),
+        cpufreq=sysfs.clocks(files),
+        hwmon=sysfs.hwmon_readings(files),
+        processes=processes,
+    )
+
+
+def _process_line(line: str) -> ProcessTicks | None:
+    pid, _, rest = line.partition(" ")
+    ticks, _, comm = rest.partition(" ")
+    if not pid.isdigit() or not ticks.lstrip("-").isdigit():
+        return None
+    return ProcessTicks(int(pid), comm, int(ticks))
+
+
+class _Reader:
+    """Walks the stream once, line by line."""
+
+    def __init__(self) -> None:
+        self.version: int | None = None
+        self.start_uptime: float | None = None
+        self.device_epoch: int | None = None
+        self.interval: float | None = None
+        self.once: dict[str, str] = {}
+        self.ready = False
+        self.exit_reason: str | None = None
+        self.snapshots: list[Snapshot] = []
+        self.kernel: list[KernelLine] = []
+        # the tick being read
+        self.tick: tuple[int, float] | None = None
+        self.files: dict[str, list[str]] = {}
+        self.processes: list[ProcessTicks] | None = None
+        self.current: list[str] | None = None  # lines of the file being read
+        self._handlers: dict[str, Callable[[str], None]] = {
+            "wirespeed-sampler": self._on_version,
+            "start": self._on_start,
+            "file": self._on_file,
+            "ready": self._on_ready,
+            "tick": self._on_tick,
+            "procs": self._on_procs,
+            "end": self._on_end,
+            "kmsg": self._on_kmsg,
+            "exit": self._on_exit,
+        }
+
+    def feed(self, line: str) -> None:
+        if not line.startswith("@@"):
+            if self.current is not None:
+                self.current.append(line)
+            elif self.processes is not None:
+                process = _process_line(line)
+                if process is not None:
+                    self.processes.append(process)
+            return
+        marker, _, rest = line[2:].partition(" ")
+        handler = self._handlers.get(marker)
+        if handler is not None:
+            handler(rest)
+
+    def _on_version(self, rest: str) -> None:
+        self.version = int(rest) if rest.strip().isdigit() else None
+
+    def _on_start(self, rest: str) -> None:
+        values = rest.split()
+        self.start_uptime = float(values[0])
+        self.device_epoch = int(values[1]) if len(values) > 1 and values[1].isdigit() else None
+        self.interval = float(values[2]) if len(values) > 2 else None
+        self.files = {}
+
+    def _on_file(self, rest: str) -> None:
+        self.current = self.files.setdefault(rest, [])
+
+    def _on_ready(self, _: str) -> None:
+        self.once = {path: "\n".join(lines) for path, lines in self.files.items()}
+        self.ready = True
+        self.files = {}
+        self.current = None
+
+    def _on_tick(self, rest: str) -> None:
+        seq, _, uptime = rest.partition(" ")
+        self.tick = (int(seq), float(uptime))
+        self.files = {}
+        self.processes = None
+        self.current = None
+
+    def _on_procs(self, _: str) -> None:
+        self.current = None
+        self.processes = []
+
+    def _on_end(self, rest: str) -> None:
+        if self.tick is not None and rest.strip() == str(self.tick[0]):
+            seq, uptime = self.tick
+            start = self.start_uptime if self.start_uptime is not None else uptime
+            files = {path: "\n".join(lines) for path, lines in self.files.items()}
+            processes = tuple(self.processes) if self.processes is not None else None
+            self.snapshots.append(snapshot_from_files(seq, uptime - start, files, processes))
+        self.tick = None
+        self.files = {}
+        self.processes = None
+        self.current = None
+
+    def _on_kmsg(self, rest: str) -> None:
+        parts = rest.split(" ", 3)
+        if len(parts) < 4:
+            return
+        _, usec, level, message = parts
+        start = self.start_uptime or 0.0
+        self.kernel.append(
+            KernelLine(int(usec) / 1e6 - start, int(level), message, classify(message))
+        )
+
+    def _on_exit(self, rest: str) -> None:
+        self.exit_reason = rest.strip() or None
+
+    def result(self) -> ParsedStream:
+        return ParsedStream(
+            version=self.version,
+            start_uptime=self.start_uptime,
+            device_epoch=self.device_epoch,
+            interval=self.interval,
+            info=sysfs.device_info(self.once),
+            snapshots=tuple(self.snapshots),
+            kernel=tuple(self.kernel),
+            ready=self.ready,
+            exit_reason=self.exit_reason,
+        )
+
+
+def parse_stream(text: str | Iterable[str]) -> ParsedStream:
+    """Parse the sampler's whole output (a string, or its lines)."""
+    lines = text.splitlines() if isinstance(text, str) else text
+    reader = _Reader()
+    for line in lines:
+        reader.feed(line.rstrip("\n"))
+    return reader.result()
