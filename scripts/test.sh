@@ -7,4 +7,10 @@ scripts/bootstrap.sh
 .venv/bin/ruff check src tests benchmarks
 .venv/bin/ruff format --check src tests benchmarks
 .venv/bin/mypy
-exec .venv/bin/pytest "$@"
+# A throwaway PostgreSQL on 127.0.0.1 for the store's tests on both backends (or your own).
+if [ -z "${WIRESPEED_TEST_POSTGRES_URL:-}" ]; then
+  WIRESPEED_TEST_POSTGRES_URL=$(scripts/postgres-for-tests.sh)
+  export WIRESPEED_TEST_POSTGRES_URL
+  trap 'scripts/postgres-for-tests.sh stop' EXIT
+fi
+.venv/bin/pytest "$@"

@@ -1,4 +1,4 @@
-"""Where runs and trials are kept: SQLAlchemy Core on SQLite now, PostgreSQL later.
+"""Where runs and trials are kept: SQLAlchemy Core on SQLite or PostgreSQL.
 
 The records (RunInfo, RunRecord ...) import nothing heavy; Store loads SQLAlchemy on first
 use, so reading a record or rendering a report does not pay for the database layer.

@@ -1,10 +1,12 @@
-"""The store's tables, in SQLAlchemy Core: portable between SQLite and PostgreSQL.
+"""The store's tables, in SQLAlchemy Core: the same schema on SQLite and PostgreSQL.
 
 Portable means: no SQLite-only types, times as unix seconds in DOUBLE PRECISION (exact
 round trip, no time-zone games), byte and packet counts in BIGINT (a 120 s test at 10 Gbit/s
 moves 150 GB; iperf's datagram counters pass 2^31), structured values in JSON, and every
 index named. Enumerations are stored as their string values, so adding a member needs no
-migration. See docs/store.md.
+migration. Names and texts that come from users, plans, devices or tools are unbounded
+text: PostgreSQL enforces VARCHAR lengths, SQLite does not, and a run must not store on
+one and fail on the other. See docs/store.md.
 
 Version history of the schema (SCHEMA_VERSION, kept in the meta table):
   1  first version.
@@ -12,11 +14,15 @@ Version history of the schema (SCHEMA_VERSION, kept in the meta table):
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
     Column,
+    Dialect,
     Double,
     ForeignKey,
     Index,
@@ -25,7 +31,39 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    TypeDecorator,
 )
+
+# Row ids: BIGINT on PostgreSQL (BIGSERIAL; a shared lab's intervals table may pass 2^31
+# rows), INTEGER on SQLite, where only `INTEGER PRIMARY KEY` is the auto-incrementing rowid.
+Id = BigInteger().with_variant(Integer(), "sqlite")
+
+# Marks a PostgreSQL text value stored JSON-escaped. U+FDD0 is a Unicode noncharacter:
+# no tool output or plan starts with it, and one that does is escaped too, so it is exact.
+_ESCAPED = "\ufdd0"
+
+
+class FreeText(TypeDecorator[str]):
+    """Any str, kept exactly. PostgreSQL refuses NUL in text, and a raw tool output
+    decoded with errors="replace" can hold one: there, such a value is stored JSON-escaped
+    behind a marker. Every other value, and every value on SQLite, is stored as it is."""
+
+    impl = Text
+    cache_ok = True
+
+    def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:
+        if value is None or dialect.name != "postgresql":
+            return value
+        if "\x00" in value or value.startswith(_ESCAPED):
+            return _ESCAPED + json.dumps(value)
+        return value
+
+    def process_result_value(self, value: Any, dialect: Dialect) -> str | None:
+        if value is None or dialect.name != "postgresql" or not value.startswith(_ESCAPED):
+            return value  # type: ignore[no-any-return]
+        decoded: str = json.loads(value[len(_ESCAPED) :])
+        return decoded
+
 
 SCHEMA_VERSION = 1
 
@@ -41,14 +79,14 @@ meta = Table(
 runs = Table(
     "runs",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("id", Id, primary_key=True, autoincrement=True),
     Column("started_at", Double, nullable=False),
     Column("finished_at", Double),
     Column("status", String(16), nullable=False),
-    Column("title", Text),
-    Column("plan_path", Text),
-    Column("plan_text", Text),
-    Column("wirespeed_version", String(32), nullable=False),
+    Column("title", FreeText),
+    Column("plan_path", FreeText),
+    Column("plan_text", FreeText),
+    Column("wirespeed_version", Text, nullable=False),
     Column("argv", JSON(none_as_null=True), nullable=False),
     # RunInfo.provenance as given: {"hosts": {name: {kernel, os, iperf2, ...}}, "labs": ...}
     Column("provenance", JSON(none_as_null=True), nullable=False),
@@ -58,28 +96,28 @@ runs = Table(
 trials = Table(
     "trials",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("run_id", Integer, ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("run_id", Id, ForeignKey("runs.id", ondelete="CASCADE"), nullable=False),
     Column("position", Integer, nullable=False),  # commit order within the run
-    Column("key", String(255), nullable=False),  # Trial.key: test/path/variant/repetition
-    Column("test_id", String(64), nullable=False),
-    Column("test_name", Text, nullable=False),
+    Column("key", FreeText, nullable=False),  # Trial.key: test/path/variant/repetition
+    Column("test_id", FreeText, nullable=False),
+    Column("test_name", FreeText, nullable=False),
     Column("tool", String(16), nullable=False),
     Column("protocol", String(8), nullable=False),  # also in spec, here to filter on
     Column("spec", JSON(none_as_null=True), nullable=False),
-    Column("path_name", String(64), nullable=False),
+    Column("path_name", FreeText, nullable=False),
     Column("path", JSON(none_as_null=True), nullable=False),  # topology, hosts, link
-    Column("variant", String(64), nullable=False),
+    Column("variant", FreeText, nullable=False),
     Column("repetition", Integer, nullable=False),
     Column("status", String(16), nullable=False),
-    Column("reason", Text),
+    Column("reason", FreeText),
     Column("started_at", Double, nullable=False),
     Column("finished_at", Double, nullable=False),
     # The Result's own header; has_result is false for a trial that failed before parsing.
     Column("has_result", Boolean, nullable=False),
     Column("result_tool", String(16)),
     Column("result_protocol", String(8)),
-    Column("tool_version", String(64)),
+    Column("tool_version", FreeText),
     Index("ix_trials_run_position", "run_id", "position", unique=True),
     Index("ix_trials_run_key", "run_id", "key"),
     Index("ix_trials_test_path", "test_id", "path_name"),
@@ -90,9 +128,9 @@ trials = Table(
 results = Table(
     "results",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("trial_id", Integer, ForeignKey("trials.id", ondelete="CASCADE"), nullable=False),
-    Column("parent_id", Integer, ForeignKey("results.id", ondelete="CASCADE")),
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("trial_id", Id, ForeignKey("trials.id", ondelete="CASCADE"), nullable=False),
+    Column("parent_id", Id, ForeignKey("results.id", ondelete="CASCADE")),
     Column("kind", String(16), nullable=False),
     Column("position", Integer, nullable=False),
     Column("flow", String(8), nullable=False),
@@ -119,9 +157,9 @@ results = Table(
 intervals = Table(
     "intervals",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("result_id", Integer, ForeignKey("results.id", ondelete="CASCADE"), nullable=False),
-    Column("trial_id", Integer, ForeignKey("trials.id", ondelete="CASCADE"), nullable=False),
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("result_id", Id, ForeignKey("results.id", ondelete="CASCADE"), nullable=False),
+    Column("trial_id", Id, ForeignKey("trials.id", ondelete="CASCADE"), nullable=False),
     Column("position", Integer, nullable=False),
     Column("start", Double, nullable=False),
     Column("end", Double, nullable=False),
@@ -138,15 +176,15 @@ intervals = Table(
 raw_outputs = Table(
     "raw_outputs",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("trial_id", Integer, ForeignKey("trials.id", ondelete="CASCADE"), nullable=False),
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("trial_id", Id, ForeignKey("trials.id", ondelete="CASCADE"), nullable=False),
     Column("position", Integer, nullable=False),
-    Column("host", String(255), nullable=False),
+    Column("host", FreeText, nullable=False),
     Column("side", String(16), nullable=False),
     Column("argv", JSON(none_as_null=True), nullable=False),
-    Column("format", String(16), nullable=False),
-    Column("text", Text, nullable=False),
-    Column("stderr", Text, nullable=False),
+    Column("format", Text, nullable=False),
+    Column("text", FreeText, nullable=False),
+    Column("stderr", FreeText, nullable=False),
     Column("exit_status", Integer),
     Index("ix_raw_outputs_trial", "trial_id", "position"),
 )
@@ -154,11 +192,11 @@ raw_outputs = Table(
 warnings = Table(
     "warnings",
     metadata,
-    Column("id", Integer, primary_key=True, autoincrement=True),
-    Column("trial_id", Integer, ForeignKey("trials.id", ondelete="CASCADE"), nullable=False),
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("trial_id", Id, ForeignKey("trials.id", ondelete="CASCADE"), nullable=False),
     Column("position", Integer, nullable=False),
     Column("kind", String(32), nullable=False),
-    Column("message", Text, nullable=False),
+    Column("message", FreeText, nullable=False),
     Index("ix_warnings_trial", "trial_id", "position"),
     Index("ix_warnings_kind", "kind"),
 )

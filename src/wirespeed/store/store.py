@@ -1,23 +1,38 @@
 """The Store: runs and their trials in a database, one transaction per trial.
 
-SQLite by default (one file per user), any SQLAlchemy URL otherwise (PostgreSQL for a
-shared lab). A trial is committed before add_outcome returns, so a run killed at any
-moment keeps every trial it finished.
+SQLite by default (one file per user), PostgreSQL for a shared lab (any SQLAlchemy URL is
+passed on). A trial is committed before add_outcome returns, so a run killed at any
+moment keeps every trial it finished, and several runs may write to one store at once.
 """
 
 from __future__ import annotations
 
+import importlib.util
+import re
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from platformdirs import user_data_dir
-from sqlalchemy import Connection, Engine, create_engine, event, func, insert, select, update
+from sqlalchemy import (
+    URL,
+    Connection,
+    Engine,
+    create_engine,
+    event,
+    func,
+    insert,
+    make_url,
+    select,
+    update,
+)
 from sqlalchemy.engine import RowMapping
+from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
-from wirespeed.errors import UsageError
+from wirespeed.errors import UsageError, WirespeedError
 from wirespeed.model import (
     DirectionResult,
     Interval,
@@ -34,14 +49,91 @@ from wirespeed.store.records import RunInfo, RunRecord, RunStatus, RunSummary
 
 DEFAULT_DB_NAME = "wirespeed.db"
 
+# How long a SQLite writer waits for another one to commit. A trial's commit takes
+# milliseconds, so this only runs out when something holds the file locked for good.
+SQLITE_BUSY_TIMEOUT_S = 30.0
+
+# How long opening a PostgreSQL store waits for the server before saying it is
+# unreachable (libpq waits forever by default, e.g. behind a firewall that drops packets).
+POSTGRES_CONNECT_TIMEOUT_S = 10
+
+# PostgreSQL drivers SQLAlchemy knows, in the order a bare postgresql:// URL tries them.
+POSTGRES_DRIVERS = ("psycopg", "psycopg2")
+
+# Serializes creating the tables of a new PostgreSQL store: two runs started at once on an
+# empty database would otherwise both try to create them. Any constant: "wirespeed".
+_SCHEMA_LOCK = 0x77697265737065
+
+
+class StoreError(WirespeedError):
+    """The store failed after it was opened: the server went away, the file is locked."""
+
 
 def default_db_path() -> Path:
     return Path(user_data_dir("wirespeed")) / DEFAULT_DB_NAME
 
 
-def _make_sqlite_durable(engine: Engine) -> None:
+def display_url(url: str | URL) -> str:
+    """The URL as it can be shown or stored: its password (if any) replaced by ***."""
+    if isinstance(url, URL):
+        return url.render_as_string(hide_password=True)
+    # As the user wrote it, not as SQLAlchemy reads it: it takes a password's unescaped
+    # @ for the host's start, and would show the password's rest as the host.
+    return mask_passwords(url)
+
+
+_PASSWORD_IN_URL = re.compile(
+    # user:password@host, up to the authority's last @: a password may hold an unescaped @.
+    r"(?P<head>[A-Za-z][A-Za-z0-9+.-]*://[^/@:\s]*:)[^/\s]*(?=@[^@/\s]*(?:[/?#\s]|$))"
+)
+
+
+def mask_passwords(text: str) -> str:
+    """Any scheme://user:password@ in text with the password replaced by ***."""
+    return _PASSWORD_IN_URL.sub(r"\g<head>***", text)
+
+
+def _engine_url(url: URL) -> URL:
+    """A bare postgresql:// URL with the driver that is installed: SQLAlchemy would pick
+    psycopg2 even when only psycopg (3) is there."""
+    if url.drivername in ("postgresql", "postgres"):
+        for driver in POSTGRES_DRIVERS:
+            if importlib.util.find_spec(driver) is not None:
+                return url.set(drivername=f"postgresql+{driver}")
+        raise _NoDriverError("no PostgreSQL driver is installed (psycopg or psycopg2)")
+    return url
+
+
+class _NoDriverError(Exception):
+    pass
+
+
+def _reason(error: BaseException) -> str:
+    """What went wrong, in the driver's words, first line only and without passwords."""
+    original = getattr(error, "orig", None) or error
+    message = str(original).strip() or original.__class__.__name__
+    lowered = message.lower()
+    if "connection refused" in lowered:
+        return "connection refused; is the server running?"
+    if "timeout expired" in lowered or "timed out" in lowered:
+        return "no answer from the server (timed out)"
+    if "could not translate host name" in lowered or "name or service not known" in lowered:
+        return "unknown host"
+    if "password authentication failed" in lowered or "no password supplied" in lowered:
+        return "authentication failed; check the user name and password"
+    first = next((line.strip() for line in message.splitlines() if line.strip()), "")
+    # psycopg prefixes libpq's message with where it tried to connect; the URL says that.
+    first = re.sub(r'^connection failed: connection to server at "[^"]*"[^:]*failed: ', "", first)
+    first = re.sub(r"^(FATAL|ERROR):\s+", "", first)
+    return mask_passwords(first) or original.__class__.__name__
+
+
+def _prepare_sqlite(engine: Engine) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # The transactions are begun below, not by the sqlite3 module: it would begin
+        # them lazily and in DEFERRED mode only.
+        dbapi_connection.isolation_level = None
         cursor = dbapi_connection.cursor()
         # SQLite ignores foreign keys unless asked, per connection.
         cursor.execute("PRAGMA foreign_keys=ON")
@@ -53,40 +145,83 @@ def _make_sqlite_durable(engine: Engine) -> None:
         cursor.execute("PRAGMA synchronous=FULL")
         cursor.close()
 
+    @event.listens_for(engine, "begin")
+    def _on_begin(conn: Connection) -> None:
+        # A writer takes the write lock when its transaction begins. A DEFERRED one that
+        # reads first (the run exists? the next position?) and then writes fails at once
+        # with "database is locked" when another run committed in between: the busy
+        # timeout does not apply to that upgrade. IMMEDIATE waits its turn instead.
+        # Readers stay DEFERRED, so they never wait for a writer.
+        immediate = conn.get_execution_options().get("wirespeed_write", False)
+        conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
 
 class Store:
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self._engine = create_engine(url)
-        if self._engine.dialect.name == "sqlite":
-            _make_sqlite_durable(self._engine)
-        schema.metadata.create_all(self._engine)
-        self._check_schema_version()
+    def __init__(self, url: str | URL) -> None:
+        given = make_url(url)
+        # Never the password: it goes into messages.
+        self.url = display_url(url if isinstance(url, str) else given)
+        engine_url = _engine_url(given)
+        if engine_url.get_backend_name() == "sqlite":
+            self._engine = create_engine(
+                engine_url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S}
+            )
+            _prepare_sqlite(self._engine)
+        elif engine_url.get_backend_name() == "postgresql":
+            self._engine = create_engine(
+                engine_url,
+                # A server restarted between two trials: reconnect rather than fail the run.
+                pool_pre_ping=True,
+                connect_args=(
+                    {}
+                    if "connect_timeout" in engine_url.query
+                    else {"connect_timeout": POSTGRES_CONNECT_TIMEOUT_S}
+                ),
+            )
+        else:
+            self._engine = create_engine(engine_url)
+        try:
+            self._create_schema()
+        except BaseException:
+            self._engine.dispose()
+            raise
 
     @classmethod
     def open(cls, db: str | Path | None) -> Store:
         """None: the per-user default file; a path: SQLite there; a URL: as it is."""
-        from sqlalchemy.exc import SQLAlchemyError
-
         if db is None:
             path = default_db_path()
         elif isinstance(db, str) and "://" in db:
+            shown = display_url(db)
             try:
                 return cls(db)
+            except (ArgumentError, ValueError) as error:
+                raise UsageError(
+                    f"cannot open the store {shown}: not a database URL ({_reason(error)})",
+                    hint="e.g. postgresql://USER:PASSWORD@HOST:5432/DATABASE or --db FILE",
+                ) from None
+            except _NoDriverError as error:
+                raise UsageError(
+                    f"cannot open the store {shown}: {error}",
+                    hint="install one: pip install 'psycopg[binary]'",
+                ) from None
+            except ImportError as error:
+                raise UsageError(
+                    f"cannot open the store {shown}: its driver {error.name} is not installed",
+                    hint=f"install the Python package that provides {error.name}",
+                ) from None
             except SQLAlchemyError as error:
                 raise UsageError(
-                    f"cannot open the store {db}: {error.__class__.__name__}",
+                    f"cannot open the store {shown}: {_reason(error)}",
                     hint="check the URL, the server and the credentials",
                 ) from None
         else:
             path = Path(db).expanduser()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            return cls(f"sqlite:///{path.resolve()}")
+            return cls(URL.create("sqlite", database=str(path.resolve())))
         except (OSError, SQLAlchemyError) as error:
-            reason = (
-                error.strerror if isinstance(error, OSError) else str(getattr(error, "orig", error))
-            )
+            reason = error.strerror if isinstance(error, OSError) else _reason(error)
             raise UsageError(
                 f"cannot open the store at {path}: {reason}",
                 hint="give a writable file with --db FILE",
@@ -101,28 +236,58 @@ class Store:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
-    def _check_schema_version(self) -> None:
-        with self._engine.begin() as conn:
-            found = conn.execute(
-                select(schema.meta.c.value).where(schema.meta.c.key == "schema_version")
-            ).scalar_one_or_none()
-            if found is None:
-                conn.execute(
-                    insert(schema.meta).values(
-                        key="schema_version", value=str(schema.SCHEMA_VERSION)
+    @contextmanager
+    def _writing(self) -> Iterator[Connection]:
+        """One write transaction, committed on leaving; a database failure a StoreError."""
+        try:
+            with self._engine.connect() as conn:
+                conn.execution_options(wirespeed_write=True)
+                with conn.begin():
+                    yield conn
+        except DBAPIError as error:
+            raise StoreError(
+                f"the store {self.url} failed: {_reason(error)}",
+                hint="the trials committed before this are kept",
+            ) from None
+
+    @contextmanager
+    def _reading(self) -> Iterator[Connection]:
+        try:
+            with self._engine.connect() as conn:
+                yield conn
+        except DBAPIError as error:
+            raise StoreError(f"the store {self.url} failed: {_reason(error)}") from None
+
+    def _create_schema(self) -> None:
+        """The tables if they are missing and the schema version, in one transaction, so
+        that two runs opening a new store at once create it once."""
+        with self._engine.connect() as conn:
+            conn.execution_options(wirespeed_write=True)
+            with conn.begin():
+                if conn.dialect.name == "postgresql":
+                    conn.execute(select(func.pg_advisory_xact_lock(_SCHEMA_LOCK)))
+                schema.metadata.create_all(conn)
+                found = conn.execute(
+                    select(schema.meta.c.value).where(schema.meta.c.key == "schema_version")
+                ).scalar_one_or_none()
+                if found is None:
+                    conn.execute(
+                        insert(schema.meta).values(
+                            key="schema_version", value=str(schema.SCHEMA_VERSION)
+                        )
                     )
-                )
-            elif int(found) != schema.SCHEMA_VERSION:
-                raise UsageError(
-                    f"the database {self.url} has schema version {found}, "
-                    f"this wirespeed reads version {schema.SCHEMA_VERSION}",
-                    hint="use the wirespeed version that wrote it, or another --db",
-                )
+                elif int(found) != schema.SCHEMA_VERSION:
+                    raise UsageError(
+                        f"the database {self.url} has schema version {found}, "
+                        f"this wirespeed reads version {schema.SCHEMA_VERSION}",
+                        hint="use the wirespeed version that wrote it, or another --db",
+                    )
 
     # Writing
 
     def begin_run(self, info: RunInfo) -> int:
-        with self._engine.begin() as conn:
+        """A new run; its id. A password in argv (--db URL) is stored masked."""
+        with self._writing() as conn:
             row = conn.execute(
                 insert(schema.runs).values(
                     started_at=info.started_at,
@@ -131,7 +296,7 @@ class Store:
                     plan_path=info.plan_path,
                     plan_text=info.plan_text,
                     wirespeed_version=info.wirespeed_version,
-                    argv=list(info.argv),
+                    argv=[mask_passwords(arg) for arg in info.argv],
                     provenance=dict(info.provenance),
                 )
             )
@@ -141,7 +306,7 @@ class Store:
 
     def add_outcome(self, run_id: int, outcome: TrialOutcome) -> int:
         """Store one trial with everything measured, in one transaction; its id."""
-        with self._engine.begin() as conn:
+        with self._writing() as conn:
             self._require_run(conn, run_id)
             position = conn.execute(
                 select(func.coalesce(func.max(schema.trials.c.position), 0)).where(
@@ -163,7 +328,7 @@ class Store:
 
     def finish_run(self, run_id: int, status: str, finished_at: float | None = None) -> None:
         final = RunStatus(status)
-        with self._engine.begin() as conn:
+        with self._writing() as conn:
             self._require_run(conn, run_id)
             conn.execute(
                 update(schema.runs)
@@ -178,7 +343,7 @@ class Store:
 
     def list_runs(self) -> list[RunSummary]:
         t = schema.trials
-        with self._engine.connect() as conn:
+        with self._reading() as conn:
             runs = conn.execute(select(schema.runs).order_by(schema.runs.c.id)).mappings().all()
             counts: dict[int, dict[str, int]] = defaultdict(dict)
             for run_id, status, n in conn.execute(
@@ -207,7 +372,7 @@ class Store:
 
     def load_run(self, run_id: int | None = None) -> RunRecord:
         """A run with every outcome rebuilt; None: the latest run."""
-        with self._engine.connect() as conn:
+        with self._reading() as conn:
             if run_id is None:
                 run_id = conn.execute(select(func.max(schema.runs.c.id))).scalar_one_or_none()
                 if run_id is None:

@@ -6,184 +6,44 @@ import signal
 import sqlite3
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from sqlalchemy import inspect, update
+from store_backends import BACKENDS, engine_for, fresh_store
+from store_samples import (
+    BR0,
+    DUAL_TCP,
+    INFO,
+    WAN,
+    dual_outcome,
+    failed_outcome,
+    udp_outcome_with_loss,
+)
 
 from wirespeed.errors import UsageError
-from wirespeed.model import (
-    Direction,
-    DirectionResult,
-    Flow,
-    Interval,
-    LinkModel,
-    Measurement,
-    PathSpec,
-    Proto,
-    RawOutput,
-    Result,
-    Side,
-    StreamResult,
-    TestCase,
-    TestSpec,
-    Tool,
-    ToolWarning,
-    Topology,
-    Trial,
-    TrialOutcome,
-    TrialStatus,
-    UdpStats,
-    WarningKind,
-)
+from wirespeed.model import RawOutput, Side, Trial, TrialOutcome, TrialStatus
 from wirespeed.store import HostInfo, RunInfo, RunStatus, Store
-from wirespeed.store.schema import SCHEMA_VERSION
-
-GBE = LinkModel(name="gbe", rate_bps=1_000_000_000)
-WAN = PathSpec(name="WAN", topology=Topology.ENDPOINT, client="ws", server="r4s", link=GBE)
-BR0 = PathSpec(
-    name="Br0", topology=Topology.BRIDGE, client="laptop", server="ws", dut="r4s", link=GBE
-)
-DUAL_TCP = TestCase(
-    id="#4",
-    name="TCP dual, 2 streams",
-    tool=Tool.IPERF2,
-    spec=TestSpec(duration=120, direction=Direction.DUAL, parallel=2),
-)
-UDP = TestCase(
-    id="#5",
-    name="UDP 1000M",
-    tool=Tool.IPERF2,
-    spec=TestSpec(protocol=Proto.UDP, duration=120, rate=1_048_576_000, length=1470),
-)
+from wirespeed.store.schema import SCHEMA_VERSION, meta
 
 
-def _stream(stream_id: int, flow: Flow, mbit: float) -> StreamResult:
-    return StreamResult(
-        id=stream_id,
-        flow=flow,
-        sent=Measurement(bytes=int(mbit * 15e6), seconds=120.0, bits_per_second=mbit * 1e6),
-        received=Measurement(bytes=int(mbit * 15e6), seconds=120.2, bits_per_second=mbit * 1e6),
-        intervals=(
-            Interval(start=0.0, end=1.0, bytes=int(mbit * 125e3), bits_per_second=mbit * 1e6),
-            Interval(start=1.0, end=2.0, bytes=int(mbit * 125e3), bits_per_second=mbit * 1e6),
-        ),
-    )
-
-
-def _dual_outcome(path: PathSpec = WAN, repetition: int = 1) -> TrialOutcome:
-    directions = tuple(
-        DirectionResult(
-            flow=flow,
-            sent=Measurement(bytes=13_800_000_000, seconds=120.0, bits_per_second=920.4e6),
-            received=Measurement(bytes=13_790_000_000, seconds=120.01, bits_per_second=919.3e6),
-            retransmits=None,
-            streams=(_stream(3 + i, flow, 460.1), _stream(5 + i, flow, 459.2)),
-            intervals=(
-                Interval(start=0.0, end=1.0, bytes=115_000_000, bits_per_second=920e6),
-                Interval(start=1.0, end=2.0, bytes=114_900_000, bits_per_second=919.2e6),
-            ),
-        )
-        for i, flow in enumerate((Flow.UP, Flow.DOWN))
-    )
-    return TrialOutcome(
-        trial=Trial(test=DUAL_TCP, path=path, repetition=repetition),
-        status=TrialStatus.OK,
-        started_at=1607544000.25,
-        finished_at=1607544121.5,
-        result=Result(
-            tool=Tool.IPERF2,
-            protocol=Proto.TCP,
-            directions=directions,
-            tool_version="2.0.13",
-        ),
-        raw=(
-            RawOutput(
-                host="ws",
-                side=Side.CLIENT,
-                argv=("iperf", "-c", "192.168.0.62", "-t", "120", "-d", "-P", "2"),
-                format="text",
-                text="(client output)",
-                exit_status=0,
-            ),
-            RawOutput(
-                host="r4s", side=Side.SERVER, argv=("iperf", "-s"), format="text", text="(server)"
-            ),
-        ),
-    )
-
-
-def _udp_outcome_with_loss() -> TrialOutcome:
-    udp = UdpStats(jitter_ms=0.0, lost=2_137_748_578, packets=2_138_402_602, out_of_order=1)
-    up = DirectionResult(
-        flow=Flow.UP,
-        sent=Measurement(bytes=13_314_398_208, seconds=120.0, bits_per_second=890e6),
-        received=Measurement(bytes=961_544_192, seconds=120.2, bits_per_second=64.0e6),
-        udp=udp,
-        streams=(StreamResult(id=3, flow=Flow.UP, udp=udp),),
-        intervals=(
-            Interval(
-                start=0.0,
-                end=1.0,
-                bytes=8_000_000,
-                bits_per_second=64e6,
-                jitter_ms=0.01,
-                lost=17_000_000,
-                packets=17_800_000,
-            ),
-        ),
-    )
-    return TrialOutcome(
-        trial=Trial(test=UDP, path=BR0),
-        status=TrialStatus.OK,
-        started_at=1607545000.0,
-        finished_at=1607545121.0,
-        result=Result(
-            tool=Tool.IPERF2,
-            protocol=Proto.UDP,
-            directions=(up,),
-            warnings=(ToolWarning(kind=WarningKind.LOSS_SATURATED, message="(1e+02%)"),),
-        ),
-        raw=(RawOutput(host="laptop", side=Side.CLIENT, argv=("iperf",), format="csv", text="x"),),
-    )
-
-
-def _failed_outcome() -> TrialOutcome:
-    return TrialOutcome(
-        trial=Trial(test=DUAL_TCP, path=BR0),
-        status=TrialStatus.FAILED,
-        started_at=1607546000.0,
-        finished_at=1607546003.0,
-        reason="the server did not listen within 5 s",
-    )
-
-
-INFO = RunInfo(
-    title="Nanopi-R4S",
-    started_at=1607543999.5,
-    argv=("wirespeed", "run", "r4s.yaml"),
-    plan_path="r4s.yaml",
-    plan_text="tests: []\n",
-    provenance={
-        "hosts": {
-            "r4s": {
-                "kernel": "Linux 5.4.75 aarch64",
-                "os": "OpenWrt 19.07.4",
-                "iperf2": "2.0.13",
-                "iperf3": None,
-            }
-        },
-        "labs": {},
-    },
-)
+@pytest.fixture(params=BACKENDS)
+def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """An empty store on each backend: a SQLite file, or a fresh PostgreSQL database."""
+    with fresh_store(request.param, tmp_path) as url:
+        yield url
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
+def sqlite_db(tmp_path: Path) -> Path:
     return tmp_path / "runs.db"
 
 
-def test_an_outcome_comes_back_equal(db: Path) -> None:
-    outcomes = (_dual_outcome(), _udp_outcome_with_loss(), _failed_outcome())
+def test_an_outcome_comes_back_equal(db: str) -> None:
+    outcomes = (dual_outcome(), udp_outcome_with_loss(), failed_outcome())
     with Store.open(db) as store:
         run_id = store.begin_run(INFO)
         for outcome in outcomes:
@@ -207,8 +67,8 @@ def test_an_outcome_comes_back_equal(db: Path) -> None:
     assert (record.trials_ok, record.trials_failed) == (2, 1)
 
 
-def test_counters_beyond_32_bits_are_kept(db: Path) -> None:
-    big = _udp_outcome_with_loss()
+def test_counters_beyond_32_bits_are_kept(db: str) -> None:
+    big = udp_outcome_with_loss()
     with Store.open(db) as store:
         run_id = store.begin_run(INFO)
         store.add_outcome(run_id, big)
@@ -221,11 +81,11 @@ def test_counters_beyond_32_bits_are_kept(db: Path) -> None:
     assert direction.sent.bytes == 13_314_398_208
 
 
-def test_runs_are_listed_with_their_trials_and_paths(db: Path) -> None:
+def test_runs_are_listed_with_their_trials_and_paths(db: str) -> None:
     with Store.open(db) as store:
         first = store.begin_run(INFO)
-        store.add_outcome(first, _dual_outcome(WAN))
-        store.add_outcome(first, _failed_outcome())
+        store.add_outcome(first, dual_outcome(WAN))
+        store.add_outcome(first, failed_outcome())
         store.finish_run(first, "complete")
         second = store.begin_run(RunInfo(title="R2S", started_at=1607600000.0))
         runs = store.list_runs()
@@ -237,7 +97,7 @@ def test_runs_are_listed_with_their_trials_and_paths(db: Path) -> None:
     assert (runs[1].trials_ok, runs[1].paths) == (0, ())
 
 
-def test_load_run_without_an_id_loads_the_latest(db: Path) -> None:
+def test_load_run_without_an_id_loads_the_latest(db: str) -> None:
     with Store.open(db) as store:
         store.begin_run(INFO)
         latest = store.begin_run(RunInfo(title="R2S", started_at=1607600000.0))
@@ -245,26 +105,26 @@ def test_load_run_without_an_id_loads_the_latest(db: Path) -> None:
         assert store.load_run().info.title == "R2S"
 
 
-def test_an_unknown_run_is_a_usage_error_with_a_hint(db: Path) -> None:
+def test_an_unknown_run_is_a_usage_error_with_a_hint(db: str) -> None:
     with Store.open(db) as store:
         store.begin_run(INFO)
         with pytest.raises(UsageError, match=r"no run 42; `wirespeed runs` lists them"):
             store.load_run(42)
         with pytest.raises(UsageError, match="no run 42"):
-            store.add_outcome(42, _failed_outcome())
+            store.add_outcome(42, failed_outcome())
 
 
-def test_an_empty_store_has_no_latest_run(db: Path) -> None:
+def test_an_empty_store_has_no_latest_run(db: str) -> None:
     with Store.open(db) as store, pytest.raises(UsageError, match="no runs"):
         store.load_run()
 
 
-def test_a_run_killed_half_way_keeps_every_committed_trial(db: Path) -> None:
+def test_a_run_killed_half_way_keeps_every_committed_trial(db: str) -> None:
     # The runner commits each trial and then dies without finish_run or close.
     writer = Store.open(db)
     run_id = writer.begin_run(INFO)
-    writer.add_outcome(run_id, _dual_outcome(WAN, repetition=1))
-    writer.add_outcome(run_id, _dual_outcome(WAN, repetition=2))
+    writer.add_outcome(run_id, dual_outcome(WAN, repetition=1))
+    writer.add_outcome(run_id, dual_outcome(WAN, repetition=2))
 
     reader = Store.open(db)
     record = reader.load_run(run_id)
@@ -292,7 +152,7 @@ os.kill(os.getpid(), signal.SIGKILL)
 """
 
 
-def test_a_writer_killed_with_sigkill_loses_nothing_it_committed(db: Path) -> None:
+def test_a_writer_killed_with_sigkill_loses_nothing_it_committed(db: str) -> None:
     process = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(db)], check=False)
     assert process.returncode == -signal.SIGKILL
     with Store.open(db) as store:
@@ -300,10 +160,10 @@ def test_a_writer_killed_with_sigkill_loses_nothing_it_committed(db: Path) -> No
         assert (run.title, run.status, run.trials_failed) == ("killed", RunStatus.RUNNING, 2)
 
 
-def test_sqlite_runs_in_wal_mode_with_foreign_keys(db: Path) -> None:
-    with Store.open(db) as store:
+def test_sqlite_runs_in_wal_mode_with_foreign_keys(sqlite_db: Path) -> None:
+    with Store.open(sqlite_db) as store:
         store.begin_run(INFO)
-    connection = sqlite3.connect(db)
+    connection = sqlite3.connect(sqlite_db)
     try:
         assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
         version = connection.execute("SELECT value FROM meta WHERE key = 'schema_version'")
@@ -312,17 +172,17 @@ def test_sqlite_runs_in_wal_mode_with_foreign_keys(db: Path) -> None:
         connection.close()
 
 
-def test_a_database_from_another_schema_version_is_refused(db: Path) -> None:
+def test_a_database_from_another_schema_version_is_refused(db: str) -> None:
     Store.open(db).close()
-    connection = sqlite3.connect(db)
-    connection.execute("UPDATE meta SET value = '99' WHERE key = 'schema_version'")
-    connection.commit()
-    connection.close()
+    engine = engine_for(db)
+    with engine.begin() as conn:
+        conn.execute(update(meta).where(meta.c.key == "schema_version").values(value="99"))
+    engine.dispose()
     with pytest.raises(UsageError, match="schema version 99"):
         Store.open(db)
 
 
-def test_a_run_without_a_title_is_stored(db: Path) -> None:
+def test_a_run_without_a_title_is_stored(db: str) -> None:
     with Store.open(db) as store:
         run_id = store.begin_run(RunInfo(title=None, started_at=1.0))
         assert store.load_run(run_id).info.title is None
@@ -342,8 +202,169 @@ def test_open_creates_the_directory_of_a_new_file(tmp_path: Path) -> None:
     assert (tmp_path / "deep" / "er" / "w.db").exists()
 
 
-def test_finish_run_refuses_an_unknown_status(db: Path) -> None:
+def test_finish_run_refuses_an_unknown_status(db: str) -> None:
     with Store.open(db) as store:
         run_id = store.begin_run(INFO)
         with pytest.raises(ValueError, match="done"):
             store.finish_run(run_id, "done")
+
+
+# Texts, names and times that one backend keeps and another might not.
+
+ODD_TEXTS = (
+    "\x00",  # PostgreSQL refuses NUL in text
+    "before\x00after",
+    "\ufdd0marker-looking start",
+    "\ufdd0\x00",
+    "",
+    "tab\tnewline\nquote' double\" backslash\\ percent% ü 漢 🚀",
+    "x" * 100_000,
+)
+
+
+def test_texts_names_and_times_come_back_exactly(db: str) -> None:
+    long_name = "n" * 300  # longer than any VARCHAR the schema might have had
+    odd = TrialOutcome(
+        trial=Trial(
+            test=DUAL_TCP.__class__(
+                id=long_name, name="\x00" + long_name, tool=DUAL_TCP.tool, spec=DUAL_TCP.spec
+            ),
+            path=WAN.__class__(
+                name=long_name, topology=WAN.topology, client="a\x00", server="b" * 300
+            ),
+            variant="v" * 300,
+            repetition=2**31 - 1,
+        ),
+        status=TrialStatus.FAILED,
+        started_at=1700000000.1234567,  # every bit of a double, not microseconds
+        finished_at=1700000000.1234569,
+        reason="\x00".join(ODD_TEXTS[:4]),
+        raw=tuple(
+            RawOutput(
+                host=text or "h",
+                side=Side.SERVER,
+                argv=("iperf", text),
+                format="text",
+                text=text,
+                stderr=text[::-1],
+                exit_status=-9,
+            )
+            for text in ODD_TEXTS
+        ),
+    )
+    info = RunInfo(
+        title="\x00title",
+        started_at=0.1 + 0.2,
+        plan_text="\ufdd0",
+        wirespeed_version="0.1.0.dev123+g0123456789abcdef.d20250101-with-a-long-local-part",
+        provenance={"hosts": {"\x00": {"kernel": "\x00", "n": 2**63 - 1, "f": 1e-300}}},
+    )
+    with Store.open(db) as store:
+        run_id = store.begin_run(info)
+        store.add_outcome(run_id, odd)
+        store.add_outcome(run_id, udp_outcome_with_loss())
+    with Store.open(db) as store:
+        record = store.load_run(run_id)
+    assert record.info == info
+    assert record.outcomes == (odd, udp_outcome_with_loss())
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(text=st.text(), number=st.floats(allow_nan=False, allow_infinity=False))
+def test_any_text_and_time_round_trips(db: str, text: str, number: float) -> None:
+    outcome = TrialOutcome(
+        trial=Trial(test=DUAL_TCP, path=BR0, variant=text or "v"),
+        status=TrialStatus.FAILED,
+        started_at=number,
+        finished_at=number,
+        reason="why: " + text,
+    )
+    with Store.open(db) as store:
+        run_id = store.begin_run(RunInfo(title=text, started_at=number))
+        store.add_outcome(run_id, outcome)
+        record = store.load_run(run_id)
+    assert record.info.title == text
+    assert record.outcomes == (outcome,)
+
+
+def test_a_postgresql_store_uses_bigint_ids_and_keeps_the_url(db: str) -> None:
+    if "://" not in db:
+        pytest.skip("PostgreSQL only: SQLite's auto-incrementing ids are INTEGER PRIMARY KEY")
+    with Store.open(db) as store:
+        assert store.url == db  # no password in the test URL: shown as given
+    engine = engine_for(db)
+    try:
+        columns = {c["name"]: c for c in inspect(engine).get_columns("intervals")}
+    finally:
+        engine.dispose()
+    assert "BIGINT" in str(columns["id"]["type"])
+    assert "BIGINT" in str(columns["result_id"]["type"])
+    assert "DOUBLE" in str(columns["start"]["type"])
+
+
+def test_index_and_table_names_fit_postgresql() -> None:
+    from wirespeed.store.schema import metadata
+
+    names = [t.name for t in metadata.tables.values()]
+    names += [i.name for t in metadata.tables.values() for i in t.indexes if i.name]
+    assert names
+    assert all(len(name) <= 63 for name in names)  # NAMEDATALEN - 1
+
+
+# Passwords and drivers.
+
+
+def test_a_password_is_masked_in_the_error_for_a_server_that_is_down() -> None:
+    # Port 1 on loopback: nothing listens there, the connection is refused at once.
+    url = "postgresql://lab:s3cret-pw@127.0.0.1:1/wirespeed"
+    with pytest.raises(UsageError) as caught:
+        Store.open(url)
+    error = caught.value
+    assert error.message == (
+        "cannot open the store postgresql://lab:***@127.0.0.1:1/wirespeed: "
+        "connection refused; is the server running?"
+    )
+    assert "s3cret" not in f"{error} {error.hint}"
+    assert caught.value.__cause__ is None  # no driver traceback chained on
+
+
+def test_a_password_in_argv_is_stored_masked(db: str) -> None:
+    argv = (
+        "wirespeed",
+        "run",
+        "--db",
+        "postgresql://lab:s3cret@db.example:5432/w",
+        "--db=postgresql+psycopg://x:y%40z@h/w",
+        "plan.yaml",
+    )
+    with Store.open(db) as store:
+        run_id = store.begin_run(RunInfo(title=None, started_at=1.0, argv=argv))
+        stored = store.load_run(run_id).info.argv
+    assert stored == (
+        "wirespeed",
+        "run",
+        "--db",
+        "postgresql://lab:***@db.example:5432/w",
+        "--db=postgresql+psycopg://x:***@h/w",
+        "plan.yaml",
+    )
+
+
+def test_no_postgresql_driver_is_a_usage_error_not_a_traceback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from wirespeed.store import store as store_module
+
+    monkeypatch.setattr(store_module, "POSTGRES_DRIVERS", ("no_such_driver_module",))
+    with pytest.raises(UsageError, match=r"no PostgreSQL driver is installed") as caught:
+        Store.open("postgresql://lab:s3cret@127.0.0.1/w")
+    assert "s3cret" not in caught.value.message
+    assert caught.value.hint is not None
+    assert "psycopg" in caught.value.hint
+
+
+def test_a_url_that_is_not_one_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="not a database URL"):
+        Store.open("postgresql://lab:s3cret@host:port/w")
