@@ -302,6 +302,43 @@ class Trial:
         return f"{self.test.id}/{self.path.name}/{self.variant}/{self.repetition}"
 
 
+class FindingKind(enum.StrEnum):
+    """The closed set of verdicts on a trial (analysis/findings.py says how each is
+    judged and what to do about it)."""
+
+    LINE_RATE = "line-rate"
+    IMPOSSIBLE = "impossible"
+    SUSPECT = "suspect"
+    CPU_BOUND = "cpu-bound"
+    IRQS_ON_ONE_CORE = "irqs-on-one-core"
+    THROTTLED = "throttled"
+    BACKGROUND_LOAD = "background-load"
+    DROPS = "drops"
+    KERNEL_EVENT = "kernel-event"
+    PARTIAL_SAMPLES = "partial-samples"
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: FindingKind
+    message: str  # with the numbers: "cpu0 99 % busy, 93 % of it softirq (IRQ 27 eth0)"
+    flow: Flow | None = None
+
+
+@dataclass(frozen=True)
+class MonitorRecord:
+    """What a sampler saw on one host during a trial: its raw stream, so parsing can be
+    redone, and the summary made of it (JSON of sampling.MonitorSummary, versioned)."""
+
+    host: str
+    role: str  # dut, client or server
+    interval: float
+    raw: str
+    summary: str  # "" when the stream held nothing to summarize
+    partial: bool = False
+    reason: str | None = None
+
+
 class TrialStatus(enum.StrEnum):
     OK = "ok"
     FAILED = "failed"
@@ -318,6 +355,8 @@ class TrialOutcome:
     result: Result | None = None
     reason: str | None = None
     raw: tuple[RawOutput, ...] = field(default_factory=tuple)
+    monitors: tuple[MonitorRecord, ...] = ()
+    findings: tuple[Finding, ...] = ()
 
     def __post_init__(self) -> None:
         _require(

@@ -119,11 +119,15 @@ class Runner:
         progress: Progress | None = None,
         *,
         lab_prefix: str | None = None,
+        watch: Sequence[str] = ("dut",),
+        sample_interval: float = 1.0,
     ) -> None:
         self.plan = plan
         self.store = store
         self.progress: Progress = progress or NullProgress()
         self.lab_prefix = lab_prefix
+        self.watch = tuple(watch)  # roles whose hosts are sampled during every trial
+        self.sample_interval = sample_interval
         self._labs: dict[Topology, Lab] = {}
         self._local_hosts: dict[str, Host] = {}
 
@@ -185,7 +189,31 @@ class Runner:
                 finished_at=time.time(),
                 reason=error.message,
             )
-        return run_trial(trial, endpoints, on_tick=self.progress.tick)
+        return run_trial(
+            trial,
+            endpoints,
+            on_tick=self.progress.tick,
+            watch=self._watched(trial.path),
+            sample_interval=self.sample_interval,
+        )
+
+    def _watched(self, path: PathSpec) -> list[tuple[str, Host]]:
+        """The hosts to sample, by role, each once (an endpoint DUT is also the server)."""
+        hosts: dict[str, Host] = {}
+        by_role: dict[str, Host]
+        if self._is_lab_path(path):
+            lab = self._labs[path.topology]
+            by_role = {role.value: host for role, host in lab.hosts.items()}
+        else:
+            names = {"client": path.client, "server": path.server, "dut": path.dut}
+            by_role = {r: self._local(n) for r, n in names.items() if n is not None}
+        watched: list[tuple[str, Host]] = []
+        for role in self.watch:
+            host = by_role.get(role)
+            if host is not None and host.name not in hosts:
+                hosts[host.name] = host
+                watched.append((role, host))
+        return watched
 
     def _endpoints(self, path: PathSpec) -> Endpoints:
         if self._is_lab_path(path):

@@ -7,14 +7,21 @@ output of both ends so parsing can be redone later.
 
 from __future__ import annotations
 
+import dataclasses
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from wirespeed.analysis.ceiling import ceiling_for
+from wirespeed.analysis.findings import judge_monitor, judge_result
+from wirespeed.errors import WirespeedError
 from wirespeed.hosts.base import Host, Process
 from wirespeed.hosts.sockets import listening
 from wirespeed.model import (
+    Finding,
+    FindingKind,
+    MonitorRecord,
     Proto,
     RawOutput,
     Result,
@@ -26,6 +33,9 @@ from wirespeed.model import (
     TrialStatus,
     WarningKind,
 )
+from wirespeed.sampling.model import SampleSet
+from wirespeed.sampling.session import RunningSampler, Sampler
+from wirespeed.sampling.summary import MonitorSummary, summarize
 from wirespeed.signals import deferred_signals
 
 # How long a server may take to bind its port. iperf starts in milliseconds; a loaded
@@ -37,6 +47,8 @@ CLIENT_MARGIN = 15.0
 # After the client ends, how long the server may take to print its final report.
 SERVER_REPORT_TIMEOUT = 3.0
 POLL = 0.01
+# How long a sampler may take to write its first tick (the baseline of every delta).
+BASELINE_TIMEOUT = 3.0
 
 # Warnings that mean the numbers are not a measurement at all.
 FATAL_WARNINGS = frozenset({WarningKind.CONNECT_FAILED, WarningKind.TOOL_ERROR})
@@ -87,9 +99,14 @@ def run_trial(
     *,
     port: int | None = None,
     on_tick: Callable[[float], None] | None = None,
+    watch: Sequence[tuple[str, Host]] = (),
+    sample_interval: float = 1.0,
 ) -> TrialOutcome:
     """Run a trial to its outcome. Failures become a FAILED outcome, never an exception
-    (but KeyboardInterrupt and SIGTERM pass through, after the processes are stopped)."""
+    (but KeyboardInterrupt and SIGTERM pass through, after the processes are stopped).
+
+    `watch` names the hosts to sample while the test runs, by role (the DUT by default in
+    a run): one sampler each, started before the client and stopped after it."""
     driver = driver_for(trial.test.tool)
     spec = trial.test.spec
     port = port or driver.DEFAULT_PORT
@@ -98,6 +115,8 @@ def run_trial(
     client_argv = driver.client_argv(spec, endpoints.target, port)
     server: Process | None = None
     client: Process | None = None
+    samplers: list[tuple[str, Host, RunningSampler | str]] = []
+    sample_sets: list[tuple[str, Host, SampleSet | str]] = []
     reason: str | None = None
     # Grace for the server on stop: none once its report is complete (iperf2 takes a full
     # second to act on SIGTERM, and there is nothing left to read); else a second, since
@@ -107,6 +126,7 @@ def run_trial(
         _check_port_free(endpoints.server, port, spec.protocol)
         server = endpoints.server.start(server_argv)
         _wait_listening(endpoints.server, server, port, spec.protocol)
+        samplers = _start_samplers(watch, sample_interval)
         client = endpoints.client.start(client_argv)
         _wait_client(client, spec.duration + CLIENT_MARGIN, on_tick, endpoints.target, port)
         if _wait_server_report(driver, server, spec):
@@ -117,6 +137,10 @@ def run_trial(
         with deferred_signals():
             client_status = client.stop() if client is not None else None
             server_status = server.stop(grace=server_grace) if server is not None else None
+            sample_sets = [
+                (role, host, running if isinstance(running, str) else running.stop())
+                for role, host, running in samplers
+            ]
 
     raw: list[RawOutput] = []
     if client is not None:
@@ -126,7 +150,8 @@ def run_trial(
     result: Result | None = None
     if reason is None:
         result, reason = _parse(driver, raw, spec)
-    return TrialOutcome(
+    monitors, summaries = _monitor_records(sample_sets)
+    outcome = TrialOutcome(
         trial=trial,
         status=TrialStatus.OK if reason is None else TrialStatus.FAILED,
         started_at=started_at,
@@ -134,7 +159,67 @@ def run_trial(
         result=result,
         reason=reason,
         raw=tuple(raw),
+        monitors=monitors,
     )
+    findings = judge_result(outcome, ceiling_for(trial))
+    for summary in summaries:
+        findings += judge_monitor(summary)
+    return dataclasses.replace(outcome, findings=tuple(without_moot(findings, spec)))
+
+
+def without_moot(findings: list[Finding], spec: TestSpec) -> list[Finding]:
+    """A busy core did not limit a trial whose every flow reached line rate: the link did.
+    (In the lab every namespace shares this machine's cores, so they are often busy.)"""
+    at_line_rate = {f.flow for f in findings if f.kind is FindingKind.LINE_RATE}
+    if at_line_rate >= set(spec.flows):
+        return [f for f in findings if f.kind is not FindingKind.CPU_BOUND]
+    return findings
+
+
+def _start_samplers(
+    watch: Sequence[tuple[str, Host]], interval: float
+) -> list[tuple[str, Host, RunningSampler | str]]:
+    """One sampler per watched host; one that cannot start is noted, not fatal: the
+    trial's iperf result stands without the device's samples."""
+    started: list[tuple[str, Host, RunningSampler | str]] = []
+    for role, host in watch:
+        try:
+            running = Sampler.start(host, interval=interval)
+        except (WirespeedError, OSError) as error:
+            started.append((role, host, f"the sampler did not start: {error}"))
+            continue
+        # A first tick before the traffic: CPU shares are differences between ticks.
+        running.wait_for_ticks(1, timeout=BASELINE_TIMEOUT)
+        started.append((role, host, running))
+    return started
+
+
+def _monitor_records(
+    sample_sets: Sequence[tuple[str, Host, SampleSet | str]],
+) -> tuple[tuple[MonitorRecord, ...], list[MonitorSummary]]:
+    records: list[MonitorRecord] = []
+    summaries: list[MonitorSummary] = []
+    for role, host, samples in sample_sets:
+        if isinstance(samples, str):
+            records.append(MonitorRecord(host.name, role, 0.0, "", "", True, samples))
+            continue
+        summary_json = ""
+        if samples.snapshots:
+            summary = summarize(samples)
+            summaries.append(summary)
+            summary_json = summary.to_json()
+        records.append(
+            MonitorRecord(
+                host=host.name,
+                role=role,
+                interval=samples.interval,
+                raw=samples.raw,
+                summary=summary_json,
+                partial=samples.partial,
+                reason=samples.reason,
+            )
+        )
+    return tuple(records), summaries
 
 
 def _check_port_free(host: Host, port: int, protocol: Proto) -> None:

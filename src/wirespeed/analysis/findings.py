@@ -8,11 +8,17 @@ its own kinds from the monitor's summary.
 
 from __future__ import annotations
 
-import enum
-from dataclasses import dataclass
-
 from wirespeed.analysis.ceiling import Ceiling
-from wirespeed.model import Flow, Proto, Result, TrialOutcome, TrialStatus, WarningKind
+from wirespeed.model import (
+    Finding,
+    FindingKind,
+    Proto,
+    Result,
+    TrialOutcome,
+    TrialStatus,
+    WarningKind,
+)
+from wirespeed.sampling.summary import MonitorSummary
 
 # A result this close to the ceiling is the link's limit, not the device's.
 LINE_RATE_FRACTION = 0.97
@@ -22,18 +28,6 @@ IMPOSSIBLE_FRACTION = 1.01
 # TCP delivers what it sends: a sender counting more than this over the receiver means the
 # two ends measured different things (a cut test, a timing skew, the wrong server).
 TCP_SENDER_EXCESS = 0.05
-
-
-class FindingKind(enum.StrEnum):
-    LINE_RATE = "line-rate"
-    IMPOSSIBLE = "impossible"
-    SUSPECT = "suspect"
-    CPU_BOUND = "cpu-bound"
-    IRQS_ON_ONE_CORE = "irqs-on-one-core"
-    THROTTLED = "throttled"
-    BACKGROUND_LOAD = "background-load"
-    DROPS = "drops"
-    KERNEL_EVENT = "kernel-event"
 
 
 HINTS: dict[FindingKind, str] = {
@@ -50,18 +44,13 @@ HINTS: dict[FindingKind, str] = {
     FindingKind.DROPS: "the interface dropped or errored packets during the test",
     FindingKind.KERNEL_EVENT: "the kernel logged a device event during the test: "
     "check the link and driver",
+    FindingKind.PARTIAL_SAMPLES: "the device's samples stop early: its figures cover part "
+    "of the test only",
 }
 
 
-@dataclass(frozen=True)
-class Finding:
-    kind: FindingKind
-    message: str
-    flow: Flow | None = None
-
-    @property
-    def hint(self) -> str:
-        return HINTS[self.kind]
+def hint(kind: FindingKind) -> str:
+    return HINTS[kind]
 
 
 def judge_result(outcome: TrialOutcome, ceiling: Ceiling | None) -> list[Finding]:
@@ -121,6 +110,11 @@ _SUSPECT_WARNINGS = {
 }
 
 
+def restates_warning(finding: Finding) -> bool:
+    """A SUSPECT finding that only repeats a tool warning (reports show those already)."""
+    return finding.kind is FindingKind.SUSPECT and finding.message in _SUSPECT_WARNINGS.values()
+
+
 def _from_warnings(result: Result) -> list[Finding]:
     seen: set[WarningKind] = set()
     findings = []
@@ -128,4 +122,143 @@ def _from_warnings(result: Result) -> list[Finding]:
         if warning.kind in _SUSPECT_WARNINGS and warning.kind not in seen:
             seen.add(warning.kind)
             findings.append(Finding(FindingKind.SUSPECT, _SUSPECT_WARNINGS[warning.kind]))
+    return findings
+
+
+# A core this busy in its busiest sampled interval, and busy most of the test on
+# average, is the bottleneck. (The average alone would miss a short test: the samples
+# span the ramp-up before the traffic too.)
+CPU_BOUND_PCT = 95.0
+CPU_SUSTAINED_PCT = 80.0
+# Other cores below this count as idle: the work could have gone there.
+IDLE_PCT = 50.0
+# A NIC's interrupts are "on one core" when this share lands there, at a rate that matters.
+ONE_CORE_SHARE = 0.9
+ONE_CORE_MIN_RATE = 1000.0  # interrupts/s
+# A clock this far under its policy's maximum at any sample means the core was held back.
+THROTTLE_FRACTION = 0.98
+BUSY_IRQ_RATE = 100.0  # interrupts/s
+# A process using this much of a core during the test competes with the packets.
+BACKGROUND_PCT = 10.0
+# What runs because of the test itself: the tools, the sampler, the kernel's packet work.
+_OWN_PROCESSES = ("iperf", "iperf3", "sh", "awk", "mawk", "gawk", "busybox", "sleep", "cat")
+_KERNEL_PACKET_THREADS = ("ksoftirqd/", "napi/", "irq/")
+
+
+def judge_monitor(summary: MonitorSummary) -> list[Finding]:
+    """What the device was doing during the trial: CPU, interrupts, clocks, load, drops."""
+    findings: list[Finding] = []
+    if summary.partial:
+        findings.append(Finding(FindingKind.PARTIAL_SAMPLES, f"{summary.host}: {summary.reason}"))
+    findings += _cpu_bound(summary)
+    findings += _irqs_on_one_core(summary)
+    findings += _throttled(summary)
+    for process in summary.processes:
+        comm = process.comm
+        if process.core_pct < BACKGROUND_PCT or comm in _OWN_PROCESSES:
+            continue
+        if comm.startswith(_KERNEL_PACKET_THREADS):
+            continue
+        findings.append(
+            Finding(
+                FindingKind.BACKGROUND_LOAD,
+                f"{summary.host}: {comm} (pid {process.pid}) used "
+                f"{process.core_pct:.0f} % of a core",
+            )
+        )
+    for interface in summary.interfaces:
+        counts = {
+            "rx dropped": interface.rx_dropped,
+            "tx dropped": interface.tx_dropped,
+            "rx errors": interface.rx_errors,
+            "tx errors": interface.tx_errors,
+        }
+        said = ", ".join(f"{n} {what}" for what, n in counts.items() if n > 0)
+        if said:
+            findings.append(Finding(FindingKind.DROPS, f"{summary.host} {interface.name}: {said}"))
+    backlog = sum(s.dropped for s in summary.softnet)
+    if backlog > 0:
+        findings.append(
+            Finding(
+                FindingKind.DROPS,
+                f"{summary.host}: {backlog} packets dropped at the CPU backlog (softnet_stat)",
+            )
+        )
+    for event in summary.events:
+        if event.event is not None:
+            findings.append(
+                Finding(FindingKind.KERNEL_EVENT, f"{summary.host}: {event.message.strip()}")
+            )
+    return findings
+
+
+def _cpu_bound(summary: MonitorSummary) -> list[Finding]:
+    busiest = summary.busiest
+    if busiest is None:
+        return []
+    core = next((c for c in summary.cores if c.cpu == busiest.cpu), None)
+    peak = core.peak_busy_pct if core is not None else busiest.busy_pct
+    if peak < CPU_BOUND_PCT or busiest.busy_pct < CPU_SUSTAINED_PCT:
+        return []
+    others = [c.busy_pct for c in summary.cores if c.cpu != busiest.cpu]
+    message = (
+        f"{summary.host}: cpu{busiest.cpu} {busiest.busy_pct:.0f} % busy (peak {peak:.0f} %), "
+        f"mostly {busiest.dominant} ({busiest.dominant_pct:.0f} %)"
+    )
+    # Only IRQs that fire often enough to matter (a timer's or a stats IRQ's few per
+    # second would only distract from the NIC's thousands).
+    busy_irqs = [i for i in busiest.irqs if i.per_s >= BUSY_IRQ_RATE][:3]
+    if busy_irqs:
+        irqs = ", ".join(f"IRQ {i.irq} {i.name} ({i.per_s:.0f}/s)" for i in busy_irqs)
+        message += f"; on it: {irqs}"
+    if others and max(others) < IDLE_PCT:
+        message += f"; the other cores idle (at most {max(others):.0f} %)"
+    elif others:
+        message += f"; every core busy (the least {min(others):.0f} %)"
+    return [Finding(FindingKind.CPU_BOUND, message)]
+
+
+def _irqs_on_one_core(summary: MonitorSummary) -> list[Finding]:
+    if len(summary.cpus) < 2:
+        return []
+    findings = []
+    for nic in summary.nics:
+        total = sum(nic.per_cpu_per_s)
+        if total < ONE_CORE_MIN_RATE:
+            continue
+        top = max(range(len(nic.per_cpu_per_s)), key=lambda i: nic.per_cpu_per_s[i])
+        share = nic.per_cpu_per_s[top] / total
+        if share >= ONE_CORE_SHARE:
+            findings.append(
+                Finding(
+                    FindingKind.IRQS_ON_ONE_CORE,
+                    f"{summary.host} {nic.interface}: {share:.0%} of its {total:.0f} "
+                    f"interrupts/s on cpu{summary.cpus[top]}",
+                )
+            )
+    return findings
+
+
+def _throttled(summary: MonitorSummary) -> list[Finding]:
+    findings = []
+    for clock in summary.clocks:
+        top = clock.hardware_max_khz
+        if top and clock.min_khz < top * THROTTLE_FRACTION:
+            cpus = ",".join(str(c) for c in clock.cpus)
+            findings.append(
+                Finding(
+                    FindingKind.THROTTLED,
+                    f"{summary.host} {clock.policy} (cpus {cpus}) ran as low as "
+                    f"{clock.min_khz / 1000:.0f} MHz of {top / 1000:.0f} MHz",
+                )
+            )
+    for zone in summary.thermal:
+        if zone.first_trip_c is not None and zone.max_c >= zone.first_trip_c:
+            findings.append(
+                Finding(
+                    FindingKind.THROTTLED,
+                    f"{summary.host} {zone.type}: {zone.max_c:.0f} °C reached its trip "
+                    f"point {zone.first_trip_c:.0f} °C",
+                )
+            )
     return findings

@@ -97,6 +97,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--markdown", metavar="FILE", help="also write the report as Markdown to FILE")
     run.add_argument(
+        "--watch",
+        default="dut",
+        metavar="ROLES",
+        help="sample these hosts' CPU, interrupts, clocks and kernel log during every "
+        "trial: dut, client, server, comma-separated, or '' for none (default: dut)",
+    )
+    run.add_argument(
+        "--sample-interval",
+        type=float,
+        default=1.0,
+        metavar="SECONDS",
+        help="seconds between samples, 0.05 to 60 (default: 1)",
+    )
+    run.add_argument(
         "--lab-name",
         metavar="NAME",
         help="name the run's labs NAME-<topology> (default: the topology), "

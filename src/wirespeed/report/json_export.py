@@ -13,6 +13,7 @@ Version history:
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -206,6 +207,8 @@ def _cell(label: str, cell: Cell | None) -> dict[str, Any] | None:
         "trials_ok": cell.trials_ok,
         "trials_failed": cell.trials_failed,
         "notes": list(cell.notes),
+        # The DUT's busiest core over the cell's trials (null: no device samples).
+        "device": None if cell.device is None else dataclasses.asdict(cell.device),
         "flows": [
             {
                 "flow": f.flow.value,

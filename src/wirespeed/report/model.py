@@ -19,10 +19,13 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from wirespeed.analysis.ceiling import Ceiling, ceiling_for
+from wirespeed.analysis.findings import hint as finding_hint
+from wirespeed.analysis.findings import restates_warning
 from wirespeed.analysis.stats import OUTLIER_Z, UNSTABLE_CV, Stability, Summary, summarize
 from wirespeed.model import (
     Direction,
     DirectionResult,
+    FindingKind,
     Flow,
     LinkModel,
     Proto,
@@ -31,6 +34,7 @@ from wirespeed.model import (
     TrialStatus,
     WarningKind,
 )
+from wirespeed.sampling.summary import MonitorSummary
 from wirespeed.store.records import RunInfo, RunRecord, RunStatus
 
 # What each tool warning means for the figure it qualifies, said for a reader.
@@ -87,6 +91,34 @@ def cv_text(cv: float) -> str:
 class NoteKind(enum.StrEnum):
     FAILURE = "failure"
     WARNING = "warning"
+    FINDING = "finding"  # a verdict of analysis/findings.py
+
+
+# How each finding reads as a note; the finding's own message (with its numbers) becomes
+# the note's detail. IMPOSSIBLE and warning-based SUSPECT findings restate notes the
+# report makes anyway ("above-ceiling", the tool's warnings), so they are not repeated.
+FINDING_LABELS = {
+    FindingKind.LINE_RATE: "line rate reached",
+    FindingKind.SUSPECT: "suspect measurement",
+    FindingKind.CPU_BOUND: "CPU-bound",
+    FindingKind.IRQS_ON_ONE_CORE: "interrupts all on one core",
+    FindingKind.THROTTLED: "throttled",
+    FindingKind.BACKGROUND_LOAD: "background load",
+    FindingKind.DROPS: "drops or errors on an interface",
+    FindingKind.KERNEL_EVENT: "kernel event during the trial",
+    FindingKind.PARTIAL_SAMPLES: "device samples are partial",
+}
+
+
+@dataclass(frozen=True)
+class DeviceLoad:
+    """What the DUT's CPU did during a cell's trials (median over its repetitions)."""
+
+    busiest_cpu: int
+    busy_pct: float
+    softirq_pct: float  # of the busiest core's time
+    temperature_max_c: float | None
+    n: int  # repetitions with samples
 
 
 @dataclass(frozen=True)
@@ -150,6 +182,7 @@ class Cell:
     trials_ok: int
     trials_failed: int
     notes: tuple[int, ...]  # Note.number, ascending
+    device: DeviceLoad | None = None
 
     @property
     def n(self) -> int:
@@ -250,7 +283,40 @@ def _notes_of(outcome: TrialOutcome, ceiling: Ceiling | None, notes: _Notes) -> 
             CEILING_TOLERANCE
         ):
             found.add(notes.add(NoteKind.WARNING, "above-ceiling", ABOVE_CEILING_HINT, key))
+    for finding in outcome.findings:
+        if finding.kind is FindingKind.IMPOSSIBLE or restates_warning(finding):
+            continue
+        text = f"{FINDING_LABELS[finding.kind]}: {finding_hint(finding.kind)}"
+        found.add(notes.add(NoteKind.FINDING, finding.kind.value, text, key, finding.message))
     return found
+
+
+def _device_load(outcomes: list[TrialOutcome]) -> DeviceLoad | None:
+    """The DUT's load over a cell's trials, from each trial's first DUT sampler."""
+    summaries = []
+    for outcome in outcomes:
+        monitor = next((m for m in outcome.monitors if m.role == "dut" and m.summary), None)
+        if monitor is None:
+            continue
+        summary = MonitorSummary.from_json(monitor.summary)
+        if summary.busiest is not None:
+            summaries.append(summary)
+    if not summaries:
+        return None
+    busiest = [s.busiest for s in summaries if s.busiest is not None]
+    cpus = [b.cpu for b in busiest]
+    softirq = [
+        next(c.softirq_pct for c in s.cores if c.cpu == b.cpu)
+        for s, b in zip(summaries, busiest, strict=True)
+    ]
+    temperatures = [s.temperature_max_c for s in summaries if s.temperature_max_c is not None]
+    return DeviceLoad(
+        busiest_cpu=max(set(cpus), key=cpus.count),
+        busy_pct=statistics.median(b.busy_pct for b in busiest),
+        softirq_pct=statistics.median(softirq),
+        temperature_max_c=max(temperatures) if temperatures else None,
+        n=len(summaries),
+    )
 
 
 def _cell(outcomes: list[TrialOutcome], ceiling: Ceiling | None, note_numbers: set[int]) -> Cell:
@@ -276,6 +342,7 @@ def _cell(outcomes: list[TrialOutcome], ceiling: Ceiling | None, note_numbers: s
         trials_ok=len(ok),
         trials_failed=len(outcomes) - len(ok),
         notes=tuple(sorted(note_numbers)),
+        device=_device_load(ok),
     )
 
 

@@ -10,7 +10,7 @@ from typing import Any
 from wirespeed.analysis.ceiling import link_rate_text
 from wirespeed.analysis.stats import Summary
 from wirespeed.model import Flow, LinkModel, PathSpec
-from wirespeed.report.model import Cell, Column, FlowFigure, Report, cv_text
+from wirespeed.report.model import Cell, Column, DeviceLoad, FlowFigure, Report, cv_text
 from wirespeed.store.records import HostInfo
 
 ARROWS = {Flow.UP: "\N{UPWARDS ARROW}", Flow.DOWN: "\N{DOWNWARDS ARROW}"}
@@ -71,9 +71,21 @@ def cell_lines(cell: Cell | None, single_flow_arrow: bool = False) -> list[str]:
         lines = ["failed"]
     else:
         lines = [_flow_line(cell, figure, single_flow_arrow) for figure in cell.flows]
+    if cell.device is not None:
+        lines.append(device_text(cell.device))
     if cell.notes:
         lines[-1] += " " + note_marks(cell.notes)
     return lines
+
+
+def device_text(device: DeviceLoad) -> str:
+    """'DUT cpu1 99 % (softirq 97 %), 48 °C': the busiest core of the device under test."""
+    text = (
+        f"DUT cpu{device.busiest_cpu} {device.busy_pct:.0f} % (softirq {device.softirq_pct:.0f} %)"
+    )
+    if device.temperature_max_c is not None:
+        text += f", {device.temperature_max_c:.0f} °C"
+    return text
 
 
 def spread_text(summary: Summary) -> str:

@@ -10,10 +10,13 @@ from typing import Any
 
 from wirespeed.model import (
     Direction,
+    Finding,
+    FindingKind,
     Flow,
     Interval,
     LinkModel,
     Measurement,
+    MonitorRecord,
     PathSpec,
     Proto,
     RawOutput,
@@ -184,6 +187,47 @@ def decode_raw(row: Row) -> RawOutput:
         text=row["text"],
         stderr=row["stderr"],
         exit_status=row["exit_status"],
+    )
+
+
+def encode_monitor(monitor: MonitorRecord) -> dict[str, Any]:
+    return {
+        "host": monitor.host,
+        "role": monitor.role,
+        "interval": monitor.interval,
+        "partial": monitor.partial,
+        "reason": monitor.reason,
+        "summary": monitor.summary,
+        "raw": monitor.raw,
+    }
+
+
+def decode_monitor(row: Row) -> MonitorRecord:
+    return MonitorRecord(
+        host=row["host"],
+        role=row["role"],
+        interval=row["interval"],
+        raw=row["raw"],
+        summary=row["summary"],
+        partial=bool(row["partial"]),
+        reason=row["reason"],
+    )
+
+
+def encode_finding(finding: Finding) -> dict[str, Any]:
+    return {
+        "kind": finding.kind.value,
+        "flow": None if finding.flow is None else finding.flow.value,
+        "message": finding.message,
+    }
+
+
+def decode_finding(row: Row) -> Finding:
+    flow = row["flow"]
+    return Finding(
+        kind=FindingKind(row["kind"]),
+        message=row["message"],
+        flow=None if flow is None else Flow(flow),
     )
 
 

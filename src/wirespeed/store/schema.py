@@ -9,7 +9,7 @@ text: PostgreSQL enforces VARCHAR lengths, SQLite does not, and a run must not s
 one and fail on the other. See docs/store.md.
 
 Version history of the schema (SCHEMA_VERSION, kept in the meta table):
-  1  first version.
+  1  first version (with the monitors and findings tables, added before any release).
 """
 
 from __future__ import annotations
@@ -187,6 +187,37 @@ raw_outputs = Table(
     Column("stderr", FreeText, nullable=False),
     Column("exit_status", Integer),
     Index("ix_raw_outputs_trial", "trial_id", "position"),
+)
+
+# What a sampler saw on a host during a trial: the raw stream (parsing can be redone,
+# the per-core series are rebuilt from it) and its summary as versioned JSON.
+monitors = Table(
+    "monitors",
+    metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("trial_id", Id, ForeignKey("trials.id", ondelete="CASCADE"), nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("host", FreeText, nullable=False),
+    Column("role", String(16), nullable=False),
+    Column("interval", Double, nullable=False),
+    Column("partial", Boolean, nullable=False),
+    Column("reason", FreeText),
+    Column("summary", FreeText, nullable=False),
+    Column("raw", FreeText, nullable=False),
+    Index("ix_monitors_trial", "trial_id", "position"),
+)
+
+# Verdicts on a trial (analysis/findings.py), kept as they were judged at the time.
+findings = Table(
+    "findings",
+    metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("trial_id", Id, ForeignKey("trials.id", ondelete="CASCADE"), nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("kind", String(32), nullable=False),
+    Column("flow", String(8)),
+    Column("message", FreeText, nullable=False),
+    Index("ix_findings_trial", "trial_id", "position"),
 )
 
 warnings = Table(

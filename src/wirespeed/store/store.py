@@ -324,6 +324,15 @@ class Store:
                         for i, raw in enumerate(outcome.raw)
                     ],
                 )
+            for table, rows in (
+                (schema.monitors, [codec.encode_monitor(m) for m in outcome.monitors]),
+                (schema.findings, [codec.encode_finding(f) for f in outcome.findings]),
+            ):
+                if rows:
+                    conn.execute(
+                        insert(table),
+                        [{"trial_id": trial_id, "position": i, **r} for i, r in enumerate(rows)],
+                    )
             return trial_id
 
     def finish_run(self, run_id: int, status: str, finished_at: float | None = None) -> None:
@@ -523,6 +532,8 @@ def _load_outcomes(conn: Connection, run_id: int) -> tuple[TrialOutcome, ...]:
     results = _group(_rows_of_run(conn, schema.results, run_id), "trial_id")
     raws = _group(_rows_of_run(conn, schema.raw_outputs, run_id), "trial_id")
     warnings = _group(_rows_of_run(conn, schema.warnings, run_id), "trial_id")
+    monitors = _group(_rows_of_run(conn, schema.monitors, run_id), "trial_id")
+    findings = _group(_rows_of_run(conn, schema.findings, run_id), "trial_id")
     intervals = _group(
         (
             conn.execute(
@@ -561,6 +572,8 @@ def _load_outcomes(conn: Connection, run_id: int) -> tuple[TrialOutcome, ...]:
                 result=result,
                 reason=row["reason"],
                 raw=tuple(codec.decode_raw(r) for r in raws[row["id"]]),
+                monitors=tuple(codec.decode_monitor(m) for m in monitors[row["id"]]),
+                findings=tuple(codec.decode_finding(f) for f in findings[row["id"]]),
             )
         )
     return tuple(outcomes)

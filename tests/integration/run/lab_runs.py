@@ -33,4 +33,14 @@ def pids_in(namespaces: list[str]) -> set[int]:
 
 
 def alive(pid: int) -> bool:
-    return Path(f"/proc/{pid}").exists()
+    """Running, or able to run: a zombie (state Z) has ended and only waits to be reaped
+    by whoever inherited it, which here may be a PID 1 that reaps lazily."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    state = stat.rsplit(")", 1)[1].split()[0]
+    if state != "Z":
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ")
+        print(f"still alive: {pid} state {state}: {cmdline!r}")
+    return state != "Z"

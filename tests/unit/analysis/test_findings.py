@@ -6,8 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from wirespeed.analysis.ceiling import ceiling
-from wirespeed.analysis.findings import Finding, FindingKind, judge_result
+from wirespeed.analysis.findings import hint, judge_result
 from wirespeed.model import (
+    Finding,
+    FindingKind,
     PathSpec,
     Proto,
     Result,
@@ -45,7 +47,7 @@ def test_the_r4s_wan_tcp_test_is_at_line_rate_not_beyond_it() -> None:
     findings = judged("seeds/r4s-wan-test1.txt")  # 942 Mbit/s as printed: 100.05 %
     assert kinds(findings) == {FindingKind.LINE_RATE}
     assert "of the ceiling" in findings[0].message
-    assert findings[0].hint.startswith("the link is the limit")
+    assert hint(findings[0].kind).startswith("the link is the limit")
 
 
 def test_the_r2s_bridge_at_681_mbit_is_not_line_rate() -> None:

@@ -67,6 +67,37 @@ def test_an_outcome_comes_back_equal(db: str) -> None:
     assert (record.trials_ok, record.trials_failed) == (2, 1)
 
 
+def test_device_samples_and_findings_come_back_with_their_trial(db: str) -> None:
+    import dataclasses
+
+    from wirespeed.model import Finding, FindingKind, Flow, MonitorRecord
+
+    raw = (Path(__file__).parents[2] / "fixtures" / "proc" / "r4s-interrupts-before.txt").read_text()
+    monitored = dataclasses.replace(
+        dual_outcome(),
+        monitors=(
+            MonitorRecord(
+                host="wirespeed-bridge-dut",
+                role="dut",
+                interval=0.1,
+                raw=raw,
+                summary='{"version": 1}',
+                partial=True,
+                reason="the host went away",
+            ),
+        ),
+        findings=(
+            Finding(FindingKind.LINE_RATE, "941.2 Mbit/s is 100.0% of the ceiling", Flow.UP),
+            Finding(FindingKind.CPU_BOUND, "cpu0 99 % busy, 93 % softirq"),
+        ),
+    )
+    with Store.open(db) as store:
+        run_id = store.begin_run(INFO)
+        store.add_outcome(run_id, monitored)
+    with Store.open(db) as store:
+        assert store.load_run(run_id).outcomes == (monitored,)
+
+
 def test_counters_beyond_32_bits_are_kept(db: str) -> None:
     big = udp_outcome_with_loss()
     with Store.open(db) as store:

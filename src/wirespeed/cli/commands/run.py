@@ -15,6 +15,12 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         raise UsageError(f"--duration must be positive, got {args.duration}")
     if args.repeat is not None and args.repeat < 1:
         raise UsageError(f"--repeat must be at least 1, got {args.repeat}")
+    if not 0.05 <= args.sample_interval <= 60:
+        raise UsageError(f"--sample-interval must be 0.05..60 s, got {args.sample_interval}")
+    watch = [r.strip() for r in args.watch.split(",") if r.strip()] if args.watch else []
+    unknown = sorted(set(watch) - {"dut", "client", "server"})
+    if unknown:
+        raise UsageError(f"--watch takes dut, client and server, not {', '.join(unknown)}")
     from wirespeed.plan import expand, load_plan
 
     plan = load_plan(Path(args.plan))
@@ -32,7 +38,14 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     store = Store.open(args.db)
     try:
         progress: Progress = NullProgress() if env.quiet else RichProgress(env.progress_console())
-        runner = Runner(plan, store, progress, lab_prefix=args.lab_name)
+        runner = Runner(
+            plan,
+            store,
+            progress,
+            lab_prefix=args.lab_name,
+            watch=watch,
+            sample_interval=args.sample_interval,
+        )
         outcome = runner.run(trials, argv=args.argv)
         report = build_report(store.load_run(outcome.run_id))
     finally:

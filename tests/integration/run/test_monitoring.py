@@ -1,0 +1,97 @@
+"""The DUT is watched during every trial, and the findings say what limited the result."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import threading
+from pathlib import Path
+
+import pytest
+from lab_runs import unique_prefix
+
+from wirespeed.model import FindingKind, Role, TrialOutcome, TrialStatus
+from wirespeed.plan import expand, parse_plan
+from wirespeed.runner import Runner
+from wirespeed.store import Store
+from wirespeed.trial import Endpoints, run_trial
+
+pytestmark = [pytest.mark.root, pytest.mark.slow]
+
+PLAN = """
+title: watched
+lab: {{link: {link}}}
+paths: [{{name: Br0, topology: bridge}}]
+tests:
+  - {{id: "1", name: "TCP, default window", tool: iperf3, duration: 3}}
+"""
+
+
+def run_lab(link: str, tmp_path: Path) -> TrialOutcome:
+    plan = parse_plan(PLAN.format(link=link))
+    with Store.open(tmp_path / "runs.db") as store:
+        run = Runner(plan, store, lab_prefix=unique_prefix(link)).run(expand(plan))
+        (stored,) = store.load_run(run.run_id).outcomes
+    assert stored.status is TrialStatus.OK, stored.reason
+    return stored
+
+
+def test_a_gigabit_bridge_trial_has_per_core_series_net_rx_and_line_rate(
+    tmp_path: Path,
+) -> None:
+    outcome = run_lab("gbe", tmp_path)
+    (monitor,) = outcome.monitors
+    assert monitor.role == "dut" and not monitor.partial
+    summary = json.loads(monitor.summary)
+    assert len(summary["cores"]) >= 1
+    assert summary["ticks"] >= 3  # about one a second over 3 s
+    assert sum(summary["net_rx_share_pct"]) > 0
+    assert "@@tick" in monitor.raw  # the raw stream is kept: parsing can be redone
+    assert FindingKind.LINE_RATE in {f.kind for f in outcome.findings}
+
+
+def test_an_unshaped_trial_on_two_cores_is_cpu_bound_and_names_the_core(tmp_path: Path) -> None:
+    outcome = run_lab("unshaped", tmp_path)
+    cpu_bound = [f for f in outcome.findings if f.kind is FindingKind.CPU_BOUND]
+    assert cpu_bound, [f.message for f in outcome.findings]
+    assert "% busy" in cpu_bound[0].message
+    busiest = json.loads(outcome.monitors[0].summary)["busiest"]
+    assert f"cpu{busiest['cpu']} " in cpu_bound[0].message
+
+
+def test_a_sampler_that_dies_mid_trial_leaves_the_result_and_says_partial(
+    make_lab: object,
+) -> None:
+    from collections.abc import Callable
+
+    from wirespeed.lab.lab import Lab
+
+    assert callable(make_lab)
+    build: Callable[..., Lab] = make_lab
+    lab = build("bridge", "gbe")
+    dut_namespace = lab.namespaces[Role.DUT]
+
+    def kill_everything_in_the_dut() -> None:
+        # Only the sampler runs there: iperf's ends are in the client and server namespaces.
+        pids = subprocess.run(
+            ["ip", "netns", "pids", dut_namespace], capture_output=True, text=True, check=False
+        ).stdout.split()
+        subprocess.run(["kill", "-KILL", *pids], check=False)
+
+    plan = parse_plan(PLAN.format(link="gbe"))
+    trial = expand(plan)[0]
+    killer = threading.Timer(1.5, kill_everything_in_the_dut)
+    killer.start()
+    try:
+        outcome = run_trial(
+            trial,
+            Endpoints(lab.hosts[Role.CLIENT], lab.hosts[Role.SERVER], lab.server_address),
+            watch=[("dut", lab.hosts[Role.DUT])],
+        )
+    finally:
+        killer.cancel()
+    assert outcome.status is TrialStatus.OK and outcome.result is not None
+    (monitor,) = outcome.monitors
+    assert monitor.partial and monitor.reason
+    assert FindingKind.PARTIAL_SAMPLES in {f.kind for f in outcome.findings}
+    assert outcome.finished_at - outcome.started_at < 3 + 5
