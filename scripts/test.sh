@@ -4,6 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
+# The HTML report's test opens it in a real browser.
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "test: installing chromium for the HTML report's browser test" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium \
+    >/tmp/wirespeed-chromium-apt.log 2>&1 || {
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
+      --no-install-recommends chromium >/tmp/wirespeed-chromium-apt.log 2>&1
+  } || { cat /tmp/wirespeed-chromium-apt.log >&2; exit 1; }
+fi
 .venv/bin/ruff check src tests benchmarks
 .venv/bin/ruff format --check src tests benchmarks
 .venv/bin/mypy

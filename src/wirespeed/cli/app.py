@@ -33,6 +33,7 @@ examples:
   wirespeed compare 7 --paths WAN Br0                 two paths of one run
   wirespeed import saved/*.txt                        bring old iperf outputs into the store
   wirespeed facts --root tests/fixtures/boards/r4s    a board's CPUs, NICs and their IRQs
+  wirespeed tune suggest --root tests/fixtures/boards/r4s   eth0 -> CPU4, eth1 -> CPU5
   wirespeed lab up --topology nat --link fe           a lab to try things by hand
 
 exit status: 0 ok, 1 a trial or teardown failed, 2 bad input, 3 a tool is missing,
@@ -49,6 +50,7 @@ COMMANDS = {
     "runs": "runs",
     "report": "report",
     "compare": "compare",
+    "tune": "tune",
 }
 
 
@@ -185,7 +187,7 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument(
         "--format",
         default="terminal",
-        choices=["terminal", "markdown", "csv", "json"],
+        choices=["terminal", "markdown", "csv", "json", "html"],
         help="output format (default: terminal)",
     )
     report.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
@@ -220,6 +222,43 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compare.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
     _add_db(compare)
+
+    tune = sub.add_parser(
+        "tune",
+        help="suggest, apply or restore IRQ affinity and RPS/XPS masks (journaled)",
+        description="suggest: a plan from the machine's facts that puts each NIC's "
+        "interrupts and packet steering on a fast core of its own. apply: make it so, "
+        "every previous value journaled in the store first. restore: write the journaled "
+        "previous values back (also what a killed wirespeed left changed).",
+    )
+    tune.add_argument(
+        "action",
+        choices=["suggest", "apply", "restore"],
+        metavar="ACTION",
+        help="suggest, apply or restore",
+    )
+    tune.add_argument(
+        "host",
+        nargs="?",
+        metavar="HOST",
+        help="local (default) or a network namespace name; "
+        "restore without HOST restores every host",
+    )
+    tune.add_argument(
+        "--root", metavar="DIR", help="suggest for a captured tree DIR/proc, DIR/sys (suggest only)"
+    )
+    tune.add_argument("--json", action="store_true", help="suggest: print the plan as JSON")
+    tune.add_argument(
+        "--force",
+        action="store_true",
+        help="apply even MTU/offload changes on the default route's interface",
+    )
+    tune.add_argument(
+        "--forget",
+        action="store_true",
+        help="restore: drop HOST's journal entries without writing (the host is gone for good)",
+    )
+    _add_db(tune)
     return parser
 
 

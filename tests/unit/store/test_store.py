@@ -72,7 +72,8 @@ def test_device_samples_and_findings_come_back_with_their_trial(db: str) -> None
 
     from wirespeed.model import Finding, FindingKind, Flow, MonitorRecord
 
-    raw = (Path(__file__).parents[2] / "fixtures" / "proc" / "r4s-interrupts-before.txt").read_text()
+    fixtures = Path(__file__).parents[2] / "fixtures"
+    raw = (fixtures / "proc" / "r4s-interrupts-before.txt").read_text()
     monitored = dataclasses.replace(
         dual_outcome(),
         monitors=(

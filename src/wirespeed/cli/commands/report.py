@@ -1,4 +1,4 @@
-"""`wirespeed report [RUN]`: a stored run as a table, Markdown, CSV or JSON."""
+"""`wirespeed report [RUN]`: a stored run as a table, Markdown, CSV, JSON or HTML."""
 
 from __future__ import annotations
 
@@ -22,9 +22,10 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
 
     store = Store.open(args.db)
     try:
-        report = build_report(store.load_run(args.run))
+        record = store.load_run(args.run)
     finally:
         store.close()
+    report = build_report(record)
     if args.format == "terminal":
         if args.output:
             buffer = io.StringIO()
@@ -37,6 +38,11 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         text = render_markdown(report)
     elif args.format == "csv":
         text = render_csv(report)
+    elif args.format == "html":
+        from wirespeed.report.device_samples import device_samples
+        from wirespeed.report.html import render_html
+
+        text = render_html(report, device_samples(record))
     else:
         text = render_json(report)
     if args.output:

@@ -1,0 +1,228 @@
+"""Report speed: load a stored run of 10,000 trials with intervals, build the report and
+render it to every format; the goal is <= 2 s per format (load + build + render). Also
+the size of the HTML page of a 50-trial run. No root, no devices.
+
+    uv run --frozen python -m benchmarks.report_speed [--trials 10000] [--intervals 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import io
+import random
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.console import Console
+
+from benchmarks.common import emit
+from wirespeed.model import (
+    Direction,
+    DirectionResult,
+    Flow,
+    Interval,
+    LinkModel,
+    Measurement,
+    PathSpec,
+    Result,
+    StreamResult,
+    TestCase,
+    TestSpec,
+    Tool,
+    Topology,
+    Trial,
+    TrialOutcome,
+    TrialStatus,
+)
+from wirespeed.report import (
+    Report,
+    build_report,
+    render_csv,
+    render_json,
+    render_markdown,
+    render_terminal,
+)
+from wirespeed.report.html import render_html
+from wirespeed.store import RunStatus, Store
+from wirespeed.store.records import RunInfo, RunRecord
+
+GBE = LinkModel(name="gbe", rate_bps=1_000_000_000)
+PATHS = (
+    PathSpec(name="WAN", topology=Topology.ENDPOINT, client="ws", server="dut", link=GBE),
+    PathSpec(name="Br0", topology=Topology.BRIDGE, client="lt", server="ws", dut="dut", link=GBE),
+)
+VARIANTS = ("default", "irq-a72")
+
+
+def _tests(count: int, duration: float) -> list[TestCase]:
+    tests = []
+    for n in range(count):
+        dual = n % 3 == 2
+        spec = TestSpec(
+            duration=duration,
+            direction=Direction.DUAL if dual else Direction.UP,
+            parallel=2 if dual else 1,
+        )
+        tests.append(
+            TestCase(f"#{n + 1}", f"TCP {'dual -P 2' if dual else 'up'}", Tool.IPERF2, spec)
+        )
+    return tests
+
+
+def _direction(rng: random.Random, flow: Flow, parallel: int, intervals: int) -> DirectionResult:
+    streams = []
+    for stream in range(parallel):
+        series = tuple(
+            Interval(
+                start=float(s),
+                end=float(s + 1),
+                bytes=int(rate / 8),
+                bits_per_second=rate,
+            )
+            for s in range(intervals)
+            for rate in (rng.gauss(930e6 / parallel, 5e6),)
+        )
+        mean = sum(i.bits_per_second for i in series) / intervals
+        got = Measurement(bytes=int(mean / 8 * intervals), seconds=intervals, bits_per_second=mean)
+        streams.append(StreamResult(id=3 + stream, flow=flow, received=got, intervals=series))
+    total = tuple(
+        Interval(
+            start=parts[0].start,
+            end=parts[0].end,
+            bytes=sum(p.bytes for p in parts),
+            bits_per_second=sum(p.bits_per_second for p in parts),
+        )
+        for parts in zip(*(s.intervals for s in streams), strict=True)
+    )
+    mean = sum(i.bits_per_second for i in total) / intervals
+    got = Measurement(bytes=int(mean / 8 * intervals), seconds=intervals, bits_per_second=mean)
+    return DirectionResult(
+        flow=flow, sent=got, received=got, streams=tuple(streams), intervals=total
+    )
+
+
+def _outcomes(trials: int, intervals: int, tests: int) -> list[TrialOutcome]:
+    rng = random.Random(1)
+    cases = _tests(tests, float(intervals))
+    places = [(p, v) for p in PATHS for v in VARIANTS]
+    repetitions = -(-trials // (len(cases) * len(places)))  # ceil: stop at `trials`
+    outcomes: list[TrialOutcome] = []
+    at = 1_700_000_000.0
+    for case in cases:
+        for path, variant in places:
+            for repetition in range(1, repetitions + 1):
+                if len(outcomes) == trials:
+                    return outcomes
+                directions = tuple(
+                    _direction(rng, flow, case.spec.parallel, intervals) for flow in case.spec.flows
+                )
+                outcomes.append(
+                    TrialOutcome(
+                        trial=Trial(case, path, variant, repetition),
+                        status=TrialStatus.OK,
+                        started_at=at,
+                        finished_at=at + intervals,
+                        result=Result(
+                            tool=case.tool,
+                            protocol=case.spec.protocol,
+                            directions=directions,
+                            tool_version="2.0.13",
+                        ),
+                    )
+                )
+                at += intervals + 1
+    return outcomes
+
+
+def _store_run(db: Path, outcomes: list[TrialOutcome]) -> int:
+    with Store.open(db) as store:
+        run_id = store.begin_run(RunInfo(title="report speed", started_at=1_700_000_000.0))
+        for outcome in outcomes:
+            store.add_outcome(run_id, outcome)
+        store.finish_run(run_id, RunStatus.COMPLETE.value, outcomes[-1].finished_at)
+    return run_id
+
+
+def _terminal(report: Report) -> str:
+    out = io.StringIO()
+    render_terminal(report, Console(file=out, width=160, color_system=None))
+    return out.getvalue()
+
+
+RENDERERS: dict[str, Callable[[Report], str]] = {
+    "terminal": _terminal,
+    "markdown": render_markdown,
+    "csv": render_csv,
+    "json": render_json,
+    "html": render_html,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--trials", type=int, default=10_000)
+    parser.add_argument("--intervals", type=int, default=10, help="1-s intervals per trial")
+    parser.add_argument("--tests", type=int, default=25)
+    args = parser.parse_args()
+
+    with tempfile.TemporaryDirectory() as tmp:
+        outcomes = _outcomes(args.trials, args.intervals, args.tests)
+        begin = time.perf_counter()
+        run_id = _store_run(Path(tmp) / "bench.db", outcomes)
+        stored = time.perf_counter() - begin
+
+        with Store.open(Path(tmp) / "bench.db") as store:
+            begin = time.perf_counter()
+            record = store.load_run(run_id)
+            load = time.perf_counter() - begin
+        begin = time.perf_counter()
+        report = build_report(record)
+        build = time.perf_counter() - begin
+        render: dict[str, float] = {}
+        sizes: dict[str, int] = {}
+        for name, renderer in RENDERERS.items():
+            begin = time.perf_counter()
+            text = renderer(report)
+            render[name] = round(time.perf_counter() - begin, 3)
+            sizes[name] = len(text.encode())
+
+    few = _outcomes(50, 30, 5)  # 5 tests x 2 paths x 2 variants, up to 3 repetitions
+    small = build_report(
+        RunRecord(
+            id=1,
+            info=RunInfo(title="fifty trials", started_at=few[0].started_at),
+            status=RunStatus.COMPLETE,
+            finished_at=few[-1].finished_at,
+            outcomes=tuple(few),
+        )
+    )
+    page = render_html(small).encode()
+    emit(
+        "report_speed",
+        {
+            "trials": len(record.outcomes),
+            "intervals_per_trial": args.intervals,
+            "store_seconds": round(stored, 2),
+            "load_seconds": round(load, 3),
+            "build_seconds": round(build, 3),
+            "render_seconds": render,
+            "total_seconds": {
+                name: round(load + build + seconds, 3) for name, seconds in render.items()
+            },
+            "output_bytes": sizes,
+            "goal_seconds": 2.0,
+            "html_50_trials": {
+                "trials": len(small.trials),
+                "intervals_per_trial": 30,
+                "bytes": len(page),
+                "gzip_bytes": len(gzip.compress(page)),
+            },
+        },
+    )
+
+
+if __name__ == "__main__":
+    main()

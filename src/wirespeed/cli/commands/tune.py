@@ -1,0 +1,218 @@
+"""`wirespeed tune suggest|apply|restore [HOST] [--root DIR] [--force]`: IRQ, RPS and XPS
+placement from a machine's facts, applied journaled and restored exactly.
+
+To wire into cli/app.py (COMMANDS and build_parser); add_parser() below holds the same
+lines, for tests that build the parser without app.py:
+
+    COMMANDS["tune"] = "tune"
+
+    tune = sub.add_parser(
+        "tune",
+        help="suggest, apply or restore IRQ affinity and RPS/XPS masks (journaled)",
+        description="suggest: a plan from the machine's facts that puts each NIC's "
+        "interrupts and packet steering on a fast core of its own. apply: make it so, "
+        "every previous value journaled in the store first. restore: write the journaled "
+        "previous values back (also what a killed wirespeed left changed).",
+    )
+    tune.add_argument("action", choices=["suggest", "apply", "restore"], metavar="ACTION",
+                      help="suggest, apply or restore")
+    tune.add_argument("host", nargs="?", metavar="HOST",
+                      help="local (default) or a network namespace name; "
+                      "restore without HOST restores every host")
+    tune.add_argument("--root", metavar="DIR",
+                      help="suggest for a captured tree DIR/proc, DIR/sys (suggest only)")
+    tune.add_argument("--json", action="store_true", help="suggest: print the plan as JSON")
+    tune.add_argument("--force", action="store_true",
+                      help="apply even MTU/offload changes on the default route's interface")
+    tune.add_argument("--forget", action="store_true",
+                      help="restore: drop HOST's journal entries without writing "
+                      "(the host is gone for good)")
+    _add_db(tune)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from wirespeed.cli.env import Environment
+from wirespeed.cli.exit import ExitStatus
+from wirespeed.errors import HostError, UsageError
+
+if TYPE_CHECKING:
+    from wirespeed.hosts.base import Host
+    from wirespeed.tune.apply import Recovery
+    from wirespeed.tune.journal import Journal
+
+LOCAL = "local"
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    tune: argparse.ArgumentParser = sub.add_parser(
+        "tune",
+        help="suggest, apply or restore IRQ affinity and RPS/XPS masks (journaled)",
+        description="suggest: a plan from the machine's facts that puts each NIC's "
+        "interrupts and packet steering on a fast core of its own. apply: make it so, "
+        "every previous value journaled in the store first. restore: write the journaled "
+        "previous values back (also what a killed wirespeed left changed).",
+    )
+    tune.add_argument(
+        "action",
+        choices=["suggest", "apply", "restore"],
+        metavar="ACTION",
+        help="suggest, apply or restore",
+    )
+    tune.add_argument(
+        "host",
+        nargs="?",
+        metavar="HOST",
+        help="local (default) or a network namespace name; "
+        "restore without HOST restores every host",
+    )
+    tune.add_argument(
+        "--root", metavar="DIR", help="suggest for a captured tree DIR/proc, DIR/sys (suggest only)"
+    )
+    tune.add_argument("--json", action="store_true", help="suggest: print the plan as JSON")
+    tune.add_argument(
+        "--force",
+        action="store_true",
+        help="apply even MTU/offload changes on the default route's interface",
+    )
+    tune.add_argument(
+        "--forget",
+        action="store_true",
+        help="restore: drop HOST's journal entries without writing (the host is gone for good)",
+    )
+    tune.add_argument(
+        "--db",
+        metavar="DB",
+        help="the store: a SQLite file or an SQLAlchemy URL "
+        "(default: the per-user data directory's wirespeed.db)",
+    )
+    return tune
+
+
+def execute(args: argparse.Namespace, env: Environment) -> int:
+    if args.action == "suggest":
+        return _suggest(args, env)
+    if args.root is not None:
+        raise UsageError(
+            f"--root works with suggest only: a captured tree cannot be {args.action}d",
+            hint=f"wirespeed tune suggest --root {args.root}",
+        )
+    from wirespeed.tune.journal import Journal
+
+    with Journal.open(args.db) as journal:
+        if args.action == "apply":
+            return _apply(args, env, journal)
+        return _restore(args, env, journal)
+
+
+def connect(name: str | None) -> Host:
+    """HOST as given on the command line: `local` or a network namespace."""
+    from wirespeed.hosts.local import LocalHost
+    from wirespeed.hosts.netns import NetnsHost, namespace_exists
+
+    if name in (None, LOCAL):
+        return LocalHost()
+    if not namespace_exists(name):
+        raise HostError(
+            f"host {name!r} is not reachable: no such network namespace",
+            hint="HOST is `local` or a namespace from `ip netns list`",
+        )
+    return NetnsHost(name)
+
+
+def _suggest(args: argparse.Namespace, env: Environment) -> int:
+    from wirespeed.cli.commands.facts import _source
+    from wirespeed.facts import collect
+    from wirespeed.tune.suggest import plan_document, render_plan, suggest
+
+    source, _host = _source(args)
+    plan = suggest(collect(source))
+    if args.json:
+        env.stdout.write(json.dumps(plan_document(plan), indent=2) + "\n")
+    else:
+        env.stdout.write(render_plan(plan))
+    return ExitStatus.OK
+
+
+def _apply(args: argparse.Namespace, env: Environment, journal: Journal) -> int:
+    from wirespeed.facts import HostSource, TreeSource, collect
+    from wirespeed.tune.apply import apply_changes, control_interface_of
+    from wirespeed.tune.suggest import explain, suggest
+
+    host = connect(args.host)
+    name = host.name
+    recovery = _recover(env, journal)
+    if name in recovery.unreachable or name in recovery.busy or recovery.report.failed:
+        raise UsageError(
+            f"{name} still has changes from an earlier wirespeed that could not be restored",
+            hint="see the messages above; wirespeed tune restore " + name,
+        )
+    source = TreeSource(Path("/"), where="this machine") if name == LOCAL else HostSource(host)
+    plan = suggest(collect(source))
+    for warning in plan.warnings:
+        env.warn(warning)
+    if not plan.changes:
+        env.stdout.write(f"{name}: nothing to change\n")
+        return ExitStatus.OK
+    apply_changes(
+        host,
+        plan.changes,
+        journal,
+        control_interface=control_interface_of(host),
+        force=args.force,
+    )
+    for change in plan.changes:
+        env.stdout.write(f"{explain(change)}\n")
+    env.stdout.write(
+        f"{len(plan.changes)} change(s) applied on {name}, journaled in {journal.where}; "
+        f"undo with: wirespeed tune restore {name}\n"
+    )
+    return ExitStatus.OK
+
+
+def _restore(args: argparse.Namespace, env: Environment, journal: Journal) -> int:
+    from wirespeed.tune.apply import forget
+
+    if args.forget:
+        if args.host is None:
+            raise UsageError("--forget needs a HOST", hint="wirespeed tune restore HOST --forget")
+        dropped = forget(journal, args.host)
+        env.stdout.write(f"{args.host}: {len(dropped)} journal entr(y/ies) dropped\n")
+        return ExitStatus.OK
+    recovery = _recover(env, journal, args.host)
+    if not recovery.clean:
+        return ExitStatus.FAILED
+    if not recovery.report.restored and not recovery.report.expired:
+        env.stdout.write("nothing to restore\n")
+    return ExitStatus.OK
+
+
+def _recover(env: Environment, journal: Journal, host: str | None = None) -> Recovery:
+    from wirespeed.tune.apply import recover
+
+    recovery = recover(journal, connect, host)
+    for entry in recovery.report.restored:
+        env.stdout.write(
+            f"{entry.host}: {entry.target} restored to {entry.previous.strip()} "
+            f"(was set to {entry.new.strip()})\n"
+        )
+    for entry in recovery.report.expired:
+        env.stdout.write(
+            f"{entry.host}: {entry.target} needs no restore: the host rebooted since\n"
+        )
+    for entry, why in recovery.report.failed:
+        env.error(f"{entry.host}: cannot restore {entry.target}: {why}")
+    for name, why in recovery.unreachable.items():
+        env.error(
+            f"{name} has journaled changes but cannot be reached: {why}",
+            hint=f"bring it back and run `wirespeed tune restore {name}`, or if it is gone "
+            f"for good: `wirespeed tune restore {name} --forget`",
+        )
+    for name, owner in recovery.busy.items():
+        env.warn(f"{name}: changes of a wirespeed still running ({owner}) are left to it")
+    return recovery

@@ -1,0 +1,207 @@
+"""The report as one self-contained HTML page: tables and notes as markup, plots as SVG
+drawn by a small inline script from an inline JSON block. It makes no network request.
+
+Everything that comes from a plan, a device or a tool is escaped: html.escape in markup,
+and in the JSON block `<`, `>` and `&` become \\u003c, \\u003e, \\u0026, so no label can
+close the <script> element it travels in. The script writes labels with textContent only.
+The format is described in docs/html-report.md.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Iterable, Sequence
+from html import escape
+from importlib import resources
+from typing import Any
+
+from wirespeed.report.html_data import report_data
+from wirespeed.report.html_monitor import DeviceSamples
+from wirespeed.report.model import Note, NoteKind, Report
+from wirespeed.report.text import (
+    LEGEND,
+    cell_lines,
+    column_text,
+    host_tools,
+    paths_of,
+    provenance_lines,
+    run_line,
+    single_run_text,
+)
+
+NO_SAMPLES = "No device samples in this run."
+_JSON_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+
+
+@functools.cache
+def _asset(name: str) -> str:
+    return (resources.files("wirespeed.report") / "assets" / name).read_text(encoding="utf-8")
+
+
+def script_json(value: Any) -> str:
+    """JSON that is safe inside <script type="application/json">: no `<`, `>` or `&`."""
+    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    return text.translate(_JSON_ESCAPES)
+
+
+def _e(text: object) -> str:
+    return escape(str(text), quote=True)
+
+
+def _rows(cells: Iterable[Iterable[str]], tag: str = "td") -> str:
+    return "".join(
+        "<tr>" + "".join(f"<{tag}>{cell}</{tag}>" for cell in row) + "</tr>" for row in cells
+    )
+
+
+def _header(report: Report) -> str:
+    trials = len(report.trials)
+    failed = sum(1 for d in report.trials if d.outcome.status.value != "ok")
+    chips = [
+        f'<span class="badge {_e(report.status.value)}">{_e(report.status.value)}</span>',
+        f'<span class="chip"><b>{trials}</b> trial{"s" if trials != 1 else ""}</span>',
+        f'<span class="chip"><b>{len(report.rows)}</b> test{"s" if len(report.rows) != 1 else ""}'
+        f" \N{MIDDLE DOT} <b>{len(report.columns)}</b> "
+        f"path{'s' if len(report.columns) != 1 else ''}</span>",
+    ]
+    if failed:
+        chips.append(f'<span class="chip"><b>{failed}</b> failed</span>')
+    if report.notes:
+        chips.append(f'<span class="chip"><b>{len(report.notes)}</b> notes</span>')
+    return (
+        '<header class="top"><div class="wrap">'
+        f"<h1>{_e(report.title)}</h1>"
+        f'<div class="run">{_e(run_line(report))}</div>'
+        f'<div class="chips">{"".join(chips)}</div>'
+        "</div></header>"
+    )
+
+
+def _results(report: Report) -> str:
+    head = "<tr><th>Test</th>" + "".join(
+        f'<th class="num">{_e(c.label)}</th>' for c in report.columns
+    )
+    body = []
+    for row in report.rows:
+        cells = [f"<td>{_e(row.test_id)} {_e(row.test_name)}</td>"]
+        for cell in row.cells:
+            lines = cell_lines(cell)
+            cells.append('<td class="num">' + "<br>".join(_e(line) for line in lines) + "</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    single = single_run_text(report)
+    return (
+        '<section class="card" id="results"><h2>Results</h2>'
+        '<p class="lead">Median goodput per test and path, with the 95 % interval of the '
+        "median as whiskers (n \N{GREATER-THAN OR EQUAL TO} 2) and the physical ceiling as "
+        "a dashed mark. Hover a bar for the repetitions; click the legend to hide a "
+        "series.</p>"
+        '<div class="plot" id="bars"></div>'
+        f'<div class="scroll"><table class="results"><thead>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+        f'<p class="legend-text">{_e(LEGEND)}'
+        f"{' ' + _e(single) if single else ''}</p></section>"
+    )
+
+
+def _trials_section() -> str:
+    return (
+        '<section class="card" id="trials"><h2>Throughput over time</h2>'
+        '<p class="lead">Each interval the tool reported, per direction and stream; '
+        "dotted: the trial's goodput, dashed: the physical ceiling.</p>"
+        '<div class="toolbar"><button type="button" id="trial-prev" '
+        'aria-label="previous trial">\N{LEFTWARDS ARROW}</button>'
+        '<select id="trial-select" aria-label="trial"></select>'
+        '<button type="button" id="trial-next" aria-label="next trial">'
+        "\N{RIGHTWARDS ARROW}</button></div>"
+        '<div id="trial-info"></div><div class="plot" id="trial-plot"></div></section>'
+    )
+
+
+def _monitor_section(samples: Sequence[DeviceSamples]) -> str:
+    inner = "" if samples else f'<p class="muted">{_e(NO_SAMPLES)}</p>'
+    return (
+        '<section class="card" id="device"><h2>Device during the trial</h2>'
+        '<p class="lead">CPU time per core (user, system, softirq stacked) and where '
+        "interrupts were handled, for the trial selected above.</p>"
+        f'<div id="monitor">{inner}</div></section>'
+    )
+
+
+def _note(note: Note) -> str:
+    details = ""
+    if note.details:
+        details = " " + "; ".join(f"<code>{_e(d)}</code>" for d in note.details)
+    css = "failure" if note.kind is NoteKind.FAILURE else "warning"
+    return (
+        f'<li class="{css}" id="note-{note.number}"><span class="num">[{note.number}]</span>'
+        f"{_e(note.text)}{details}"
+        f'<div class="trials">{_e(", ".join(note.trials))}</div></li>'
+    )
+
+
+def _notes(report: Report) -> str:
+    if not report.notes:
+        body = '<p class="muted">Nothing to note: no failures, no warnings.</p>'
+    else:
+        body = '<ol class="notes">' + "".join(_note(n) for n in report.notes) + "</ol>"
+    return f'<section class="card" id="notes"><h2>Findings and notes</h2>{body}</section>'
+
+
+def _provenance(report: Report) -> str:
+    info = report.info
+    parts = ['<section class="card" id="provenance"><h2>Provenance</h2>']
+    if info.hosts:
+        head = _rows([["Host", "Role", "OS", "Kernel", "Machine", "Tools"]], "th")
+        body = _rows(
+            [_e(v or "") for v in (h.name, h.role, h.os, h.kernel, h.machine, host_tools(h))]
+            for h in info.hosts
+        )
+        parts.append(f'<div class="scroll"><table><thead>{head}</thead><tbody>{body}</tbody>')
+        parts.append("</table></div>")
+    paths = paths_of(report)
+    facts = [("Paths", "<br>".join(_e(column_text(c, paths.get(c.path))) for c in report.columns))]
+    tool_versions = sorted(
+        {
+            f"{d.outcome.result.tool.value} {d.outcome.result.tool_version}"
+            for d in report.trials
+            if d.outcome.result is not None and d.outcome.result.tool_version
+        }
+    )
+    if tool_versions:
+        facts.append(("Tools", _e(", ".join(tool_versions))))
+    facts += [("Other", "<br>".join(_e(line) for line in provenance_lines(report)))]
+    facts += [
+        ("Plan", _e(info.plan_path or "\N{EN DASH}")),
+        ("Command", f"<code>{_e(' '.join(info.argv))}</code>" if info.argv else "\N{EN DASH}"),
+        ("wirespeed", _e(info.wirespeed_version)),
+    ]
+    parts.append(
+        '<dl class="facts">'
+        + "".join(f"<dt>{_e(k)}</dt><dd>{v}</dd>" for k, v in facts if v)
+        + "</dl></section>"
+    )
+    return "".join(parts)
+
+
+def render_html(report: Report, samples: Sequence[DeviceSamples] = ()) -> str:
+    """The whole page; `samples` adds the device section's plots (html_monitor)."""
+    data = script_json(report_data(report, samples))
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        # No request may leave the page, even if a label slipped through unescaped.
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">"
+        '<meta name="generator" content="wirespeed">'
+        f"<title>{_e(report.title)} \N{EN DASH} wirespeed</title>"
+        f"<style>{_asset('report.css')}</style></head><body>"
+        f"{_header(report)}<main>"
+        f"{_results(report)}{_trials_section()}{_monitor_section(samples)}"
+        f"{_notes(report)}{_provenance(report)}"
+        f"<footer>wirespeed {_e(report.info.wirespeed_version)} \N{MIDDLE DOT} "
+        f"run {report.run_id}</footer></main>"
+        f'<script type="application/json" id="ws-data">{data}</script>'
+        f"<script>{_asset('report.js')}</script></body></html>\n"
+    )

@@ -1,0 +1,230 @@
+"""The tuning journal: every knob's previous value, committed before the knob is written.
+
+Lives in the store (table tune_journal, store/journal_table.py), so it is as durable as
+the trials: SQLite in WAL mode with synchronous=FULL survives a killed process and a power
+cut, and a shared PostgreSQL store journals the same way.
+
+A row's life: pending (committed, the write may or may not have happened) -> applied
+(written and read back) -> restored (the previous value is back). A pending row is
+restored like an applied one: writing back a value that was never changed is harmless,
+and skipping a write that did happen would leave a trace.
+
+Each row names its owner, the wirespeed process that wrote it (hostname, boot id, pid,
+start time). Rows of an owner that is still running belong to it; rows of an owner that
+is gone (killed, crashed, the machine rebooted) are what recovery restores.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+import socket
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from wirespeed.store import journal_table  # adds tune_journal to schema.metadata
+
+if TYPE_CHECKING:
+    from sqlalchemy import Connection, Engine
+
+    from wirespeed.store.store import Store
+
+BOOT_ID = "/proc/sys/kernel/random/boot_id"
+
+
+class State(enum.StrEnum):
+    PENDING = "pending"
+    APPLIED = "applied"
+    RESTORED = "restored"
+    EXPIRED = "expired"  # the host rebooted since: the change died with the old boot
+    FORGOTTEN = "forgotten"  # dropped by hand (the host is gone for good)
+
+
+OPEN_STATES = (State.PENDING, State.APPLIED)
+
+
+@dataclass(frozen=True)
+class Entry:
+    id: int
+    session: str
+    position: int
+    host: str
+    host_boot: str | None
+    owner: str
+    target: str
+    previous: str
+    new: str
+    why: str | None
+    state: State
+
+
+def _boot_id() -> str:
+    try:
+        return Path(BOOT_ID).read_text().strip()
+    except OSError:
+        return "unknown"
+
+
+def _start_time(pid: int) -> str | None:
+    """The process's start time in clock ticks since boot (/proc/PID/stat field 22): with
+    the pid, it names one process; a reused pid has another start time."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rpartition(")")[2].split()
+    return fields[19] if len(fields) > 19 else None
+
+
+def process_owner(pid: int | None = None) -> str:
+    pid = os.getpid() if pid is None else pid
+    return f"{socket.gethostname()}/{_boot_id()}/{pid}/{_start_time(pid)}"
+
+
+def owner_alive(owner: str) -> bool | None:
+    """Whether the process that wrote a row still runs; None when it ran on another
+    machine (a shared store), where this one cannot tell."""
+    hostname, _, rest = owner.partition("/")
+    boot, _, rest = rest.partition("/")
+    pid, _, started = rest.partition("/")
+    if hostname != socket.gethostname():
+        return None
+    if boot != _boot_id() or not pid.isdigit():
+        return False
+    return _start_time(int(pid)) == started
+
+
+class Journal:
+    """Rows of tune_journal in one store. `owner` is for tests that play a dead process."""
+
+    def __init__(self, store: Store, owner: str | None = None) -> None:
+        self._store = store
+        self.owner = owner or process_owner()
+        # The Store offers no public connection yet; its engine carries the SQLite
+        # pragmas (WAL, synchronous=FULL, busy timeout) and the IMMEDIATE-begin hook.
+        self._engine: Engine = store._engine
+
+    @classmethod
+    def open(cls, db: str | Path | None, owner: str | None = None) -> Journal:
+        """The journal in the store `db` (None: the per-user default store)."""
+        from wirespeed.store.store import Store
+
+        return cls(Store.open(db), owner)
+
+    @property
+    def where(self) -> str:
+        return self._store.url
+
+    def close(self) -> None:
+        self._store.close()
+
+    def __enter__(self) -> Journal:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    @staticmethod
+    def new_session() -> str:
+        return uuid.uuid4().hex
+
+    def _write(self) -> Connection:
+        # IMMEDIATE on SQLite (the Store's begin hook): a writer waits its turn.
+        conn = self._engine.connect()
+        conn.execution_options(wirespeed_write=True)
+        return conn
+
+    def record(
+        self,
+        *,
+        session: str,
+        position: int,
+        host: str,
+        host_boot: str | None,
+        target: str,
+        previous: str,
+        new: str,
+        why: str | None,
+        state: State = State.PENDING,
+    ) -> int:
+        """A new row, committed (and on SQLite fsynced) before this returns."""
+        from sqlalchemy import insert
+
+        now = time.time()
+        with self._write() as conn, conn.begin():
+            result = conn.execute(
+                insert(journal_table.tune_journal).values(
+                    session=session,
+                    position=position,
+                    host=host,
+                    host_boot=host_boot,
+                    owner=self.owner,
+                    target=target,
+                    previous=previous,
+                    new=new,
+                    why=why,
+                    state=state.value,
+                    created_at=now,
+                    updated_at=now,
+                )
+            )
+            key = result.inserted_primary_key
+            assert key is not None
+            return int(key[0])
+
+    def set_state(self, entry_id: int, state: State) -> None:
+        from sqlalchemy import update
+
+        table = journal_table.tune_journal
+        with self._write() as conn, conn.begin():
+            conn.execute(
+                update(table)
+                .where(table.c.id == entry_id)
+                .values(state=state.value, updated_at=time.time())
+            )
+
+    def open_entries(self, host: str | None = None, session: str | None = None) -> list[Entry]:
+        """Rows not yet restored, oldest first; of one host and/or one session if given."""
+        from sqlalchemy import select
+
+        table = journal_table.tune_journal
+        query = select(table).where(table.c.state.in_([s.value for s in OPEN_STATES]))
+        if host is not None:
+            query = query.where(table.c.host == host)
+        if session is not None:
+            query = query.where(table.c.session == session)
+        with self._engine.connect() as conn:
+            rows = conn.execute(query.order_by(table.c.id)).mappings().all()
+        return [_entry(row) for row in rows]
+
+    def entries(self, session: str) -> list[Entry]:
+        """Every row of a session, in write order, whatever its state."""
+        from sqlalchemy import select
+
+        table = journal_table.tune_journal
+        with self._engine.connect() as conn:
+            rows = (
+                conn.execute(select(table).where(table.c.session == session).order_by(table.c.id))
+                .mappings()
+                .all()
+            )
+        return [_entry(row) for row in rows]
+
+
+def _entry(row: Any) -> Entry:
+    return Entry(
+        id=int(row["id"]),
+        session=row["session"],
+        position=int(row["position"]),
+        host=row["host"],
+        host_boot=row["host_boot"],
+        owner=row["owner"],
+        target=row["target"],
+        previous=row["previous"],
+        new=row["new"],
+        why=row["why"],
+        state=State(row["state"]),
+    )

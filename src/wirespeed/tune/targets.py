@@ -1,0 +1,185 @@
+"""What tuning may touch, and with what values: the only door to a host's knobs.
+
+A target is one of (nothing else is ever written):
+
+    /proc/irq/N/smp_affinity                  hex CPU mask
+    /sys/class/net/IF/queues/rx-N/rps_cpus    hex CPU mask
+    /sys/class/net/IF/queues/tx-N/xps_cpus    hex CPU mask
+    /sys/class/net/IF/mtu                     68..65535
+    ethtool:IF:FEATURE                        on|off, set with `ethtool -K IF FEATURE on|off`
+
+Interface names and values come from devices, plans and users, so they are checked
+against the kernel's own rules before they get near a path or an argv: a name like
+`eth0/../../x` must not become a path outside /sys/class/net, and `$(reboot)` must never
+reach a shell (none is used; this is the second fence).
+"""
+
+from __future__ import annotations
+
+import enum
+import json
+import re
+from dataclasses import dataclass
+
+from wirespeed.errors import UsageError
+
+# IFNAMSIZ is 16 with the NUL: 15 characters. The kernel refuses "/" and whitespace
+# (dev_valid_name); the character set here is narrower on purpose.
+_IFNAME = re.compile(r"[A-Za-z0-9_.:@-]{1,15}")
+_MASK = re.compile(r"[0-9a-f,]+")
+_FEATURE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+_IFNAME_PART = r"(?P<iface>[^/]+)"
+_PATTERNS = {
+    "smp_affinity": re.compile(r"/proc/irq/(?P<irq>[0-9]{1,6})/smp_affinity"),
+    "rps_cpus": re.compile(
+        rf"/sys/class/net/{_IFNAME_PART}/queues/rx-(?P<queue>[0-9]{{1,5}})/rps_cpus"
+    ),
+    "xps_cpus": re.compile(
+        rf"/sys/class/net/{_IFNAME_PART}/queues/tx-(?P<queue>[0-9]{{1,5}})/xps_cpus"
+    ),
+    "mtu": re.compile(rf"/sys/class/net/{_IFNAME_PART}/mtu"),
+    "offload": re.compile(r"ethtool:(?P<iface>[^:/]+(?::[^:/]+)*?):(?P<feature>[a-z0-9-]+)"),
+}
+MTU_MIN, MTU_MAX = 68, 65535
+
+# ethtool -k prints long names; -K takes both. The journal keeps the long name, so a
+# feature is read back and restored under the name it was recorded with.
+FEATURE_ALIASES = {
+    "rx": "rx-checksumming",
+    "tx": "tx-checksumming",
+    "sg": "scatter-gather",
+    "tso": "tcp-segmentation-offload",
+    "ufo": "udp-fragmentation-offload",
+    "gso": "generic-segmentation-offload",
+    "gro": "generic-receive-offload",
+    "lro": "large-receive-offload",
+    "rxvlan": "rx-vlan-offload",
+    "txvlan": "tx-vlan-offload",
+    "ntuple": "ntuple-filters",
+    "rxhash": "receive-hashing",
+}
+
+
+class Kind(enum.Enum):
+    SMP_AFFINITY = "smp_affinity"
+    RPS = "rps_cpus"
+    XPS = "xps_cpus"
+    MTU = "mtu"
+    OFFLOAD = "offload"
+
+
+@dataclass(frozen=True)
+class Target:
+    kind: Kind
+    path: str  # as given; the journal's key
+    interface: str | None = None
+    irq: int | None = None
+    feature: str | None = None
+
+    @property
+    def is_file(self) -> bool:
+        return self.kind is not Kind.OFFLOAD
+
+    @property
+    def touches_link(self) -> bool:
+        """MTU and offloads can cut a connection that runs over the interface."""
+        return self.kind in (Kind.MTU, Kind.OFFLOAD)
+
+
+class RefusedError(UsageError):
+    """A target or value that tuning will not write."""
+
+
+def check_interface(name: str) -> str:
+    if "/" in name or ".." in name or not _IFNAME.fullmatch(name) or set(name) == {"."}:
+        raise RefusedError(
+            f"refused interface name {name!r}",
+            hint="1-15 characters of A-Z a-z 0-9 _ . : @ -, without / or ..",
+        )
+    return name
+
+
+def parse_target(path: str) -> Target:
+    for kind_name, pattern in _PATTERNS.items():
+        match = pattern.fullmatch(path)
+        if match is None:
+            continue
+        kind = Kind(kind_name)
+        groups = match.groupdict()
+        iface = check_interface(groups["iface"]) if groups.get("iface") else None
+        feature = groups.get("feature")
+        if feature is not None:
+            feature = offload_feature(feature)
+        irq = int(groups["irq"]) if groups.get("irq") else None
+        return Target(kind, path, interface=iface, irq=irq, feature=feature)
+    raise RefusedError(
+        f"refused target {path!r}: not one of the knobs tuning may change",
+        hint="smp_affinity, rps_cpus, xps_cpus, mtu, or ethtool:IF:FEATURE (see docs/tuning.md)",
+    )
+
+
+def offload_target(interface: str, feature: str) -> str:
+    return f"ethtool:{check_interface(interface)}:{offload_feature(feature)}"
+
+
+def offload_feature(feature: str) -> str:
+    if not _FEATURE.fullmatch(feature):
+        raise RefusedError(f"refused offload feature {feature!r}")
+    return FEATURE_ALIASES.get(feature, feature)
+
+
+def check_value(target: Target, value: str) -> str:
+    """The value as it will be written (one trailing newline allowed), or RefusedError."""
+    bare = value[:-1] if value.endswith("\n") else value
+    if target.kind in (Kind.SMP_AFFINITY, Kind.RPS, Kind.XPS):
+        if not _MASK.fullmatch(bare) or bare.startswith(",") or ",," in bare:
+            raise RefusedError(
+                f"refused mask {value!r} for {target.path}", hint="a hex CPU mask like 10 or 3f"
+            )
+    elif target.kind is Kind.MTU:
+        if not bare.isascii() or not bare.isdigit() or not MTU_MIN <= int(bare) <= MTU_MAX:
+            raise RefusedError(f"refused MTU {value!r}", hint=f"an integer {MTU_MIN}..{MTU_MAX}")
+    elif bare not in ("on", "off"):
+        raise RefusedError(f"refused offload state {value!r}", hint="on or off")
+    return value
+
+
+def check_control_interface(
+    targets: list[Target], control_interface: str | None, force: bool
+) -> None:
+    """Refuse MTU and offload changes on the interface wirespeed reaches the host through:
+    a wrong MTU there cuts the connection that would restore it. Affinity and RPS only
+    move work between cores and stay allowed."""
+    if force or control_interface is None:
+        return
+    for target in targets:
+        if target.touches_link and target.interface == control_interface:
+            raise RefusedError(
+                f"refused {target.path}: {control_interface} carries the control connection "
+                "(the default route), and a bad MTU or offload there would cut it",
+                hint="use --force if you have another way in",
+            )
+
+
+def default_route_interface(ip_route_json: str) -> str | None:
+    """The interface of the default route, from `ip -j route show default`."""
+    try:
+        routes = json.loads(ip_route_json or "[]")
+    except json.JSONDecodeError:
+        return None
+    for route in routes if isinstance(routes, list) else ():
+        if isinstance(route, dict) and isinstance(route.get("dev"), str):
+            return str(route["dev"])
+    return None
+
+
+def parse_offloads(ethtool_k: str) -> dict[str, tuple[str, bool]]:
+    """`ethtool -k IF` -> feature -> (on|off, fixed)."""
+    found: dict[str, tuple[str, bool]] = {}
+    for line in ethtool_k.splitlines():
+        name, colon, rest = line.strip().partition(":")
+        words = rest.split()
+        if not colon or not words or words[0] not in ("on", "off"):
+            continue
+        found[name.strip()] = (words[0], "[fixed]" in rest)
+    return found
