@@ -1,8 +1,11 @@
 """The loop of a run: plan → trials → outcomes, each committed before the next starts.
 
-preflight (tools, hosts) → build labs → provenance → begin run →
-for each trial: set MTU → run_trial → commit → progress → next
-at the end, also on Ctrl-C / SIGTERM / error: stop processes, remove labs, close the run
+preflight (tools, hosts) → restore what a killed run left changed → build labs →
+provenance → begin run →
+for each trial: enter its variant (journaled, variants.py) → set MTU → run_trial →
+commit → progress → next
+at the end, also on Ctrl-C / SIGTERM / error: restore the variant, stop processes, remove
+labs, close the run
 """
 
 from __future__ import annotations
@@ -80,6 +83,10 @@ def preflight(plan: Plan, trials: Sequence[Trial]) -> None:
 
     if not trials:
         raise UsageError("the plan selects no trials (check --only)")
+    known = {variant.name for variant in plan.variants}
+    for trial in trials:
+        if trial.variant not in known:
+            raise UsageError(f"trial {trial.key}: the plan has no variant {trial.variant!r}")
     paths = {t.path.name: t.path for t in trials}.values()
     if any(is_lab_path(plan, p) for p in paths) and os.geteuid() != 0:
         raise NotRootError("the emulated lab")
@@ -92,6 +99,17 @@ def preflight(plan: Plan, trials: Sequence[Trial]) -> None:
                 "only of its own lab links",
                 hint="set the MTU on the hosts by hand (ip link set dev IF mtu N), and "
                 "leave `mtu` out of the plan for that path",
+            )
+        changing = sorted(
+            {t.variant for t in trials if t.path.name == path.name}
+            - {v.name for v in plan.variants if v.changes_nothing}
+        )
+        if changing:
+            raise UsageError(
+                f"path {path.name!r} runs on real hosts, and this version applies variants "
+                f"(here {', '.join(repr(v) for v in changing)}) only to its own lab links",
+                hint="run the variants on lab paths, or limit the run to variants that "
+                "change nothing on this path",
             )
         for name in (path.client, path.server):
             if plan.hosts[name].ssh is not None:
@@ -132,7 +150,13 @@ class Runner:
         self._local_hosts: dict[str, Host] = {}
 
     def run(self, trials: Sequence[Trial], *, argv: Sequence[str] = ()) -> RunOutcome:
+        from wirespeed.variants import VariantStates, journal_for, recover_left_changes
+
         preflight(self.plan, trials)
+        journal = journal_for(self.store)  # shares the store's engine; not closed here
+        # Before anything is built or measured: a run killed with SIGKILL left its
+        # variant's knobs changed, and measuring on top of them would be wrong.
+        recovered = recover_left_changes(journal)
         with self._labs_up(trials):
             from wirespeed.provenance import collect
             from wirespeed.store import RunInfo
@@ -149,19 +173,30 @@ class Runner:
                 argv=tuple(argv),
                 started_at=time.time(),
                 wirespeed_version=__version__,
-                provenance={"hosts": facts, "labs": self._lab_provenance()},
+                provenance={
+                    "hosts": facts,
+                    "labs": self._lab_provenance(),
+                    "variants": {
+                        name: self.plan.variant(name).state()
+                        for name in dict.fromkeys(t.variant for t in trials)
+                    },
+                    **({"recovered": recovered} if recovered else {}),
+                },
             )
             run_id = self.store.begin_run(info)
             outcome = RunOutcome(run_id)
             status = "interrupted"
             self.progress.start(trials)
             try:
-                for trial in trials:
-                    self.progress.trial_started(trial)
-                    result = self._run_one(trial)
-                    self.store.add_outcome(run_id, result)
-                    outcome.outcomes.append(result)
-                    self.progress.trial_finished(result)
+                # Leaving the block restores the variant in force, before the labs go.
+                with VariantStates(journal, self._labs) as states:
+                    for trial in trials:
+                        problem = states.enter(self.plan.variant(trial.variant))
+                        self.progress.trial_started(trial)
+                        result = self._run_one(trial, problem)
+                        self.store.add_outcome(run_id, result)
+                        outcome.outcomes.append(result)
+                        self.progress.trial_finished(result)
                 status = "failed" if outcome.failed else "complete"
             finally:
                 self.progress.close()
@@ -170,14 +205,18 @@ class Runner:
 
     # -- one trial ---------------------------------------------------------------------
 
-    def _run_one(self, trial: Trial) -> TrialOutcome:
+    def _run_one(self, trial: Trial, variant_problem: str | None = None) -> TrialOutcome:
         started_at = time.time()
         try:
+            if variant_problem is not None:
+                raise WirespeedError(variant_problem)
             endpoints = self._endpoints(trial.path)
             lab = self._labs.get(trial.path.topology) if self._is_lab_path(trial.path) else None
             if lab is not None:
                 link_mtu = trial.path.link.mtu if trial.path.link else 1500
-                wanted = trial.test.spec.mtu or link_mtu
+                # The plan refuses a test MTU and a variant MTU together.
+                variant_mtu = self.plan.variant(trial.variant).mtu
+                wanted = trial.test.spec.mtu or variant_mtu or link_mtu
                 if wanted != lab.mtu:
                     lab.set_mtu(wanted)
         except WirespeedError as error:

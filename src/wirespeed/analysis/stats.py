@@ -6,11 +6,40 @@ curve). So the figure is the median, its interval comes from the bootstrap, outl
 a robust rule, and two groups are compared with a permutation test: none of them assumes
 a distribution, and all of them work with n = 2..10.
 
-Pure functions of tuples of floats: stdlib `statistics` and `random` only.
+The interval of the median is the bootstrap percentile interval computed exactly, not by
+drawing resamples. Sort the n values, x(1) <= ... <= x(n). A resample draws n indices
+uniformly from 1..n; its sorted values are x at the sorted indices, so its median is
+x(I_k) for odd n (k = (n + 1) / 2) and (x(I_k) + x(I_k+1)) / 2 for even n (k = n / 2),
+where I_k is the k-th smallest index drawn. The k-th smallest index is <= j exactly when
+at least k of the n draws fall among the first j, a binomial tail:
+
+    P(I_k <= j) = sum over c = k..n of C(n, c) (j/n)^c (1 - j/n)^(n - c)
+
+For even n the pair (I_k, I_k+1) has, for a < b,
+
+    P(I_k = a, I_k+1 = b) = C(n, k) (a^k - (a-1)^k) ((n-b+1)^k - (n-b)^k) / n^n
+
+(k draws at or below a, at least one at a; the other k at or above b, at least one at b),
+and the rest of P(I_k = a) is the pair (a, a). Summed over the pairs whose median is at
+most v, these give P(median of a resample <= v) in O(n) integer operations, times n^n so
+that every probability is an exact integer. The interval's low end is the smallest
+possible resample median v with P(<= v) > (1 - confidence) / 2, its high end the smallest
+with P(<= v) >= 1 - (1 - confidence) / 2: the 2.5 % and 97.5 % percentiles of infinitely
+many resamples, where 2000 seeded resamples only estimated them. The two order
+statistics bound the median (x(I_k) <= median <= x(I_k+1)), so each end lies between
+their percentiles; only the pair medians in between are tried, by bisection. No random
+draws: the same values give the same interval everywhere, and ties in the values or an
+exact 2.5 % are decided exactly.
+
+The ratio of two medians (comparisons) keeps a seeded Monte Carlo bootstrap, and the
+permutation test enumerates its splits exactly up to EXACT_PERMUTATION_LIMIT.
+
+Pure functions of tuples of floats, on the standard library only.
 """
 
 from __future__ import annotations
 
+import bisect
 import enum
 import itertools
 import math
@@ -18,11 +47,13 @@ import random
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from fractions import Fraction
 
-# A fixed seed: the same figures must give the same interval in every report, on every
-# machine, or a reader would see the "same" run change between two renders. Any number
-# does; this one is the date of the seeds' R4S post. Each call seeds its own generator, so
-# an interval depends on its own values only, not on which cells were computed before it.
+# A fixed seed for what is still sampled (the ratio interval, large permutation tests):
+# the same figures must give the same result in every report, on every machine, or a
+# reader would see the "same" run change between two renders. Any number does; this one
+# is the date of the seeds' R4S post. Each call seeds its own generator, so a result
+# depends on its own values only, not on which cells were computed before it.
 SEED = 20201209
 RESAMPLES = 2000  # percentiles at 2.5 % and 97.5 % rest on 50 resamples each side
 CONFIDENCE = 0.95
@@ -61,6 +92,9 @@ class ConfidenceInterval:
     high: float
     confidence: float = CONFIDENCE
     statistic: str = "median"
+    # How many seeded resamples estimated it; None: the exact bootstrap distribution.
+    resamples: int | None = None
+    seed: int | None = None
 
     def __post_init__(self) -> None:
         if not self.low <= self.high:
@@ -116,33 +150,108 @@ def _checked(values: Sequence[float]) -> tuple[float, ...]:
 
 
 def _percentile_interval(
-    estimates: list[float], confidence: float, statistic: str
+    estimates: list[float], confidence: float, statistic: str, seed: int
 ) -> ConfidenceInterval:
     estimates.sort()
     tail = (1 - confidence) / 2
     low = estimates[math.floor(tail * len(estimates))]
     high = estimates[math.ceil((1 - tail) * len(estimates)) - 1]
-    return ConfidenceInterval(low, high, confidence, statistic)
+    return ConfidenceInterval(low, high, confidence, statistic, len(estimates), seed)
+
+
+def _at_most(n: int, k: int, j: int, binomials: Sequence[int]) -> int:
+    """n^n times the probability that the k-th smallest of n indices drawn from 1..n is
+    at most j: that k or more of the draws fall among the first j."""
+    # sum over c = k..n of C(n, c) j^c (n - j)^(n - c), by Horner's rule in j.
+    rest = n - j
+    total, rest_power = binomials[n], 1
+    for c in range(n - 1, k - 1, -1):
+        rest_power *= rest
+        total = total * j + binomials[c] * rest_power
+    power: int = j**k
+    return total * power
+
+
+def _first(count: int, holds: Callable[[int], bool]) -> int:
+    """The smallest i in 1..count for which holds(i), which is monotone and holds(count)."""
+    low, high = 1, count
+    while low < high:
+        middle = (low + high) // 2
+        if holds(middle):
+            high = middle
+        else:
+            low = middle + 1
+    return low
+
+
+def _median_percentile(
+    data: list[float], binomials: Sequence[int], reached: Callable[[int], bool]
+) -> float:
+    """The smallest possible resample median v whose n^n P(median <= v) is `reached`."""
+    n = len(data)
+    k = (n + 1) // 2
+    if n % 2:  # the median of a resample is x(I_k)
+        return data[_first(n, lambda j: reached(_at_most(n, k, j, binomials))) - 1]
+
+    powers: list[int] = [j**k for j in range(n + 1)]  # n - k = k: one table serves both factors
+
+    def at_most(v: float) -> int:
+        """n^n P(median of a resample <= v): every pair (a, b), a <= b, whose
+        (x(a) + x(b)) / 2 <= v. See the module docstring."""
+        below = bisect.bisect_right(data, v)  # x(a) <= v for a <= below
+        if below == 0:
+            return 0
+        beyond = 0
+        b = n
+        for a in range(1, below + 1):
+            x_a = data[a - 1]
+            while (x_a + data[b - 1]) / 2 > v:
+                b -= 1
+            beyond += (powers[a] - powers[a - 1]) * powers[n - b]
+        return _at_most(n, k, below, binomials) - binomials[k] * beyond
+
+    # x(I_k) <= median <= x(I_k+1): the percentile lies between theirs.
+    floor = data[_first(n, lambda j: reached(_at_most(n, k, j, binomials))) - 1]
+    ceiling = data[_first(n, lambda j: reached(_at_most(n, k + 1, j, binomials))) - 1]
+    last = bisect.bisect_right(data, ceiling)
+    candidates: set[float] = set()
+    for a in range(last):
+        x_a = data[a]
+
+        def median(x_b: float, x_a: float = x_a) -> float:
+            return (x_a + x_b) / 2
+
+        first = bisect.bisect_left(data, floor, a, n, key=median)
+        end = bisect.bisect_right(data, ceiling, a, n, key=median)
+        candidates.update(median(x_b) for x_b in data[first:end])
+    ordered = sorted(candidates)  # holds `ceiling` itself, the pair (jb, jb)
+    return ordered[_first(len(ordered), lambda i: reached(at_most(ordered[i - 1]))) - 1]
 
 
 def bootstrap_interval(
-    values: Sequence[float],
-    statistic: Callable[[Sequence[float]], float] = statistics.median,
-    *,
-    name: str = "median",
-    confidence: float = CONFIDENCE,
-    resamples: int = RESAMPLES,
-    seed: int = SEED,
+    values: Sequence[float], *, confidence: float = CONFIDENCE
 ) -> ConfidenceInterval:
-    """The percentile bootstrap interval of a statistic (the median by default).
+    """The percentile bootstrap interval of the median, from the exact bootstrap
+    distribution (module docstring): what infinitely many resamples would give.
 
     With n values the interval cannot be wider than min … max: for n = 2 it is exactly
     that, which is honest (two repetitions say little).
     """
-    data = _checked(values)
-    generator = random.Random(seed)  # noqa: S311 - reproducible resampling, not secrets
-    estimates = [statistic(generator.choices(data, k=len(data))) for _ in range(resamples)]
-    return _percentile_interval(estimates, confidence, name)
+    data = sorted(_checked(values))
+    n = len(data)
+    # The confidence as the decimal it was written as (0.95 is 19/20, not the float's
+    # binary expansion), so that a probability of exactly 2.5 % is decided exactly.
+    tail = (1 - Fraction(repr(confidence))) / 2
+    if not 0 < tail < Fraction(1, 2):
+        raise StatsError(f"confidence must be between 0 and 1, got {confidence}")
+    # In integers: weight / n^n > tail = p / q, as weight q > p n^n.
+    p, q = tail.numerator, tail.denominator
+    scale: int = n**n
+    low_tail, high_tail = p * scale, (q - p) * scale
+    binomials = [math.comb(n, c) for c in range(n + 1)]
+    low = _median_percentile(data, binomials, lambda weight: weight * q > low_tail)
+    high = _median_percentile(data, binomials, lambda weight: weight * q >= high_tail)
+    return ConfidenceInterval(low, high, confidence, "median")
 
 
 def outlier_indices(values: Sequence[float]) -> tuple[int, ...]:
@@ -209,7 +318,7 @@ def ratio_interval(
         if below == 0:
             return None
         estimates.append(statistics.median(generator.choices(second, k=len(second))) / below)
-    return _percentile_interval(estimates, confidence, "ratio of medians")
+    return _percentile_interval(estimates, confidence, "ratio of medians", seed)
 
 
 @dataclass(frozen=True)

@@ -9,7 +9,7 @@ The format is described in docs/plan-format.md.
 
 from wirespeed.plan.expand import expand
 from wirespeed.plan.load import load_plan, parse_plan
-from wirespeed.plan.plan import HostPlan, LabPlan, Plan, SshTarget
+from wirespeed.plan.plan import HostPlan, LabPlan, Plan, SshTarget, Variant
 from wirespeed.plan.problems import PlanError, Problem
 
 __all__ = [
@@ -19,6 +19,7 @@ __all__ = [
     "PlanError",
     "Problem",
     "SshTarget",
+    "Variant",
     "expand",
     "load_plan",
     "parse_plan",

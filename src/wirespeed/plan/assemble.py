@@ -17,7 +17,7 @@ from wirespeed.lab.links import parse_link
 from wirespeed.model import ModelError, PathSpec, Role, Topology
 from wirespeed.plan.checks import check_test_on_paths
 from wirespeed.plan.collect import Collector, salvage
-from wirespeed.plan.plan import HostPlan, LabPlan, Plan, SshTarget
+from wirespeed.plan.plan import DEFAULT_VARIANTS, HostPlan, LabPlan, Plan, SshTarget, Variant
 from wirespeed.plan.problems import did_you_mean
 from wirespeed.plan.resolve import ResolvedTest, resolve
 from wirespeed.plan.schema import (
@@ -30,6 +30,7 @@ from wirespeed.plan.schema import (
     PathEntry,
     TestEntry,
     TestSettings,
+    VariantEntry,
     check_name,
 )
 from wirespeed.plan.yamltree import Loc
@@ -54,7 +55,10 @@ def assemble(data: dict[Any, Any], out: Collector, *, text: str) -> Plan | None:
     hosts, host_names = _hosts(data, out)
     paths, path_names = _paths(data, out, lab=lab, hosts=hosts, host_names=host_names)
     tests = _tests(data, out, path_names=path_names)
-    _cross_checks(out, hosts=hosts, paths=paths, path_names=path_names, tests=tests)
+    variants = _variants(data, out, tests=tests)
+    _cross_checks(
+        out, hosts=hosts, paths=paths, path_names=path_names, tests=tests, variants=variants
+    )
     if out.errors or header is None:
         return None
     try:
@@ -71,6 +75,7 @@ def assemble(data: dict[Any, Any], out: Collector, *, text: str) -> Plan | None:
                 {test.case.id: test.paths for test in tests if test.paths is not None}
             ),
             warnings=tuple(out.warnings),
+            variants=tuple(variant for variant, _ in variants) or DEFAULT_VARIANTS,
         )
     except (ModelError, ValueError) as error:  # a check above should have caught it
         out.error((), str(error))
@@ -303,6 +308,53 @@ def _tests(data: dict[Any, Any], out: Collector, *, path_names: _Names) -> list[
     return tests
 
 
+def _variants(
+    data: dict[Any, Any], out: Collector, *, tests: list[ResolvedTest]
+) -> list[tuple[Variant, Loc]]:
+    """The declared variants with where each was written; [] when there is no section."""
+    items = _section(data, "variants", list, out)
+    if "variants" in data and isinstance(data["variants"], list | None) and not items:
+        out.error(
+            ("variants",),
+            "variants: the list is empty",
+            hint="leave the key out to run everything in the one, unchanged state",
+        )
+    variants: list[tuple[Variant, Loc]] = []
+    seen: dict[str, Loc] = {}
+    for index, value in enumerate(items):
+        loc: Loc = ("variants", index)
+        entry = out.validate(VariantEntry, value, loc)
+        if entry is None:
+            continue
+        if entry.name in seen:
+            line = out.line_of(seen[entry.name])
+            out.error(
+                (*loc, "name"), f"duplicate variant name {entry.name!r} (first at line {line})"
+            )
+            continue
+        seen[entry.name] = (*loc, "name")
+        variant = Variant(
+            name=entry.name,
+            mtu=entry.mtu,
+            rps=entry.rps,
+            xps=entry.xps,
+            offloads=tuple((entry.offloads or {}).items()),
+        )
+        if variant.mtu is not None:
+            # One MTU per trial: a test's own would silently beat the variant's.
+            fixed = [test.case.id for test in tests if test.case.spec.mtu is not None]
+            if fixed:
+                out.error(
+                    (*loc, "mtu"),
+                    f"variant {variant.name!r} sets mtu, and so do tests "
+                    f"{', '.join(repr(t) for t in fixed)}: each trial has one MTU",
+                    hint="set mtu in the variants only (and leave it out of tests and "
+                    "defaults), so every test runs at each variant's MTU",
+                )
+        variants.append((variant, loc))
+    return variants
+
+
 def _cross_checks(
     out: Collector,
     *,
@@ -310,11 +362,13 @@ def _cross_checks(
     paths: Mapping[str, PathSpec],
     path_names: _Names,
     tests: list[ResolvedTest],
+    variants: list[tuple[Variant, Loc]],
 ) -> None:
+    variant_mtus = [(v.name, v.mtu) for v, _ in variants if v.mtu is not None]
     for test in tests:
         chosen = test.paths
         on = [p for p in paths.values() if chosen is None or p.name in chosen]
-        check_test_on_paths(test, on, out)
+        check_test_on_paths(test, on, out, variant_mtus=variant_mtus)
     used = {name for p in paths.values() for name in (p.client, p.server, p.dut)}
     for name in hosts:
         if name not in used:

@@ -18,7 +18,14 @@ IPERF2_UDP_LENGTH = 1470  # iperf2's default datagram payload (-l)
 DEFAULT_MTU = 1500
 
 
-def check_test_on_paths(test: ResolvedTest, paths: Sequence[PathSpec], out: Collector) -> None:
+def check_test_on_paths(
+    test: ResolvedTest,
+    paths: Sequence[PathSpec],
+    out: Collector,
+    *,
+    variant_mtus: Sequence[tuple[str, int]] = (),
+) -> None:
+    """variant_mtus: (name, MTU) of each variant that sets one; the test runs at each."""
     spec, tool = test.case.spec, test.case.tool
     if tool is Tool.IPERF3 and spec.direction is Direction.DUAL:
         out.error(
@@ -31,6 +38,8 @@ def check_test_on_paths(test: ResolvedTest, paths: Sequence[PathSpec], out: Coll
         _check_dual_through_nat(test, path, out)
         if spec.protocol is Proto.UDP:
             _check_datagram_fits(test, path, out)
+            for name, mtu in variant_mtus:
+                _check_datagram_fits(test, path, out, mtu=mtu, variant=name)
     if spec.protocol is Proto.UDP and spec.rate is None:
         out.warn(
             test.loc,
@@ -56,21 +65,29 @@ def _check_dual_through_nat(test: ResolvedTest, path: PathSpec, out: Collector) 
     )
 
 
-def _check_datagram_fits(test: ResolvedTest, path: PathSpec, out: Collector) -> None:
+def _check_datagram_fits(
+    test: ResolvedTest,
+    path: PathSpec,
+    out: Collector,
+    *,
+    mtu: int | None = None,
+    variant: str | None = None,
+) -> None:
     spec = test.case.spec
-    mtu = spec.mtu or (path.link.mtu if path.link is not None else DEFAULT_MTU)
+    mtu = mtu or spec.mtu or (path.link.mtu if path.link is not None else DEFAULT_MTU)
     fits = mtu - IP_UDP_HEADERS
+    where = f" (variant {variant!r})" if variant is not None else ""
     if spec.length is not None and spec.length > fits:
         out.warn(
             test.where("length"),
-            f"test {test.case.id!r}: UDP datagrams of {spec.length} bytes do not fit MTU {mtu} "
-            f"(at most {fits}): fragmented on the wire",
+            f"test {test.case.id!r}: UDP datagrams of {spec.length} bytes do not fit MTU {mtu}"
+            f"{where} (at most {fits}): fragmented on the wire",
             hint=f"set length: {fits} or less to measure unfragmented packets",
         )
     elif spec.length is None and test.case.tool is Tool.IPERF2 and fits < IPERF2_UDP_LENGTH:
         out.warn(
             test.where("mtu"),
             f"test {test.case.id!r}: iperf2 sends {IPERF2_UDP_LENGTH}-byte datagrams by "
-            f"default: at MTU {mtu} each one is fragmented on the wire",
+            f"default: at MTU {mtu}{where} each one is fragmented on the wire",
             hint=f"set length: {fits} to send one packet per datagram",
         )

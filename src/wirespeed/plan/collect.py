@@ -72,7 +72,8 @@ class Collector:
             return model.model_validate(data)
         except ValidationError as failure:
             for error in failure.errors(include_url=False):
-                loc = where + tuple(error["loc"])
+                # A mapping key that failed is pointed at where the key is written.
+                loc = where + tuple(step for step in error["loc"] if step != "[key]")
                 key = _is_key_error(error)
                 message = _describe(error, allowed=model.model_fields, misplaced=misplaced or {})
                 if not error["loc"]:  # the entry itself is wrong: say which entry

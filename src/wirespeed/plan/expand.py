@@ -1,9 +1,13 @@
 """A plan's trials in the order they run.
 
-Within a repetition, all tests of a path run together (path-major), so a lab topology is
-built once per path and repetition rather than once per test; repetitions are the outer
-loop, so a slow drift (heat, a background job) spreads over every test instead of
-landing on the last ones.
+Repetitions are the outer loop, so a slow drift (heat, a background job) spreads over
+every test instead of landing on the last ones. Within a repetition every variant runs
+once, each variant's trials together (its state is applied once per repetition, not per
+trial), and within a variant all tests of a path run together (path-major).
+
+Variants alternate their order from one repetition to the next (A B C, C B A, A B C...):
+a drift then favours no variant by always running it first, and the variant that ends a
+repetition also starts the next one, which saves applying it again.
 """
 
 from __future__ import annotations
@@ -25,7 +29,7 @@ def expand(
     repetitions: int | None = None,
     only: Sequence[str] | None = None,
 ) -> list[Trial]:
-    """Every test x path x repetition, in run order.
+    """Every test x path x variant x repetition, in run order.
 
     duration replaces every test's duration (a quick look with --duration 2);
     repetitions replaces the plan's; only keeps the tests with these ids.
@@ -37,13 +41,15 @@ def expand(
     tests = [_with_duration(test, duration) for test in plan.tests if test.id in wanted]
     trials: list[Trial] = []
     for repetition in range(1, count + 1):
-        for path in plan.paths:
-            runs_here = {test.id for test in plan.tests_for(path)}
-            trials.extend(
-                Trial(test=test, path=path, repetition=repetition)
-                for test in tests
-                if test.id in runs_here
-            )
+        variants = plan.variants if repetition % 2 else tuple(reversed(plan.variants))
+        for variant in variants:
+            for path in plan.paths:
+                runs_here = {test.id for test in plan.tests_for(path)}
+                trials.extend(
+                    Trial(test=test, path=path, variant=variant.name, repetition=repetition)
+                    for test in tests
+                    if test.id in runs_here
+                )
     return trials
 
 

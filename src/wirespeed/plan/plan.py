@@ -78,6 +78,45 @@ class LabPlan:
         return self.link.mtu
 
 
+RPS_SPREAD = "spread"  # every CPU of the host that owns the queue
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A named state of the system under test; the trials of each variant run in it.
+
+    None (or no offloads) leaves that knob as it is. rps and xps are a hex CPU mask as
+    sysfs takes it ("0" turns steering off) or RPS_SPREAD. offloads are (feature, on|off)
+    with ethtool's long feature names, in the order written.
+    """
+
+    name: str = "default"
+    mtu: int | None = None
+    rps: str | None = None
+    xps: str | None = None
+    offloads: tuple[tuple[str, str], ...] = ()
+
+    @property
+    def changes_nothing(self) -> bool:
+        return self.mtu is None and self.rps is None and self.xps is None and not self.offloads
+
+    def state(self) -> dict[str, object]:
+        """What the variant sets, as plain data (run provenance, the A/B report)."""
+        found: dict[str, object] = {}
+        if self.mtu is not None:
+            found["mtu"] = self.mtu
+        if self.rps is not None:
+            found["rps"] = self.rps
+        if self.xps is not None:
+            found["xps"] = self.xps
+        if self.offloads:
+            found["offloads"] = dict(self.offloads)
+        return found
+
+
+DEFAULT_VARIANTS = (Variant(),)
+
+
 def _no_hosts() -> Mapping[str, HostPlan]:
     return MappingProxyType({})
 
@@ -97,6 +136,9 @@ class Plan:
     # Tests limited to some paths (`paths:` under a test): test id -> path names.
     test_paths: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     warnings: tuple[Problem, ...] = ()
+    # The states to compare; a plan without `variants:` runs in one, "default", that
+    # changes nothing.
+    variants: tuple[Variant, ...] = DEFAULT_VARIANTS
 
     def paths_for(self, test: TestCase) -> tuple[PathSpec, ...]:
         """The paths this test runs on, in plan order."""
@@ -108,6 +150,12 @@ class Plan:
     def tests_for(self, path: PathSpec) -> tuple[TestCase, ...]:
         """The tests that run on this path, in plan order."""
         return tuple(test for test in self.tests if path in self.paths_for(test))
+
+    def variant(self, name: str) -> Variant:
+        for variant in self.variants:
+            if variant.name == name:
+                return variant
+        raise KeyError(name)
 
     def test(self, test_id: str) -> TestCase:
         for test in self.tests:

@@ -19,12 +19,14 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 
 from wirespeed.lab.links import parse_link
 from wirespeed.model import Direction, Proto, Tool, Topology
-from wirespeed.plan.plan import SshTarget
+from wirespeed.plan.plan import RPS_SPREAD, SshTarget
 from wirespeed.units import parse_rate, parse_size
 
 # Ids and names end up in trial keys ("4/WAN/default/1"), file names and report columns.
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
 _ADDRESS = re.compile(r"^[^\s@/]+$")
+_MASK = re.compile(r"^[0-9a-f]+(?:,[0-9a-f]+)*$")
+_FEATURE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 
 MAX_RATE = 10**13  # 10 Tbit/s: anything above is a typo, not a link
 MAX_SIZE = 2**31 - 1  # iperf keeps sizes in a C int
@@ -102,6 +104,47 @@ def _address(value: str) -> str:
     return value.strip()
 
 
+def _cpu_mask(value: object) -> str:
+    """`spread`, `off` (or 0), or a hex CPU mask as text ("3f", "0x3f", "ff,ffffffff")."""
+    if value == 0 and not isinstance(value, bool):
+        return "0"
+    if isinstance(value, int) and not isinstance(value, bool):
+        # YAML reads 10 as ten and 0x10 as sixteen; sysfs reads "10" as CPU 4. Text only.
+        raise ValueError(
+            f'write a CPU mask as quoted hex text, such as "{value}" or "0x{value:x}", '
+            "not as a number"
+        )
+    if not isinstance(value, str):
+        raise ValueError(f'expected spread, off or a hex CPU mask such as "3f", got {_show(value)}')
+    text = value.strip().lower()
+    if text in (RPS_SPREAD, "off"):
+        return RPS_SPREAD if text == RPS_SPREAD else "0"
+    bare = text.removeprefix("0x")
+    if not _MASK.match(bare):
+        raise ValueError(f"{value!r} is not spread, off or a hex CPU mask such as 3f")
+    return bare
+
+
+def _on_off(value: object) -> str:
+    # YAML 1.2 reads on/off as text, true/false as booleans: both mean the same here.
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    if isinstance(value, str) and value.strip().lower() in ("on", "off"):
+        return value.strip().lower()
+    raise ValueError(f"expected on or off, got {_show(value)}")
+
+
+def _feature(value: object) -> str:
+    if not isinstance(value, str) or not _FEATURE.match(value.strip().lower()):
+        raise ValueError(
+            f"{value!r} is not an offload feature: use ethtool's names, such as gro, gso, "
+            "tso or generic-receive-offload"
+        )
+    # Kept as written (gro or generic-receive-offload): the tuning code knows ethtool's
+    # aliases, and importing it here would load the store for every `wirespeed check`.
+    return value.strip().lower()
+
+
 def _show(value: object) -> str:
     if isinstance(value, dict):
         return "a mapping"
@@ -124,6 +167,9 @@ ToolName = Annotated[Tool, BeforeValidator(_lower)]
 ProtoName = Annotated[Proto, BeforeValidator(_lower)]
 DirectionName = Annotated[Direction, BeforeValidator(_lower)]
 TopologyName = Annotated[Topology, BeforeValidator(_lower)]
+CpuMask = Annotated[str, BeforeValidator(_cpu_mask)]
+OnOff = Annotated[str, BeforeValidator(_on_off)]
+Feature = Annotated[str, BeforeValidator(_feature)]
 
 
 class Entry(BaseModel):
@@ -193,6 +239,16 @@ class TestEntry(TestSettings):
     paths: list[Name] | None = None  # run only on these paths; all when absent
 
 
+class VariantEntry(Entry):
+    """One entry of `variants:`: a named state; keys left out are left as they are."""
+
+    name: Name
+    mtu: Mtu | None = None
+    rps: CpuMask | None = None
+    xps: CpuMask | None = None
+    offloads: dict[Feature, OnOff] | None = None
+
+
 SETTING_KEYS: tuple[str, ...] = tuple(TestSettings.model_fields)
 TEST_ONLY_KEYS: tuple[str, ...] = tuple(
     key for key in TestEntry.model_fields if key not in TestSettings.model_fields
@@ -217,6 +273,7 @@ class PlanFile(Entry):
     paths: list[PathEntry]
     defaults: TestSettings = Field(default_factory=TestSettings)
     tests: list[TestEntry]
+    variants: list[VariantEntry] | None = None
     repetitions: Annotated[int, Field(strict=True, ge=1, le=1000)] = 1
 
 

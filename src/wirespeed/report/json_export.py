@@ -18,7 +18,7 @@ import json
 from typing import Any
 
 from wirespeed.analysis.ceiling import Ceiling
-from wirespeed.analysis.stats import RESAMPLES, SEED, ConfidenceInterval, Summary
+from wirespeed.analysis.stats import ConfidenceInterval, Summary
 from wirespeed.model import (
     DirectionResult,
     Flow,
@@ -172,9 +172,13 @@ def interval_to_dict(interval: ConfidenceInterval | None) -> dict[str, Any] | No
         "low": interval.low,
         "high": interval.high,
         "confidence": interval.confidence,
-        "method": "bootstrap percentile",
-        "resamples": RESAMPLES,
-        "seed": SEED,
+        # An exact interval (the median's) was computed from the whole bootstrap
+        # distribution: no resamples, no seed.
+        "method": "bootstrap percentile"
+        if interval.resamples is not None
+        else "exact bootstrap percentile",
+        "resamples": interval.resamples,
+        "seed": interval.seed,
     }
 
 
@@ -292,6 +296,15 @@ def report_to_dict(report: Report) -> dict[str, Any]:
     }
 
 
+# Beyond this many trials the JSON is written compact: indenting a run of 10,000 trials
+# (130 MB) took longer than building its report, and nobody reads that much by eye.
+INDENT_UP_TO_TRIALS = 1000
+
+
 def render_json(report: Report) -> str:
     # allow_nan=False: NaN is not JSON, and no figure of ours should ever be one.
+    if len(report.trials) > INDENT_UP_TO_TRIALS:
+        return json.dumps(
+            report_to_dict(report), separators=(",", ":"), ensure_ascii=False, allow_nan=False
+        )
     return json.dumps(report_to_dict(report), indent=2, ensure_ascii=False, allow_nan=False)

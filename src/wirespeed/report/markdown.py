@@ -2,6 +2,15 @@
 
 from __future__ import annotations
 
+from wirespeed.report.ab import (
+    AB_LEGEND,
+    AbTable,
+    ab_cell_lines,
+    ab_header,
+    ab_row_lead,
+    ab_title,
+    build_ab,
+)
 from wirespeed.report.model import Report
 from wirespeed.report.text import (
     LEGEND,
@@ -68,4 +77,21 @@ def render_markdown(report: Report) -> str:
             text += " (" + "; ".join(f"`{d}`" for d in note.details) + ")"
         text += ": " + ", ".join(note.trials)
         lines.append(_escape(text) + "  ")
+
+    ab = build_ab(report)
+    if ab is not None:
+        lines += ["", *render_ab_markdown(ab)]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def render_ab_markdown(ab: AbTable) -> list[str]:
+    header = ab_header(ab)
+    lead = len(header) - len(ab.columns)
+    lines = [f"## {_escape(ab_title(ab))}", ""]
+    lines.append(_table_row([_escape(h) for h in header]))
+    lines.append(_table_row(["---"] * lead + ["--:"] * len(ab.columns)))
+    for row in ab.rows:
+        cells = [_escape(text) for text in ab_row_lead(ab, row)]
+        cells += ["<br>".join(_escape(line) for line in ab_cell_lines(c)) for c in row.cells]
+        lines.append(_table_row(cells))
+    return [*lines, "", AB_LEGEND, ""]

@@ -6,6 +6,15 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from wirespeed.report.ab import (
+    AB_LEGEND,
+    AbTable,
+    ab_cell_lines,
+    ab_header,
+    ab_row_lead,
+    ab_title,
+    build_ab,
+)
 from wirespeed.report.model import NoteKind, Report
 from wirespeed.report.text import (
     DASH,
@@ -67,6 +76,26 @@ def render_terminal(report: Report, console: Console) -> None:
             mark.append(" (" + "; ".join(note.details) + ")", style="dim")
         mark.append(": " + ", ".join(note.trials), style="dim")
         console.print(mark)
+
+    ab = build_ab(report)
+    if ab is not None:
+        render_ab(ab, console)
+
+
+def render_ab(ab: AbTable, console: Console) -> None:
+    table = Table(
+        title=Text(ab_title(ab), style="bold"),
+        caption=Text(AB_LEGEND),
+        caption_justify="left",
+    )
+    for index, header in enumerate(ab_header(ab)):
+        lead = index < len(ab_header(ab)) - len(ab.columns)
+        table.add_column(Text(header), justify="left" if lead else "right")
+    for row in ab.rows:
+        cells = [Text(text) for text in ab_row_lead(ab, row)]
+        cells += [Text("\n".join(ab_cell_lines(cell))) for cell in row.cells]
+        table.add_row(*cells)
+    console.print(table)
 
 
 def render_runs(runs: list[RunSummary], console: Console) -> None:

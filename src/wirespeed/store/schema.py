@@ -231,3 +231,7 @@ warnings = Table(
     Index("ix_warnings_trial", "trial_id", "position"),
     Index("ix_warnings_kind", "kind"),
 )
+
+# Every table is part of the schema whoever imports the store first: the tuning journal
+# lives in a module of its own, which adds its table to `metadata` when imported.
+from wirespeed.store import journal_table  # noqa: E402, F401

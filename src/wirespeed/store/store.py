@@ -7,7 +7,11 @@ moment keeps every trial it finished, and several runs may write to one store at
 
 from __future__ import annotations
 
+import gc
 import importlib.util
+import itertools
+import json
+import operator
 import re
 import time
 from collections import defaultdict
@@ -21,6 +25,8 @@ from sqlalchemy import (
     URL,
     Connection,
     Engine,
+    Text,
+    cast,
     create_engine,
     event,
     func,
@@ -36,13 +42,17 @@ from wirespeed.errors import UsageError, WirespeedError
 from wirespeed.model import (
     DirectionResult,
     Interval,
+    Measurement,
+    PathSpec,
     Proto,
     Result,
     StreamResult,
     TestCase,
+    TestSpec,
     Trial,
     TrialOutcome,
     TrialStatus,
+    UdpStats,
 )
 from wirespeed.store import codec, schema
 from wirespeed.store.records import RunInfo, RunRecord, RunStatus, RunSummary
@@ -389,7 +399,15 @@ class Store:
                         "no runs stored yet", hint="`wirespeed run PLAN` makes the first"
                     )
             run = self._require_run(conn, run_id)
-            outcomes = _load_outcomes(conn, run_id)
+            # Hundreds of thousands of new objects, none in a reference cycle: the cyclic
+            # garbage collector would only rescan them, again and again, while they pile up.
+            collecting = gc.isenabled()
+            gc.disable()
+            try:
+                outcomes = _load_outcomes(conn, run_id)
+            finally:
+                if collecting:
+                    gc.enable()
         info = RunInfo(
             title=run["title"],
             started_at=run["started_at"],
@@ -519,104 +537,211 @@ def _rows_of_run(conn: Connection, table: Any, run_id: int) -> Sequence[RowMappi
     )
 
 
-def _load_outcomes(conn: Connection, run_id: int) -> tuple[TrialOutcome, ...]:
-    trial_rows = (
-        conn.execute(
-            select(schema.trials)
-            .where(schema.trials.c.run_id == run_id)
-            .order_by(schema.trials.c.position)
-        )
-        .mappings()
-        .all()
+class _Decoded:
+    """Decodes each distinct JSON text once: a run's trials repeat a handful of specs and
+    paths thousands of times, and the model objects are immutable, so they are shared."""
+
+    def __init__(self) -> None:
+        self._specs: dict[str, TestSpec] = {}
+        self._paths: dict[str, PathSpec] = {}
+
+    def spec(self, text: str) -> TestSpec:
+        found = self._specs.get(text)
+        if found is None:
+            found = self._specs[text] = codec.decode_spec(json.loads(text))
+        return found
+
+    def path(self, text: str) -> PathSpec:
+        found = self._paths.get(text)
+        if found is None:
+            found = self._paths[text] = codec.decode_path(json.loads(text))
+        return found
+
+
+# The trial columns _load_outcomes reads, spec and path as their JSON text (see _Decoded).
+_TRIAL_COLUMNS = (
+    schema.trials.c.id,
+    schema.trials.c.test_id,
+    schema.trials.c.test_name,
+    schema.trials.c.tool,
+    cast(schema.trials.c.spec, Text),
+    cast(schema.trials.c.path, Text),
+    schema.trials.c.variant,
+    schema.trials.c.repetition,
+    schema.trials.c.status,
+    schema.trials.c.reason,
+    schema.trials.c.started_at,
+    schema.trials.c.finished_at,
+    schema.trials.c.has_result,
+    schema.trials.c.result_tool,
+    schema.trials.c.result_protocol,
+    schema.trials.c.tool_version,
+)
+
+# The result columns _rebuild_result reads, by position.
+_RESULT_COLUMNS = tuple(
+    schema.results.c[name]
+    for name in (
+        "id",
+        "trial_id",
+        "parent_id",
+        "flow",
+        "stream_id",
+        "sent_bytes",
+        "sent_seconds",
+        "sent_bps",
+        "received_bytes",
+        "received_seconds",
+        "received_bps",
+        "retransmits",
+        "has_udp",
+        "jitter_ms",
+        "lost",
+        "packets",
+        "out_of_order",
     )
-    results = _group(_rows_of_run(conn, schema.results, run_id), "trial_id")
+)
+
+
+def _intervals_of_run(conn: Connection, run_id: int) -> dict[int, tuple[Interval, ...]]:
+    """Each result row's intervals, in order: the run's largest table, read as tuples."""
+    i, t = schema.intervals, schema.trials
+    result = conn.execute(
+        select(*(i.c[column] for column in codec.INTERVAL_COLUMNS), i.c.result_id)
+        .join(t, t.c.id == i.c.trial_id)
+        .where(t.c.run_id == run_id)
+        .order_by(i.c.result_id, i.c.position)
+    )
+    # Numbers only, which no backend converts after its driver: the driver's own tuples
+    # are the values, and building a Row around each of them cost as much as reading it.
+    rows = result.cursor.fetchall()
+    decoded = iter(codec.decode_intervals(rows))
+    return {
+        result_id: tuple(itertools.islice(decoded, sum(1 for _ in of_result)))
+        for result_id, of_result in itertools.groupby(rows, key=operator.itemgetter(-1))
+    }
+
+
+def _load_outcomes(conn: Connection, run_id: int) -> tuple[TrialOutcome, ...]:
+    t = schema.trials
+    trial_rows = conn.execute(
+        select(*_TRIAL_COLUMNS).where(t.c.run_id == run_id).order_by(t.c.position)
+    ).all()
+    results: dict[int, list[Sequence[Any]]] = defaultdict(list)
+    for result_row in conn.execute(
+        select(*_RESULT_COLUMNS)
+        .join(t, t.c.id == schema.results.c.trial_id)
+        .where(t.c.run_id == run_id)
+        .order_by(schema.results.c.trial_id, schema.results.c.position)
+    ):
+        results[result_row[1]].append(result_row)
+    intervals = _intervals_of_run(conn, run_id)
     raws = _group(_rows_of_run(conn, schema.raw_outputs, run_id), "trial_id")
     warnings = _group(_rows_of_run(conn, schema.warnings, run_id), "trial_id")
     monitors = _group(_rows_of_run(conn, schema.monitors, run_id), "trial_id")
     findings = _group(_rows_of_run(conn, schema.findings, run_id), "trial_id")
-    intervals = _group(
-        (
-            conn.execute(
-                select(schema.intervals)
-                .join(schema.trials, schema.trials.c.id == schema.intervals.c.trial_id)
-                .where(schema.trials.c.run_id == run_id)
-                .order_by(schema.intervals.c.result_id, schema.intervals.c.position)
-            )
-            .mappings()
-            .all()
-        ),
-        "result_id",
-    )
+    decoded = _Decoded()
+    tests: dict[tuple[str, str, str, str], TestCase] = {}
     outcomes = []
-    for row in trial_rows:
+    for (
+        trial_id,
+        test_id,
+        test_name,
+        tool,
+        spec,
+        path,
+        variant,
+        repetition,
+        status,
+        reason,
+        started_at,
+        finished_at,
+        has_result,
+        result_tool,
+        result_protocol,
+        tool_version,
+    ) in trial_rows:
         result = None
-        if row["has_result"]:
-            result = _rebuild_result(row, results[row["id"]], intervals, warnings[row["id"]])
-        trial = Trial(
-            test=TestCase(
-                id=row["test_id"],
-                name=row["test_name"],
-                tool=codec.decode_tool(row["tool"]),
-                spec=codec.decode_spec(row["spec"]),
-            ),
-            path=codec.decode_path(row["path"]),
-            variant=row["variant"],
-            repetition=row["repetition"],
-        )
+        if has_result:
+            result = Result(
+                tool=codec.decode_tool(result_tool),
+                protocol=Proto(result_protocol),
+                directions=_rebuild_directions(results[trial_id], intervals),
+                warnings=tuple(codec.decode_warning(w) for w in warnings.get(trial_id, ())),
+                tool_version=tool_version,
+            )
+        test_key = (test_id, test_name, tool, spec)
+        test = tests.get(test_key)
+        if test is None:
+            test = tests[test_key] = TestCase(
+                id=test_id, name=test_name, tool=codec.decode_tool(tool), spec=decoded.spec(spec)
+            )
         outcomes.append(
             TrialOutcome(
-                trial=trial,
-                status=TrialStatus(row["status"]),
-                started_at=row["started_at"],
-                finished_at=row["finished_at"],
+                trial=Trial(
+                    test=test, path=decoded.path(path), variant=variant, repetition=repetition
+                ),
+                status=TrialStatus(status),
+                started_at=started_at,
+                finished_at=finished_at,
                 result=result,
-                reason=row["reason"],
-                raw=tuple(codec.decode_raw(r) for r in raws[row["id"]]),
-                monitors=tuple(codec.decode_monitor(m) for m in monitors[row["id"]]),
-                findings=tuple(codec.decode_finding(f) for f in findings[row["id"]]),
+                reason=reason,
+                raw=tuple(codec.decode_raw(r) for r in raws.get(trial_id, ())),
+                monitors=tuple(codec.decode_monitor(m) for m in monitors.get(trial_id, ())),
+                findings=tuple(codec.decode_finding(f) for f in findings.get(trial_id, ())),
             )
         )
     return tuple(outcomes)
 
 
-def _rebuild_result(
-    trial_row: RowMapping,
-    result_rows: list[RowMapping],
-    intervals: dict[int, list[RowMapping]],
-    warning_rows: list[RowMapping],
-) -> Result:
-    def series(row_id: int) -> tuple[Interval, ...]:
-        return tuple(codec.decode_interval(r) for r in intervals.get(row_id, []))
+def _measurement(size: int | None, seconds: float, bps: float) -> Measurement | None:
+    return None if size is None else Measurement(bytes=size, seconds=seconds, bits_per_second=bps)
 
-    streams_of = _group((r for r in result_rows if r["parent_id"] is not None), "parent_id")
-    directions = tuple(
-        DirectionResult(
-            flow=codec.decode_flow(row["flow"]),
-            sent=codec.decode_measurement(row, "sent"),
-            received=codec.decode_measurement(row, "received"),
-            retransmits=row["retransmits"],
-            udp=codec.decode_udp(row),
-            streams=tuple(
-                StreamResult(
-                    id=s["stream_id"],
-                    flow=codec.decode_flow(s["flow"]),
-                    sent=codec.decode_measurement(s, "sent"),
-                    received=codec.decode_measurement(s, "received"),
-                    retransmits=s["retransmits"],
-                    udp=codec.decode_udp(s),
-                    intervals=series(s["id"]),
-                )
-                for s in streams_of.get(row["id"], [])
-            ),
-            intervals=series(row["id"]),
-        )
-        for row in result_rows
-        if row["parent_id"] is None
-    )
-    return Result(
-        tool=codec.decode_tool(trial_row["result_tool"]),
-        protocol=Proto(trial_row["result_protocol"]),
-        directions=directions,
-        warnings=tuple(codec.decode_warning(w) for w in warning_rows),
-        tool_version=trial_row["tool_version"],
+
+def _rebuild_directions(
+    rows: list[Sequence[Any]], intervals: dict[int, tuple[Interval, ...]]
+) -> tuple[DirectionResult, ...]:
+    """A result's directions from its rows in _RESULT_COLUMNS order (by position: each
+    direction before its streams)."""
+    parts: list[tuple[Sequence[Any], dict[str, Any]]] = []
+    streams_of: dict[int, list[StreamResult]] = defaultdict(list)
+    for row in rows:
+        (
+            row_id,
+            _trial_id,
+            parent_id,
+            flow,
+            stream_id,
+            sent_bytes,
+            sent_seconds,
+            sent_bps,
+            received_bytes,
+            received_seconds,
+            received_bps,
+            retransmits,
+            has_udp,
+            jitter_ms,
+            lost,
+            packets,
+            out_of_order,
+        ) = row
+        fields = {
+            "flow": codec.decode_flow(flow),
+            "sent": _measurement(sent_bytes, sent_seconds, sent_bps),
+            "received": _measurement(received_bytes, received_seconds, received_bps),
+            "retransmits": retransmits,
+            "udp": UdpStats(
+                jitter_ms=jitter_ms, lost=lost, packets=packets, out_of_order=out_of_order
+            )
+            if has_udp
+            else None,
+            "intervals": intervals.get(row_id, ()),
+        }
+        if parent_id is None:
+            parts.append((row, fields))
+        else:
+            streams_of[parent_id].append(StreamResult(id=stream_id, **fields))
+    return tuple(
+        DirectionResult(streams=tuple(streams_of.get(row[0], ())), **fields)
+        for row, fields in parts
     )

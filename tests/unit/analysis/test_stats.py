@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 import statistics
 
@@ -65,9 +66,7 @@ def test_the_bootstrap_interval_covers_the_true_median_most_of_the_time() -> Non
     # A percentile bootstrap of the median undercovers a little at small n: ask for 85 %.
     generator = random.Random(11)
     covered = sum(
-        bootstrap_interval([generator.gauss(100.0, 5.0) for _ in range(9)], resamples=500).contains(
-            100.0
-        )
+        bootstrap_interval([generator.gauss(100.0, 5.0) for _ in range(9)]).contains(100.0)
         for _ in range(100)
     )
     assert covered >= 85
@@ -151,3 +150,61 @@ def test_nothing_or_no_number_fails_at_the_door(values: list[float]) -> None:
 def test_an_upside_down_interval_fails_at_the_door() -> None:
     with pytest.raises(StatsError, match="low end"):
         ConfidenceInterval(2.0, 1.0)
+
+
+def _every_resample(values: list[float]) -> tuple[float, float]:
+    """The percentile interval over all n^n resamples, each counted once: the exact
+    bootstrap distribution the interval is computed from, by brute force."""
+    n = len(values)
+    counts: dict[float, int] = {}
+    for picks in itertools.product(values, repeat=n):
+        median = statistics.median(picks)
+        counts[median] = counts.get(median, 0) + 1
+    seen, low, high = 0, None, None
+    for median in sorted(counts):
+        seen += counts[median]
+        if low is None and seen * 40 > n**n:  # more than 2.5 % at or below
+            low = median
+        if high is None and seen * 40 >= 39 * n**n:  # 97.5 % or more at or below
+            high = median
+    assert low is not None and high is not None
+    return low, high
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [940.0, 942.0],
+        [941.0, 940.0, 939.5],
+        [941.2, 941.6, 939.0, 941.3],
+        [941.2, 941.6, 939.0, 941.3, 940.9],
+        [941.0, 941.0, 941.0, 938.0, 941.0, 680.0],  # ties and an outlier
+        [5.0, 1.0, 3.0, 3.0, 2.0, 4.0, 1.0],
+        [681.0, 360.0, 360.0, 647.0, 460.0, 64.0],
+    ],
+)
+def test_the_interval_is_that_of_every_resample(values: list[float]) -> None:
+    interval = bootstrap_interval(values)
+    assert (interval.low, interval.high) == _every_resample(values)
+    assert interval.resamples is None  # exact: nothing was drawn
+
+
+def test_many_repetitions_agree_with_monte_carlo_resampling() -> None:
+    generator = random.Random(5)
+    values = [generator.gauss(930e6, 5e6) for _ in range(40)]
+    draws = random.Random(1)
+    estimates = sorted(
+        statistics.median(draws.choices(values, k=len(values))) for _ in range(20_000)
+    )
+    interval = bootstrap_interval(values)
+    # 20,000 resamples estimate each end to within a neighbouring possible median.
+    assert estimates[400] <= interval.low <= estimates[600]
+    assert estimates[19_400] <= interval.high <= estimates[19_600]
+
+
+def test_the_interval_of_known_values() -> None:
+    interval = bootstrap_interval([941.2, 941.6, 939.0, 941.3, 940.9])
+    assert (interval.low, interval.high) == (939.0, 941.6)
+    # The seeds' R2S Br0 column: from the pair (64, 360) to the pair (647, 681).
+    interval = bootstrap_interval([v * M for v in (681, 360, 360, 647, 460, 64)])
+    assert (interval.low, interval.high) == (212 * M, 664 * M)

@@ -49,17 +49,22 @@ def test_a_lab_path_uses_the_role_names_and_the_labs_link() -> None:
     assert wan.link == br0.link == plan.lab.link
 
 
-def test_the_mtu_matrix_runs_dual_tests_at_mtu_1500_and_512_through_a_router() -> None:
+def test_the_mtu_matrix_runs_dual_tests_at_mtu_1500_and_512_default_and_tuned() -> None:
     plan = load_plan(EXAMPLES / "mtu-matrix.yaml")
     assert [p.topology for p in plan.paths] == [Topology.ROUTER]
-    assert [(t.spec.protocol, t.spec.mtu) for t in plan.tests] == [
-        (Proto.TCP, 1500),
-        (Proto.UDP, 1500),
-        (Proto.TCP, 512),
-        (Proto.UDP, 512),
+    assert [(t.id, t.spec.protocol, t.spec.mtu) for t in plan.tests] == [
+        ("tcp", Proto.TCP, None),
+        ("udp", Proto.UDP, None),
     ]
     assert {t.spec.direction for t in plan.tests} == {Direction.DUAL}
-    assert plan.test("udp-512").spec.length == 512 - 28
+    assert plan.test("udp").spec.length == 512 - 28  # fits one packet at both MTUs
+    assert [(v.name, v.mtu, v.rps) for v in plan.variants] == [
+        ("default", None, None),
+        ("tuned", None, "spread"),
+        ("mtu512", 512, None),
+        ("mtu512-tuned", 512, "spread"),
+    ]
+    assert plan.warnings == ()
 
 
 def test_real_devices_name_hosts_reached_over_ssh() -> None:

@@ -19,11 +19,14 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     seconds = sum(t.test.spec.duration for t in trials)
     out = env.stdout
     out.write(f"{args.plan}: ok — {len(trials)} trials, {seconds:.0f} s of traffic\n")
+    several_variants = len({t.variant for t in trials}) > 1
     for trial in trials:
         spec = trial.test.spec
+        variant = f"{trial.variant:<12} " if several_variants else ""
+        repetition = f" (rep {trial.repetition})" if trial.repetition > 1 else ""
         out.write(
-            f"  {trial.path.name:<10} #{trial.test.id:<4} {trial.test.tool.value:<6} "
+            f"  {trial.path.name:<10} {variant}#{trial.test.id:<4} {trial.test.tool.value:<6} "
             f"{spec.protocol.value} {spec.direction.value:<5} {spec.duration:g} s  "
-            f"{trial.test.name}\n"
+            f"{trial.test.name}{repetition}\n"
         )
     return ExitStatus.OK

@@ -1,0 +1,284 @@
+"""A plan's variants applied to the lab's own links, and undone.
+
+    with VariantStates(journal, labs) as states:     # restores whatever is applied on exit
+        problem = states.enter(variant)              # None, or why it could not be applied
+    recover_left_changes(journal)                    # what a killed run left changed
+
+RPS, XPS and offloads go through the tune journal (tune/apply.py): every previous value
+is committed to the store before its knob is written, and restored exactly when the
+variant ends, at the end of the run, on Ctrl-C or SIGTERM, or, after a SIGKILL, by the
+next run's recover_left_changes. It is the code path real devices will take.
+
+The MTU is set with Lab.set_mtu, not journaled: it changes every lab link at once and
+retunes the shapers for the new packet size, which a journal row (one file, one value)
+cannot express, and it only ever touches the lab's own namespaces. Those are deleted
+with everything in them at teardown, and a lab that a killed run left behind is deleted
+by the next Lab.up of that name, so no MTU of the lab outlives the run. The MTU is still
+put back when the variant ends, so the next variant starts from the lab as it was built.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from wirespeed.errors import HostError, UsageError, WirespeedError
+from wirespeed.hosts.base import Host
+from wirespeed.plan.plan import RPS_SPREAD, Variant
+from wirespeed.signals import deferred_signals
+
+if TYPE_CHECKING:
+    from wirespeed.lab.lab import Lab
+    from wirespeed.model import Topology
+    from wirespeed.store import Store
+    from wirespeed.tune.journal import Journal
+    from wirespeed.tune.model import Change
+
+CPU_ONLINE = "/sys/devices/system/cpu/online"
+LOCAL = "local"  # the journal's name for this machine (as `wirespeed tune` writes it)
+
+
+class VariantError(WirespeedError):
+    """A variant that cannot be applied here; its trials fail with this reason."""
+
+
+def journal_for(store: Store) -> Journal:
+    """The tune journal in an open store, its table created if the store lacks it.
+
+    The table joins the store's schema when tune.journal is first imported; a store that
+    was opened before that (as a run's is) has not created it yet."""
+    from wirespeed.store import journal_table
+    from wirespeed.tune.journal import Journal
+
+    journal = Journal(store)
+    with journal._engine.connect() as conn:
+        conn.execution_options(wirespeed_write=True)  # one creator at a time on SQLite
+        with conn.begin():
+            journal_table.tune_journal.create(conn, checkfirst=True)
+    return journal
+
+
+def _queues(host: Host, interface: str, prefix: str) -> list[str]:
+    """The queue directories of an interface ("rx-0", "rx-1" ...), in number order."""
+    done = host.run(["ls", f"/sys/class/net/{interface}/queues"], timeout=10.0)
+    if done.returncode != 0:
+        raise VariantError(f"cannot list the queues of {interface} on {host.name}")
+    found = [name for name in done.stdout.split() if name.startswith(prefix)]
+    return sorted(found, key=lambda name: int(name.partition("-")[2] or 0))
+
+
+def _readable(host: Host, path: str) -> bool:
+    try:
+        host.read_file(path)
+    except (OSError, WirespeedError):
+        return False
+    return True
+
+
+def _spread_mask(host: Host) -> str:
+    from wirespeed.facts.cpus import parse_cpu_list
+    from wirespeed.tune.model import mask_of
+
+    try:
+        cpus = parse_cpu_list(host.read_file(CPU_ONLINE).strip())
+    except (OSError, WirespeedError) as error:
+        raise VariantError(f"cannot read the CPUs of {host.name}: {error}") from None
+    if not cpus:
+        raise VariantError(f"{CPU_ONLINE} on {host.name} lists no CPUs")
+    return mask_of(cpus)
+
+
+def _mask(host: Host, value: str) -> str:
+    return _spread_mask(host) if value == RPS_SPREAD else value
+
+
+def changes_for(variant: Variant, host: Host, interfaces: Sequence[str]) -> list[Change]:
+    """The journaled changes that put a host's interfaces into the variant's state.
+
+    RPS goes on every rx queue, XPS on every tx queue that has an xps_cpus (a device
+    with one tx queue has none); offloads in the order the plan gives them."""
+    from wirespeed.tune.model import Change
+    from wirespeed.tune.targets import offload_target
+
+    why = f"variant {variant.name}"
+    changes: list[Change] = []
+    for interface in interfaces:
+        base = f"/sys/class/net/{interface}/queues"
+        if variant.rps is not None:
+            mask = _mask(host, variant.rps)
+            for queue in _queues(host, interface, "rx-"):
+                path = f"{base}/{queue}/rps_cpus"
+                changes.append(Change(path, None, mask, why, f"RPS {interface} {queue}"))
+        if variant.xps is not None:
+            mask = _mask(host, variant.xps)
+            paths = [f"{base}/{queue}/xps_cpus" for queue in _queues(host, interface, "tx-")]
+            usable = [path for path in paths if _readable(host, path)]
+            if not usable:
+                raise VariantError(
+                    f"variant {variant.name!r}: {interface} on {host.name} has no xps_cpus "
+                    "(a device with a single tx queue has nothing to steer)"
+                )
+            changes += [Change(p, None, mask, why, f"XPS {interface}") for p in usable]
+        for feature, state in variant.offloads:
+            try:
+                target = offload_target(interface, feature)
+            except UsageError as error:
+                raise VariantError(f"variant {variant.name!r}: {error.message}") from None
+            changes.append(Change(target, None, state, why, f"{feature} {interface}"))
+    return changes
+
+
+def lab_interfaces(lab: Lab) -> dict[str, list[str]]:
+    """Namespace -> the lab's own veth ends in it: the links client, DUT and server (and
+    the endpoint topology's switch) send and receive on."""
+    found: dict[str, list[str]] = {}
+    for port in lab.plan.veth_ports:
+        found.setdefault(lab.namespaces[port.node], []).append(port.interface)
+    return found
+
+
+class VariantStates:
+    """Applies one variant at a time to the labs of a run; restores it on leaving it,
+    and whatever is applied when the with-block ends, however it ends."""
+
+    def __init__(self, journal: Journal, labs: Mapping[Topology, Lab]) -> None:
+        self.journal = journal
+        self.labs = labs
+        self.current: str | None = None
+        self._sessions: list[tuple[Host, str]] = []
+        self._mtus: dict[str, int] = {}  # lab name -> its MTU before the variant set one
+        self._problem: str | None = None
+
+    def __enter__(self) -> VariantStates:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        failure = self.leave()
+        if failure is not None and exc is None:
+            raise failure
+
+    def enter(self, variant: Variant) -> str | None:
+        """Switch to variant (nothing to do if it is the current one); None when it is in
+        force, else why not, and then nothing of it is."""
+        if variant.name == self.current:
+            return self._problem
+        failure = self.leave()
+        if failure is not None:
+            # The previous state could not be put back: measuring now would measure a mix.
+            self.current, self._problem = variant.name, failure.message
+            return self._problem
+        self.current, self._problem = variant.name, None
+        try:
+            self._apply(variant)
+        except WirespeedError as error:
+            self._problem = f"variant {variant.name!r} could not be applied: {error.message}"
+            undone = self.leave()
+            self.current = variant.name
+            if undone is not None:
+                self._problem += f"; {undone.message}"
+        return self._problem
+
+    def _apply(self, variant: Variant) -> None:
+        from wirespeed.hosts.netns import NetnsHost
+        from wirespeed.tune.apply import apply_changes
+
+        if variant.mtu is not None:
+            for lab in self.labs.values():
+                with deferred_signals():
+                    self._mtus.setdefault(lab.name, lab.mtu)
+                    if lab.mtu != variant.mtu:
+                        lab.set_mtu(variant.mtu)
+        for lab in self.labs.values():
+            for namespace, interfaces in lab_interfaces(lab).items():
+                host = NetnsHost(namespace)
+                changes = changes_for(variant, host, interfaces)
+                if not changes:
+                    continue
+                # The lab's namespaces are not reached over a network: no control link
+                # to protect. apply_changes restores its own part if it fails.
+                session = apply_changes(host, changes, self.journal)
+                self._sessions.append((host, session))
+
+    def leave(self) -> WirespeedError | None:
+        """Restore the current variant's changes, newest first; the error if some value
+        could not be written back (it stays in the journal for the next start)."""
+        from wirespeed.tune.apply import RestoreError, restore_session
+
+        problems: list[str] = []
+        with deferred_signals():
+            while self._sessions:
+                host, session = self._sessions.pop()
+                try:
+                    restore_session(host, self.journal, session)
+                except (RestoreError, HostError, OSError) as error:
+                    problems.append(
+                        error.message if isinstance(error, WirespeedError) else str(error)
+                    )
+            for lab in self.labs.values():
+                before = self._mtus.pop(lab.name, None)
+                if before is not None and lab.mtu != before:
+                    try:
+                        lab.set_mtu(before)
+                    except WirespeedError as error:
+                        problems.append(f"MTU of lab {lab.name}: {error.message}")
+        self.current = None
+        if problems:
+            return RestoreError("; ".join(problems), hint="`wirespeed tune restore` tries again")
+        return None
+
+
+def connect(name: str) -> Host:
+    """A journal row's host: this machine, or a namespace that still exists."""
+    from wirespeed.hosts.local import LocalHost
+    from wirespeed.hosts.netns import NetnsHost, namespace_exists
+
+    if name == LOCAL:
+        return LocalHost()
+    if namespace_exists(name):
+        return NetnsHost(name)
+    raise HostError(f"no network namespace {name}")
+
+
+def recover_left_changes(journal: Journal) -> list[str]:
+    """Restore what a killed wirespeed left changed; what was done, for the user.
+
+    Rows of a lab namespace that no longer exists are dropped: the knobs went with it.
+    Anything else that cannot be restored refuses the run (UsageError with what to do):
+    measuring on top of someone's leftover tuning would measure the wrong thing."""
+    from wirespeed.lab.naming import parse_namespace
+    from wirespeed.tune.apply import forget, recover
+
+    recovery = recover(journal, connect)
+    done = [
+        f"restored {entry.target} on {entry.host} to {entry.previous.strip()!r}"
+        for entry in recovery.report.restored
+    ]
+    done += [
+        f"{entry.target} on {entry.host}: the host rebooted since"
+        for entry in recovery.report.expired
+    ]
+    unreachable = dict(recovery.unreachable)
+    for name in list(unreachable):
+        if parse_namespace(name) is not None:
+            forgotten = forget(journal, name)
+            done.append(f"{len(forgotten)} change(s) in {name}: the lab namespace is gone")
+            del unreachable[name]
+    if unreachable or recovery.report.failed:
+        lines = [f"{name}: {why}" for name, why in unreachable.items()]
+        lines += [
+            f"{e.target} on {e.host} (was {e.previous.strip()!r}): {why}"
+            for e, why in recovery.report.failed
+        ]
+        raise UsageError(
+            "a previous wirespeed process left changes that could not be restored: "
+            + "; ".join(lines),
+            hint="`wirespeed tune restore [HOST]` tries again; `wirespeed tune restore HOST "
+            "--forget` drops the rows of a host that is gone for good",
+        )
+    return done

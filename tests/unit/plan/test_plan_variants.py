@@ -1,0 +1,144 @@
+"""`variants:` in a plan: validated with positions, expanded interleaved per repetition."""
+
+from __future__ import annotations
+
+import textwrap
+from collections import Counter
+
+import pytest
+
+from wirespeed.plan import Plan, PlanError, Variant, expand, parse_plan
+
+BASE = """
+lab: {link: gbe}
+paths:
+  - {name: WAN, topology: endpoint}
+  - {name: Br0, topology: bridge}
+tests:
+  - {id: 1}
+  - {id: 2, window: 64K}
+"""
+
+
+def plan_with(variants: str, base: str = BASE, repetitions: int = 1) -> Plan:
+    text = textwrap.dedent(base) + f"repetitions: {repetitions}\n" + textwrap.dedent(variants)
+    return parse_plan(text, source="plan.yaml")
+
+
+def problems_of(variants: str, base: str = BASE) -> list[str]:
+    with pytest.raises(PlanError) as caught:
+        plan_with(variants, base)
+    return [f"{p.line}:{p.column}: {p.message}" for p in caught.value.problems]
+
+
+def test_a_plan_without_variants_runs_in_one_that_changes_nothing() -> None:
+    plan = parse_plan(BASE)
+    assert plan.variants == (Variant("default"),)
+    assert plan.variants[0].changes_nothing
+    assert {trial.variant for trial in expand(plan)} == {"default"}
+
+
+def test_variants_are_read_with_their_settings() -> None:
+    plan = plan_with(
+        """
+        variants:
+          - name: default
+          - {name: rps-spread, rps: spread}
+          - {name: pinned, rps: "0x3", xps: "f"}
+          - {name: mtu512, mtu: 512}
+          - name: no-offloads
+            offloads: {gro: off, GSO: false, tso: "off", rx-checksumming: on}
+          - {name: rps-off, rps: off}
+        """
+    )
+    by_name = {v.name: v for v in plan.variants}
+    assert list(by_name) == ["default", "rps-spread", "pinned", "mtu512", "no-offloads", "rps-off"]
+    assert by_name["rps-spread"].rps == "spread"
+    assert (by_name["pinned"].rps, by_name["pinned"].xps) == ("3", "f")
+    assert by_name["mtu512"].mtu == 512
+    assert by_name["no-offloads"].offloads == (
+        ("gro", "off"),
+        ("gso", "off"),
+        ("tso", "off"),
+        ("rx-checksumming", "on"),
+    )
+    assert by_name["rps-off"].rps == "0"
+    assert by_name["no-offloads"].state() == {
+        "offloads": {"gro": "off", "gso": "off", "tso": "off", "rx-checksumming": "on"}
+    }
+
+
+def test_every_bad_variant_is_reported_at_its_line_and_column() -> None:
+    # BASE is 8 lines and `repetitions:` the 9th, so `variants:` starts on line 11.
+    assert problems_of(
+        """
+        variants:
+          - name: default
+          - {name: fast, rps: 10}
+          - {name: odd, rps: everywhere, mtu: 40}
+          - {name: off, offloads: {gro: maybe, "bad/name": off}}
+          - {nme: typo}
+          - {name: default}
+        """
+    ) == [
+        '13:23: rps: write a CPU mask as quoted hex text, such as "10" or "0xa", not as a number',
+        "14:22: rps: 'everywhere' is not spread, off or a hex CPU mask such as 3f",
+        "14:39: mtu: must be at least 68, got 40",
+        "15:33: offloads.gro: expected on or off, got 'maybe'",
+        "15:40: offloads.bad/name: 'bad/name' is not an offload feature: use ethtool's names, "
+        "such as gro, gso, tso or generic-receive-offload",
+        "16:5: missing key 'name'",
+        "16:6: unknown key 'nme' (did you mean 'name'?)",
+        "17:12: duplicate variant name 'default' (first at line 12)",
+    ]
+
+
+def test_an_empty_variants_list_is_an_error() -> None:
+    assert problems_of("variants: []\n") == ["10:11: variants: the list is empty"]
+
+
+def test_a_variant_mtu_and_a_test_mtu_cannot_both_be_set() -> None:
+    base = BASE.replace("{id: 2, window: 64K}", "{id: 2, mtu: 9000}")
+    assert problems_of("variants: [{name: small, mtu: 512}]\n", base) == [
+        "10:31: variant 'small' sets mtu, and so do tests '2': each trial has one MTU"
+    ]
+
+
+def test_udp_datagrams_are_checked_against_each_variants_mtu() -> None:
+    base = BASE.replace("{id: 2, window: 64K}", "{id: 2, protocol: udp, rate: 1G, length: 1400}")
+    plan = plan_with("variants: [{name: default}, {name: small, mtu: 512}]\n", base)
+    assert [w.message for w in plan.warnings] == [
+        "test '2': UDP datagrams of 1400 bytes do not fit MTU 512 (variant 'small') "
+        "(at most 484): fragmented on the wire"
+    ]
+
+
+def test_variants_interleave_within_each_repetition() -> None:
+    plan = plan_with(
+        "variants: [{name: a}, {name: b, rps: spread}, {name: c, mtu: 512}]\n", repetitions=3
+    )
+    trials = expand(plan)
+    assert len(trials) == 2 * 2 * 3 * 3
+    blocks = [(t.repetition, t.variant) for t in trials]
+    order = list(dict.fromkeys(blocks))  # each (repetition, variant) block once, in run order
+    assert order == [
+        (1, "a"), (1, "b"), (1, "c"),
+        (2, "c"), (2, "b"), (2, "a"),
+        (3, "a"), (3, "b"), (3, "c"),
+    ]  # fmt: skip
+    # Each block holds every test on every path, path-major, and nothing else.
+    assert all(n == 4 for n in Counter(blocks).values())
+    assert [t.key for t in trials[:4]] == ["1/WAN/a/1", "2/WAN/a/1", "1/Br0/a/1", "2/Br0/a/1"]
+    assert len({t.key for t in trials}) == len(trials)
+
+
+def test_every_variant_gets_every_repetition_and_only_filters_tests() -> None:
+    plan = plan_with("variants: [{name: a}, {name: b, rps: spread}]\n")
+    trials = expand(plan, repetitions=2, only=["2"])
+    assert Counter((t.variant, t.repetition) for t in trials) == {
+        ("a", 1): 2,
+        ("b", 1): 2,
+        ("b", 2): 2,
+        ("a", 2): 2,
+    }
+    assert {t.test.id for t in trials} == {"2"}

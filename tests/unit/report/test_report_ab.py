@@ -1,0 +1,114 @@
+"""The A/B table: variants side by side, each against the first at the same MTU."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+
+from report_samples import BR0, DUAL, TCP, ok, sample_record, tcp_direction
+from rich.console import Console
+
+from wirespeed.model import Flow, TestCase, TrialOutcome
+from wirespeed.report import build_report, render_markdown, render_terminal
+from wirespeed.report.ab import build_ab
+from wirespeed.store.records import RunRecord
+
+# The seed's NanoPi R4S table, as variants: MTU 1500 and 512, default and tuned.
+STATES = {
+    "default": {},
+    "tuned": {"rps": "spread"},
+    "mtu512": {"mtu": 512},
+    "mtu512-tuned": {"mtu": 512, "rps": "spread"},
+}
+MBIT = {"default": 941.0, "tuned": 941.0, "mtu512": 610.0, "mtu512-tuned": 840.0}
+
+
+def outcome(variant: str, repetition: int, mbit: float, test: TestCase = TCP) -> TrialOutcome:
+    directions = [tcp_direction(flow, mbit) for flow in test.spec.flows]
+    done = ok(test, BR0, *directions, repetition=repetition)
+    return dataclasses.replace(
+        done, trial=dataclasses.replace(done.trial, variant=variant, repetition=repetition)
+    )
+
+
+def record(repetitions: int, jitter: tuple[float, ...] = (0.0, 0.4, -0.3, 0.2, -0.1)) -> RunRecord:
+    outcomes = [
+        outcome(variant, rep, MBIT[variant] + jitter[rep - 1])
+        for rep in range(1, repetitions + 1)
+        for variant in STATES
+    ]
+    base = sample_record()
+    info = dataclasses.replace(base.info, provenance={"variants": STATES})
+    return dataclasses.replace(base, info=info, outcomes=tuple(outcomes))
+
+
+def terminal(run: RunRecord) -> str:
+    out = io.StringIO()
+    render_terminal(build_report(run), Console(file=out, width=160, color_system=None))
+    return out.getvalue()
+
+
+def test_variants_that_differ_in_mtu_share_columns_and_mtu_becomes_a_row() -> None:
+    ab = build_ab(build_report(record(5)))
+    assert ab is not None
+    assert ab.columns == ("default", "tuned")
+    assert ab.by_mtu and not ab.several_paths
+    assert [(row.test_id, row.mtu) for row in ab.rows] == [("#1", 1500), ("#1", 512)]
+    low = ab.rows[1]
+    assert [cell.variant for cell in low.cells if cell] == ["mtu512", "mtu512-tuned"]
+    tuned = low.cells[1]
+    assert tuned is not None and tuned.compared is not None
+    assert tuned.compared.ratio is not None
+    assert round((tuned.compared.ratio - 1) * 100, 1) == 37.7  # 840 / 610
+
+
+def test_five_repetitions_get_a_spread_and_a_verdict() -> None:
+    text = terminal(record(5))
+    assert "Variants against default at each MTU" in text
+    assert "+37.7 %, significant" in text
+    assert "+0.0 %, not significant" in text
+    assert "(n=5)" in text
+
+
+def test_fewer_than_three_repetitions_are_marked_not_judged() -> None:
+    assert "+37.7 %, single run" in terminal(record(1))
+    assert "n=2: too few to test" in terminal(record(2))
+    # Three a side cannot reach p < 0.05 whatever the values: not "not significant".
+    assert "+37.7 %, n=3: too few to test" in terminal(record(3))
+
+
+def test_markdown_has_the_same_table() -> None:
+    text = render_markdown(build_report(record(5)))
+    assert "## Variants against default at each MTU" in text
+    assert "| Test | MTU | default | tuned |" in text
+    row = next(line for line in text.splitlines() if line.startswith("| #1 TCP | 512 |"))
+    assert row.startswith("| #1 TCP | 512 | 610.0 ±0.4 (n=5) | 840.0 ±0.4 (n=5)")
+    assert "<br>+37.7 %, significant" in row
+
+
+def test_without_mtu_in_the_variants_each_variant_is_a_column_and_flows_are_rows() -> None:
+    states = {"default": {}, "no-offloads": {"offloads": {"gro": "off"}}}
+    outcomes = [
+        outcome(variant, rep, mbit + rep, test=DUAL)
+        for rep in (1, 2, 3)
+        for variant, mbit in (("default", 900.0), ("no-offloads", 700.0))
+    ]
+    base = sample_record()
+    run = dataclasses.replace(
+        base,
+        info=dataclasses.replace(base.info, provenance={"variants": states}),
+        outcomes=tuple(outcomes),
+    )
+    ab = build_ab(build_report(run))
+    assert ab is not None and not ab.by_mtu
+    assert ab.columns == ("default", "no-offloads")
+    assert [(row.flow, row.label) for row in ab.rows] == [
+        (Flow.UP, "#4 TCP dual -P 2 \N{UPWARDS ARROW}"),
+        (Flow.DOWN, "#4 TCP dual -P 2 \N{DOWNWARDS ARROW}"),
+    ]
+
+
+def test_a_run_with_one_variant_has_no_ab_table() -> None:
+    report = build_report(sample_record())
+    assert build_ab(report) is None
+    assert "Variants against" not in render_markdown(report)
