@@ -46,11 +46,24 @@ def expand(
             for path in plan.paths:
                 runs_here = {test.id for test in plan.tests_for(path)}
                 trials.extend(
-                    Trial(test=test, path=path, variant=variant.name, repetition=repetition)
+                    Trial(
+                        test=_with_mtu(test, variant.mtu),
+                        path=path,
+                        variant=variant.name,
+                        repetition=repetition,
+                    )
                     for test in tests
                     if test.id in runs_here
                 )
     return trials
+
+
+def _with_mtu(test: TestCase, mtu: int | None) -> TestCase:
+    """A variant's MTU is the trial's: the lab is set to it, its ceiling is computed for it,
+    and the stored spec says it. (A plan may not set both, so nothing is overridden.)"""
+    if mtu is None or test.spec.mtu is not None:
+        return test
+    return dataclasses.replace(test, spec=dataclasses.replace(test.spec, mtu=mtu))
 
 
 def _check_only(plan: Plan, only: Sequence[str] | None) -> set[str]:

@@ -142,3 +142,18 @@ def test_every_variant_gets_every_repetition_and_only_filters_tests() -> None:
         ("a", 2): 2,
     }
     assert {t.test.id for t in trials} == {"2"}
+
+
+def test_a_variants_mtu_is_its_trials_mtu_and_sets_their_ceiling() -> None:
+    from pathlib import Path
+
+    from wirespeed.analysis.ceiling import ceiling_for
+    from wirespeed.plan import load_plan
+
+    examples = Path(__file__).parents[3] / "examples"
+    trials = expand(load_plan(examples / "mtu-matrix.yaml"), repetitions=1, only=["tcp"])
+    by_variant = {t.variant: t for t in trials}
+    assert by_variant["default"].test.spec.mtu is None
+    assert by_variant["mtu512"].test.spec.mtu == 512
+    ceiling = ceiling_for(by_variant["mtu512"])
+    assert ceiling is not None and round(ceiling.bits_per_second / 1e6, 1) == 836.4
