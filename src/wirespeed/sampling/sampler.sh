@@ -14,6 +14,11 @@ WS_INTERVAL=$1
 WS_ROOT=${2%/}
 WS_MAXRUN=$3
 root=$WS_ROOT
+export WS_INTERVAL
+
+# Ticks between two process scans: about a second's worth, at least one.
+WS_EVERY=$(awk "BEGIN { n = int(1 / ENVIRON[\"WS_INTERVAL\"] + 0.5); print (n < 1 ? 1 : n) }")
+export WS_EVERY
 
 # Readable files among the arguments, relative to the root, one per line. The globs are
 # expanded once: hardware does not come and go during a trial.
@@ -48,10 +53,63 @@ WS_ONCE=$(readable \
 # /proc/uptime, which no NTP step or missing RTC can move.
 WS_EPOCH=$(date +%s 2>/dev/null)
 
-# The feed, awk's only input: a line "T <pids>" every interval, and the kernel log
-# records of /dev/kmsg as they are written (cat blocks in read(2) between records, so
-# the log costs nothing while the kernel is quiet). SIGPIPE is ignored so that once awk
-# is gone `echo` fails, the loop ends and the kernel log reader is killed with it.
+# The ticks: a line "T" every interval, "T <pids>" about once a second (listing /proc is
+# the costliest thing the shell does, and awk reads /proc/PID/stat only that often).
+# The shell waits for the next tick in `read -t` on a pipe that nothing ever writes to:
+# the ticker holds both of its ends (opened again through /proc/self/fd), so the read
+# neither returns early nor at end of file, and a tick costs no process. `sleep` per
+# tick, the fallback for a shell without a fractional `read -t` (dash), costs a fork and
+# an exec each time: most of the sampler's CPU at 10 Hz. The program is text so that a
+# dash host can run it under bash or busybox sh when it has one.
+WS_TICKER='
+trap "" PIPE
+n=0
+tick() {
+	if [ "$n" -gt 0 ]; then
+		n=$((n - 1))
+		echo T
+	else
+		n=$((WS_EVERY - 1))
+		echo T [0-9]*
+	fi
+}
+if [ -n "$WS_READ_T" ] && (exec 0<>/proc/self/fd/0) 2>/dev/null; then
+	exec 0<>/proc/self/fd/0
+	while tick; do
+		read -t "$WS_INTERVAL" x
+	done
+else
+	while tick; do
+		sleep "$WS_INTERVAL" || break
+	done
+fi 2>/dev/null
+'
+
+# Which shell runs the ticker with `read -t`: this one, else bash, else busybox sh, else
+# none (sleep per tick). A shell without `read -t`, or without fractions in it (busybox
+# built without FEATURE_SH_READ_FRAC), complains on stderr.
+reads_t() {
+	[ -z "$("$@" 'read -t "$1" x </dev/null' sh "$WS_INTERVAL" 2>&1)" ]
+}
+unset BASH_ENV # a file bash would read first
+if [ -z "$( (read -t "$WS_INTERVAL" x </dev/null) 2>&1)" ]; then
+	WS_READ_T=1
+	ticker() { eval "$WS_TICKER"; }
+elif command -v bash >/dev/null 2>&1 && reads_t bash -c; then
+	WS_READ_T=1
+	ticker() { exec bash -c "$WS_TICKER" wirespeed-ticker; }
+elif command -v busybox >/dev/null 2>&1 && reads_t busybox sh -c; then
+	WS_READ_T=1
+	ticker() { exec busybox sh -c "$WS_TICKER" wirespeed-ticker; }
+else
+	WS_READ_T=
+	ticker() { eval "$WS_TICKER"; }
+fi
+
+# The feed, awk's only input: the ticks, and the kernel log records of /dev/kmsg as they
+# are written (cat blocks in read(2) between records, so the log costs nothing while the
+# kernel is quiet). SIGPIPE is ignored so that once awk is gone `echo` fails, the ticker
+# ends and the kernel log reader is killed with it.
 feed() {
 	trap "" PIPE
 	kmsg=
@@ -60,9 +118,7 @@ feed() {
 		kmsg=$!
 	fi
 	cd "$root/proc" 2>/dev/null || cd /proc || return
-	while echo T [0-9]*; do
-		sleep "$WS_INTERVAL" || break
-	done 2>/dev/null
+	: | ticker
 	if [ -n "$kmsg" ]; then kill "$kmsg" 2>/dev/null; fi
 }
 
@@ -75,7 +131,7 @@ else
 	set --
 fi
 
-export WS_INTERVAL WS_ROOT WS_MAXRUN WS_EACH WS_ONCE WS_EPOCH
+export WS_INTERVAL WS_ROOT WS_MAXRUN WS_EACH WS_ONCE WS_EPOCH WS_READ_T
 
 # The awk program: no single quotes inside, it is one sh word.
 feed | awk "$@" '
@@ -120,7 +176,7 @@ function dump(rel,   path, line) {
 
 # CPU ticks (utime + stime) each process used since the previous scan; only those
 # that ran. The first scan is the baseline and prints nothing.
-function processes(feedline,   n, pids, i, path, line, comm, rest, fields, used, delta) {
+function processes(feedline,   n, pids, i, path, line, open, parts, k, fields, used, delta) {
 	n = split(feedline, pids, " ")
 	emit("@@procs")
 	for (i = 2; i <= n; i++) {
@@ -128,16 +184,15 @@ function processes(feedline,   n, pids, i, path, line, comm, rest, fields, used,
 		path = root "/proc/" pids[i] "/stat"
 		line = ""
 		if ((getline line < path) > 0) {
-			comm = line
-			sub(/^[^(]*\(/, "", comm)
-			sub(/\)[^)]*$/, "", comm)
-			rest = line
-			sub(/^.*\) /, "", rest)
-			split(rest, fields, " ")
+			# "PID (COMM) STATE ...": COMM may hold ") ", the fields follow the last one.
+			open = index(line, "(")
+			k = split(line, parts, /\) /)
+			split(parts[k], fields, " ")
 			used = fields[12] + fields[13]
 			delta = (pids[i] in ticks) ? used - ticks[pids[i]] : used
 			ticks[pids[i]] = used
-			if (scanned && delta > 0) emit(pids[i] " " delta " " comm)
+			if (scanned && delta > 0)
+				emit(pids[i] " " delta " " substr(line, open + 1, length(line) - length(parts[k]) - open - 2))
 		}
 		close(path)
 	}
@@ -149,7 +204,9 @@ function tick(feedline,   i) {
 	now = uptime()
 	emit("@@tick " seq " " uptext)
 	for (i = 1; i <= neach; i++) dump(each[i])
-	if ((seq - 1) % procevery == 0) processes(feedline)
+	# The ticker lists the processes about once a second: reading every /proc/PID/stat
+	# is the costliest part of a tick.
+	if (feedline != "T") processes(feedline)
 	emit("@@end " seq)
 	flush()
 }
@@ -176,10 +233,6 @@ BEGIN {
 	maxrun = ENVIRON["WS_MAXRUN"] + 0
 	neach = split(ENVIRON["WS_EACH"], each, "\n")
 	nonce = split(ENVIRON["WS_ONCE"], once, "\n")
-	# Processes are scanned about once a second whatever the interval: reading every
-	# /proc/PID/stat is the costliest part of a tick.
-	procevery = int(1 / interval + 0.5)
-	if (procevery < 1) procevery = 1
 	lastkmsg = -1
 	start = uptime()
 	emit("@@wirespeed-sampler 1")

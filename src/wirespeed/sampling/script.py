@@ -31,7 +31,7 @@ def sampler_argv(
         raise ValueError(f"root must be an absolute path, got {root!r}")
     if not max_runtime > 0:
         raise ValueError(f"max_runtime must be positive, got {max_runtime}")
-    # busybox sleep takes fractions but not exponents: print 0.1, never 1e-01.
+    # busybox sleep and `read -t` take fractions but not exponents: print 0.1, never 1e-01.
     interval_text = f"{interval:.3f}".rstrip("0").rstrip(".")
     return [
         "sh",

@@ -4,7 +4,9 @@ on the fake R4S tree and on this machine."""
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -81,3 +83,79 @@ def test_this_machine_under_busybox_sh_sees_cpus_and_interfaces(busybox_path: st
     assert set(last.cpus) == set(first.cpus) and "lo" in last.netdev
     assert 0.95 <= last.t - first.t <= 1.4  # stamped by the device's own uptime clock
     assert first.processes is not None  # the first tick scans processes (the baseline)
+
+
+def _logging_path(directory: Path, log: Path, tools: dict[str, list[str]]) -> str:
+    """A PATH whose commands note their name in `log`, then run the real thing."""
+    directory.mkdir()
+    for name, real in tools.items():
+        wrapper = directory / name
+        wrapper.write_text(
+            f"#!/bin/sh\necho {shlex.quote(name)} >>{shlex.quote(str(log))}\n"
+            f'exec {" ".join(shlex.quote(part) for part in real)} "$@"\n'
+        )
+        wrapper.chmod(0o755)
+    return str(directory)
+
+
+def _commands_at_10_hz(argv: list[str], path: str, log: Path) -> tuple[int, list[str]]:
+    """Ticks written and commands run by the sampler in 3 s at 10 Hz."""
+    completed = subprocess.run(
+        argv, capture_output=True, text=True, timeout=15, env={"PATH": path}, check=False
+    )
+    assert completed.returncode == 0, completed.stderr
+    stream = parse_stream(completed.stdout)
+    assert stream.exit_reason == "max-runtime"
+    return len(stream.snapshots), log.read_text().split()
+
+
+def _system_tools(*names: str) -> dict[str, list[str]]:
+    found = {name: shutil.which(name) for name in names}
+    return {name: [real] for name, real in found.items() if real is not None}
+
+
+# What makes the sampler cheap at 10 Hz: no process per tick. A sleep per tick costs a
+# fork and an exec, most of the sampler's CPU at that rate; the ticker waits in the
+# shell's own `read -t` instead. The few commands are the start: awk, date, cat of
+# /dev/kmsg, and the shell that ticks.
+def test_at_10_hz_under_busybox_no_command_runs_per_tick(tmp_path: Path) -> None:
+    if BUSYBOX is None:
+        pytest.skip("busybox is not installed")
+    log = tmp_path / "commands"
+    log.touch()
+    applets = os.popen(f"{BUSYBOX} --list").read().split()
+    path = _logging_path(tmp_path / "bin", log, {applet: [BUSYBOX, applet] for applet in applets})
+    argv = sampler_argv(0.1, "/", max_runtime=3)
+    ticks, commands = _commands_at_10_hz([BUSYBOX, *argv], path, log)
+    assert ticks >= 25
+    assert "sleep" not in commands
+    assert len(commands) <= 8, commands  # a command per tick would be 30 more
+
+
+def test_at_10_hz_under_dash_a_shell_with_read_t_ticks_and_no_command_runs_per_tick(
+    tmp_path: Path,
+) -> None:
+    tools = _system_tools("dash", "awk", "cat", "date", "sleep", "kill", "bash", "busybox")
+    if "dash" not in tools or not {"bash", "busybox"} & set(tools):
+        pytest.skip("needs dash, and bash or busybox to tick with")
+    log = tmp_path / "commands"
+    log.touch()
+    path = _logging_path(tmp_path / "bin", log, tools)
+    argv = sampler_argv(0.1, "/", max_runtime=3)
+    ticks, commands = _commands_at_10_hz(["dash", *argv[1:]], path, log)
+    assert ticks >= 25
+    assert "sleep" not in commands
+    assert len(commands) <= 10, commands  # a command per tick would be 30 more
+
+
+def test_dash_alone_falls_back_to_a_sleep_per_tick(tmp_path: Path) -> None:
+    tools = _system_tools("dash", "awk", "cat", "date", "sleep", "kill")
+    if len(tools) < 6:
+        pytest.skip("needs dash and the usual tools")
+    log = tmp_path / "commands"
+    log.touch()
+    path = _logging_path(tmp_path / "bin", log, tools)
+    argv = sampler_argv(0.1, "/", max_runtime=3)
+    ticks, commands = _commands_at_10_hz(["dash", *argv[1:]], path, log)
+    assert ticks >= 20
+    assert commands.count("sleep") >= ticks - 1

@@ -1,0 +1,238 @@
+"""What the sampler costs the device: CPU time of its whole process tree, as % of one core,
+at 1 Hz and 10 Hz, under dash+mawk and under busybox alone, next to sysstat's sadc.
+
+    .venv/bin/python -m benchmarks.sampler_cost --seconds 30 --rounds 3
+
+Each configuration runs `--rounds` times for seconds/rounds, the configurations taking
+turns (in a rotating order), so a slow minute of the machine does not land on one of
+them. The CPU time is the kernel's own account of every process of the tree, short-lived
+ones included: this process makes itself the subreaper of everything it starts, so
+orphans come back to it, and after the tree is reaped getrusage(RUSAGE_CHILDREN) holds
+the user and system time of all of them. The output is read by a thread of this process
+(its CPU is not the tree's), as a pipe over SSH would read it. Root is not needed.
+
+sadc (sysstat) takes whole seconds only: 1 s is the smallest interval it accepts, so it
+is measured at 1 s, and what it would cost at 10 Hz is given as ten times its cost per
+sample, an extrapolation, labelled so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import resource
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from benchmarks.common import emit
+from wirespeed.sampling.script import sampler_argv
+
+PR_SET_CHILD_SUBREAPER = 36
+SADC_PATHS = ("/usr/lib/sysstat/sadc", "/usr/lib64/sa/sadc", "/usr/libexec/sysstat/sadc")
+
+
+@dataclass(frozen=True)
+class Config:
+    name: str
+    argv: list[str]
+    env: dict[str, str]
+    samples_per_s: float
+
+
+@dataclass
+class Measured:
+    cpu_s: float = 0.0
+    wall_s: float = 0.0
+    output_bytes: int = 0
+
+
+def _subreaper() -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_CHILD_SUBREAPER)")
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _reap_all() -> None:
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
+def measure(config: Config, seconds: float) -> Measured:
+    """Run one configuration for `seconds`, stop it as the session stops a sampler
+    (SIGTERM to the top process), and account the whole tree."""
+    _reap_all()
+    before = _children_cpu()
+    read_end, write_end = os.pipe()
+    started = time.monotonic()
+    pid = os.posix_spawnp(
+        config.argv[0],
+        config.argv,
+        config.env,
+        file_actions=[
+            (os.POSIX_SPAWN_DUP2, write_end, 1),
+            (os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
+        ],
+        setsid=True,
+    )
+    os.close(write_end)
+    received = [0]
+
+    def drain() -> None:
+        while chunk := os.read(read_end, 65536):
+            received[0] += len(chunk)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    time.sleep(seconds)
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        done, _ = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.01)
+    else:
+        os.killpg(pid, signal.SIGKILL)
+    wall = time.monotonic() - started
+    # The rest of the tree ends within one interval of its top process; a straggler
+    # after five seconds is a bug worth seeing, so it is killed and counted anyway.
+    end = time.monotonic() + 5
+    while True:
+        try:
+            child, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if child == 0:
+            if time.monotonic() > end:
+                os.killpg(pid, signal.SIGKILL)
+            time.sleep(0.01)
+    reader.join(5)
+    os.close(read_end)
+    return Measured(_children_cpu() - before, wall, received[0])
+
+
+def _bin_dir(root: Path, name: str, tools: dict[str, str]) -> str:
+    directory = root / name
+    directory.mkdir()
+    for tool, target in tools.items():
+        (directory / tool).symlink_to(target)
+    return str(directory)
+
+
+def configs(tmp: Path, script: str | None) -> list[Config]:
+    result: list[Config] = []
+
+    def sampler_argv_of(interval: float) -> list[str]:
+        argv = sampler_argv(interval, "/", max_runtime=3600)
+        if script is not None:
+            argv[2] = script
+        return argv
+
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LC_ALL": "C"}
+    for hz in (1, 10):
+        argv = sampler_argv_of(1 / hz)
+        # With bash or busybox on PATH, a dash host ticks with their `read -t`.
+        result.append(Config(f"sampler sh={_shell_name()} {hz} Hz", argv, env, hz))
+        # Without them: a sleep per tick.
+        plain = {
+            tool: path
+            for tool in ("sh", "awk", "cat", "sleep", "date", "kill")
+            if (path := shutil.which(tool)) is not None
+        }
+        plain_path = _bin_dir(tmp, f"plain-{hz}", plain)
+        result.append(
+            Config(
+                f"sampler sh={_shell_name()} without bash/busybox {hz} Hz",
+                argv,
+                {**env, "PATH": plain_path},
+                hz,
+            )
+        )
+    busybox = shutil.which("busybox")
+    if busybox is not None:
+        applets = os.popen(f"{busybox} --list").read().split()
+        path = _bin_dir(tmp, "busybox", {applet: busybox for applet in [*applets, "busybox"]})
+        for hz in (1, 10):
+            argv = sampler_argv_of(1 / hz)
+            argv[0] = busybox
+            argv.insert(1, "sh")
+            result.append(Config(f"sampler busybox {hz} Hz", argv, {"PATH": path}, hz))
+    sadc = next((path for path in SADC_PATHS if os.access(path, os.X_OK)), None)
+    if sadc is not None:
+        # Without an output file sadc writes its binary records to stdout.
+        result.append(Config("sadc 1 s (default activities)", [sadc, "1"], env, 1))
+        result.append(Config("sadc -S ALL 1 s", [sadc, "-S", "ALL", "1"], env, 1))
+    return result
+
+
+def _shell_name() -> str:
+    sh = shutil.which("sh")
+    return Path(os.path.realpath(sh)).name if sh else "sh"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=30.0, help="per configuration")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--only", default="", help="run configurations whose name has this")
+    parser.add_argument(
+        "--script", type=Path, help="another sampler.sh to measure (an older version, say)"
+    )
+    args = parser.parse_args()
+    _subreaper()
+    with tempfile.TemporaryDirectory() as tmp:
+        script = args.script.read_text() if args.script is not None else None
+        todo = [config for config in configs(Path(tmp), script) if args.only in config.name]
+        totals = {config.name: Measured() for config in todo}
+        for round_ in range(args.rounds):
+            shift = round_ % len(todo)
+            for config in todo[shift:] + todo[:shift]:
+                measured = measure(config, args.seconds / args.rounds)
+                total = totals[config.name]
+                total.cpu_s += measured.cpu_s
+                total.wall_s += measured.wall_s
+                total.output_bytes += measured.output_bytes
+    results = []
+    for config in todo:
+        total = totals[config.name]
+        pct = 100 * total.cpu_s / total.wall_s
+        row = {
+            "config": config.name,
+            "argv0": config.argv[0],
+            "wall_s": round(total.wall_s, 2),
+            "cpu_s": round(total.cpu_s, 3),
+            "cpu_pct_of_one_core": round(pct, 3),
+            "cpu_ms_per_sample": round(10 * pct / config.samples_per_s, 3),
+            "output_bytes_per_s": round(total.output_bytes / total.wall_s),
+        }
+        if config.name.startswith("sadc"):
+            row["cpu_pct_at_10_hz_extrapolated"] = round(pct * 10 / config.samples_per_s, 3)
+        results.append(row)
+    emit(
+        "sampler_cost",
+        {
+            "cpus": os.cpu_count(),
+            "seconds_per_config": args.seconds,
+            "rounds": args.rounds,
+            "script": str(args.script) if args.script is not None else "shipped",
+            "results": results,
+        },
+    )
+
+
+if __name__ == "__main__":
+    main()
