@@ -3,7 +3,6 @@ also when the applying process is stopped with SIGTERM or killed with SIGKILL.""
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 import os
@@ -22,6 +21,7 @@ from tune_lab import (
     start_applier,
 )
 
+from wirespeed.cli.app import build_parser
 from wirespeed.cli.commands import tune as tune_command
 from wirespeed.cli.env import Environment
 from wirespeed.hosts.netns import NetnsHost
@@ -144,9 +144,7 @@ def test_after_sigkill_tune_restore_brings_everything_back(host: NetnsHost, tmp_
 
 
 def run_restore(host_name: str, db: Path) -> tuple[int, str]:
-    parser = argparse.ArgumentParser()
-    tune_command.add_parser(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["tune", "restore", host_name, "--db", str(db)])
+    args = build_parser().parse_args(["tune", "restore", host_name, "--db", str(db)])
     out = io.StringIO()
     env = Environment(stdout=out, stderr=out, stdout_is_tty=False, stderr_is_tty=False)
     return tune_command.execute(args, env), out.getvalue()

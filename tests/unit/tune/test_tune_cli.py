@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import argparse
 import io
 import json
 from pathlib import Path
 
 from tune_helpers import BOARDS
 
+from wirespeed.cli.app import build_parser
 from wirespeed.cli.commands import tune
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import run_guarded
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:
-    parser = argparse.ArgumentParser(prog="wirespeed")
-    tune.add_parser(parser.add_subparsers(dest="command"))
-    args = parser.parse_args(["tune", *argv])
+    args = build_parser().parse_args(["tune", *argv])
     out, err = io.StringIO(), io.StringIO()
     env = Environment(stdout=out, stderr=err, stdout_is_tty=False, stderr_is_tty=False)
     status = run_guarded(env, lambda: tune.execute(args, env), show_traceback=False)

@@ -1,33 +1,5 @@
 """`wirespeed tune suggest|apply|restore [HOST] [--root DIR] [--force]`: IRQ, RPS and XPS
 placement from a machine's facts, applied journaled and restored exactly.
-
-To wire into cli/app.py (COMMANDS and build_parser); add_parser() below holds the same
-lines, for tests that build the parser without app.py:
-
-    COMMANDS["tune"] = "tune"
-
-    tune = sub.add_parser(
-        "tune",
-        help="suggest, apply or restore IRQ affinity and RPS/XPS masks (journaled)",
-        description="suggest: a plan from the machine's facts that puts each NIC's "
-        "interrupts and packet steering on a fast core of its own. apply: make it so, "
-        "every previous value journaled in the store first. restore: write the journaled "
-        "previous values back (also what a killed wirespeed left changed).",
-    )
-    tune.add_argument("action", choices=["suggest", "apply", "restore"], metavar="ACTION",
-                      help="suggest, apply or restore")
-    tune.add_argument("host", nargs="?", metavar="HOST",
-                      help="local (default) or a network namespace name; "
-                      "restore without HOST restores every host")
-    tune.add_argument("--root", metavar="DIR",
-                      help="suggest for a captured tree DIR/proc, DIR/sys (suggest only)")
-    tune.add_argument("--json", action="store_true", help="suggest: print the plan as JSON")
-    tune.add_argument("--force", action="store_true",
-                      help="apply even MTU/offload changes on the default route's interface")
-    tune.add_argument("--forget", action="store_true",
-                      help="restore: drop HOST's journal entries without writing "
-                      "(the host is gone for good)")
-    _add_db(tune)
 """
 
 from __future__ import annotations
@@ -35,7 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
@@ -47,51 +19,6 @@ if TYPE_CHECKING:
     from wirespeed.tune.journal import Journal
 
 LOCAL = "local"
-
-
-def add_parser(sub: Any) -> argparse.ArgumentParser:
-    tune: argparse.ArgumentParser = sub.add_parser(
-        "tune",
-        help="suggest, apply or restore IRQ affinity and RPS/XPS masks (journaled)",
-        description="suggest: a plan from the machine's facts that puts each NIC's "
-        "interrupts and packet steering on a fast core of its own. apply: make it so, "
-        "every previous value journaled in the store first. restore: write the journaled "
-        "previous values back (also what a killed wirespeed left changed).",
-    )
-    tune.add_argument(
-        "action",
-        choices=["suggest", "apply", "restore"],
-        metavar="ACTION",
-        help="suggest, apply or restore",
-    )
-    tune.add_argument(
-        "host",
-        nargs="?",
-        metavar="HOST",
-        help="local (default) or a network namespace name; "
-        "restore without HOST restores every host",
-    )
-    tune.add_argument(
-        "--root", metavar="DIR", help="suggest for a captured tree DIR/proc, DIR/sys (suggest only)"
-    )
-    tune.add_argument("--json", action="store_true", help="suggest: print the plan as JSON")
-    tune.add_argument(
-        "--force",
-        action="store_true",
-        help="apply even MTU/offload changes on the default route's interface",
-    )
-    tune.add_argument(
-        "--forget",
-        action="store_true",
-        help="restore: drop HOST's journal entries without writing (the host is gone for good)",
-    )
-    tune.add_argument(
-        "--db",
-        metavar="DB",
-        help="the store: a SQLite file or an SQLAlchemy URL "
-        "(default: the per-user data directory's wirespeed.db)",
-    )
-    return tune
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
