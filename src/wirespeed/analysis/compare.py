@@ -2,7 +2,8 @@
 
 Trials are grouped by (test id, path, variant, flow), the groups of side A matched with
 those of side B on everything but what is compared, and each match gets the medians of
-both, the ratio B/A with a bootstrap interval, a permutation test and a verdict. A
+both, the ratio B/A with a bootstrap interval, a permutation test (Welch's t-test for
+groups of 20 or more) and a verdict. A
 difference that the repetitions cannot tell from noise is "not significant", whatever the
 ratio: pyperf's rule, so nobody reads a 1.02x speed-up into two noisy runs.
 """

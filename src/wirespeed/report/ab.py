@@ -30,7 +30,8 @@ MIN_TESTED = 3  # fewer repetitions a side, and the difference is shown but not 
 AB_LEGEND = (
     "Mbit/s: median goodput over the repetitions (\N{PLUS-MINUS SIGN} the farther end of its "
     "95 % interval); %: the median against the first column's at the same MTU; "
-    "significant: a permutation test (p < 0.05) and the ratio's 95 % interval agree that "
+    "significant: a permutation test (Welch's t-test from 20 repetitions a side; p < 0.05) "
+    "and the ratio's 95 % interval agree that "
     "the variants differ; too few to test: so few repetitions that no difference could "
     "reach p < 0.05 (4 a side at least, `wirespeed run --repeat 5`)."
 )

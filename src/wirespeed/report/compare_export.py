@@ -6,7 +6,9 @@ added key does not.
 
 Version history:
   1  first version: by, a, b, method, cells with both sides' statistics, the ratio with
-     its interval, the permutation test and the verdict.
+     its interval, the permutation test and the verdict. Added since: the test's
+     "method" (and the CSV's test_method), since large groups are tested with Welch's
+     t-test; method "welch_from_repetitions".
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from wirespeed.analysis.compare import ComparedCell, Comparison, SideInfo
 from wirespeed.analysis.stats import (
     CONFIDENCE,
     EXACT_PERMUTATION_LIMIT,
+    LARGE_GROUP,
     RANDOM_PERMUTATIONS,
     RESAMPLES,
     SEED,
@@ -53,6 +56,7 @@ CSV_COLUMNS = (
     "ratio",
     "ratio_ci_low",
     "ratio_ci_high",
+    "test_method",
     "p_value",
     "exact",
     "verdict",
@@ -87,6 +91,7 @@ def _cell(cell: ComparedCell) -> dict[str, Any]:
         "test": None
         if test is None
         else {
+            "method": test.method,
             "p_value": test.p_value,
             "observed_difference_bps": test.observed_difference,
             "exact": test.exact,
@@ -111,9 +116,14 @@ def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
             "confidence": CONFIDENCE,
             "resamples": RESAMPLES,
             "seed": SEED,
-            "test": "two-sided permutation test on the difference of means",
+            "test": "two-sided permutation test on the difference of means; Welch's "
+            "t-test when both sides have welch_from_repetitions or more and the splits "
+            "are too many to enumerate",
             "exact_up_to_splits": EXACT_PERMUTATION_LIMIT,
             "random_permutations": RANDOM_PERMUTATIONS,
+            "welch_from_repetitions": LARGE_GROUP,
+            "large_groups": "with welch_from_repetitions or more a side, each resample's "
+            "median for the ratio is drawn from its exact bootstrap distribution",
             "alpha": comparison.alpha,
             "significant_when": "p < alpha and the ratio's interval excludes 1",
         },
@@ -155,7 +165,11 @@ def _csv_row(comparison: Comparison, cell: ComparedCell) -> dict[str, Any]:
     if cell.ratio_interval is not None:
         row |= {"ratio_ci_low": cell.ratio_interval.low, "ratio_ci_high": cell.ratio_interval.high}
     if cell.test is not None:
-        row |= {"p_value": cell.test.p_value, "exact": "yes" if cell.test.exact else "no"}
+        row |= {
+            "test_method": cell.test.method,
+            "p_value": cell.test.p_value,
+            "exact": "yes" if cell.test.exact else "no",
+        }
     return row
 
 

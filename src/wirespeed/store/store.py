@@ -389,8 +389,12 @@ class Store:
             for run in runs
         ]
 
-    def load_run(self, run_id: int | None = None) -> RunRecord:
-        """A run with every outcome rebuilt; None: the latest run."""
+    def load_run(self, run_id: int | None = None, *, intervals: bool = True) -> RunRecord:
+        """A run with every outcome rebuilt; None: the latest run.
+
+        intervals=False leaves every interval series (streams and sums) empty: they are
+        most of the rows of a run, and only the JSON and HTML reports show them.
+        """
         with self._reading() as conn:
             if run_id is None:
                 run_id = conn.execute(select(func.max(schema.runs.c.id))).scalar_one_or_none()
@@ -404,7 +408,7 @@ class Store:
             collecting = gc.isenabled()
             gc.disable()
             try:
-                outcomes = _load_outcomes(conn, run_id)
+                outcomes = _load_outcomes(conn, run_id, intervals=intervals)
             finally:
                 if collecting:
                     gc.enable()
@@ -622,7 +626,9 @@ def _intervals_of_run(conn: Connection, run_id: int) -> dict[int, tuple[Interval
     }
 
 
-def _load_outcomes(conn: Connection, run_id: int) -> tuple[TrialOutcome, ...]:
+def _load_outcomes(
+    conn: Connection, run_id: int, *, intervals: bool = True
+) -> tuple[TrialOutcome, ...]:
     t = schema.trials
     trial_rows = conn.execute(
         select(*_TRIAL_COLUMNS).where(t.c.run_id == run_id).order_by(t.c.position)
@@ -635,7 +641,7 @@ def _load_outcomes(conn: Connection, run_id: int) -> tuple[TrialOutcome, ...]:
         .order_by(schema.results.c.trial_id, schema.results.c.position)
     ):
         results[result_row[1]].append(result_row)
-    intervals = _intervals_of_run(conn, run_id)
+    series = _intervals_of_run(conn, run_id) if intervals else {}
     raws = _group(_rows_of_run(conn, schema.raw_outputs, run_id), "trial_id")
     warnings = _group(_rows_of_run(conn, schema.warnings, run_id), "trial_id")
     monitors = _group(_rows_of_run(conn, schema.monitors, run_id), "trial_id")
@@ -666,7 +672,7 @@ def _load_outcomes(conn: Connection, run_id: int) -> tuple[TrialOutcome, ...]:
             result = Result(
                 tool=codec.decode_tool(result_tool),
                 protocol=Proto(result_protocol),
-                directions=_rebuild_directions(results[trial_id], intervals),
+                directions=_rebuild_directions(results[trial_id], series),
                 warnings=tuple(codec.decode_warning(w) for w in warnings.get(trial_id, ())),
                 tool_version=tool_version,
             )

@@ -312,3 +312,26 @@ def test_the_command_refuses_what_it_cannot_compare(
     env, _ = _env()
     with pytest.raises(UsageError, match=message.replace("(", r"\(")):
         compare_command.execute(_args(db, *runs, **options), env)
+
+
+def test_the_json_and_csv_name_the_test_used() -> None:
+    small = compare_runs(
+        record(1, "fe", path("Br0", FE), 94.1, seed=30),
+        record(2, "gbe", path("Br0", GBE), 941.0, seed=20),
+    )
+    large = compare_runs(
+        record(1, "fe", path("Br0", FE), 94.1, n=25, seed=30),
+        record(2, "gbe", path("Br0", GBE), 941.0, n=25, seed=20),
+    )
+    assert json.loads(render_compare_json(small))["cells"][0]["test"]["method"] == (
+        "exact permutation"
+    )
+    data = json.loads(render_compare_json(large))
+    assert data["method"]["welch_from_repetitions"] == 20
+    cell = data["cells"][0]
+    assert cell["test"]["method"] == "welch t-test"
+    assert cell["verdict"] == "significant"
+    assert cell["ratio_interval"]["resamples"] == 2000
+    assert 9.9 < cell["ratio_interval"]["low"] <= 10.0 <= cell["ratio_interval"]["high"] < 10.1
+    header, row = render_compare_csv(large).splitlines()[:2]
+    assert header.split(",").index("test_method") == row.split(",").index("welch t-test")

@@ -3,19 +3,27 @@
 from __future__ import annotations
 
 import itertools
+import math
 import random
 import statistics
 
 import pytest
 
 from wirespeed.analysis.stats import (
+    EXACT_PERMUTATION,
+    RANDOM_PERMUTATION,
+    RESAMPLES,
+    SEED,
+    WELCH,
     ConfidenceInterval,
     Stability,
     StatsError,
+    _median_distribution,
     bootstrap_interval,
     outlier_indices,
     permutation_test,
     ratio_interval,
+    student_t_two_sided,
     summarize,
 )
 
@@ -208,3 +216,86 @@ def test_the_interval_of_known_values() -> None:
     # The seeds' R2S Br0 column: from the pair (64, 360) to the pair (647, 681).
     interval = bootstrap_interval([v * M for v in (681, 360, 360, 647, 460, 64)])
     assert (interval.low, interval.high) == (212 * M, 664 * M)
+
+
+@pytest.mark.parametrize(
+    ("t", "df", "p"),
+    [  # two-sided critical values from a t table
+        (2.086, 20, 0.05),
+        (2.228, 10, 0.05),
+        (12.706, 1, 0.05),
+        (3.169, 10, 0.01),
+        (2.0, 60, 0.05),
+        (1.984, 100, 0.05),
+        (2.626, 100, 0.01),
+    ],
+)
+def test_the_t_distribution_matches_the_table(t: float, df: float, p: float) -> None:
+    assert student_t_two_sided(t, df) == pytest.approx(p, abs=5e-4)
+    assert student_t_two_sided(-t, df) == student_t_two_sided(t, df)
+
+
+@pytest.mark.parametrize("t", [0.0, 0.3, 1.0, 2.5, 7.0, 40.0])
+def test_the_t_distribution_matches_its_closed_forms(t: float) -> None:
+    # df = 1 is Cauchy's distribution, df = 2 has a closed form too.
+    assert student_t_two_sided(t, 1) == pytest.approx(1 - 2 * math.atan(t) / math.pi, rel=1e-12)
+    assert student_t_two_sided(t, 2) == pytest.approx(1 - t / math.sqrt(2 + t * t), rel=1e-12)
+
+
+def test_large_groups_take_welch_s_t_test() -> None:
+    generator = random.Random(7)
+    a = [generator.gauss(941, 3) for _ in range(30)]
+    b = [generator.gauss(945, 3) for _ in range(25)]
+    test = permutation_test(a, b)
+    assert test.method == WELCH
+    assert not test.exact and test.permutations == 0
+    assert test.can_be_significant()
+    share_a, share_b = statistics.variance(a) / 30, statistics.variance(b) / 25
+    t = (statistics.fmean(b) - statistics.fmean(a)) / math.sqrt(share_a + share_b)
+    df = (share_a + share_b) ** 2 / (share_a**2 / 29 + share_b**2 / 24)
+    assert test.p_value == pytest.approx(student_t_two_sided(t, df))
+    assert test.significant()
+    same = [generator.gauss(941, 3) for _ in range(40)]
+    assert not permutation_test(a, same).significant()
+
+
+def test_welch_on_constant_groups_is_certain() -> None:
+    assert permutation_test([941.0] * 20, [941.0] * 20).p_value == 1.0
+    assert permutation_test([941.0] * 20, [940.0] * 20).p_value == 0.0
+
+
+def test_small_and_mixed_groups_keep_the_permutation_test() -> None:
+    assert permutation_test([941, 940, 942], [94, 95, 93]).method == EXACT_PERMUTATION
+    generator = random.Random(8)
+    a = [generator.gauss(941, 3) for _ in range(12)]
+    b = [generator.gauss(941, 3) for _ in range(40)]  # too many splits, one side too small
+    assert permutation_test(a, b).method == RANDOM_PERMUTATION
+
+
+@pytest.mark.parametrize("n", [20, 21, 40, 41])
+def test_the_median_distribution_gives_the_exact_interval(n: int) -> None:
+    generator = random.Random(n)
+    values = sorted(generator.gauss(930e6, 5e6) for _ in range(n))
+    medians, cumulative = _median_distribution(values)
+    assert cumulative[-1] == pytest.approx(1.0, abs=1e-10)
+    low = next(m for m, c in zip(medians, cumulative, strict=True) if c > 0.025)
+    high = next(m for m, c in zip(medians, cumulative, strict=True) if c >= 0.975)
+    interval = bootstrap_interval(values)
+    assert (low, high) == (interval.low, interval.high)
+
+
+def test_the_ratio_of_large_groups_agrees_with_resampling_the_values() -> None:
+    generator = random.Random(9)
+    a = [generator.gauss(930e6, 5e6) for _ in range(40)]
+    b = [generator.gauss(935e6, 5e6) for _ in range(30)]
+    interval = ratio_interval(a, b)
+    assert interval is not None and interval == ratio_interval(a, b)
+    assert (interval.resamples, interval.seed) == (RESAMPLES, SEED)
+    draws = random.Random(2)
+    estimates = sorted(
+        statistics.median(draws.choices(b, k=30)) / statistics.median(draws.choices(a, k=40))
+        for _ in range(20_000)
+    )
+    # Both are 2000 or 20,000 draws from the same bootstrap distribution of the ratio.
+    assert estimates[300] <= interval.low <= estimates[700]
+    assert estimates[19_300] <= interval.high <= estimates[19_700]

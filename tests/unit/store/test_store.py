@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import signal
 import sqlite3
 import subprocess
@@ -65,6 +66,43 @@ def test_an_outcome_comes_back_equal(db: str) -> None:
     assert record.status is RunStatus.COMPLETE
     assert record.finished_at == 1607546010.0
     assert (record.trials_ok, record.trials_failed) == (2, 1)
+
+
+def _without_intervals(outcome: TrialOutcome) -> TrialOutcome:
+    if outcome.result is None:
+        return outcome
+    directions = tuple(
+        dataclasses.replace(
+            d,
+            intervals=(),
+            streams=tuple(dataclasses.replace(s, intervals=()) for s in d.streams),
+        )
+        for d in outcome.result.directions
+    )
+    return dataclasses.replace(
+        outcome, result=dataclasses.replace(outcome.result, directions=directions)
+    )
+
+
+def test_a_run_loaded_without_intervals_lacks_only_them(db: str) -> None:
+    outcomes = (dual_outcome(), udp_outcome_with_loss(), failed_outcome())
+    with Store.open(db) as store:
+        run_id = store.begin_run(INFO)
+        for outcome in outcomes:
+            store.add_outcome(run_id, outcome)
+        store.finish_run(run_id, RunStatus.COMPLETE, finished_at=1607546010.0)
+
+    with Store.open(db) as store:
+        full = store.load_run(run_id)
+        bare = store.load_run(run_id, intervals=False)
+    # The samples have intervals in sums and streams, or the comparison would prove little.
+    assert any(d.intervals for o in outcomes if o.result for d in o.result.directions)
+    assert any(
+        s.intervals for o in outcomes if o.result for d in o.result.directions for s in d.streams
+    )
+    assert bare.outcomes == tuple(_without_intervals(o) for o in full.outcomes)
+    assert bare.outcomes != full.outcomes
+    assert dataclasses.replace(bare, outcomes=full.outcomes) == full
 
 
 def test_device_samples_and_findings_come_back_with_their_trial(db: str) -> None:
