@@ -104,28 +104,22 @@ def _proposals(nic: Nic, cpu: int, reason: str, shared: tuple[int, ...]) -> list
                 subject=f"IRQ {irq.number} ({nic.name}{via})",
             )
         )
-    for queue in nic.rps:
-        if queue.mask is not None:
-            out.append(
-                Change(
-                    path=f"/sys/class/net/{nic.name}/queues/{queue.queue}/rps_cpus",
-                    old=queue.mask,
-                    new=mask,
-                    why=f"receive packet steering with the IRQ: {reason}",
-                    subject=f"RPS {nic.name} {queue.queue}",
+    steering = (
+        ("RPS", "rps_cpus", nic.rps, "receive packet steering with the IRQ"),
+        ("XPS", "xps_cpus", nic.xps, "transmit queue chosen on the same core"),
+    )
+    for label, knob, queues, purpose in steering:
+        for queue in queues:
+            if queue.mask is not None:
+                out.append(
+                    Change(
+                        path=f"/sys/class/net/{nic.name}/queues/{queue.queue}/{knob}",
+                        old=queue.mask,
+                        new=mask,
+                        why=f"{purpose}: {reason}",
+                        subject=f"{label} {nic.name} {queue.queue}",
+                    )
                 )
-            )
-    for queue in nic.xps:
-        if queue.mask is not None:
-            out.append(
-                Change(
-                    path=f"/sys/class/net/{nic.name}/queues/{queue.queue}/xps_cpus",
-                    old=queue.mask,
-                    new=mask,
-                    why=f"transmit queue chosen on the same core: {reason}",
-                    subject=f"XPS {nic.name} {queue.queue}",
-                )
-            )
     return out
 
 
