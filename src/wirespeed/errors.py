@@ -37,6 +37,10 @@ class MissingToolError(WirespeedError):
         "ss": "iproute2",
         "nft": "nftables",
         "ethtool": "ethtool",
+        "dropbear": "dropbear-bin",
+        "dropbearkey": "dropbear-bin",
+        "busybox": "busybox",
+        "unshare": "util-linux",
     }
 
     def __init__(self, tool: str, where: str = "this machine") -> None:

@@ -32,7 +32,7 @@ def collect(hosts: Mapping[str, Host]) -> dict[str, dict[str, str | None]]:
 def _first_line(host: Host, argv: list[str]) -> str | None:
     try:
         done = host.run(argv, timeout=5.0)
-    except (OSError, TimeoutError, ValueError):
+    except (OSError, TimeoutError, ValueError, WirespeedError):
         return None
     text = (done.stdout or done.stderr).strip()
     return text.splitlines()[0] if text and done.returncode == 0 else None
@@ -48,25 +48,32 @@ def _os_name(host: Host) -> str | None:
 
 
 def _iperf2_version(host: Host) -> str | None:
-    if host.which("iperf") is None:
+    if _which(host, "iperf") is None:
         return None
     from wirespeed.tools.iperf2 import parse_version
 
     try:
         done = host.run(["iperf", "-v"], timeout=5.0)
-    except (OSError, TimeoutError):
+    except (OSError, TimeoutError, WirespeedError):
         return None
     # iperf2 prints its version on stderr.
     return parse_version(done.stderr + done.stdout)
 
 
 def _iperf3_version(host: Host) -> str | None:
-    if host.which("iperf3") is None:
+    if _which(host, "iperf3") is None:
         return None
     from wirespeed.tools.iperf3 import parse_version
 
     try:
         done = host.run(["iperf3", "-v"], timeout=5.0)
-    except (OSError, TimeoutError):
+    except (OSError, TimeoutError, WirespeedError):
         return None
     return parse_version(done.stdout + done.stderr)
+
+
+def _which(host: Host, program: str) -> str | None:
+    try:
+        return host.which(program)
+    except (OSError, TimeoutError, WirespeedError):  # an SSH device that went away
+        return None

@@ -25,6 +25,8 @@ from wirespeed.signals import deferred_signals
 from wirespeed.trial import Endpoints, program_for, run_trial
 
 if TYPE_CHECKING:
+    from wirespeed.hosts.ssh import SshHost
+    from wirespeed.hosts.ssh_connection import SshSettings
     from wirespeed.lab.lab import Lab
     from wirespeed.plan import Plan
     from wirespeed.store import Store
@@ -111,13 +113,6 @@ def preflight(plan: Plan, trials: Sequence[Trial]) -> None:
                 hint="run the variants on lab paths, or limit the run to variants that "
                 "change nothing on this path",
             )
-        for name in (path.client, path.server):
-            if plan.hosts[name].ssh is not None:
-                raise UsageError(
-                    f"host {name!r} is reached over SSH, which this version cannot drive yet",
-                    hint="run the plan's lab paths, or run iperf on that device by hand "
-                    "and bring its output in with `wirespeed import`",
-                )
     this_machine = LocalHost(name="this machine")
     for program in sorted({program_for(t.test.tool) for t in trials}):
         if this_machine.which(program) is None:
@@ -139,6 +134,8 @@ class Runner:
         lab_prefix: str | None = None,
         watch: Sequence[str] = ("dut",),
         sample_interval: float = 1.0,
+        lab_dut: str = "netns",
+        ssh_settings: SshSettings | None = None,
     ) -> None:
         self.plan = plan
         self.store = store
@@ -146,10 +143,16 @@ class Runner:
         self.lab_prefix = lab_prefix
         self.watch = tuple(watch)  # roles whose hosts are sampled during every trial
         self.sample_interval = sample_interval
+        self.lab_dut = lab_dut  # "ssh": each lab's DUT is a dropbear device
+        self.ssh_settings = ssh_settings
         self._labs: dict[Topology, Lab] = {}
         self._local_hosts: dict[str, Host] = {}
+        self._ssh_hosts: dict[str, SshHost] = {}
 
-    def run(self, trials: Sequence[Trial], *, argv: Sequence[str] = ()) -> RunOutcome:
+    def run(
+        self, trials: Sequence[Trial], *, argv: Sequence[str] = (), resume_run: int | None = None
+    ) -> RunOutcome:
+        """Run trials as a new run, or (resume_run) add them to that stored run."""
         from wirespeed.variants import VariantStates, journal_for, recover_left_changes
 
         preflight(self.plan, trials)
@@ -157,7 +160,12 @@ class Runner:
         # Before anything is built or measured: a run killed with SIGKILL left its
         # variant's knobs changed, and measuring on top of them would be wrong.
         recovered = recover_left_changes(journal)
-        with self._labs_up(trials):
+        if os.geteuid() == 0:
+            from wirespeed.lab.lab import down_orphans
+
+            # Labs a killed run left behind: their namespaces still hold its addresses.
+            recovered += [f"removed lab {name}, left by a run that died" for name in down_orphans()]
+        with self._devices_connected(trials), self._labs_up(trials):
             from wirespeed.provenance import collect
             from wirespeed.store import RunInfo
 
@@ -183,7 +191,13 @@ class Runner:
                     **({"recovered": recovered} if recovered else {}),
                 },
             )
-            run_id = self.store.begin_run(info)
+            if resume_run is None:
+                run_id = self.store.begin_run(info)
+            else:
+                from wirespeed.store.resume import reopen_run
+
+                reopen_run(self.store, resume_run)
+                run_id = resume_run
             outcome = RunOutcome(run_id)
             status = "interrupted"
             self.progress.start(trials)
@@ -242,10 +256,10 @@ class Runner:
         by_role: dict[str, Host]
         if self._is_lab_path(path):
             lab = self._labs[path.topology]
-            by_role = {role.value: host for role, host in lab.hosts.items()}
+            by_role = {role.value: host for role, host in lab.device_hosts.items()}
         else:
             names = {"client": path.client, "server": path.server, "dut": path.dut}
-            by_role = {r: self._local(n) for r, n in names.items() if n is not None}
+            by_role = {r: self._host(n) for r, n in names.items() if n is not None}
         watched: list[tuple[str, Host]] = []
         for role in self.watch:
             host = by_role.get(role)
@@ -258,23 +272,64 @@ class Runner:
         if self._is_lab_path(path):
             lab = self._labs[path.topology]
             return Endpoints(
-                client=lab.hosts[Role.CLIENT],
-                server=lab.hosts[Role.SERVER],
+                client=lab.device_hosts[Role.CLIENT],
+                server=lab.device_hosts[Role.SERVER],
                 target=lab.server_address,
             )
-        server_plan = self.plan.hosts[path.server]
-        if server_plan.address is None:
+        target = self.plan.hosts[path.server].traffic_address
+        if target is None:
             raise UsageError(f"host {path.server!r} has no address for the client to reach")
         return Endpoints(
-            client=self._local(path.client),
-            server=self._local(path.server),
-            target=server_plan.address,
+            client=self._host(path.client),
+            server=self._host(path.server),
+            target=target,
         )
 
     # -- hosts and labs ----------------------------------------------------------------
 
     def _is_lab_path(self, path: PathSpec) -> bool:
         return is_lab_path(self.plan, path)
+
+    def _host(self, name: str) -> Host:
+        """A plan's host: over SSH if it has an ssh target, else this machine."""
+        if name in self._ssh_hosts:
+            return self._ssh_hosts[name]
+        return self._local(name)
+
+    @contextlib.contextmanager
+    def _devices_connected(self, trials: Sequence[Trial]) -> Iterator[None]:
+        """Log in to every SSH host the trials use and check its tools, before anything
+        is measured; close the sessions (stopping what still runs there) at the end."""
+        from wirespeed.hosts.ssh import SshHost
+
+        needs: dict[str, set[str]] = {}
+        for trial in trials:
+            path = trial.path
+            if self._is_lab_path(path):
+                continue
+            program = program_for(trial.test.tool)
+            for name in (path.client, path.server, path.dut):
+                if name is not None and self.plan.hosts[name].ssh is not None:
+                    tools = needs.setdefault(name, set())
+                    if name in (path.client, path.server):
+                        tools.add(program)
+        try:
+            for name, tools in needs.items():
+                ssh = self.plan.hosts[name].ssh
+                assert ssh is not None
+                host = SshHost(ssh, self.ssh_settings, name=name)
+                self._ssh_hosts[name] = host
+                host.connect()
+                for program in sorted(tools):
+                    if host.which(program) is None:
+                        raise MissingToolError(program, f"{name} ({host.destination})")
+            yield
+        finally:
+            with deferred_signals():
+                for host in self._ssh_hosts.values():
+                    with contextlib.suppress(WirespeedError, OSError, TimeoutError):
+                        host.close()
+                self._ssh_hosts.clear()
 
     def _local(self, name: str) -> Host:
         if name not in self._local_hosts:
@@ -295,7 +350,12 @@ class Runner:
         with contextlib.ExitStack() as stack:
             for topology in topologies:
                 name = f"{self.lab_prefix}-{topology.value}" if self.lab_prefix else None
-                lab = Lab.up(LabSpec(topology=topology, link=lab_plan.link, name=name))
+                lab = Lab.up(
+                    LabSpec(
+                        topology=topology, link=lab_plan.link, name=name, dut_access=self.lab_dut
+                    ),
+                    owned=True,
+                )
                 stack.callback(_teardown, lab)
                 self._labs[topology] = lab
             try:
@@ -311,9 +371,12 @@ class Runner:
                 # Every lab namespace runs on this machine's kernel with its tools: one entry.
                 lab = self._labs[path.topology]
                 hosts.setdefault("lab (this machine)", lab.hosts[Role.CLIENT])
+                if lab.ssh_host is not None:
+                    hosts.setdefault("lab DUT (ssh)", lab.ssh_host)
             else:
-                for name in (path.client, path.server):
-                    hosts.setdefault(name, self._local(name))
+                for name in (path.client, path.server, path.dut):
+                    if name is not None:
+                        hosts.setdefault(name, self._host(name))
         return hosts
 
     def _roles(self, trials: Sequence[Trial]) -> dict[str, set[str]]:
@@ -338,6 +401,7 @@ class Runner:
                 "rate_bps": lab.spec.link.rate_bps,
                 "mtu": lab.spec.link.mtu,
                 "server_address": lab.server_address,
+                "dut_access": lab.spec.dut_access,
             }
             for lab in self._labs.values()
         }

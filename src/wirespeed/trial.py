@@ -47,6 +47,7 @@ CLIENT_MARGIN = 15.0
 # After the client ends, how long the server may take to print its final report.
 SERVER_REPORT_TIMEOUT = 3.0
 POLL = 0.01
+TCP_ESTABLISHED = 0x01  # include/net/tcp_states.h
 # How long a sampler may take to write its first tick (the baseline of every delta).
 BASELINE_TIMEOUT = 3.0
 
@@ -128,11 +129,22 @@ def run_trial(
         _wait_listening(endpoints.server, server, port, spec.protocol)
         samplers = _start_samplers(watch, sample_interval)
         client = endpoints.client.start(client_argv)
-        _wait_client(client, spec.duration + CLIENT_MARGIN, on_tick, endpoints.target, port)
+        _wait_client(
+            endpoints.client,
+            client,
+            timeout=spec.duration + CLIENT_MARGIN,
+            on_tick=on_tick,
+            target=endpoints.target,
+            port=port,
+        )
         if _wait_server_report(driver, server, spec):
             server_grace = 0.0
     except TrialFailure as failure:
         reason = str(failure)
+    except (WirespeedError, TimeoutError) as error:
+        # A host that went away mid-trial (an SSH device unreachable, a namespace gone):
+        # this trial fails with the reason, the run goes on.
+        reason = error.message if isinstance(error, WirespeedError) else str(error)
     finally:
         with deferred_signals():
             client_status = client.stop() if client is not None else None
@@ -246,7 +258,9 @@ def _wait_listening(host: Host, server: Process, port: int, protocol: Proto) -> 
 
 
 def _wait_client(
+    host: Host,
     client: Process,
+    *,
     timeout: float,
     on_tick: Callable[[float], None] | None,
     target: str,
@@ -256,7 +270,7 @@ def _wait_client(
     while client.poll() is None:
         elapsed = time.monotonic() - start
         if elapsed > timeout:
-            if "connected" not in client.stdout():
+            if not _connected(host, client, target, port):
                 # iperf2 has no connect timeout: it waits out the kernel's SYN retries.
                 raise TrialFailure(
                     f"the iperf client could not connect to {target} port {port} within "
@@ -268,6 +282,28 @@ def _wait_client(
         if on_tick is not None:
             on_tick(elapsed)
         time.sleep(0.05)
+
+
+def _connected(host: Host, client: Process, target: str, port: int) -> bool:
+    """Whether the client holds a connection to the server's port: iperf3 -J prints
+    nothing before it ends, so its output cannot say; the socket table can."""
+    from wirespeed.hosts.sockets import parse_proc_net
+
+    if "connected with" in client.stdout():  # iperf2's report line
+        return True
+    for table in ("tcp", "tcp6"):
+        try:
+            text = host.read_file(f"/proc/{client.pid}/net/{table}")
+        except (FileNotFoundError, WirespeedError):
+            continue
+        for entry in parse_proc_net(text):
+            if (
+                entry.remote_port == port
+                and entry.state == TCP_ESTABLISHED
+                and entry.remote_address.removeprefix("::ffff:") == target
+            ):
+                return True
+    return False
 
 
 def _wait_server_report(driver: Driver, server: Process, spec: TestSpec) -> bool:
@@ -339,4 +375,27 @@ def _parse(
             "iperf2 -d needs the server to connect back to the client, which NAT and "
             "firewalls block (use bidir or down instead)"
         )
+    short = _cut_short(result, spec, client_raw)
+    if short is not None:
+        return result, short
     return result, None
+
+
+# A flow measured over less than this share of the test's duration was cut short.
+SHORT_FRACTION = 0.9
+
+
+def _cut_short(result: Result, spec: TestSpec, client_raw: RawOutput) -> str | None:
+    """Why the result covers only part of the test, or None. A server killed mid-test
+    makes iperf2's client print "write failed: Connection reset by peer", a summary of
+    the seconds it managed, and exit 0: a number that looks whole but is not."""
+    for direction in result.directions:
+        spans = [m.seconds for m in (direction.sent, direction.received) if m is not None]
+        if spans and max(spans) < SHORT_FRACTION * spec.duration:
+            said = client_raw.stderr.strip().splitlines()
+            detail = f" ({said[0]})" if said else ""
+            return (
+                f"the {direction.flow.value} flow stopped after {max(spans):.1f} s of the "
+                f"{spec.duration:g} s asked for{detail}: the other end went away mid-test"
+            )
+    return None

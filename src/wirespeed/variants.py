@@ -196,7 +196,9 @@ class VariantStates:
                         lab.set_mtu(variant.mtu)
         for lab in self.labs.values():
             for namespace, interfaces in lab_interfaces(lab).items():
-                host = NetnsHost(namespace)
+                # An SSH DUT is tuned over SSH, as a real device would be.
+                ssh = lab.ssh_host if namespace == lab.dut_namespace else None
+                host: Host = ssh if ssh is not None else NetnsHost(namespace)
                 changes = changes_for(variant, host, interfaces)
                 if not changes:
                     continue

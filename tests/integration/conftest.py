@@ -7,12 +7,14 @@ the test, whether it passed, failed or was interrupted while building.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 from collections.abc import Callable, Iterator
 
 import pytest
 
+from wirespeed.errors import LabError
 from wirespeed.lab.lab import Lab, LabSpec, down_lab
 from wirespeed.lab.links import parse_link
 from wirespeed.model import Topology
@@ -39,15 +41,24 @@ MakeLab = Callable[..., Lab]
 @pytest.fixture
 def make_lab() -> Iterator[MakeLab]:
     names: list[str] = []
+    labs: list[Lab] = []
 
-    def make(topology: Topology | str, link: str = "unshaped", mtu: int = 1500) -> Lab:
+    def make(
+        topology: Topology | str, link: str = "unshaped", mtu: int = 1500, dut_access: str = "netns"
+    ) -> Lab:
+        """dut_access="ssh": the DUT is also a dropbear + busybox device (lab.ssh_host)."""
         topology = Topology(topology)
         name = unique_lab_name(topology.value)
         names.append(name)  # before building: a half-built lab is removed too
-        return Lab.up(LabSpec(topology, parse_link(link, mtu), name=name))
+        lab = Lab.up(LabSpec(topology, parse_link(link, mtu), name=name, dut_access=dut_access))
+        labs.append(lab)
+        return lab
 
     try:
         yield make
     finally:
+        for lab in labs:
+            with contextlib.suppress(LabError):
+                lab.down()  # closes its SSH session first; down_lab below reports errors
         for name in names:
             down_lab(name)

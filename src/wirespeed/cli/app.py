@@ -63,6 +63,21 @@ def _add_db(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_ssh(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--accept-new-host-key",
+        action="store_true",
+        help="trust an SSH host key seen for the first time and add it to known_hosts "
+        "(as ssh -o StrictHostKeyChecking=accept-new); a changed key is always refused",
+    )
+    parser.add_argument(
+        "--ssh-config",
+        metavar="FILE",
+        help="OpenSSH client config to read (default: ~/.ssh/config); keys come from "
+        "ssh-agent and IdentityFile, a password from $WIRESPEED_SSH_PASSWORD",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="wirespeed",
@@ -84,7 +99,19 @@ def build_parser() -> argparse.ArgumentParser:
         "Lab paths get their namespaces built first and removed at the end, also on "
         "Ctrl-C and SIGTERM.",
     )
-    run.add_argument("plan", metavar="PLAN", help="the plan file (YAML); see docs/plan-format.md")
+    run.add_argument(
+        "plan",
+        metavar="PLAN",
+        nargs="?",
+        help="the plan file (YAML); see docs/plan-format.md (not with --resume)",
+    )
+    run.add_argument(
+        "--resume",
+        type=int,
+        metavar="RUN",
+        help="continue run RUN (interrupted or killed) with only the trials it is missing, "
+        "from its stored plan and options",
+    )
     run.add_argument(
         "--duration",
         type=float,
@@ -118,6 +145,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="name the run's labs NAME-<topology> (default: the topology), "
         "e.g. to keep them apart from a lab built with `wirespeed lab up`",
     )
+    run.add_argument(
+        "--lab-dut",
+        choices=["netns", "ssh"],
+        default="netns",
+        help="how lab paths reach the DUT: its namespace directly (default), or ssh: a "
+        "dropbear + busybox device in the DUT namespace, driven over SSH like a real router",
+    )
+    _add_ssh(run)
     run.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no table")
     _add_db(run)
 
@@ -135,8 +170,12 @@ def build_parser() -> argparse.ArgumentParser:
         "queues and the IRQs that carry its packets, with their affinity and per-CPU counts.",
     )
     facts.add_argument(
-        "host", nargs="?", metavar="HOST", help="local (default) or a network namespace name"
+        "host",
+        nargs="?",
+        metavar="HOST",
+        help="local (default), a network namespace name, or user@host[:port] over SSH",
     )
+    _add_ssh(facts)
     facts.add_argument(
         "--root", metavar="DIR", help="read a captured tree DIR/proc, DIR/sys instead"
     )
@@ -164,6 +203,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     up.add_argument("--mtu", type=int, default=1500, help="MTU of every lab link (default 1500)")
     up.add_argument("--name", help="lab name (default: the topology)")
+    up.add_argument(
+        "--dut",
+        choices=["netns", "ssh"],
+        default="netns",
+        help="ssh: also run dropbear + busybox in the DUT namespace, a device to drive "
+        "over SSH (default: netns)",
+    )
     down = lab_sub.add_parser("down", help="remove a lab, or all of wirespeed's labs")
     down.add_argument("name", nargs="?", help="lab name (default: all labs)")
     lab_sub.add_parser("status", help="list wirespeed's labs")
@@ -241,8 +287,8 @@ def build_parser() -> argparse.ArgumentParser:
         "host",
         nargs="?",
         metavar="HOST",
-        help="local (default) or a network namespace name; "
-        "restore without HOST restores every host",
+        help="local (default) or a network namespace name (suggest also: user@host[:port] "
+        "over SSH); restore without HOST restores every host",
     )
     tune.add_argument(
         "--root", metavar="DIR", help="suggest for a captured tree DIR/proc, DIR/sys (suggest only)"
@@ -258,6 +304,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="restore: drop HOST's journal entries without writing (the host is gone for good)",
     )
+    _add_ssh(tune)
     _add_db(tune)
     return parser
 

@@ -24,6 +24,11 @@ name, for every node: the roles' and the endpoint topology's switch, which is no
 role and has no host), server_address (what the client connects to), client_address,
 addresses (node -> {interface: address}), mtu (the links' MTU now).
 
+With LabSpec(dut_access="ssh") the DUT is also a real SSH device (lab/ssh_dut.py):
+dropbear and busybox in its namespace, reached through a management namespace.
+device_hosts maps each role to the Host a run drives: the DUT's (and in endpoint the
+server's) is then an SshHost, the others stay NetnsHosts.
+
 Teardown (Lab.down, down_lab, down_all) kills every process inside the lab's
 namespaces and deletes them, which removes their veths, bridge, qdiscs and nftables
 with them; it is idempotent, and a lab left by a crash is removed the same way.
@@ -36,16 +41,23 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from wirespeed.errors import HostError, LabError, UsageError
+from wirespeed.hosts.base import Host
 from wirespeed.hosts.netns import NetnsHost, namespace_exists
-from wirespeed.lab import record, system
+from wirespeed.lab import record, ssh_dut, system
 from wirespeed.lab.build import Command, Step, build_steps, mtu_steps
 from wirespeed.lab.naming import check_lab_name, namespace_name, parse_namespace
 from wirespeed.lab.probe import source_seen_by_server
 from wirespeed.lab.status import parse_ip_addr_json
-from wirespeed.lab.topology import ALL_NODES, Node, TopologyPlan, plan_for
+from wirespeed.lab.topology import ALL_NODES, Infra, Node, TopologyPlan, plan_for
 from wirespeed.model import LinkModel, Role, Topology
+
+if TYPE_CHECKING:
+    from wirespeed.hosts.ssh import SshHost
+
+DUT_ACCESS = ("netns", "ssh")
 
 
 @dataclass(frozen=True)
@@ -53,6 +65,7 @@ class LabSpec:
     topology: Topology
     link: LinkModel
     name: str | None = None  # None: the topology's name
+    dut_access: str = "netns"  # "ssh": the DUT is a dropbear + busybox device
 
     @property
     def lab_name(self) -> str:
@@ -111,21 +124,61 @@ class Lab:
         client_address = self.plan.address_of(Role.CLIENT, "eth0")
         assert client_address is not None
         self.client_address = client_address
+        if spec.dut_access not in DUT_ACCESS:
+            raise UsageError(f"dut access must be netns or ssh, got {spec.dut_access!r}")
+        self.ssh_device: ssh_dut.SshDevice | None = None
+        if spec.dut_access == "ssh":
+            self.ssh_device = ssh_dut.device_for(self.name, namespace_name(self.name, Infra.MGMT))
+        self._ssh_host: SshHost | None = None
+        self.owner: str | None = None
+
+    @property
+    def dut_namespace(self) -> str:
+        return self.namespaces[self.plan.role_nodes()[Role.DUT]]
+
+    @property
+    def ssh_host(self) -> SshHost | None:
+        """The DUT as an SSH device (connected on first use), or None without one."""
+        if self.ssh_device is None:
+            return None
+        if self._ssh_host is None:
+            # Named as the namespace: the tune journal finds the same knobs either way.
+            self._ssh_host = ssh_dut.host_for(self.ssh_device, name=self.dut_namespace)
+        return self._ssh_host
+
+    @property
+    def device_hosts(self) -> Mapping[Role, Host]:
+        """The Host a run drives for each role: over SSH for whatever runs on the DUT."""
+        ssh = self.ssh_host
+        if ssh is None:
+            return self.hosts
+        dut_node = self.plan.role_nodes()[Role.DUT]
+        return {
+            role: ssh if node == dut_node else self.hosts[role]
+            for role, node in self.plan.role_nodes().items()
+        }
 
     def __repr__(self) -> str:
         return f"Lab({self.name!r}, {self.spec.topology.value}, {self.spec.link.name})"
 
     @classmethod
-    def up(cls, spec: LabSpec) -> Lab:
+    def up(cls, spec: LabSpec, *, owned: bool = False) -> Lab:
+        """Build the lab. owned: it belongs to this process (a run), and a later run
+        removes it if this process dies without doing so (down_orphans)."""
         system.require_root("building a lab")
         system.require_tools(_tools_for(spec.link, spec.topology))
+        if spec.dut_access == "ssh":
+            ssh_dut.require_tools()
         lab = cls(spec, spec.link.mtu)
+        lab.owner = record.process_identity() if owned else None
         down_lab(lab.name)  # a stale lab of the same name, and whatever runs in it
         try:
             cpu_count = os.cpu_count() or 1
             lab._execute(build_steps(lab.plan, lab.name, spec.link, cpu_count))
             lab._save()
             lab._verify()
+            if lab.ssh_device is not None:
+                lab._start_ssh_device(lab.ssh_device)
         except BaseException:
             lab.down()
             raise
@@ -153,7 +206,25 @@ class Lab:
 
     def down(self) -> None:
         """Kill everything inside the lab's namespaces and delete them. Idempotent."""
+        if self._ssh_host is not None:
+            # Stop what runs on the device through its own SSH session first, as on a
+            # real device; the namespaces' teardown below would kill it anyway.
+            with contextlib.suppress(HostError, OSError, TimeoutError):
+                self._ssh_host.close()
+            self._ssh_host = None
         down_lab(self.name)
+
+    def _start_ssh_device(self, device: ssh_dut.SshDevice) -> None:
+        for argv in ssh_dut.management_commands(self.dut_namespace, device.mgmt_namespace):
+            system.run(argv)
+        ssh_dut.prepare_files(device)
+        ssh_dut.start_server(device, self.dut_namespace)
+        host = self.ssh_host
+        assert host is not None
+        try:
+            host.connect()
+        except HostError as error:
+            raise LabError(f"lab {self.name}: cannot log in to its SSH DUT: {error}") from None
 
     def _execute(self, steps: list[Step]) -> None:
         for step in steps:
@@ -167,7 +238,16 @@ class Lab:
                 raise LabError(f"cannot write {step.path} in {host.name}: {error}") from None
 
     def _save(self) -> None:
-        record.save(record.LabRecord(self.name, self.spec.topology, self.spec.link, self.mtu))
+        record.save(
+            record.LabRecord(
+                self.name,
+                self.spec.topology,
+                self.spec.link,
+                self.mtu,
+                self.spec.dut_access,
+                self.owner,
+            )
+        )
 
     def _verify(self) -> None:
         client = self.namespaces[Role.CLIENT]
@@ -205,6 +285,7 @@ def down_lab(name: str) -> bool:
             errors.append(error.message)  # go on: remove what can be removed
     had_record = os.path.exists(record.record_path(name))
     record.remove(name)
+    ssh_dut.remove_files(name)
     if errors:
         raise LabError("; ".join(errors))
     return removed or had_record
@@ -219,15 +300,32 @@ def down_all() -> list[str]:
     return [name for name in sorted(names) if down_lab(name)]
 
 
+def down_orphans() -> list[str]:
+    """Remove the labs whose owning run died without removing them (SIGKILL, power):
+    the names removed. Labs built by hand, and those of runs still going, stay."""
+    removed = []
+    for name in record.names():
+        lab_record = record.load(name)
+        if lab_record is None or lab_record.owner is None:
+            continue
+        if not record.owner_alive(lab_record.owner):
+            down_lab(name)
+            removed.append(name)
+    return removed
+
+
 def attach(name: str) -> Lab | None:
     """The handle of an existing lab (built by another process), or None if there is no
     complete lab of that name."""
     lab_record = record.load(name)
     if lab_record is None:
         return None
-    spec = LabSpec(lab_record.topology, lab_record.link, name)
+    spec = LabSpec(lab_record.topology, lab_record.link, name, lab_record.dut_access)
     lab = Lab(spec, lab_record.mtu)
+    lab.owner = lab_record.owner
     if not all(namespace_exists(ns) for ns in lab.namespaces.values()):
+        return None
+    if lab.ssh_device is not None and not namespace_exists(lab.ssh_device.mgmt_namespace):
         return None
     return lab
 

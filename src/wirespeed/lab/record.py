@@ -5,7 +5,10 @@ A lab outlives the process that built it (`wirespeed lab up`, later `lab status`
 JSON file per lab under /run (a tmpfs: a reboot, which also removes the namespaces,
 removes it too) records the spec. The file format is versioned:
 
-    version 1: name, topology, link {name, rate_bps, mtu}, mtu (the current one)
+    version 1: name, topology, link {name, rate_bps, mtu}, mtu (the current one),
+               dut_access ("netns" or "ssh"; absent in older records: "netns"),
+               owner ("PID:STARTTIME" of the run that built it and will remove it; null
+               for a lab built by hand, which only `lab down` removes)
 """
 
 from __future__ import annotations
@@ -27,6 +30,24 @@ class LabRecord:
     topology: Topology
     link: LinkModel
     mtu: int  # the links' MTU now: the link's own, or the last set_mtu
+    dut_access: str = "netns"  # "ssh": the DUT is a dropbear device (lab/ssh_dut.py)
+    owner: str | None = None  # process_identity() of the run that owns it
+
+
+def process_identity(pid: int | None = None) -> str:
+    """PID:STARTTIME of a process (this one by default): a PID alone may be reused."""
+    pid = os.getpid() if pid is None else pid
+    with open(f"/proc/{pid}/stat", encoding="utf-8") as handle:
+        fields = handle.read().rpartition(")")[2].split()
+    return f"{pid}:{fields[19]}"  # field 22, starttime, counted after the ")" of comm
+
+
+def owner_alive(owner: str) -> bool:
+    pid, _, _ = owner.partition(":")
+    try:
+        return process_identity(int(pid)) == owner
+    except (OSError, ValueError, IndexError):
+        return False
 
 
 def record_path(name: str, directory: str = RECORD_DIR) -> str:
@@ -45,6 +66,8 @@ def to_json(record: LabRecord) -> str:
                 "mtu": record.link.mtu,
             },
             "mtu": record.mtu,
+            "dut_access": record.dut_access,
+            "owner": record.owner,
         },
         indent=2,
     )
@@ -67,6 +90,8 @@ def from_json(text: str) -> LabRecord | None:
                 mtu=int(link["mtu"]),
             ),
             mtu=int(data["mtu"]),
+            dut_access=str(data.get("dut_access", "netns")),
+            owner=None if data.get("owner") is None else str(data["owner"]),
         )
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
@@ -87,6 +112,14 @@ def load(name: str, directory: str = RECORD_DIR) -> LabRecord | None:
             return from_json(handle.read())
     except OSError:
         return None
+
+
+def names(directory: str = RECORD_DIR) -> list[str]:
+    try:
+        found = os.listdir(directory)
+    except FileNotFoundError:
+        return []
+    return sorted(f.removesuffix(".json") for f in found if f.endswith(".json"))
 
 
 def remove(name: str, directory: str = RECORD_DIR) -> None:

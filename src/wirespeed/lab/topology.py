@@ -48,6 +48,7 @@ class Infra(enum.StrEnum):
     """A node that carries the lab's traffic but plays no role in a test."""
 
     SWITCH = "switch"
+    MGMT = "mgmt"  # wirespeed's side of the management link to an SSH DUT (ssh_dut.py)
 
 
 Node: TypeAlias = Role | Infra  # one namespace each

@@ -45,13 +45,18 @@ LOCAL = "local"
 def execute(args: argparse.Namespace, env: Environment) -> int:
     from wirespeed.facts import collect, render_text, to_json
 
-    source, host = _source(args)
-    facts = collect(source, host, include_virtual=bool(getattr(args, "all", False)))
+    source, host = _source(args, env)
+    try:
+        facts = collect(source, host, include_virtual=bool(getattr(args, "all", False)))
+    finally:
+        close = getattr(host, "close", None)
+        if close is not None:
+            close()  # an SSH session: its connection
     env.stdout.write(to_json(facts) + "\n" if args.json else render_text(facts))
     return ExitStatus.OK
 
 
-def _source(args: argparse.Namespace) -> tuple[FactSource, Host | None]:
+def _source(args: argparse.Namespace, env: Environment) -> tuple[FactSource, Host | None]:
     from wirespeed.facts import HostSource, TreeSource
     from wirespeed.hosts.local import LocalHost
 
@@ -65,6 +70,8 @@ def _source(args: argparse.Namespace) -> tuple[FactSource, Host | None]:
         return TreeSource(Path("/"), where="this machine"), LocalHost()
     from wirespeed.hosts.netns import NetnsHost, namespace_exists
 
+    if "@" in host_name:
+        return _ssh_source(host_name, args, env)
     if not namespace_exists(host_name):
         raise UsageError(
             f"unknown host {host_name!r}: not a network namespace",
@@ -73,6 +80,29 @@ def _source(args: argparse.Namespace) -> tuple[FactSource, Host | None]:
         )
     namespace = NetnsHost(host_name)
     return HostSource(namespace), namespace
+
+
+def _ssh_source(
+    text: str, args: argparse.Namespace, env: Environment
+) -> tuple[FactSource, Host | None]:
+    """A device over SSH, read with its own cat, ls and readlink (busybox has them)."""
+    from wirespeed.facts import HostSource
+    from wirespeed.hosts.ssh import SshHost
+    from wirespeed.plan.plan import SshTarget
+
+    try:
+        target = SshTarget.parse(text)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    from wirespeed.cli.commands.run import ssh_settings
+
+    host = SshHost(target, ssh_settings(args, env))
+    try:
+        host.connect()
+    except BaseException:
+        host.close()
+        raise
+    return HostSource(host), host
 
 
 def _tree_root(name: str) -> Path:

@@ -26,7 +26,9 @@ def _up(args: argparse.Namespace, env: Environment) -> int:
         link = parse_link(args.link, mtu=args.mtu)
     except (ValueError, ModelError) as error:
         raise UsageError(str(error)) from None
-    lab = Lab.up(LabSpec(topology=Topology(args.topology), link=link, name=args.name))
+    lab = Lab.up(
+        LabSpec(topology=Topology(args.topology), link=link, name=args.name, dut_access=args.dut)
+    )
     out = env.stdout
     out.write(f"lab {lab.name} is up: {args.topology}, link {link.name}, MTU {link.mtu}\n")
     for node, namespace in lab.namespaces.items():
@@ -38,6 +40,15 @@ def _up(args: argparse.Namespace, env: Environment) -> int:
         f"ip netns exec {client} iperf3 -c {lab.server_address}\n"
         f"then: wirespeed lab down {lab.name}\n"
     )
+    device = lab.ssh_device
+    if device is not None:
+        if lab.ssh_host is not None:
+            lab.ssh_host.close()
+        out.write(
+            f"the DUT is an SSH device at {device.address} (dropbear, busybox sh); log in:\n"
+            f"  ip netns exec {device.mgmt_namespace} ssh -i {device.client_key} "
+            f"-o UserKnownHostsFile={device.known_hosts} {device.user}@{device.address}\n"
+        )
     return ExitStatus.OK
 
 

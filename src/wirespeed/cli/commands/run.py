@@ -4,23 +4,52 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
 from wirespeed.errors import UsageError
 
+if TYPE_CHECKING:
+    from wirespeed.hosts.ssh_connection import SshSettings
+
+
+def ssh_settings(args: argparse.Namespace, env: Environment) -> SshSettings:
+    """How to reach SSH hosts, from --accept-new-host-key and --ssh-config."""
+    from wirespeed.hosts.ssh_connection import SshSettings
+
+    config = getattr(args, "ssh_config", None)
+    if config is not None and not Path(config).is_file():
+        raise UsageError(f"--ssh-config {config}: no such file")
+    return SshSettings(
+        config_path=Path(config) if config is not None else None,
+        accept_new=bool(getattr(args, "accept_new_host_key", False)),
+        on_note=env.info,
+    )
+
+
+def watched_roles(text: str | None) -> list[str]:
+    watch = [r.strip() for r in text.split(",") if r.strip()] if text else []
+    unknown = sorted(set(watch) - {"dut", "client", "server"})
+    if unknown:
+        raise UsageError(f"--watch takes dut, client and server, not {', '.join(unknown)}")
+    return watch
+
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
+    if args.resume is not None:
+        from wirespeed.cli.commands.resume import resume
+
+        return resume(args, env)
+    if args.plan is None:
+        raise UsageError("give a PLAN file to run, or --resume RUN to continue a run")
     if args.duration is not None and args.duration <= 0:
         raise UsageError(f"--duration must be positive, got {args.duration}")
     if args.repeat is not None and args.repeat < 1:
         raise UsageError(f"--repeat must be at least 1, got {args.repeat}")
     if not 0.05 <= args.sample_interval <= 60:
         raise UsageError(f"--sample-interval must be 0.05..60 s, got {args.sample_interval}")
-    watch = [r.strip() for r in args.watch.split(",") if r.strip()] if args.watch else []
-    unknown = sorted(set(watch) - {"dut", "client", "server"})
-    if unknown:
-        raise UsageError(f"--watch takes dut, client and server, not {', '.join(unknown)}")
+    watch = watched_roles(args.watch)
     from wirespeed.plan import expand, load_plan
 
     plan = load_plan(Path(args.plan))
@@ -45,6 +74,8 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
             lab_prefix=args.lab_name,
             watch=watch,
             sample_interval=args.sample_interval,
+            lab_dut=args.lab_dut,
+            ssh_settings=ssh_settings(args, env),
         )
         outcome = runner.run(trials, argv=args.argv)
         report = build_report(store.load_run(outcome.run_id))

@@ -57,8 +57,13 @@ def _suggest(args: argparse.Namespace, env: Environment) -> int:
     from wirespeed.facts import collect
     from wirespeed.tune.suggest import plan_document, render_plan, suggest
 
-    source, _host = _source(args)
-    plan = suggest(collect(source))
+    source, host = _source(args, env)
+    try:
+        plan = suggest(collect(source))
+    finally:
+        close = getattr(host, "close", None)
+        if close is not None:
+            close()
     if args.json:
         env.stdout.write(json.dumps(plan_document(plan), indent=2) + "\n")
     else:

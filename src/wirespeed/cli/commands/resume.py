@@ -1,0 +1,80 @@
+"""`wirespeed run --resume RUN`: finish a run that was interrupted or killed.
+
+The plan and the options come from the run as stored (its plan text and command line),
+not from the plan file as it is now: the resumed trials must be the ones the run was
+missing, measured the same way. Only --db, --quiet, --lab-name and the SSH options are
+taken from the command line that resumes.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from wirespeed.cli.env import Environment
+from wirespeed.cli.exit import ExitStatus
+from wirespeed.errors import UsageError
+
+
+def resume(args: argparse.Namespace, env: Environment) -> int:
+    if args.plan is not None:
+        raise UsageError(
+            "--resume takes the plan stored with the run: leave PLAN out",
+            hint=f"wirespeed run --resume {args.resume}",
+        )
+    from wirespeed.cli.app import build_parser
+    from wirespeed.cli.commands.run import ssh_settings, watched_roles
+    from wirespeed.cli.progress import RichProgress
+    from wirespeed.plan import expand, parse_plan
+    from wirespeed.report import build_report, render_terminal
+    from wirespeed.runner import NullProgress, Progress, Runner, preflight
+    from wirespeed.store import Store
+    from wirespeed.store.resume import resumable_run
+
+    store = Store.open(args.db)
+    try:
+        stored = resumable_run(store, args.resume)
+        if stored.plan_text is None:
+            raise UsageError(f"run {args.resume} has no stored plan (an import?): nothing to run")
+        try:
+            original = build_parser().parse_args(list(stored.argv))
+        except SystemExit:
+            raise UsageError(
+                f"the command line stored with run {args.resume} cannot be read by this "
+                "version of wirespeed"
+            ) from None
+        plan = parse_plan(stored.plan_text, source=stored.plan_path or f"run {args.resume}")
+        only = [p.strip() for p in original.only.split(",")] if original.only else None
+        trials = expand(plan, duration=original.duration, repetitions=original.repeat, only=only)
+        missing = [t for t in trials if t.key not in stored.done_keys]
+        if not missing:
+            env.info(f"run {args.resume} already holds all {len(trials)} trials: nothing to resume")
+            if stored.status.value == "running":
+                store.finish_run(args.resume, "complete")
+            return ExitStatus.OK
+        env.info(
+            f"resuming run {args.resume}: {len(trials) - len(missing)} of {len(trials)} "
+            f"trials are stored, {len(missing)} to go"
+        )
+        preflight(plan, missing)
+        progress: Progress = NullProgress() if env.quiet else RichProgress(env.progress_console())
+        runner = Runner(
+            plan,
+            store,
+            progress,
+            lab_prefix=args.lab_name,
+            watch=watched_roles(original.watch),
+            sample_interval=original.sample_interval,
+            lab_dut=original.lab_dut,
+            ssh_settings=ssh_settings(args, env),
+        )
+        outcome = runner.run(missing, argv=stored.argv, resume_run=args.resume)
+        report = build_report(store.load_run(args.resume))
+    finally:
+        store.close()
+    if not env.quiet:
+        render_terminal(report, env.console())
+    env.info(f"run {args.resume} stored; `wirespeed report {args.resume}` shows it again")
+    if outcome.failed:
+        env.error(f"{len(outcome.failed)} of {len(outcome.outcomes)} resumed trials failed")
+        return ExitStatus.FAILED
+    return ExitStatus.OK
