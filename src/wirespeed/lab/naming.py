@@ -17,7 +17,7 @@ _LAB_NAME = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,38}[a-z0-9])?$")
 
 
 def check_lab_name(name: str) -> str:
-    if not _LAB_NAME.match(name):
+    if not _LAB_NAME.fullmatch(name):
         raise UsageError(
             f"bad lab name {name!r}",
             hint="use 1-40 lowercase letters, digits and dashes, e.g. bridge or r4s-test",

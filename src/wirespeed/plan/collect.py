@@ -155,10 +155,21 @@ def _number(value: object) -> str:
     return str(value)
 
 
+# A key shown as written after a dot; others (spaces, `:`, quotes, control characters)
+# are quoted in brackets, so the label ends where the message's own `:` starts.
+_PLAIN_KEY = re.compile(r"[^\s:'\"\[\]\x00-\x1f\x7f-\x9f]+")
+
+
 def _label(loc: list[str | int]) -> str:
+    """tests[2].window, offloads.gro; offloads['a b'] for a key that is not one word."""
     text = ""
     for step in loc:
-        text += f"[{step}]" if isinstance(step, int) else (f".{step}" if text else str(step))
+        if isinstance(step, int):
+            text += f"[{step}]"
+        elif not _PLAIN_KEY.fullmatch(step):
+            text += f"[{step!r}]"
+        else:
+            text += f".{step}" if text else step
     return text
 
 

@@ -20,6 +20,7 @@ from wirespeed.errors import UsageError
 from wirespeed.model import ModelError, TestCase, Trial
 from wirespeed.plan.plan import Plan
 from wirespeed.plan.problems import did_you_mean
+from wirespeed.plan.schema import MAX_REPETITIONS, MAX_SECONDS
 
 
 def expand(
@@ -35,8 +36,10 @@ def expand(
     repetitions replaces the plan's; only keeps the tests with these ids.
     """
     count = plan.repetitions if repetitions is None else repetitions
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-        raise UsageError(f"repetitions must be a whole number of 1 or more, got {count!r}")
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_REPETITIONS:
+        # The plan's own bound: a billion repetitions would fill the memory before the
+        # first trial started.
+        raise UsageError(f"repetitions must be a whole number 1..{MAX_REPETITIONS}, got {count!r}")
     wanted = _check_only(plan, only)
     tests = [_with_duration(test, duration) for test in plan.tests if test.id in wanted]
     trials: list[Trial] = []
@@ -85,6 +88,8 @@ def _with_duration(test: TestCase, duration: float | None) -> TestCase:
         return test
     if not isinstance(duration, int | float) or not math.isfinite(duration):
         raise UsageError(f"duration must be a number of seconds, got {duration!r}")
+    if duration > MAX_SECONDS:
+        raise UsageError(f"duration must be at most {MAX_SECONDS} s (a day), got {duration:g}")
     try:
         spec = dataclasses.replace(test.spec, duration=float(duration))
     except (ModelError, TypeError, ValueError) as error:

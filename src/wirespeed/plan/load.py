@@ -2,32 +2,55 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from wirespeed.plan.assemble import assemble
 from wirespeed.plan.collect import Collector
 from wirespeed.plan.plan import Plan
-from wirespeed.plan.problems import PlanError, Problem
+from wirespeed.plan.problems import PlanError, Problem, printable
 from wirespeed.plan.schema import TOP_LEVEL_KEYS
 from wirespeed.plan.yamltree import YamlProblem, load_yaml
+
+# A plan is a few kilobytes; anything far bigger is the wrong file (or /dev/zero), and
+# reading it whole first would take the machine's memory before YAML even looks at it.
+MAX_PLAN_BYTES = 1 << 20
 
 
 def load_plan(path: Path) -> Plan:
     """Read and validate a plan file; raise PlanError listing everything wrong with it."""
-    source = str(path)
+    source = display_path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            data = handle.read(MAX_PLAN_BYTES + 1)
     except FileNotFoundError:
         raise PlanError([Problem(source, None, None, "no such plan file")]) from None
     except IsADirectoryError:
         raise PlanError([Problem(source, None, None, "is a directory, not a plan file")]) from None
-    except UnicodeDecodeError as error:
-        message = f"not UTF-8 text (byte {error.start} is {error.object[error.start]:#04x})"
-        raise PlanError([Problem(source, None, None, message)]) from None
     except OSError as error:
         message = f"cannot read the plan file: {error.strerror or error}"
         raise PlanError([Problem(source, None, None, message)]) from None
+    except ValueError:  # a NUL in the name: no file can have it
+        raise PlanError([Problem(source, None, None, "no such plan file")]) from None
+    if len(data) > MAX_PLAN_BYTES:
+        message = f"larger than {MAX_PLAN_BYTES // 2**20} MiB: not a plan file"
+        raise PlanError([Problem(source, None, None, message)])
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        before = data[: error.start]  # valid UTF-8: the decoder got this far
+        line = before.count(b"\n") + 1
+        column = len(before[before.rfind(b"\n") + 1 :].decode("utf-8")) + 1
+        message = f"not UTF-8 text (byte {error.start} is {data[error.start]:#04x})"
+        raise PlanError([Problem(source, line, column, message)]) from None
     return parse_plan(text, source)
+
+
+def display_path(path: Path) -> str:
+    """The path as messages show it: bytes that are not UTF-8 and control characters
+    escaped, so that printing a message about any file name cannot fail or rewrite the
+    terminal."""
+    return printable(os.fsencode(path).decode("utf-8", "backslashreplace"))
 
 
 def parse_plan(text: str, source: str = "<plan>") -> Plan:

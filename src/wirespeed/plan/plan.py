@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -10,9 +11,32 @@ from types import MappingProxyType
 from wirespeed.model import LinkModel, PathSpec, TestCase
 from wirespeed.plan.problems import Problem
 
+# Hosts, users and ports as they are written, and nothing else: these values reach
+# command lines (iperf's -c, and on an SSH device a shell), so `;`, `$(`, quotes, spaces
+# and a leading `-` (an option to whatever reads it) are refused here, at the door.
+_LABEL = r"[A-Za-z0-9_](?:[A-Za-z0-9_-]{0,61}[A-Za-z0-9_])?"
+_HOST_NAME = re.compile(rf"{_LABEL}(?:\.{_LABEL})*\.?")
+_ZONE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,14}")  # fe80::1%eth0: an interface name
 _SSH = re.compile(
-    r"^(?:(?P<user>[^@\s:]+)@)?(?P<host>\[[0-9A-Fa-f:.]+\]|[^@\s:\[\]]+)(?::(?P<port>\d+))?$"
+    r"(?:(?P<user>[A-Za-z0-9_][A-Za-z0-9_.-]{0,63})@)?"
+    r"(?P<host>\[[^\[\]]*\]|[^@:\[\]]+)(?::(?P<port>[0-9]{1,5}))?"
 )
+
+
+def is_host(text: str) -> bool:
+    """An IPv4 or IPv6 address (with a zone, fe80::1%eth0) or a DNS host name."""
+    if len(text) > 253:
+        return False
+    if _HOST_NAME.fullmatch(text):
+        return True
+    address, _, zone = text.partition("%")
+    if zone and not _ZONE.fullmatch(zone):
+        return False
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return False
+    return not zone or parsed.version == 6
 
 
 @dataclass(frozen=True)
@@ -32,12 +56,22 @@ class SshTarget:
     @classmethod
     def parse(cls, text: str) -> SshTarget:
         """'root@192.168.0.62', 'root@r4s.lan:2222', '[fe80::1]:22' -> SshTarget."""
-        match = _SSH.match(text.strip())
+        match = _SSH.fullmatch(text)
         if not match:
-            raise ValueError(f"{text!r} is not an SSH target: write user@host or user@host:port")
+            raise ValueError(
+                f"{text!r} is not an SSH target: write user@host or user@host:port "
+                "(a user of letters, digits and . _ -)"
+            )
         host = match["host"]
         if host.startswith("["):
             host = host[1:-1]  # [IPv6]:port; the brackets only separate the port
+            if ":" not in host or not is_host(host):
+                raise ValueError(f"{text!r} is not an SSH target: [{host}] is not an IPv6 address")
+        elif not is_host(host):
+            raise ValueError(
+                f"{text!r} is not an SSH target: {host!r} is not an IP address or a host name "
+                "(letters, digits, - and .; IPv6 in brackets: root@[fe80::1]:22)"
+            )
         port = int(match["port"]) if match["port"] else 22
         return cls(host=host, user=match["user"], port=port)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -21,15 +22,26 @@ class Problem:
 
     @property
     def where(self) -> str:
+        source = printable(self.source)
         if self.line is None:
-            return self.source
+            return source
         if self.column is None:
-            return f"{self.source}:{self.line}"
-        return f"{self.source}:{self.line}:{self.column}"
+            return f"{source}:{self.line}"
+        return f"{source}:{self.line}:{self.column}"
 
     def __str__(self) -> str:
-        text = f"{self.where}: {self.message}"
-        return text if self.hint is None else f"{text}\n  hint: {self.hint}"
+        text = f"{self.where}: {printable(self.message)}"
+        return text if self.hint is None else f"{text}\n  hint: {printable(self.hint)}"
+
+
+def printable(text: str) -> str:
+    """text with control characters escaped (\\x1b): a message quotes what the file
+    holds, and must neither rewrite the terminal nor break into lines of its own."""
+    if text.isprintable():
+        return text
+    return "".join(
+        f"\\x{ord(char):02x}" if unicodedata.category(char) == "Cc" else char for char in text
+    )
 
 
 class PlanError(UsageError):

@@ -13,23 +13,26 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from wirespeed.lab.links import parse_link
 from wirespeed.model import Direction, Proto, Tool, Topology
-from wirespeed.plan.plan import RPS_SPREAD, SshTarget
+from wirespeed.plan.plan import RPS_SPREAD, SshTarget, is_host
 from wirespeed.units import parse_rate, parse_size
 
 # Ids and names end up in trial keys ("4/WAN/default/1"), file names and report columns.
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._+-]*$")
-_ADDRESS = re.compile(r"^[^\s@/]+$")
-_MASK = re.compile(r"^[0-9a-f]+(?:,[0-9a-f]+)*$")
-_FEATURE = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+# Matched with fullmatch: `$` would also match before a final newline ("4\n").
+_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
+_MASK = re.compile(r"[0-9a-f]+(?:,[0-9a-f]+)*")
+_FEATURE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 
 MAX_RATE = 10**13  # 10 Tbit/s: anything above is a typo, not a link
 MAX_SIZE = 2**31 - 1  # iperf keeps sizes in a C int
+MAX_SECONDS = 86_400  # a day: iperf3 refuses longer tests (its MAX_TIME)
+MAX_REPETITIONS = 1000
 
 
 def _lower(value: object) -> object:
@@ -73,7 +76,7 @@ def check_name(value: object) -> str:
         value = str(value)
     if not isinstance(value, str):
         raise ValueError(f"expected a name such as 4 or tcp-1500, got {_show(value)}")
-    if not _NAME.match(value):
+    if not _NAME.fullmatch(value):
         raise ValueError(
             f"{value!r} is not a usable name: use letters, digits and . _ + - "
             "(it becomes part of file names and result keys)"
@@ -95,13 +98,32 @@ def _link(value: object) -> str:
 
 def _ssh_target(value: str) -> str:
     SshTarget.parse(value)  # raises ValueError with the reason
-    return value.strip()
+    return value
 
 
 def _address(value: str) -> str:
-    if not _ADDRESS.match(value.strip()):
-        raise ValueError(f"{value!r} is not an address: write an IP address or a host name")
-    return value.strip()
+    if not is_host(value):
+        raise ValueError(
+            f"{value!r} is not an address: write an IP address or a host name "
+            "(letters, digits, - and .)"
+        )
+    return value
+
+
+def _one_line(value: str) -> str:
+    """Free text (a title, a test's name): anything printable, on one line.
+
+    Control characters and line breaks would rewrite a terminal or split a row of a
+    Markdown table; everything else (quotes, `;`, `$(`, `|`, `<`) is kept as written
+    and escaped by each report format.
+    """
+    for index, char in enumerate(value):
+        if unicodedata.category(char) in ("Cc", "Zl", "Zp"):
+            raise ValueError(
+                f"{value!r} is not one line of printable text "
+                f"({char!r} at position {index + 1} is a control character or a line break)"
+            )
+    return value
 
 
 def _cpu_mask(value: object) -> str:
@@ -120,7 +142,7 @@ def _cpu_mask(value: object) -> str:
     if text in (RPS_SPREAD, "off"):
         return RPS_SPREAD if text == RPS_SPREAD else "0"
     bare = text.removeprefix("0x")
-    if not _MASK.match(bare):
+    if not _MASK.fullmatch(bare):
         raise ValueError(f"{value!r} is not spread, off or a hex CPU mask such as 3f")
     return bare
 
@@ -135,7 +157,7 @@ def _on_off(value: object) -> str:
 
 
 def _feature(value: object) -> str:
-    if not isinstance(value, str) or not _FEATURE.match(value.strip().lower()):
+    if not isinstance(value, str) or not _FEATURE.fullmatch(value.strip().lower()):
         raise ValueError(
             f"{value!r} is not an offload feature: use ethtool's names, such as gro, gso, "
             "tso or generic-receive-offload"
@@ -158,10 +180,11 @@ def _show(value: object) -> str:
 Name = Annotated[str, BeforeValidator(check_name)]
 Rate = Annotated[int, BeforeValidator(_rate)]  # bit/s, SI: 1000M = 10^9
 Size = Annotated[int, BeforeValidator(_size)]  # bytes, binary: 64K = 65536
-Seconds = Annotated[float, Field(strict=True, gt=0, allow_inf_nan=False)]
+Seconds = Annotated[float, Field(strict=True, gt=0, le=MAX_SECONDS, allow_inf_nan=False)]
 Mtu = Annotated[int, Field(strict=True, ge=68, le=65535)]
 Streams = Annotated[int, Field(strict=True, ge=1, le=128)]
 Text = Annotated[str, Field(strict=True, min_length=1)]
+Label = Annotated[Text, AfterValidator(_one_line)]  # free text shown in reports
 LinkName = Annotated[str, BeforeValidator(_link)]
 ToolName = Annotated[Tool, BeforeValidator(_lower)]
 ProtoName = Annotated[Proto, BeforeValidator(_lower)]
@@ -235,7 +258,7 @@ class TestEntry(TestSettings):
     """One entry of `tests:`."""
 
     id: Name
-    name: Text | None = None
+    name: Label | None = None
     paths: list[Name] | None = None  # run only on these paths; all when absent
 
 
@@ -260,21 +283,21 @@ class Header(BaseModel):
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
-    title: Text | None = None
-    repetitions: Annotated[int, Field(strict=True, ge=1, le=1000)] = 1
+    title: Label | None = None
+    repetitions: Annotated[int, Field(strict=True, ge=1, le=MAX_REPETITIONS)] = 1
 
 
 class PlanFile(Entry):
     """The whole file, for reference and JSON Schema; load.py validates it piece by piece."""
 
-    title: Text | None = None
+    title: Label | None = None
     lab: LabEntry | None = None
     hosts: dict[Name, HostEntry] = Field(default_factory=dict)
     paths: list[PathEntry]
     defaults: TestSettings = Field(default_factory=TestSettings)
     tests: list[TestEntry]
     variants: list[VariantEntry] | None = None
-    repetitions: Annotated[int, Field(strict=True, ge=1, le=1000)] = 1
+    repetitions: Annotated[int, Field(strict=True, ge=1, le=MAX_REPETITIONS)] = 1
 
 
 TOP_LEVEL_KEYS: tuple[str, ...] = tuple(PlanFile.model_fields)

@@ -83,7 +83,17 @@ def load(text: str) -> None:
         assert isinstance(result, Plan)
 
 
-TOKENS = [*"abc:-{}[],#&*!|>'\"\n \t1.%@?", "\n  ", "\n    - ", *WORDS, *(f"{k}: " for k in KEYS)]
+# Values ruamel itself cannot build (it raised ValueError, TypeError...): the loader
+# reports them as problems with a position.
+UNBUILDABLE = ["2020-13-45", "!!int ", "!!float ", "!!omap ", "0x_", "? [a]\n", "\x7f", "\x1b"]
+TOKENS = [
+    *"abc:-{}[],#&*!|>'\"\n \t1.%@?",
+    "\n  ",
+    "\n    - ",
+    *WORDS,
+    *UNBUILDABLE,
+    *(f"{k}: " for k in KEYS),
+]
 SEED = (Path(__file__).resolve().parents[3] / "examples" / "seed-matrix.yaml").read_text()
 
 

@@ -18,7 +18,8 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     trials = expand(plan)
     seconds = sum(t.test.spec.duration for t in trials)
     out = env.stdout
-    out.write(f"{args.plan}: ok — {len(trials)} trials, {seconds:.0f} s of traffic\n")
+    # plan.source, not args.plan: a file name that is not UTF-8 cannot be printed as given.
+    out.write(f"{plan.source}: ok — {len(trials)} trials, {seconds:.0f} s of traffic\n")
     several_variants = len({t.variant for t in trials}) > 1
     for trial in trials:
         spec = trial.test.spec
