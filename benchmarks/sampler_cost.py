@@ -5,8 +5,15 @@ at 1 Hz and 10 Hz, under dash+mawk and under busybox alone, next to sysstat's sa
 
 Each configuration runs `--rounds` times for seconds/rounds, the configurations taking
 turns (in a rotating order), so a slow minute of the machine does not land on one of
-them. The CPU time is the kernel's own account of every process of the tree, short-lived
-ones included: this process makes itself the subreaper of everything it starts, so
+them. Each round also starts the configuration once and stops it as soon as it wrote
+its first sample: that run's CPU is the cost of starting and stopping
+(`startup_cpu_ms`), and the difference between the two runs, over the difference of
+their lengths, the cost of running on (`steady_cpu_pct`), which no trial length
+dilutes. `cpu_pct_of_one_core` is the long runs' whole CPU over their whole time, start
+included, as a trial of that length pays it.
+
+The CPU time is the kernel's own account of every process of the tree, short-lived ones
+included: this process makes itself the subreaper of everything it starts, so
 orphans come back to it, and after the tree is reaped getrusage(RUSAGE_CHILDREN) holds
 the user and system time of all of them. The output is read by a thread of this process
 (its CPU is not the tree's), as a pipe over SSH would read it. Root is not needed.
@@ -24,6 +31,7 @@ import os
 import resource
 import shutil
 import signal
+import statistics
 import tempfile
 import threading
 import time
@@ -43,6 +51,7 @@ class Config:
     argv: list[str]
     env: dict[str, str]
     samples_per_s: float
+    first_sample: bytes = b"\n@@end 1\n"  # output that shows the first sample is out
 
 
 @dataclass
@@ -71,9 +80,10 @@ def _reap_all() -> None:
             return
 
 
-def measure(config: Config, seconds: float) -> Measured:
-    """Run one configuration for `seconds`, stop it as the session stops a sampler
-    (SIGTERM to the top process), and account the whole tree."""
+def measure(config: Config, seconds: float | None) -> Measured:
+    """Run one configuration for `seconds` (None: until its first sample is out), stop
+    it as the session stops a sampler (SIGTERM to the top process), and account the
+    whole tree."""
     _reap_all()
     before = _children_cpu()
     read_end, write_end = os.pipe()
@@ -89,15 +99,25 @@ def measure(config: Config, seconds: float) -> Measured:
         setsid=True,
     )
     os.close(write_end)
-    received = [0]
+    received = bytearray()
+    first = threading.Event()
 
     def drain() -> None:
         while chunk := os.read(read_end, 65536):
-            received[0] += len(chunk)
+            if not first.is_set():
+                received.extend(chunk)
+                if config.first_sample in received:
+                    first.set()
+            else:
+                received.extend(b"." * len(chunk))  # only its length counts from here
+        first.set()
 
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
-    time.sleep(seconds)
+    if seconds is None:
+        first.wait(10)
+    else:
+        time.sleep(seconds)
     os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
@@ -122,7 +142,7 @@ def measure(config: Config, seconds: float) -> Measured:
             time.sleep(0.01)
     reader.join(5)
     os.close(read_end)
-    return Measured(_children_cpu() - before, wall, received[0])
+    return Measured(_children_cpu() - before, wall, len(received))
 
 
 def _bin_dir(root: Path, name: str, tools: dict[str, str]) -> str:
@@ -174,14 +194,46 @@ def configs(tmp: Path, script: str | None) -> list[Config]:
     sadc = next((path for path in SADC_PATHS if os.access(path, os.X_OK)), None)
     if sadc is not None:
         # Without an output file sadc writes its binary records to stdout.
-        result.append(Config("sadc 1 s (default activities)", [sadc, "1"], env, 1))
-        result.append(Config("sadc -S ALL 1 s", [sadc, "-S", "ALL", "1"], env, 1))
+        # Its first record follows the file header at once: any output will do.
+        result.append(Config("sadc 1 s (default activities)", [sadc, "1"], env, 1, b""))
+        result.append(Config("sadc -S ALL 1 s", [sadc, "-S", "ALL", "1"], env, 1, b""))
     return result
 
 
 def _shell_name() -> str:
     sh = shutil.which("sh")
     return Path(os.path.realpath(sh)).name if sh else "sh"
+
+
+def _steady_pct(long: Measured, short: Measured) -> float:
+    """% of a core the configuration costs while it runs on: the long run's CPU beyond
+    the short one's, over the time beyond it."""
+    return 100 * (long.cpu_s - short.cpu_s) / (long.wall_s - short.wall_s)
+
+
+def _row(config: Config, longs: list[Measured], shorts: list[Measured]) -> dict[str, object]:
+    cpu_s = sum(m.cpu_s for m in longs)
+    wall_s = sum(m.wall_s for m in longs)
+    pct = 100 * cpu_s / wall_s
+    steady = sorted(_steady_pct(long, short) for long, short in zip(longs, shorts, strict=True))
+    startup = sorted(1000 * m.cpu_s for m in shorts)
+    row: dict[str, object] = {
+        "config": config.name,
+        "argv0": config.argv[0],
+        "wall_s": round(wall_s, 2),
+        "cpu_s": round(cpu_s, 3),
+        "cpu_pct_of_one_core": round(pct, 3),
+        "cpu_pct_per_round": [round(100 * m.cpu_s / m.wall_s, 3) for m in longs],
+        "steady_cpu_pct": round(statistics.median(steady), 3),
+        "steady_cpu_pct_range": [round(steady[0], 3), round(steady[-1], 3)],
+        "startup_cpu_ms": round(statistics.median(startup), 1),
+        "startup_cpu_ms_range": [round(startup[0], 1), round(startup[-1], 1)],
+        "cpu_ms_per_sample": round(10 * pct / config.samples_per_s, 3),
+        "output_bytes_per_s": round(sum(m.output_bytes for m in longs) / wall_s),
+    }
+    if config.name.startswith("sadc"):
+        row["cpu_pct_at_10_hz_extrapolated"] = round(pct * 10 / config.samples_per_s, 3)
+    return row
 
 
 def main() -> None:
@@ -197,31 +249,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         script = args.script.read_text() if args.script is not None else None
         todo = [config for config in configs(Path(tmp), script) if args.only in config.name]
-        totals = {config.name: Measured() for config in todo}
+        longs: dict[str, list[Measured]] = {config.name: [] for config in todo}
+        shorts: dict[str, list[Measured]] = {config.name: [] for config in todo}
         for round_ in range(args.rounds):
             shift = round_ % len(todo)
             for config in todo[shift:] + todo[:shift]:
-                measured = measure(config, args.seconds / args.rounds)
-                total = totals[config.name]
-                total.cpu_s += measured.cpu_s
-                total.wall_s += measured.wall_s
-                total.output_bytes += measured.output_bytes
-    results = []
-    for config in todo:
-        total = totals[config.name]
-        pct = 100 * total.cpu_s / total.wall_s
-        row = {
-            "config": config.name,
-            "argv0": config.argv[0],
-            "wall_s": round(total.wall_s, 2),
-            "cpu_s": round(total.cpu_s, 3),
-            "cpu_pct_of_one_core": round(pct, 3),
-            "cpu_ms_per_sample": round(10 * pct / config.samples_per_s, 3),
-            "output_bytes_per_s": round(total.output_bytes / total.wall_s),
-        }
-        if config.name.startswith("sadc"):
-            row["cpu_pct_at_10_hz_extrapolated"] = round(pct * 10 / config.samples_per_s, 3)
-        results.append(row)
+                shorts[config.name].append(measure(config, None))
+                longs[config.name].append(measure(config, args.seconds / args.rounds))
     emit(
         "sampler_cost",
         {
@@ -229,7 +263,7 @@ def main() -> None:
             "seconds_per_config": args.seconds,
             "rounds": args.rounds,
             "script": str(args.script) if args.script is not None else "shipped",
-            "results": results,
+            "results": [_row(c, longs[c.name], shorts[c.name]) for c in todo],
         },
     )
 

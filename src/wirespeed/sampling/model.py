@@ -140,7 +140,11 @@ class ProcessTicks:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """Everything read at one tick."""
+    """Everything read at one tick.
+
+    A short interval reads /proc/stat every tick and the rest about once a second: None
+    (or an empty mapping, for the gauges) is a source not read at this tick, not a zero.
+    """
 
     seq: int
     t: float  # seconds since the sampler started, device uptime clock
@@ -148,8 +152,8 @@ class Snapshot:
     cpus: Mapping[int, CpuTimes] = field(default_factory=dict)
     interrupts: InterruptTable | None = None
     softirqs: SoftirqTable | None = None
-    netdev: Mapping[str, NetDevCounters] = field(default_factory=dict)
-    softnet: tuple[SoftnetCounters, ...] = ()
+    netdev: Mapping[str, NetDevCounters] | None = None
+    softnet: tuple[SoftnetCounters, ...] | None = None
     memory: Mapping[str, int] = field(default_factory=dict)  # meminfo key -> bytes
     load: tuple[float, float, float] | None = None
     temperatures: Mapping[str, float] = field(default_factory=dict)  # zone -> deg C
@@ -200,6 +204,10 @@ class SampleSet:
     partial: the stream ended before it was stopped (the host or the sampler died, or
     the sampler reached its max runtime), or it never produced a tick; `reason` says
     which. The raw text is kept so that parsing can be redone.
+
+    interval is the one the sampler kept; requested_interval the one asked for, where
+    the host could not keep it (busybox without fractional sleep samples every whole
+    second), else None.
     """
 
     host: str
@@ -212,6 +220,11 @@ class SampleSet:
     partial: bool = False
     reason: str | None = None
     raw: str = ""
+    requested_interval: float | None = None
+
+    @property
+    def interval_raised(self) -> bool:
+        return self.requested_interval is not None and self.requested_interval < self.interval
 
     @property
     def duration(self) -> float:

@@ -7,6 +7,15 @@
 # which the sampler exits by itself, so one whose controller died cannot outlive its
 # trial. Plain POSIX sh and awk: runs under dash, bash and busybox ash/awk alike.
 #
+# What it costs is what is read how often: /proc/stat every tick (per-core CPU is what
+# a short interval is for); the other counters and the gauges about once a second; the
+# processes every few seconds. SIGTERM (to this shell, or to its process group) asks
+# for a last tick that reads everything, so that each source spans the whole trial.
+#
+# A host that cannot wait a fraction of a second (busybox built without fractional
+# `read -t` and `sleep`, as OpenWrt ships it) samples every whole second instead; the
+# stream's @@start line says which interval was kept.
+#
 # Parameters reach awk through the environment, never through the program text
 # (awk -v would also interpret backslashes in a path).
 
@@ -14,97 +23,170 @@ WS_INTERVAL=$1
 WS_ROOT=${2%/}
 WS_MAXRUN=$3
 root=$WS_ROOT
-export WS_INTERVAL
 
-# Ticks between two process scans: about a second's worth, at least one.
-WS_EVERY=$(awk "BEGIN { n = int(1 / ENVIRON[\"WS_INTERVAL\"] + 0.5); print (n < 1 ? 1 : n) }")
-export WS_EVERY
+case $WS_INTERVAL in
+'' | .* | *. | *[!0-9.]* | *.*.*)
+	echo "wirespeed-sampler: the interval must be a decimal number of seconds, got '$WS_INTERVAL'" >&2
+	exit 2
+	;;
+esac
 
-# Readable files among the arguments, relative to the root, one per line. The globs are
-# expanded once: hardware does not come and go during a trial.
+# The interval in milliseconds: shell arithmetic has no fractions, and reads a leading 0
+# as octal, so the digits are put together by hand.
+whole=${WS_INTERVAL%%.*}
+while :; do
+	case $whole in
+	0?*) whole=${whole#0} ;;
+	*) break ;;
+	esac
+done
+case $WS_INTERVAL in
+*.*) frac=${WS_INTERVAL#*.}000 ;;
+*) frac=000 ;;
+esac
+frac=${frac%"${frac#???}"}
+WS_MS=$((whole * 1000 + 1$frac - 1000))
+if [ "$WS_MS" -lt 1 ]; then
+	echo "wirespeed-sampler: the interval must be at least 0.001 s, got '$WS_INTERVAL'" >&2
+	exit 2
+fi
+
+# Files among the arguments that can be read, relative to the root, one per line, in
+# $found. A sysfs attribute can exist and still fail every read (a hwmon channel that is
+# switched off answers ENODATA): each is tried once here, so that it does not add an
+# empty reading every second. Globs are expanded once: hardware does not come and go
+# during a trial.
 readable() {
+	found=
 	for f in "$@"; do
-		if [ -f "$f" ] && [ -r "$f" ]; then printf '%s\n' "${f#"$root"}"; fi
+		if [ -f "$f" ] && [ -r "$f" ]; then
+			case $f in
+			"$root"/sys/*)
+				x=
+				{ IFS= read -r x <"$f" || [ -n "$x" ]; } 2>/dev/null || continue
+				;;
+			esac
+			found="${found:+$found
+}${f#"$root"}"
+		fi
 	done
 }
 
 # Read every tick.
-WS_EACH=$(readable "$root"/proc/stat "$root"/proc/interrupts "$root"/proc/softirqs \
-	"$root"/proc/net/dev "$root"/proc/net/softnet_stat "$root"/proc/meminfo \
-	"$root"/proc/loadavg \
+readable "$root"/proc/stat
+WS_EACH=$found
+
+# Read about once a second (every tick at 1 s and more), and at the first and last tick:
+# the counters the summary takes over the whole trial, and the gauges.
+readable "$root"/proc/interrupts "$root"/proc/softirqs "$root"/proc/net/dev \
+	"$root"/proc/net/softnet_stat "$root"/proc/meminfo "$root"/proc/loadavg \
 	"$root"/sys/class/thermal/thermal_zone*/temp \
 	"$root"/sys/devices/system/cpu/cpufreq/policy*/scaling_cur_freq \
 	"$root"/sys/devices/system/cpu/cpufreq/policy*/scaling_min_freq \
 	"$root"/sys/devices/system/cpu/cpufreq/policy*/scaling_max_freq \
 	"$root"/sys/class/hwmon/hwmon*/power*_input "$root"/sys/class/hwmon/hwmon*/curr*_input \
-	"$root"/sys/class/hwmon/hwmon*/in*_input "$root"/sys/class/hwmon/hwmon*/temp*_input)
+	"$root"/sys/class/hwmon/hwmon*/in*_input "$root"/sys/class/hwmon/hwmon*/temp*_input
+WS_SECOND=$found
 
 # Read once, at the start: names, limits and topology.
-WS_ONCE=$(readable \
+readable \
 	"$root"/sys/class/thermal/thermal_zone*/type \
 	"$root"/sys/class/thermal/thermal_zone*/trip_point_*_temp \
 	"$root"/sys/class/thermal/thermal_zone*/trip_point_*_type \
 	"$root"/sys/devices/system/cpu/cpufreq/policy*/affected_cpus \
 	"$root"/sys/devices/system/cpu/cpufreq/policy*/cpuinfo_min_freq \
 	"$root"/sys/devices/system/cpu/cpufreq/policy*/cpuinfo_max_freq \
-	"$root"/sys/class/hwmon/hwmon*/name "$root"/sys/class/hwmon/hwmon*/*_label)
+	"$root"/sys/class/hwmon/hwmon*/name "$root"/sys/class/hwmon/hwmon*/*_label
+WS_ONCE=$found
 
-# The device's wall clock, once: only to place the run in time. Ticks are stamped with
-# /proc/uptime, which no NTP step or missing RTC can move.
-WS_EPOCH=$(date +%s 2>/dev/null)
-
-# The ticks: a line "T" every interval, "T <pids>" about once a second (listing /proc is
-# the costliest thing the shell does, and awk reads /proc/PID/stat only that often).
-# The shell waits for the next tick in `read -t` on a pipe that nothing ever writes to:
-# the ticker holds both of its ends (opened again through /proc/self/fd), so the read
-# neither returns early nor at end of file, and a tick costs no process. `sleep` per
-# tick, the fallback for a shell without a fractional `read -t` (dash), costs a fork and
-# an exec each time: most of the sampler's CPU at 10 Hz. The program is text so that a
-# dash host can run it under bash or busybox sh when it has one.
+# The ticks: "T" every interval; "G" about once a second instead, when the counters and
+# gauges of WS_SECOND are read too; "P <pids>" instead of a "G" every WS_SCAN seconds,
+# when the processes are also scanned (listing /proc is the costliest thing the shell
+# does, reading every /proc/PID/stat the costliest thing awk does). On SIGTERM, "F
+# <pids>": the last tick, everything read.
+#
+# The ticker waits in its shell's own `read -t` on a pipe that nothing ever writes to:
+# it holds both of its ends (opened again through /proc/self/fd), so the read neither
+# returns early nor at end of file, and a tick costs no process. A shell whose `read -t`
+# takes no fractions hands the program to busybox sh, then to bash; the last resort is
+# `sleep` per tick, a fork and an exec each time. Where neither `read -t` nor `sleep`
+# takes a fraction, the interval becomes whole seconds (at least 1). The first line
+# tells awk the interval kept and the way of waiting.
 WS_TICKER='
 trap "" PIPE
-n=0
-tick() {
-	if [ "$n" -gt 0 ]; then
-		n=$((n - 1))
-		echo T
+trap "echo F [0-9]*; exit 0" TERM
+waits() {
+	[ -z "$({ read -t "$1" x </dev/null; exec 0<>/proc/self/fd/0; } 2>&1)" ]
+}
+# The next shell of WS_SHELLS found on PATH, other than the one running, runs this.
+handover() {
+	set -f
+	IFS=:
+	set -- $PATH
+	unset IFS
+	set +f
+	for shell in $WS_SHELLS; do
+		WS_SHELLS=${WS_SHELLS#*"$shell"}
+		for dir; do
+			if [ -x "$dir/$shell" ] && ! [ "$dir/$shell" -ef "/proc/$$/exe" ]; then
+				case $shell in
+				bash) exec "$dir/bash" -c "$WS_TICKER" wirespeed-ticker ;;
+				busybox) exec "$dir/busybox" sh -c "$WS_TICKER" wirespeed-ticker ;;
+				esac
+			fi
+		done
+	done
+}
+wait=$WS_INTERVAL
+ms=$WS_MS
+if waits "$wait"; then
+	how=read
+else
+	handover
+	if sleep 0.001 2>/dev/null; then
+		how=sleep
 	else
-		n=$((WS_EVERY - 1))
-		echo T [0-9]*
+		wait=$(((WS_MS + 500) / 1000))
+		[ "$wait" -ge 1 ] || wait=1
+		ms=$((wait * 1000))
+		how=sleep
+		if waits "$wait"; then how=read; fi
 	fi
-}
-if [ -n "$WS_READ_T" ] && (exec 0<>/proc/self/fd/0) 2>/dev/null; then
-	exec 0<>/proc/self/fd/0
-	while tick; do
-		read -t "$WS_INTERVAL" x
-	done
-else
-	while tick; do
-		sleep "$WS_INTERVAL" || break
-	done
-fi 2>/dev/null
-'
-
-# Which shell runs the ticker with `read -t`: this one, else bash, else busybox sh, else
-# none (sleep per tick). A shell without `read -t`, or without fractions in it (busybox
-# built without FEATURE_SH_READ_FRAC), complains on stderr.
-reads_t() {
-	[ -z "$("$@" 'read -t "$1" x </dev/null' sh "$WS_INTERVAL" 2>&1)" ]
-}
-unset BASH_ENV # a file bash would read first
-if [ -z "$( (read -t "$WS_INTERVAL" x </dev/null) 2>&1)" ]; then
-	WS_READ_T=1
-	ticker() { eval "$WS_TICKER"; }
-elif command -v bash >/dev/null 2>&1 && reads_t bash -c; then
-	WS_READ_T=1
-	ticker() { exec bash -c "$WS_TICKER" wirespeed-ticker; }
-elif command -v busybox >/dev/null 2>&1 && reads_t busybox sh -c; then
-	WS_READ_T=1
-	ticker() { exec busybox sh -c "$WS_TICKER" wirespeed-ticker; }
-else
-	WS_READ_T=
-	ticker() { eval "$WS_TICKER"; }
 fi
+echo "I $wait $how"
+every=$(((1000 + ms / 2) / ms))
+[ "$every" -ge 1 ] || every=1
+if [ "$how" = read ]; then
+	exec 0<>/proc/self/fd/0
+	pause="read -t $wait x"
+else
+	pause="sleep $wait || break"
+fi
+# A second of ticks spelled out, so that a tick costs an echo and a wait and no
+# arithmetic; the loop is WS_SCAN seconds of them, the first with a process scan.
+second() {
+	ticks="echo $1 || break; $pause"
+	i=1
+	while [ "$i" -lt "$every" ]; do
+		ticks="$ticks; echo T || break; $pause"
+		i=$((i + 1))
+	done
+}
+second "P [0-9]*"
+loop=$ticks
+second G
+i=$((every * ms))
+i=$(((WS_SCAN * 1000 + i - 1) / i))
+while [ "$i" -gt 1 ]; do
+	loop="$loop; $ticks"
+	i=$((i - 1))
+done
+eval "while :; do $loop; done" 2>/dev/null
+'
+WS_SHELLS="busybox bash"
+WS_SCAN=5
+unset BASH_ENV # a file bash would read first
+ticker() { eval "$WS_TICKER"; }
 
 # The feed, awk's only input: the ticks, and the kernel log records of /dev/kmsg as they
 # are written (cat blocks in read(2) between records, so the log costs nothing while the
@@ -122,19 +204,8 @@ feed() {
 	if [ -n "$kmsg" ]; then kill "$kmsg" 2>/dev/null; fi
 }
 
-# mawk reads pipes in blocks unless told to be interactive, which would hold ticks
-# back by kilobytes; busybox awk and gawk read what is there and reject or warn
-# about -W, so they run without it.
-if [ -z "$(awk -W interactive "BEGIN { }" </dev/null 2>&1)" ]; then
-	set -- -W interactive
-else
-	set --
-fi
-
-export WS_INTERVAL WS_ROOT WS_MAXRUN WS_EACH WS_ONCE WS_EPOCH WS_READ_T
-
 # The awk program: no single quotes inside, it is one sh word.
-feed | awk "$@" '
+WS_AWK='
 # Output is gathered per tick and written at once: one write(2) per tick even where
 # awk does not buffer its output (mawk -W interactive).
 function emit(text) {
@@ -157,98 +228,162 @@ function uptime(   line, parts) {
 	return parts[1] + 0
 }
 
-# A file between markers. /proc/stat and /proc/meminfo are cut to the lines the parsers
-# use: the "intr" line of /proc/stat alone can be kilobytes on a machine with many IRQs.
-function dump(rel,   path, line) {
+# One file, the k-th the program reads. Whole ("@@file") the first time and whenever its
+# number of lines changed; else only what changed since its last reading ("@@diff"): the
+# changed lines, each run of unchanged ones before a changed line as "@@same N", and
+# nothing for the unchanged ones at the end. /proc/stat is cut to its cpu lines and
+# /proc/meminfo to the lines the parsers use (the "intr" line of /proc/stat alone can be
+# kilobytes on a machine with many IRQs). Lines compare as text: "052" is not "52".
+function dump(rel, k,   path, line, n, same, changed, i) {
 	path = root rel
-	emit("@@file " rel)
-	if (rel == "/proc/stat") {
-		while ((getline line < path) > 0)
-			if (line ~ /^(cpu|ctxt|procs_)/) emit(line)
-	} else if (rel == "/proc/meminfo") {
-		while ((getline line < path) > 0)
-			if (line ~ /^(MemTotal|MemFree|MemAvailable|Buffers|Cached|Slab):/) emit(line)
-	} else {
-		while ((getline line < path) > 0) emit(line)
+	n = 0
+	same = 0
+	changed = ""
+	k = k * 100000
+	while ((getline line < path) > 0) {
+		if (rel == "/proc/stat") {
+			if (line !~ /^cpu/) break
+		} else if (rel == "/proc/meminfo") {
+			if (line !~ /^(MemTotal|MemFree|MemAvailable|Buffers|Cached|Slab):/) continue
+		}
+		n++
+		if ((prev[k + n] "") == line) {
+			same++
+		} else {
+			if (same) {
+				changed = changed "@@same " same "\n"
+				same = 0
+			}
+			changed = changed line "\n"
+			prev[k + n] = line
+		}
 	}
 	close(path)
+	if (k in count && count[k] == n) {
+		out = out "@@diff " rel "\n" changed
+	} else {
+		count[k] = n
+		out = out "@@file " rel "\n"
+		for (i = 1; i <= n; i++) out = out prev[k + i] "\n"
+	}
 }
 
 # CPU ticks (utime + stime) each process used since the previous scan; only those
 # that ran. The first scan is the baseline and prints nothing.
-function processes(feedline,   n, pids, i, path, line, open, parts, k, fields, used, delta) {
+function processes(feedline,   n, pids, i, path, line, rest, j, taken, used, delta) {
 	n = split(feedline, pids, " ")
 	emit("@@procs")
 	for (i = 2; i <= n; i++) {
-		if (pids[i] !~ /^[0-9]+$/) continue
 		path = root "/proc/" pids[i] "/stat"
 		line = ""
 		if ((getline line < path) > 0) {
 			# "PID (COMM) STATE ...": COMM may hold ") ", the fields follow the last one.
-			open = index(line, "(")
-			k = split(line, parts, /\) /)
-			split(parts[k], fields, " ")
-			used = fields[12] + fields[13]
+			rest = substr(line, index(line, "(") + 1)
+			taken = 0
+			while ((j = index(rest, ") ")) > 0) {
+				taken += j + 1
+				rest = substr(rest, j + 2)
+			}
+			# utime and stime are the 12th and 13th fields after COMM.
+			match(rest, /^[^ ]+ [^ ]+ [^ ]+ [^ ]+ [^ ]+ [^ ]+ [^ ]+ [^ ]+ [^ ]+ [^ ]+ [^ ]+ /)
+			rest = substr(rest, RLENGTH + 1)
+			used = rest + substr(rest, index(rest, " ") + 1)
 			delta = (pids[i] in ticks) ? used - ticks[pids[i]] : used
 			ticks[pids[i]] = used
 			if (scanned && delta > 0)
-				emit(pids[i] " " delta " " substr(line, open + 1, length(line) - length(parts[k]) - open - 2))
+				emit(pids[i] " " delta " " substr(line, index(line, "(") + 1, taken - 2))
 		}
 		close(path)
 	}
 	scanned = 1
 }
 
-function tick(feedline,   i) {
+# A tick of the kind the feed asked for. The last one (asked for, or the max runtime
+# reached) reads every file, and scans the processes when asked for with their list.
+# Returns whether it was the last.
+function tick(feedline,   kind, last, i) {
+	kind = substr(feedline, 1, 1)
 	seq++
 	now = uptime()
+	last = kind == "F" || (maxrun > 0 && now - start >= maxrun)
 	emit("@@tick " seq " " uptext)
-	for (i = 1; i <= neach; i++) dump(each[i])
-	# The ticker lists the processes about once a second: reading every /proc/PID/stat
-	# is the costliest part of a tick.
-	if (feedline != "T") processes(feedline)
+	for (i = 1; i <= neach; i++) dump(each[i], i)
+	if (kind != "T" || last) {
+		for (i = 1; i <= nsecond; i++) dump(second[i], neach + i)
+		if (kind == "P" || kind == "F") processes(feedline)
+	}
 	emit("@@end " seq)
 	flush()
+	return last
 }
 
 # /dev/kmsg: "prio,seq,usec_since_boot,flags;message", continuation lines start with a
 # space. Records from before the start are history, not part of this trial; the kernel
 # stamps them with its scheduler clock, which lags /proc/uptime by some milliseconds, so
-# the last 2 s before the start are let through (the parser dates them before 0).
-function kernel(record,   semi, head, parts, usec) {
+# the last 2 s before the start are let through (the parser dates them before 0). The
+# whole history comes first, hundreds or thousands of records: each costs only the look
+# at its time.
+function recent(record,   i) {
+	i = index(record, ",")
+	record = substr(record, i + 1)
+	i = index(record, ",")
+	return substr(record, i + 1) + 0 >= history
+}
+
+function kernel(record,   semi, head, parts) {
 	semi = index(record, ";")
-	if (semi == 0) return
+	if (semi == 0 || record !~ /^[0-9]+,[0-9]+,[0-9]+,/) return
 	head = substr(record, 1, semi - 1)
 	split(head, parts, ",")
-	usec = parts[3] + 0
-	if (usec < (start - 2) * 1000000 || parts[2] + 0 <= lastkmsg) return
+	if (parts[2] + 0 <= lastkmsg) return
 	lastkmsg = parts[2] + 0
 	emit("@@kmsg " parts[2] " " parts[3] " " (parts[1] % 8) " " substr(record, semi + 1))
 	flush()
 }
 
-BEGIN {
-	root = ENVIRON["WS_ROOT"]
-	interval = ENVIRON["WS_INTERVAL"] + 0
-	maxrun = ENVIRON["WS_MAXRUN"] + 0
-	neach = split(ENVIRON["WS_EACH"], each, "\n")
-	nonce = split(ENVIRON["WS_ONCE"], once, "\n")
-	lastkmsg = -1
-	start = uptime()
-	emit("@@wirespeed-sampler 1")
-	emit("@@start " uptext " " ENVIRON["WS_EPOCH"] " " ENVIRON["WS_INTERVAL"] " " maxrun)
-	for (i = 1; i <= nonce; i++) dump(once[i])
+# The header, once the ticker said which interval it keeps: kernel records that came
+# first wait for it. The device clock is the time of day srand() seeds with.
+function header(   line, how, held, i) {
+	while ((getline line) > 0) {
+		if (line ~ /^I /) break
+		if (recent(line)) held[++i] = line
+	}
+	if (line !~ /^I /) return 0
+	split(line, how, " ")
+	srand()
+	emit("@@wirespeed-sampler 2")
+	emit("@@start " starttext " " srand() " " how[2] " " maxrun " " ENVIRON["WS_INTERVAL"] \
+		" " how[3])
+	for (i = 1; i <= nonce; i++) dump(once[i], neach + nsecond + i)
 	emit("@@ready")
 	flush()
+	for (i = 1; i in held; i++) kernel(held[i])
+	return 1
+}
+
+BEGIN {
+	root = ENVIRON["WS_ROOT"]
+	maxrun = ENVIRON["WS_MAXRUN"] + 0
+	start = uptime()
+	starttext = uptext
+	neach = split(ENVIRON["WS_EACH"], each, "\n")
+	nsecond = split(ENVIRON["WS_SECOND"], second, "\n")
+	nonce = split(ENVIRON["WS_ONCE"], once, "\n")
+	lastkmsg = -1
+	history = (start - 2) * 1000000
 	reason = "feed-ended"
+	if (!header()) {
+		emit("@@exit " reason)
+		flush()
+		exit 0
+	}
 	while ((getline line) > 0) {
-		if (line ~ /^T/) {
-			tick(line)
-			if (maxrun > 0 && now - start >= maxrun) {
-				reason = "max-runtime"
+		if (line ~ /^[TGPF]/) {
+			if (tick(line)) {
+				reason = line ~ /^F/ ? "stopped" : "max-runtime"
 				break
 			}
-		} else if (line ~ /^[0-9]+,[0-9]+,[0-9]+,/) {
+		} else if (recent(line)) {
 			kernel(line)
 		}
 	}
@@ -256,10 +391,41 @@ BEGIN {
 	flush()
 	exit 0
 }
-' &
+'
+
+# mawk reads pipes in blocks unless told to be interactive, which would hold ticks
+# back by kilobytes (interactive, it also reads files line by line, and a read that
+# fails, of a process gone between the open and the read of its /proc/PID/stat, ends
+# that file instead of the program); busybox awk and gawk read what is there and
+# reject or warn about -W, so they run without it.
+if [ -z "$(awk -W interactive "BEGIN { }" </dev/null 2>&1)" ]; then
+	set -- -W interactive
+else
+	set --
+fi
+
+export WS_INTERVAL WS_MS WS_ROOT WS_MAXRUN WS_EACH WS_SECOND WS_ONCE WS_TICKER WS_SHELLS \
+	WS_SCAN
+
+# awk ignores SIGTERM and SIGHUP: a stop reaches it as the feed's last tick, so that it
+# ends after writing that.
+feed | {
+	trap "" TERM HUP
+	exec awk "$@" "$WS_AWK"
+} &
 
 # The sampler runs in the background so that a SIGTERM to this shell alone (a remote
 # `kill PID`) is handled at once: a shell runs traps only between foreground commands.
+# It asks awk for the last tick through awk's own input (the ticker does the same when
+# the whole process group is signalled), and waits for it.
 sampler=$!
-trap 'kill "$sampler" 2>/dev/null; exit 0' TERM INT HUP
+stop() {
+	trap "" TERM INT HUP
+	cd "$root/proc" 2>/dev/null || cd /proc
+	# Where awk's input cannot be opened, awk is killed: no last tick, but no leftover.
+	{ echo F [0-9]* >"/proc/$sampler/fd/0"; } 2>/dev/null || kill -s KILL "$sampler" 2>/dev/null
+	wait "$sampler"
+	exit 0
+}
+trap stop TERM INT HUP
 wait "$sampler"

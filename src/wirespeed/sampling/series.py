@@ -113,12 +113,13 @@ class RateSeries:
 
 
 def interface_rx_bits(snapshots: Sequence[Snapshot], interface: str) -> RateSeries:
-    """Received bit/s of one interface, per interval."""
+    """Received bit/s of one interface, between the snapshots that read /proc/net/dev."""
     times: list[float] = []
     rates: list[float] = []
-    for before, after in itertools.pairwise(snapshots):
-        first = before.netdev.get(interface)
-        last = after.netdev.get(interface)
+    read = [snapshot for snapshot in snapshots if snapshot.netdev is not None]
+    for before, after in itertools.pairwise(read):
+        first = before.netdev.get(interface) if before.netdev is not None else None
+        last = after.netdev.get(interface) if after.netdev is not None else None
         seconds = after.t - before.t
         if first is None or last is None or seconds <= 0:
             continue

@@ -5,9 +5,15 @@
     ...
     samples = running.stop()           # never hangs: SIGTERM, then SIGKILL
 
+On SIGTERM the sampler writes a last tick that reads everything (the counters and
+gauges it reads about once a second, the processes it scans every few seconds), so
+that each spans the whole trial; the process is waited for while it does.
+
 A sampler that ended before stop() was called (its host vanished, someone killed it,
 it reached its max runtime) gives a SampleSet with partial=True and the reason; so does
-one that never wrote a complete tick.
+one that never wrote a complete tick. A host that could not keep the interval (busybox
+without fractional sleep ticks every whole second) gives the interval it kept, and
+requested_interval the one asked for.
 """
 
 from __future__ import annotations
@@ -65,6 +71,7 @@ class RunningSampler:
         self._stopped = SampleSet(
             host=self.host.name,
             interval=parsed.interval if parsed.interval is not None else self.interval,
+            requested_interval=parsed.requested_interval if parsed.interval_raised else None,
             start_uptime=parsed.start_uptime or 0.0,
             device_epoch=parsed.device_epoch,
             info=parsed.info,

@@ -1,23 +1,40 @@
 """The sampler's output stream, parsed into snapshots.
 
-The format (version 1), one record per line; lines that start with "@@" are markers,
-every other line belongs to the file named by the last "@@file":
+The format (version 2), one record per line; lines that start with "@@" are markers,
+every other line belongs to the file named by the last "@@file" or "@@diff":
 
-    @@wirespeed-sampler 1                     the format version
-    @@start UPTIME EPOCH INTERVAL MAX_RUNTIME  device clocks at the start
+    @@wirespeed-sampler 2                     the format version
+    @@start UPTIME EPOCH INTERVAL MAX_RUNTIME REQUESTED WAIT
+                                              device clocks at the start; INTERVAL is the
+                                              one kept, REQUESTED the one asked for (a
+                                              host that cannot wait a fraction of a
+                                              second ticks every whole second), WAIT how
+                                              it waits: "read" (read -t) or "sleep"
     @@file /sys/class/thermal/thermal_zone0/type    files read once (names, limits)
     soc-thermal
     @@ready
     @@tick SEQ UPTIME                         every interval
-    @@file /proc/stat                         files read every tick, verbatim except
-    cpu  68662 0 76548 ...                    /proc/stat and /proc/meminfo (cut to
-    @@file /proc/interrupts                   the lines used)
-    ...
-    @@procs                                   about once a second: processes that ran
+    @@file /proc/stat                         a file whole: its first reading, or its
+    cpu  68662 0 76548 ...                    number of lines changed (/proc/stat and
+                                              /proc/meminfo are cut to the lines used)
+    @@diff /proc/interrupts                   only what changed since its last reading:
+    @@same 12                                 12 lines as they were,
+     36:      0     859510 PCI-MSIX ...       a changed line; the lines after the last
+                                              one written are as they were
+    @@procs                                   every few seconds: processes that ran
     PID TICKS COMM                            since the last scan, ticks of user+system
     @@end SEQ                                 the tick is complete
     @@kmsg SEQ USEC LEVEL MESSAGE             a kernel log record, whenever written
-    @@exit REASON                             "max-runtime" or "feed-ended"
+    @@exit REASON                             "stopped" (SIGTERM: the last tick read
+                                              everything), "max-runtime" or "feed-ended"
+
+/proc/stat is in every tick; the other counters (interrupts, softirqs, net/dev,
+softnet_stat) and the gauges (meminfo, loadavg, thermal, cpufreq, hwmon) about once a
+second and in the first and last ticks; the processes every few seconds and in the
+last tick. A snapshot without a source did not read it then: not a zero.
+
+Version 1 streams (every file whole and in every tick, the processes about once a
+second, no REQUESTED nor WAIT) parse the same way: they never use "@@diff".
 
 A tick without its "@@end" (the sampler was stopped while writing) is dropped.
 """
@@ -31,7 +48,7 @@ from wirespeed.sampling import procfs, sysfs
 from wirespeed.sampling.events import classify
 from wirespeed.sampling.model import DeviceInfo, KernelLine, ProcessTicks, Snapshot
 
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -39,12 +56,23 @@ class ParsedStream:
     version: int | None = None
     start_uptime: float | None = None
     device_epoch: int | None = None
-    interval: float | None = None
+    interval: float | None = None  # the interval kept
+    requested_interval: float | None = None  # the one asked for (version 2 on)
+    wait: str | None = None  # how the sampler waited: "read" or "sleep" (version 2 on)
     info: DeviceInfo = field(default_factory=DeviceInfo)
     snapshots: tuple[Snapshot, ...] = ()
     kernel: tuple[KernelLine, ...] = ()
     ready: bool = False  # the header was complete
     exit_reason: str | None = None  # the sampler's own reason to stop, if it gave one
+
+    @property
+    def interval_raised(self) -> bool:
+        """The host could not keep the interval asked for and sampled less often."""
+        return (
+            self.interval is not None
+            and self.requested_interval is not None
+            and self.interval > self.requested_interval
+        )
 
 
 def snapshot_from_files(
@@ -57,6 +85,8 @@ def snapshot_from_files(
     total, cpus = procfs.parse_stat(files.get("/proc/stat", ""))
     interrupts = files.get("/proc/interrupts")
     softirqs = files.get("/proc/softirqs")
+    netdev = files.get("/proc/net/dev")
+    softnet = files.get("/proc/net/softnet_stat")
     return Snapshot(
         seq=seq,
         t=t,
@@ -64,8 +94,8 @@ def snapshot_from_files(
         cpus=cpus,
         interrupts=procfs.parse_interrupts(interrupts) if interrupts is not None else None,
         softirqs=procfs.parse_softirqs(softirqs) if softirqs is not None else None,
-        netdev=procfs.parse_net_dev(files.get("/proc/net/dev", "")),
-        softnet=procfs.parse_softnet_stat(files.get("/proc/net/softnet_stat", "")),
+        netdev=procfs.parse_net_dev(netdev) if netdev is not None else None,
+        softnet=procfs.parse_softnet_stat(softnet) if softnet is not None else None,
         memory=procfs.parse_meminfo(files.get("/proc/meminfo", "")),
         load=procfs.parse_loadavg(files.get("/proc/loadavg", "")),
         temperatures=sysfs.temperatures(files),
@@ -83,6 +113,33 @@ def _process_line(line: str) -> ProcessTicks | None:
     return ProcessTicks(int(pid), comm, int(ticks))
 
 
+def _float(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+@dataclass
+class _Reading:
+    """One file as a tick wrote it: whole, or as a diff of its last reading. A diff's
+    items are changed lines (str) and runs of unchanged ones (int)."""
+
+    whole: bool
+    items: list[str | int] = field(default_factory=list)
+
+    def lines(self, last: list[str]) -> list[str]:
+        if self.whole:
+            return [item for item in self.items if isinstance(item, str)]
+        result: list[str] = []
+        for item in self.items:
+            if isinstance(item, int):
+                result += last[len(result) : len(result) + item]
+            else:
+                result.append(item)
+        return result + last[len(result) :]
+
+
 class _Reader:
     """Walks the stream once, line by line."""
 
@@ -91,20 +148,26 @@ class _Reader:
         self.start_uptime: float | None = None
         self.device_epoch: int | None = None
         self.interval: float | None = None
+        self.requested_interval: float | None = None
+        self.wait: str | None = None
         self.once: dict[str, str] = {}
         self.ready = False
         self.exit_reason: str | None = None
         self.snapshots: list[Snapshot] = []
         self.kernel: list[KernelLine] = []
+        # Each file's lines at its last reading: the base of its next diff.
+        self.last: dict[str, list[str]] = {}
         # the tick being read
         self.tick: tuple[int, float] | None = None
-        self.files: dict[str, list[str]] = {}
+        self.files: dict[str, _Reading] = {}
         self.processes: list[ProcessTicks] | None = None
-        self.current: list[str] | None = None  # lines of the file being read
+        self.current: _Reading | None = None  # the file being read
         self._handlers: dict[str, Callable[[str], None]] = {
             "wirespeed-sampler": self._on_version,
             "start": self._on_start,
             "file": self._on_file,
+            "diff": self._on_diff,
+            "same": self._on_same,
             "ready": self._on_ready,
             "tick": self._on_tick,
             "procs": self._on_procs,
@@ -116,7 +179,7 @@ class _Reader:
     def feed(self, line: str) -> None:
         if not line.startswith("@@"):
             if self.current is not None:
-                self.current.append(line)
+                self.current.items.append(line)
             elif self.processes is not None:
                 process = _process_line(line)
                 if process is not None:
@@ -134,14 +197,33 @@ class _Reader:
         values = rest.split()
         self.start_uptime = float(values[0])
         self.device_epoch = int(values[1]) if len(values) > 1 and values[1].isdigit() else None
-        self.interval = float(values[2]) if len(values) > 2 else None
+        self.interval = _float(values[2]) if len(values) > 2 else None
+        self.requested_interval = _float(values[4]) if len(values) > 4 else None
+        self.wait = values[5] if len(values) > 5 else None
         self.files = {}
 
     def _on_file(self, rest: str) -> None:
-        self.current = self.files.setdefault(rest, [])
+        self.current = self.files[rest] = _Reading(whole=True)
+
+    def _on_diff(self, rest: str) -> None:
+        self.current = self.files[rest] = _Reading(whole=False)
+
+    def _on_same(self, rest: str) -> None:
+        if self.current is not None and rest.strip().isdigit():
+            self.current.items.append(int(rest))
+
+    def _resolved(self) -> dict[str, str]:
+        """The files of the tick (or header) just read, whole; each becomes the base of
+        its next diff."""
+        files: dict[str, str] = {}
+        for path, reading in self.files.items():
+            lines = reading.lines(self.last.get(path, []))
+            self.last[path] = lines
+            files[path] = "\n".join(lines)
+        return files
 
     def _on_ready(self, _: str) -> None:
-        self.once = {path: "\n".join(lines) for path, lines in self.files.items()}
+        self.once = self._resolved()
         self.ready = True
         self.files = {}
         self.current = None
@@ -161,9 +243,10 @@ class _Reader:
         if self.tick is not None and rest.strip() == str(self.tick[0]):
             seq, uptime = self.tick
             start = self.start_uptime if self.start_uptime is not None else uptime
-            files = {path: "\n".join(lines) for path, lines in self.files.items()}
             processes = tuple(self.processes) if self.processes is not None else None
-            self.snapshots.append(snapshot_from_files(seq, uptime - start, files, processes))
+            self.snapshots.append(
+                snapshot_from_files(seq, uptime - start, self._resolved(), processes)
+            )
         self.tick = None
         self.files = {}
         self.processes = None
@@ -188,6 +271,8 @@ class _Reader:
             start_uptime=self.start_uptime,
             device_epoch=self.device_epoch,
             interval=self.interval,
+            requested_interval=self.requested_interval,
+            wait=self.wait,
             info=sysfs.device_info(self.once),
             snapshots=tuple(self.snapshots),
             kernel=tuple(self.kernel),

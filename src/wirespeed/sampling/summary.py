@@ -7,7 +7,7 @@ rates are per second over the sampled span (first to last snapshot).
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from wirespeed.sampling import codec
@@ -15,6 +15,8 @@ from wirespeed.sampling.model import SampleSet, Snapshot, ThermalZone
 from wirespeed.sampling.series import CPU_STATES, CpuShare, core_series, cpu_share, grown
 
 SUMMARY_VERSION = 1
+
+Ends = tuple[Snapshot, Snapshot]
 
 
 @dataclass(frozen=True)
@@ -154,6 +156,9 @@ class MonitorSummary:
     processes: tuple[ProcessLoad, ...]
     events: tuple[KernelEvent, ...]
     version: int = SUMMARY_VERSION
+    # The interval asked for where the host could not keep it (interval_s is the one
+    # kept): busybox without fractional sleep samples every whole second.
+    requested_interval_s: float | None = None
 
     def to_json(self) -> str:
         return codec.dumps(self)
@@ -169,18 +174,33 @@ class MonitorSummary:
         return next((nic for nic in self.nics if nic.interface == interface), None)
 
 
-def _irq_rates(first: Snapshot, last: Snapshot, cpus: Sequence[int]) -> dict[str, IrqRate]:
+def _ends(snapshots: Sequence[Snapshot], has: Callable[[Snapshot], bool]) -> Ends | None:
+    """The first and the last snapshot that read a source: a short interval reads only
+    /proc/stat every tick, so each counter spans its own readings (the sampler's first
+    and last ticks read everything)."""
+    having = [snapshot for snapshot in snapshots if has(snapshot)]
+    return (having[0], having[-1]) if having else None
+
+
+def _seconds(ends: Ends | None) -> float:
+    return ends[1].t - ends[0].t if ends is not None else 0.0
+
+
+def _irq_rates(ends: Ends | None, cpus: Sequence[int]) -> dict[str, IrqRate]:
     """Per-CPU rates of every per-CPU interrupt line between two snapshots."""
-    seconds = last.t - first.t
-    if first.interrupts is None or last.interrupts is None or seconds <= 0:
+    seconds = _seconds(ends)
+    if ends is None or seconds <= 0:
+        return {}
+    first, last = ends[0].interrupts, ends[1].interrupts
+    if first is None or last is None:
         return {}
     rates: dict[str, IrqRate] = {}
-    for line in last.interrupts.lines:
-        before = first.interrupts.line(line.irq)
+    for line in last.lines:
+        before = first.line(line.irq)
         if before is None:
             continue
-        now = last.interrupts.per_cpu(line)
-        then = first.interrupts.per_cpu(before)
+        now = last.per_cpu(line)
+        then = first.per_cpu(before)
         if not now:
             continue  # ERR:, MIS: count for the whole machine
         per_cpu = tuple(grown(then.get(cpu, 0), now.get(cpu, 0)) / seconds for cpu in cpus)
@@ -218,16 +238,21 @@ def _shares(counts: Sequence[int]) -> tuple[float, ...]:
     return tuple(100.0 * count / total if total else 0.0 for count in counts)
 
 
-def _softirq_deltas(first: Snapshot, last: Snapshot, kind: str, cpus: Sequence[int]) -> list[int]:
-    if first.softirqs is None or last.softirqs is None:
+def _softirq_deltas(ends: Ends | None, kind: str, cpus: Sequence[int]) -> list[int]:
+    first = ends[0].softirqs if ends is not None else None
+    last = ends[1].softirqs if ends is not None else None
+    if first is None or last is None:
         return [0 for _ in cpus]
-    before = first.softirqs.per_cpu(kind)
-    after = last.softirqs.per_cpu(kind)
+    before = first.per_cpu(kind)
+    after = last.per_cpu(kind)
     return [grown(before.get(cpu, 0), after.get(cpu, 0)) for cpu in cpus]
 
 
-def _user_hz(first: Snapshot, last: Snapshot) -> float:
+def _user_hz(ends: Ends | None) -> float:
     """Ticks per second per CPU as /proc/stat counted them (USER_HZ, 100 nearly always)."""
+    if ends is None:
+        return 100.0
+    first, last = ends
     seconds = last.t - first.t
     if first.cpu_total is None or last.cpu_total is None or seconds <= 0 or not last.cpus:
         return 100.0
@@ -261,45 +286,20 @@ def _processes(
     )
 
 
-def summarize(
-    samples: SampleSet,
-    *,
-    nic_irqs: Mapping[str, Sequence[str]] | None = None,
-    process_threshold_pct: float = 2.0,
-) -> MonitorSummary:
-    """Summarize a trial's samples.
-
-    nic_irqs maps an interface to its IRQ numbers where the handler names do not say
-    (a USB NIC behind "xhci-hcd:usb4"); without it IRQs are matched by name.
-    """
-    snapshots = samples.snapshots
-    first, last = (snapshots[0], snapshots[-1]) if snapshots else (None, None)
-    # /proc/stat lists online CPUs; /proc/interrupts too, and is enough on its own.
-    cpus = tuple(
-        sorted(
-            {cpu for snapshot in snapshots for cpu in snapshot.cpus}
-            | {cpu for s in snapshots if s.interrupts is not None for cpu in s.interrupts.cpus}
-        )
-    )
-    seconds = (last.t - first.t) if first is not None and last is not None else 0.0
-
-    rates = _irq_rates(first, last, cpus) if first is not None and last is not None else {}
-    net_rx = (
-        _softirq_deltas(first, last, "NET_RX", cpus)
-        if first is not None and last is not None
-        else []
-    )
-    net_tx = (
-        _softirq_deltas(first, last, "NET_TX", cpus)
-        if first is not None and last is not None
-        else []
-    )
-
+def _cores(
+    snapshots: Sequence[Snapshot],
+    cpus: Sequence[int],
+    rates: Mapping[str, IrqRate],
+    softirqs: Ends | None,
+) -> list[CoreLoad]:
+    first, last = snapshots[0], snapshots[-1]
     series = {item.cpu: item for item in core_series(snapshots)}
+    net_rx = _softirq_deltas(softirqs, "NET_RX", cpus)
+    seconds = _seconds(softirqs)
     cores = []
     for index, cpu in enumerate(cpus):
         share: CpuShare | None = None
-        if first is not None and last is not None and cpu in first.cpus and cpu in last.cpus:
+        if cpu in first.cpus and cpu in last.cpus:
             share = cpu_share(first.cpus[cpu], last.cpus[cpu])
         if share is None:
             continue
@@ -322,62 +322,83 @@ def summarize(
                 net_rx_per_s=net_rx[index] / seconds if seconds > 0 else 0.0,
             )
         )
+    return cores
 
-    busiest = None
-    if cores:
-        top = max(cores, key=lambda core: core.busy_pct)
-        share_of = {state: getattr(top, f"{state}_pct") for state in CPU_STATES}
-        dominant = max(share_of, key=lambda state: share_of[state])
-        index = cpus.index(top.cpu)
-        on_core = sorted(
-            (
-                IrqOnCore(rate.irq, rate.name, rate.per_cpu_per_s[index])
-                for rate in rates.values()
-                if rate.irq.isdigit() and rate.per_cpu_per_s[index] > 0
-            ),
-            key=lambda irq: -irq.per_s,
-        )
-        busiest = BusiestCore(top.cpu, top.busy_pct, dominant, share_of[dominant], tuple(on_core))
 
+def _busiest(
+    cores: Sequence[CoreLoad], cpus: Sequence[int], rates: Mapping[str, IrqRate]
+) -> BusiestCore | None:
+    if not cores:
+        return None
+    top = max(cores, key=lambda core: core.busy_pct)
+    share_of = {state: getattr(top, f"{state}_pct") for state in CPU_STATES}
+    dominant = max(share_of, key=lambda state: share_of[state])
+    index = cpus.index(top.cpu)
+    on_core = sorted(
+        (
+            IrqOnCore(rate.irq, rate.name, rate.per_cpu_per_s[index])
+            for rate in rates.values()
+            if rate.irq.isdigit() and rate.per_cpu_per_s[index] > 0
+        ),
+        key=lambda irq: -irq.per_s,
+    )
+    return BusiestCore(top.cpu, top.busy_pct, dominant, share_of[dominant], tuple(on_core))
+
+
+def _interfaces(ends: Ends | None) -> list[InterfaceTraffic]:
+    first = ends[0].netdev if ends is not None else None
+    last = ends[1].netdev if ends is not None else None
+    if first is None or last is None:
+        return []
+    seconds = _seconds(ends)
     interfaces = []
-    if first is not None and last is not None:
-        for name, after in last.netdev.items():
-            before = first.netdev.get(name)
-            if before is None or name == "lo":
-                continue
-            rx_bytes = grown(before.rx_bytes, after.rx_bytes)
-            tx_bytes = grown(before.tx_bytes, after.tx_bytes)
-            interfaces.append(
-                InterfaceTraffic(
-                    name=name,
-                    rx_bytes=rx_bytes,
-                    tx_bytes=tx_bytes,
-                    rx_packets=grown(before.rx_packets, after.rx_packets),
-                    tx_packets=grown(before.tx_packets, after.tx_packets),
-                    rx_errors=grown(before.rx_errors, after.rx_errors),
-                    tx_errors=grown(before.tx_errors, after.tx_errors),
-                    rx_dropped=grown(before.rx_dropped, after.rx_dropped),
-                    tx_dropped=grown(before.tx_dropped, after.tx_dropped),
-                    rx_bits_per_s=8.0 * rx_bytes / seconds if seconds > 0 else 0.0,
-                    tx_bits_per_s=8.0 * tx_bytes / seconds if seconds > 0 else 0.0,
+    for name, after in last.items():
+        before = first.get(name)
+        if before is None or name == "lo":
+            continue
+        rx_bytes = grown(before.rx_bytes, after.rx_bytes)
+        tx_bytes = grown(before.tx_bytes, after.tx_bytes)
+        interfaces.append(
+            InterfaceTraffic(
+                name=name,
+                rx_bytes=rx_bytes,
+                tx_bytes=tx_bytes,
+                rx_packets=grown(before.rx_packets, after.rx_packets),
+                tx_packets=grown(before.tx_packets, after.tx_packets),
+                rx_errors=grown(before.rx_errors, after.rx_errors),
+                tx_errors=grown(before.tx_errors, after.tx_errors),
+                rx_dropped=grown(before.rx_dropped, after.rx_dropped),
+                tx_dropped=grown(before.tx_dropped, after.tx_dropped),
+                rx_bits_per_s=8.0 * rx_bytes / seconds if seconds > 0 else 0.0,
+                tx_bits_per_s=8.0 * tx_bytes / seconds if seconds > 0 else 0.0,
+            )
+        )
+    return interfaces
+
+
+def _softnet(ends: Ends | None) -> list[SoftnetCpu]:
+    first = ends[0].softnet if ends is not None else None
+    last = ends[1].softnet if ends is not None else None
+    if first is None or last is None:
+        return []
+    before_by_cpu = {counters.cpu: counters for counters in first}
+    softnet = []
+    for now in last:
+        was = before_by_cpu.get(now.cpu)
+        if was is not None:
+            softnet.append(
+                SoftnetCpu(
+                    now.cpu,
+                    grown(was.processed, now.processed),
+                    grown(was.dropped, now.dropped),
+                    grown(was.time_squeeze, now.time_squeeze),
                 )
             )
+    return softnet
 
-    softnet = []
-    if first is not None and last is not None:
-        before_by_cpu = {counters.cpu: counters for counters in first.softnet}
-        for now in last.softnet:
-            was = before_by_cpu.get(now.cpu)
-            if was is not None:
-                softnet.append(
-                    SoftnetCpu(
-                        now.cpu,
-                        grown(was.processed, now.processed),
-                        grown(was.dropped, now.dropped),
-                        grown(was.time_squeeze, now.time_squeeze),
-                    )
-                )
 
+def _thermal(samples: SampleSet) -> list[ZoneTemperature]:
+    snapshots = samples.snapshots
     thermal = []
     for zone in samples.info.thermal_zones or tuple(
         _unnamed_zone(name) for name in sorted({z for s in snapshots for z in s.temperatures})
@@ -386,7 +407,11 @@ def summarize(
         if readings:
             trip = min((temperature for _, temperature in zone.trips), default=None)
             thermal.append(ZoneTemperature(zone.name, zone.type, max(readings), trip))
+    return thermal
 
+
+def _clocks(samples: SampleSet) -> list[ClockRange]:
+    snapshots = samples.snapshots
     clocks = []
     hardware = {policy.name: policy for policy in samples.info.policies}
     for policy in sorted({p for s in snapshots for p in s.cpufreq}):
@@ -407,7 +432,11 @@ def summarize(
                     known.hardware_max_khz if known else None,
                 )
             )
+    return clocks
 
+
+def _sensors(samples: SampleSet) -> list[SensorRange]:
+    snapshots = samples.snapshots
     sensors = []
     for sensor in sorted({key for s in snapshots for key in s.hwmon}):
         measured = [s.hwmon[sensor] for s in snapshots if sensor in s.hwmon]
@@ -418,24 +447,51 @@ def summarize(
         sensors.append(
             SensorRange(sensor, label, min(measured), max(measured), sum(measured) / len(measured))
         )
+    return sensors
 
+
+def summarize(
+    samples: SampleSet,
+    *,
+    nic_irqs: Mapping[str, Sequence[str]] | None = None,
+    process_threshold_pct: float = 2.0,
+) -> MonitorSummary:
+    """Summarize a trial's samples.
+
+    nic_irqs maps an interface to its IRQ numbers where the handler names do not say
+    (a USB NIC behind "xhci-hcd:usb4"); without it IRQs are matched by name. Shares of
+    a core span the first and last snapshots; each counter (interrupts, softirqs,
+    interfaces, softnet) spans the first and last snapshots that read it.
+    """
+    snapshots = samples.snapshots
+    # /proc/stat lists online CPUs; /proc/interrupts too, and is enough on its own.
+    cpus = tuple(
+        sorted(
+            {cpu for snapshot in snapshots for cpu in snapshot.cpus}
+            | {cpu for s in snapshots if s.interrupts is not None for cpu in s.interrupts.cpus}
+        )
+    )
+    span = (snapshots[0], snapshots[-1]) if snapshots else None
+    softirqs = _ends(snapshots, lambda s: s.softirqs is not None)
+    rates = _irq_rates(_ends(snapshots, lambda s: s.interrupts is not None), cpus)
+    cores = _cores(snapshots, cpus, rates, softirqs) if snapshots else []
+    interfaces = _interfaces(_ends(snapshots, lambda s: s.netdev is not None))
+    thermal = _thermal(samples)
     last_names = {interface.name for interface in interfaces}
     available = [s.memory["MemAvailable"] for s in snapshots if "MemAvailable" in s.memory]
     loads = [s.load[0] for s in snapshots if s.load is not None]
-    hz = _user_hz(first, last) if first is not None and last is not None else 100.0
-
     return MonitorSummary(
         host=samples.host,
-        duration_s=seconds,
+        duration_s=_seconds(span),
         ticks=len(snapshots),
         interval_s=samples.interval,
         partial=samples.partial,
         reason=samples.reason,
         cpus=cpus,
         cores=tuple(cores),
-        busiest=busiest,
-        net_rx_share_pct=_shares(net_rx),
-        net_tx_share_pct=_shares(net_tx),
+        busiest=_busiest(cores, cpus, rates),
+        net_rx_share_pct=_shares(_softirq_deltas(softirqs, "NET_RX", cpus) if span else []),
+        net_tx_share_pct=_shares(_softirq_deltas(softirqs, "NET_TX", cpus) if span else []),
         nics=_nic_irqs(
             [i.name for i in interfaces] + [n for n in nic_irqs or {} if n not in last_names],
             rates,
@@ -443,17 +499,18 @@ def summarize(
             cpus,
         ),
         interfaces=tuple(interfaces),
-        softnet=tuple(softnet),
+        softnet=tuple(_softnet(_ends(snapshots, lambda s: s.softnet is not None))),
         temperature_max_c=max((zone.max_c for zone in thermal), default=None),
         thermal=tuple(thermal),
-        clocks=tuple(clocks),
-        sensors=tuple(sensors),
+        clocks=tuple(_clocks(samples)),
+        sensors=tuple(_sensors(samples)),
         memory_available_min_bytes=min(available, default=None),
         load_max=max(loads, default=None),
-        processes=_processes(snapshots, hz, process_threshold_pct),
+        processes=_processes(snapshots, _user_hz(span), process_threshold_pct),
         events=tuple(
             KernelEvent(line.t, line.event, line.level, line.message) for line in samples.kernel
         ),
+        requested_interval_s=samples.requested_interval,
     )
 
 

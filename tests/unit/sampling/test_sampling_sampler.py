@@ -10,12 +10,11 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from sampling_fixtures import R4S_BOARD, run_sampler
+from sampling_fixtures import BUSYBOX, R4S_BOARD, run_sampler
+from sampling_fixtures import busybox_path as busybox_only
 
 from wirespeed.sampling.script import SCRIPT_NAME, sampler_argv
 from wirespeed.sampling.stream import parse_stream
-
-BUSYBOX = shutil.which("busybox")
 
 
 @pytest.fixture(scope="module")
@@ -23,11 +22,7 @@ def busybox_path(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A PATH of busybox applets only: no GNU tools, no bash, no mawk."""
     if BUSYBOX is None:
         pytest.skip("busybox is not installed")
-    directory = tmp_path_factory.mktemp("busybox-bin")
-    listing = os.popen(f"{BUSYBOX} --list").read().split()
-    for applet in [*listing, "busybox"]:
-        (directory / applet).symlink_to(BUSYBOX)
-    return str(directory)
+    return busybox_only(tmp_path_factory.mktemp("busybox") / "bin")
 
 
 def test_parameters_travel_as_arguments_never_inside_the_script() -> None:
@@ -80,8 +75,11 @@ def test_this_machine_under_busybox_sh_sees_cpus_and_interfaces(busybox_path: st
     stream = parse_stream(run_sampler(Path("/"), seconds=1, interval=0.1, path=busybox_path))
     assert len(stream.snapshots) >= 8
     first, last = stream.snapshots[0], stream.snapshots[-1]
-    assert set(last.cpus) == set(first.cpus) and "lo" in last.netdev
-    assert 0.95 <= last.t - first.t <= 1.4  # stamped by the device's own uptime clock
+    assert set(last.cpus) == set(first.cpus)
+    assert last.netdev is not None and "lo" in last.netdev  # the last tick reads everything
+    # Stamped by the device's own uptime clock; the max runtime counts from the start,
+    # the first tick comes a little after it.
+    assert 0.8 <= last.t - first.t <= 1.4
     assert first.processes is not None  # the first tick scans processes (the baseline)
 
 
