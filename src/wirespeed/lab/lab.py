@@ -173,6 +173,9 @@ class Lab:
         lab.owner = record.process_identity() if owned else None
         down_lab(lab.name)  # a stale lab of the same name, and whatever runs in it
         try:
+            # Recorded (with its owner) before the first namespace exists: a run killed
+            # while building leaves a lab the next run can tell is an orphan.
+            lab._save()
             cpu_count = os.cpu_count() or 1
             lab._execute(build_steps(lab.plan, lab.name, spec.link, cpu_count))
             lab._save()
