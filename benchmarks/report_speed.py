@@ -1,9 +1,15 @@
 """Report speed: load a stored run of 10,000 trials with intervals, build the report and
 render it to every format; the goal is <= 2 s per format (load + build + render). As
-`wirespeed report` does, only JSON and HTML load the interval series. Also the size of
-the HTML page of a 50-trial run. No root, no devices.
+`wirespeed report` does, only JSON and HTML load the interval series, left packed as the
+store keeps them. Also the size of the HTML page of a 50-trial run. No root, no devices.
+
+Every format is measured --repeat times, each time in a process of its own that loads,
+builds and renders, as a `wirespeed report` process does (not in the process that wrote
+the store, which holds the whole run in memory as well); the figures are the fastest
+and slowest of them, as [min, max], since a machine shared with other jobs adds noise.
 
     uv run --frozen python -m benchmarks.report_speed [--trials 10000] [--intervals 10]
+        [--repeat 3]
 """
 
 from __future__ import annotations
@@ -11,7 +17,11 @@ from __future__ import annotations
 import argparse
 import gzip
 import io
+import itertools
+import json
 import random
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -20,7 +30,6 @@ from pathlib import Path
 from rich.console import Console
 
 from benchmarks.common import emit
-from wirespeed.analysis.stats import _summarize
 from wirespeed.model import (
     Direction,
     DirectionResult,
@@ -162,7 +171,47 @@ RENDERERS: dict[str, Callable[[Report], str]] = {
     "html": render_html,
 }
 
-WITH_INTERVALS = ("json", "html")  # as in cli/commands/report.py
+# The formats that show interval series, which `wirespeed report` loads for them only,
+# and left packed (Store.load_run(intervals="packed")): as in cli/commands/report.py.
+WITH_INTERVALS = ("json", "html")
+
+
+def _timed(db: Path, run_id: int, name: str) -> dict[str, float]:
+    """Load, build and render one format as `wirespeed report` does: seconds of each,
+    of the clock and of the process's CPU time (on a machine shared with other jobs the
+    clock also counts the time they took the CPU), and the output's size in bytes."""
+    clocks: list[tuple[float, float]] = []
+
+    def tick() -> None:
+        clocks.append((time.perf_counter(), time.process_time()))
+
+    with Store.open(db) as store:
+        tick()
+        record = store.load_run(run_id, intervals="packed" if name in WITH_INTERVALS else False)
+        tick()
+    report = build_report(record)
+    tick()
+    text = RENDERERS[name](report)
+    tick()
+    measured: dict[str, float] = {"bytes": len(text.encode())}
+    steps = ("load", "build", "render")
+    for step, (begin, end) in zip(steps, itertools.pairwise(clocks), strict=True):
+        measured[step] = end[0] - begin[0]
+        measured[f"{step}_cpu"] = end[1] - begin[1]
+    return measured
+
+
+def _timed_apart(db: Path, run_id: int, name: str) -> dict[str, float]:
+    """_timed in a fresh process."""
+    argv = [sys.executable, "-m", "benchmarks.report_speed", "--measure", name]
+    argv += ["--db", str(db), "--run", str(run_id)]
+    done = subprocess.run(argv, capture_output=True, text=True, check=True)
+    measured: dict[str, float] = json.loads(done.stdout)
+    return measured
+
+
+def _range(values: list[float]) -> list[float]:
+    return [round(min(values), 3), round(max(values), 3)]
 
 
 def main() -> None:
@@ -170,37 +219,39 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=10_000)
     parser.add_argument("--intervals", type=int, default=10, help="1-s intervals per trial")
     parser.add_argument("--tests", type=int, default=25)
+    parser.add_argument("--repeat", type=int, default=3, help="measurements per format")
+    # One measurement of a stored run, in the process _timed_apart starts.
+    parser.add_argument("--measure", choices=RENDERERS, help=argparse.SUPPRESS)
+    parser.add_argument("--db", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--run", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.measure:
+        print(json.dumps(_timed(args.db, args.run, args.measure)))
+        return
 
+    steps = ("load", "build", "render")
+    times: dict[str, dict[str, list[float]]] = {
+        name: {key: [] for step in (*steps, "total") for key in (step, f"{step}_cpu")}
+        for name in RENDERERS
+    }
+    sizes: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as tmp:
+        db = Path(tmp) / "bench.db"
         outcomes = _outcomes(args.trials, args.intervals, args.tests)
         begin = time.perf_counter()
-        run_id = _store_run(Path(tmp) / "bench.db", outcomes)
+        run_id = _store_run(db, outcomes)
         stored = time.perf_counter() - begin
-
-        # `wirespeed report` loads the interval series only for the formats that show them.
-        load: dict[bool, float] = {}
-        build: dict[bool, float] = {}
-        reports: dict[bool, Report] = {}
-        for with_intervals in (True, False):
-            with Store.open(Path(tmp) / "bench.db") as store:
-                begin = time.perf_counter()
-                record = store.load_run(run_id, intervals=with_intervals)
-                load[with_intervals] = time.perf_counter() - begin
-            _summarize.cache_clear()  # each build pays for its own statistics, as in the CLI
-            begin = time.perf_counter()
-            reports[with_intervals] = build_report(record)
-            build[with_intervals] = time.perf_counter() - begin
-        render: dict[str, float] = {}
-        sizes: dict[str, int] = {}
-        total: dict[str, float] = {}
-        for name, renderer in RENDERERS.items():
-            with_intervals = name in WITH_INTERVALS
-            begin = time.perf_counter()
-            text = renderer(reports[with_intervals])
-            render[name] = round(time.perf_counter() - begin, 3)
-            sizes[name] = len(text.encode())
-            total[name] = round(load[with_intervals] + build[with_intervals] + render[name], 3)
+        trials = len(outcomes)
+        del outcomes
+        for _ in range(args.repeat):
+            for name in RENDERERS:  # interleaved: a noisy moment hits every format alike
+                measured = _timed_apart(db, run_id, name)
+                for suffix in ("", "_cpu"):
+                    for step in steps:
+                        times[name][step + suffix].append(measured[step + suffix])
+                    total = sum(measured[step + suffix] for step in steps)
+                    times[name]["total" + suffix].append(total)
+                sizes[name] = int(measured["bytes"])
 
     few = _outcomes(50, 30, 5)  # 5 tests x 2 paths x 2 variants, up to 3 repetitions
     small = build_report(
@@ -216,15 +267,20 @@ def main() -> None:
     emit(
         "report_speed",
         {
-            "trials": len(record.outcomes),
+            "trials": trials,
             "intervals_per_trial": args.intervals,
+            "repeat": args.repeat,
             "store_seconds": round(stored, 2),
-            "load_seconds": round(load[True], 3),
-            "load_without_intervals_seconds": round(load[False], 3),
-            "build_seconds": round(build[True], 3),
-            "build_without_intervals_seconds": round(build[False], 3),
-            "render_seconds": render,
-            "total_seconds": total,
+            # Per format: [fastest, slowest] of the repetitions, in seconds of the clock,
+            # and (*_cpu) of the measuring process's CPU time.
+            "seconds": {
+                name: {key: _range(values) for key, values in measured.items()}
+                for name, measured in times.items()
+            },
+            "total_seconds": {name: _range(measured["total"]) for name, measured in times.items()},
+            "total_cpu_seconds": {
+                name: _range(measured["total_cpu"]) for name, measured in times.items()
+            },
             "output_bytes": sizes,
             "goal_seconds": 2.0,
             "html_50_trials": {

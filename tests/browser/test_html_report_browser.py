@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -132,6 +133,22 @@ def test_a_run_with_ceilings_and_device_samples_draws_every_plot(tmp_path: Path)
         assert "\N{DOWNWARDS ARROW} down stream 4" in page.evaluate(
             "document.querySelector('#trial-plot .legend').textContent"
         )
+        # Its series travel as ms and 10 kbit/s: drawn in seconds and Mbit/s (Br0's
+        # dual test: about 690 Mbit/s each way over 30 s).
+        hover = page.evaluate(
+            "var o = document.querySelector('#trial-plot svg rect[fill=transparent]');"
+            "var r = o.getBoundingClientRect();"
+            "o.dispatchEvent(new MouseEvent('mousemove',"
+            " {clientX: r.x + r.width / 2, clientY: r.y + 5, bubbles: true}));"
+            "document.querySelector('.tip').textContent"
+        )
+        sums = [float(v) for v in re.findall(r"sum: ([\d.]+) Mbit/s", hover)]
+        assert len(sums) == 2 and all(600 < v < 800 for v in sums), hover
+        ticks = page.evaluate(
+            "Array.from(document.querySelectorAll('#trial-plot text.tick'))"
+            ".map(function (t) { return t.textContent; })"
+        )
+        assert "30" in ticks and "800" in ticks, ticks
 
         # Hover shows values; a legend click hides a series and a second shows it again.
         tooltip = page.evaluate(

@@ -29,6 +29,7 @@ from wirespeed.report.text import (
     run_line,
     single_run_text,
 )
+from wirespeed.store.gc_pause import gc_paused
 
 NO_SAMPLES = "No device samples in this run."
 _JSON_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
@@ -184,6 +185,7 @@ def _provenance(report: Report) -> str:
     return "".join(parts)
 
 
+@gc_paused
 def render_html(report: Report, samples: Sequence[DeviceSamples] = ()) -> str:
     """The whole page; `samples` adds the device section's plots (html_monitor)."""
     data = script_json(report_data(report, samples))

@@ -1,8 +1,11 @@
 """The data the HTML report's plots draw, as one JSON-ready dict.
 
-Rates are in Mbit/s rounded to what a plot can show (0.01 Mbit/s), times in seconds:
-the page stays small and the numbers read the same as in the tables. The JSON export
-(json_export.py) is the place for full precision.
+Rates are rounded to what a plot can show (0.01 Mbit/s), so the numbers read the same as
+in the tables: in Mbit/s for the bars, and in the interval series (hundreds of thousands
+of values in a large run) as whole numbers of 10 kbit/s, beside times in whole
+milliseconds: integers are written several times faster than floats and take fewer
+bytes. The page's script scales them back. The JSON export (json_export.py) is the place
+for full precision.
 """
 
 from __future__ import annotations
@@ -10,25 +13,56 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from wirespeed.model import Interval
+from wirespeed.model import DirectionResult, Interval
 from wirespeed.report.html_monitor import DeviceSamples
 from wirespeed.report.json_export import flows_of
-from wirespeed.report.model import Report, TrialDetail
+from wirespeed.report.model import Report
+from wirespeed.store.gc_pause import gc_paused
+from wirespeed.store.packed_intervals import plain_records, unpack
+from wirespeed.store.records import PackedDirection
 
 
 def _mbit(bits_per_second: float | None) -> float | None:
     return None if bits_per_second is None else round(bits_per_second / 1e6, 2)
 
 
-def _series(intervals: Sequence[Interval]) -> dict[str, list[float]]:
-    """Each interval's rate at its middle, where a line through the rates belongs."""
-    return {
-        "t": [round((i.start + i.end) / 2, 3) for i in intervals],
-        "v": [round(i.bits_per_second / 1e6, 2) for i in intervals],
-    }
+# A series as the report has it: the outcome's own intervals (never empty here), or as
+# the store keeps them (Report.packed_series).
+Source = tuple[Interval, ...] | bytes
 
 
-def _trial(detail: TrialDetail) -> dict[str, Any]:
+def _series(source: Source) -> dict[str, Any]:
+    """Each interval's rate (10 kbit/s) at its middle (ms), where a line through the
+    rates belongs. Evenly spaced times, as iperf's intervals usually are, are given as
+    the first and the step ("t0", "dt") instead of a list of them."""
+    records = plain_records(source) if isinstance(source, bytes) else None
+    if records is not None:  # packed without optional fields: no object per interval
+        t = [round((start + end) * 500) for start, end, _, _ in records]
+        v = [round(bps / 1e4) for _, _, _, bps in records]
+    else:
+        intervals = unpack(source) if isinstance(source, bytes) else source
+        t = [round((i.start + i.end) * 500) for i in intervals]
+        v = [round(i.bits_per_second / 1e4) for i in intervals]
+    if len(t) > 1 and (step := t[1] - t[0]) > 0 and t == list(range(t[0], t[-1] + 1, step)):
+        return {"t0": t[0], "dt": step, "v": v}
+    return {"t": t, "v": v}
+
+
+def _sources(
+    direction: DirectionResult, packed: PackedDirection | None
+) -> tuple[Source | None, list[tuple[int, Source]]]:
+    """A direction's sum series and its streams' (id and series), those it has."""
+    if packed is None:
+        drawn: list[tuple[int, Source]] = [
+            (s.id, s.intervals) for s in direction.streams if s.intervals
+        ]
+        return direction.intervals or None, drawn
+    pairs = zip(direction.streams, packed[1], strict=True)
+    return packed[0], [(s.id, blob) for s, blob in pairs if blob is not None]
+
+
+def _trial(report: Report, index: int) -> dict[str, Any]:
+    detail = report.trials[index]
     outcome = detail.outcome
     trial = outcome.trial
     flows: list[dict[str, Any]] = []
@@ -37,19 +71,17 @@ def _trial(detail: TrialDetail) -> dict[str, Any]:
         if direction is None:
             flows.append({"flow": flow.value, "goodput": None, "sum": None, "streams": []})
             continue
-        streams: list[dict[str, Any]] = [
-            {"id": s.id, **_series(s.intervals)} for s in direction.streams if s.intervals
-        ]
-        # A single stream's own series is the sum: draw it once.
-        total: dict[str, Any] | None = _series(direction.intervals) if direction.intervals else None
-        if total is None and len(streams) == 1:
-            total = {"t": streams[0]["t"], "v": streams[0]["v"]}
+        own, drawn = _sources(direction, report.packed_series(index, direction))
+        # A single stream's own series is the sum: draw it once, as the sum.
+        if own is None and len(drawn) == 1:
+            own = drawn[0][1]
+        streams = [{"id": i, **_series(series)} for i, series in drawn] if len(drawn) > 1 else []
         flows.append(
             {
                 "flow": flow.value,
                 "goodput": _mbit(direction.goodput_bps),
-                "sum": total,
-                "streams": streams if len(streams) > 1 else [],
+                "sum": None if own is None else _series(own),
+                "streams": streams,
             }
         )
     return {
@@ -119,6 +151,7 @@ def _monitor(samples: DeviceSamples, trial_index: dict[str, int]) -> dict[str, A
     }
 
 
+@gc_paused
 def report_data(report: Report, samples: Sequence[DeviceSamples] = ()) -> dict[str, Any]:
     """Everything the page's script needs; labels travel as data, never as markup."""
     # A resumed run may hold a key twice: samples belong to its last attempt.
@@ -126,6 +159,6 @@ def report_data(report: Report, samples: Sequence[DeviceSamples] = ()) -> dict[s
     return {
         "columns": [c.label for c in report.columns],
         "bars": _bars(report),
-        "trials": [_trial(d) for d in report.trials],
+        "trials": [_trial(report, index) for index in range(len(report.trials))],
         "monitor": [_monitor(s, trial_index) for s in samples],
     }

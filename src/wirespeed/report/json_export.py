@@ -1,5 +1,8 @@
 """The report as versioned JSON: the table, the notes and every trial with its intervals.
 
+report_to_dict defines the format; a report of more than INDENT_UP_TO_TRIALS trials is
+written compact, by _compact_text and json_flows, which make the same text as json.dumps
+of that dict without its hundreds of thousands of small dicts (the tests compare them).
 The format is documented in docs/json-format.md. Readers check "format" and "version";
 a change that could break a reader (a renamed or removed key, a changed unit) raises the
 version, an added key does not.
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from wirespeed.analysis.ceiling import Ceiling
@@ -24,11 +28,17 @@ from wirespeed.model import (
     Flow,
     Interval,
     Measurement,
+    PathSpec,
     StreamResult,
+    TestCase,
     UdpStats,
 )
+from wirespeed.report.json_flows import FlowsWriter
 from wirespeed.report.model import Cell, Report, TrialDetail
 from wirespeed.store.codec import encode_spec
+from wirespeed.store.gc_pause import gc_paused
+from wirespeed.store.packed_intervals import unpack
+from wirespeed.store.records import PackedDirection
 
 FORMAT = "wirespeed-report"
 VERSION = 2
@@ -65,21 +75,30 @@ def _interval(i: Interval) -> dict[str, Any]:
     }
 
 
-def _stream(s: StreamResult) -> dict[str, Any]:
+def _unpacked(blob: bytes | None) -> tuple[Interval, ...]:
+    return () if blob is None else unpack(blob)
+
+
+def _stream(s: StreamResult, intervals: Sequence[Interval]) -> dict[str, Any]:
     return {
         "id": s.id,
         "sent": _measurement(s.sent),
         "received": _measurement(s.received),
         "retransmits": s.retransmits,
         "udp": _udp(s.udp),
-        "intervals": [_interval(i) for i in s.intervals],
+        "intervals": [_interval(i) for i in intervals],
     }
 
 
-def _flow(flow: Flow, d: DirectionResult | None) -> dict[str, Any]:
+def _flow(flow: Flow, d: DirectionResult | None, packed: PackedDirection | None) -> dict[str, Any]:
+    """A flow, with its series packed if it has them (Report.packed_series)."""
     if d is None:
         return {"flow": flow.value, "measured": False}
     source = d.goodput_source
+    if packed is None:
+        total, streams = d.intervals, [s.intervals for s in d.streams]
+    else:
+        total, streams = _unpacked(packed[0]), [_unpacked(blob) for blob in packed[1]]
     return {
         "flow": flow.value,
         "measured": True,
@@ -89,8 +108,8 @@ def _flow(flow: Flow, d: DirectionResult | None) -> dict[str, Any]:
         "received": _measurement(d.received),
         "retransmits": d.retransmits,
         "udp": _udp(d.udp),
-        "intervals": [_interval(i) for i in d.intervals],
-        "streams": [_stream(s) for s in d.streams],
+        "intervals": [_interval(i) for i in total],
+        "streams": [_stream(s, series) for s, series in zip(d.streams, streams, strict=True)],
     }
 
 
@@ -116,35 +135,86 @@ def flows_of(detail: TrialDetail) -> tuple[Flow, ...]:
     return tuple(dict.fromkeys(wanted + extra))
 
 
-def _trial(detail: TrialDetail) -> dict[str, Any]:
+def _test(test: TestCase) -> dict[str, Any]:
+    return {
+        "id": test.id,
+        "name": test.name,
+        "tool": test.tool.value,
+        "spec": encode_spec(test.spec),  # the same shape the store keeps
+    }
+
+
+def _path(path: PathSpec) -> dict[str, Any]:
+    link = path.link
+    return {
+        "name": path.name,
+        "topology": path.topology.value,
+        "client": path.client,
+        "server": path.server,
+        "dut": path.dut,
+        "link": None
+        if link is None
+        else {"name": link.name, "rate_bps": link.rate_bps, "mtu": link.mtu},
+    }
+
+
+def _directions(
+    report: Report, trial: int
+) -> list[tuple[Flow, DirectionResult | None, PackedDirection | None]]:
+    """The flows of trial number `trial`, each with its direction (as
+    TrialDetail.direction finds it: the first of that flow) and packed series."""
+    detail = report.trials[trial]
+    result = detail.outcome.result
+    if result is None:
+        return [(flow, None, None) for flow in flows_of(detail)]
+    packed = None if report.packed is None else report.packed[trial]
+    first: dict[Flow, int] = {}
+    for number, direction in enumerate(result.directions):
+        first.setdefault(direction.flow, number)
+    found: list[tuple[Flow, DirectionResult | None, PackedDirection | None]] = []
+    for flow in flows_of(detail):
+        at = first.get(flow)
+        if at is None:
+            found.append((flow, None, None))
+        else:
+            found.append((flow, result.directions[at], None if packed is None else packed[at]))
+    return found
+
+
+def _flows(at: tuple[Report, int]) -> list[dict[str, Any]]:
+    return [_flow(*flow) for flow in _directions(*at)]
+
+
+# The parts of a trial written by functions of their own: the compact writer writes and
+# puts in their text afterwards (_compact_text).
+_PARTS: dict[str, Callable[[Any], Any]] = {
+    "test": _test,
+    "path": _path,
+    "ceiling": _ceiling,
+    "flows": _flows,
+}
+
+
+def _whole(key: str, value: Any) -> Any:
+    return _PARTS[key](value)
+
+
+def _trial(report: Report, index: int, part: Callable[[str, Any], Any] = _whole) -> dict[str, Any]:
+    """Trial number `index`; `part` writes its test, path, ceiling and flows."""
+    detail = report.trials[index]
     outcome = detail.outcome
     trial, result = outcome.trial, outcome.result
-    path, link = trial.path, trial.path.link
     return {
         "key": trial.key,
-        "test": {
-            "id": trial.test.id,
-            "name": trial.test.name,
-            "tool": trial.test.tool.value,
-            "spec": encode_spec(trial.test.spec),  # the same shape the store keeps
-        },
-        "path": {
-            "name": path.name,
-            "topology": path.topology.value,
-            "client": path.client,
-            "server": path.server,
-            "dut": path.dut,
-            "link": None
-            if link is None
-            else {"name": link.name, "rate_bps": link.rate_bps, "mtu": link.mtu},
-        },
+        "test": part("test", trial.test),
+        "path": part("path", trial.path),
         "variant": trial.variant,
         "repetition": trial.repetition,
         "status": outcome.status.value,
         "reason": outcome.reason,
         "started_at": outcome.started_at,
         "finished_at": outcome.finished_at,
-        "ceiling": _ceiling(detail.ceiling),
+        "ceiling": part("ceiling", detail.ceiling),
         "tool_version": None if result is None else result.tool_version,
         "warnings": []
         if result is None
@@ -160,7 +230,7 @@ def _trial(detail: TrialDetail) -> dict[str, Any]:
             }
             for raw in outcome.raw
         ],
-        "flows": [_flow(flow, detail.direction(flow)) for flow in flows_of(detail)],
+        "flows": part("flows", (report, index)),
     }
 
 
@@ -229,7 +299,8 @@ def _cell(label: str, cell: Cell | None) -> dict[str, Any] | None:
     }
 
 
-def report_to_dict(report: Report) -> dict[str, Any]:
+def _report_head(report: Report) -> dict[str, Any]:
+    """The report without its trials, which come last."""
     info = report.info
     return {
         "format": FORMAT,
@@ -292,8 +363,13 @@ def report_to_dict(report: Report) -> dict[str, Any]:
             }
             for n in report.notes
         ],
-        "trials": [_trial(d) for d in report.trials],
     }
+
+
+def report_to_dict(report: Report) -> dict[str, Any]:
+    """The whole report as JSON values: what render_json writes."""
+    trials = [_trial(report, index) for index in range(len(report.trials))]
+    return {**_report_head(report), "trials": trials}
 
 
 # Beyond this many trials the JSON is written compact: indenting a run of 10,000 trials
@@ -301,10 +377,70 @@ def report_to_dict(report: Report) -> dict[str, Any]:
 INDENT_UP_TO_TRIALS = 1000
 
 
+# allow_nan=False: NaN is not JSON, and no figure of ours should ever be one.
+_compact = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+
+
+@gc_paused
 def render_json(report: Report) -> str:
-    # allow_nan=False: NaN is not JSON, and no figure of ours should ever be one.
     if len(report.trials) > INDENT_UP_TO_TRIALS:
-        return json.dumps(
-            report_to_dict(report), separators=(",", ":"), ensure_ascii=False, allow_nan=False
-        )
+        return _compact_text(report)
     return json.dumps(report_to_dict(report), indent=2, ensure_ascii=False, allow_nan=False)
+
+
+# In the trials of the compact JSON, some values are written as {} at first, and their
+# text put in afterwards (_compact_text): no other value there is an empty object.
+_PLACEHOLDER = '":{}'
+_NO_PART: tuple[str, Any] = ("", None)
+
+
+def _compact_text(report: Report) -> str:
+    """_compact(report_to_dict(report)), the same text, written faster: the trials are
+    encoded in one call with each test, path, ceiling and list of flows written as {},
+    and then each one's text put in where its {} is. The flows, with their interval
+    series (most of the text), are written by json_flows; a test, path or ceiling, which
+    hundreds of trials share, is written once.
+
+    The places are found by their text, `":{}`. Where its quote follows a backslash, it
+    is inside a string (json escapes a quote there, and a backslash too, so a string's own
+    closing quote follows one only if the string ends in a backslash, which none of the
+    format's keys do); anywhere else it closes a key, and in the trials every key is the
+    format's own and no other value is an empty object, so it is one of the values put
+    there: the key before it says which, and is checked. The run's provenance, whose keys
+    are anyone's, is not searched.
+    """
+    later: list[tuple[str, Any]] = []  # (key, value), in the order they are written
+
+    def part(key: str, value: Any) -> dict[str, Any] | None:
+        if value is None:
+            return None
+        later.append((key, value))
+        return {}
+
+    trials = [_trial(report, index, part) for index in range(len(report.trials))]
+    pieces = _compact(trials).split(_PLACEHOLDER)
+    writer = FlowsWriter()
+    shared: dict[int, str] = {}  # test, path and ceiling texts, by id(): all kept alive
+    parts = [_compact(_report_head(report))[:-1], ',"trials":']
+    values = iter(later)
+    inside = ""  # pieces cut where the text was inside a string
+    for piece in pieces[:-1]:
+        if piece.endswith("\\"):
+            inside += piece + _PLACEHOLDER
+            continue
+        key, value = next(values, _NO_PART)
+        if not key or not piece.endswith(f'"{key}'):
+            raise RuntimeError("the JSON report's parts and their places differ")
+        parts += (inside, piece, '":')
+        inside = ""
+        if key == "flows":
+            writer.flows(_directions(*value), parts)
+            continue
+        text = shared.get(id(value))
+        if text is None:
+            text = shared[id(value)] = _compact(_whole(key, value))
+        parts.append(text)
+    if next(values, None) is not None:
+        raise RuntimeError("the JSON report's parts and their places differ")
+    parts += (inside, pieces[-1], "}")
+    return "".join(parts)

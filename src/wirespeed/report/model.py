@@ -35,7 +35,8 @@ from wirespeed.model import (
     WarningKind,
 )
 from wirespeed.sampling.summary import MonitorSummary
-from wirespeed.store.records import RunInfo, RunRecord, RunStatus
+from wirespeed.store.gc_pause import gc_paused
+from wirespeed.store.records import PackedDirection, RunInfo, RunRecord, RunStatus
 
 # What each tool warning means for the figure it qualifies, said for a reader.
 WARNING_HINTS: dict[WarningKind, str] = {
@@ -222,10 +223,22 @@ class Report:
     rows: tuple[Row, ...]
     notes: tuple[Note, ...]
     trials: tuple[TrialDetail, ...]
+    # The trials' interval series as the store keeps them, when the run was loaded with
+    # Store.load_run(intervals="packed") (RunRecord.packed); None: the outcomes' own.
+    packed: tuple[tuple[PackedDirection, ...], ...] | None = None
 
     @property
     def title(self) -> str:
         return self.info.title or f"wirespeed run {self.run_id}"
+
+    def packed_series(self, trial: int, direction: DirectionResult) -> PackedDirection | None:
+        """The packed series of one of the directions of trial number `trial`; None when
+        the series are the outcomes' own."""
+        result = self.trials[trial].outcome.result
+        if self.packed is None or result is None:
+            return None
+        index = next(i for i, d in enumerate(result.directions) if d is direction)
+        return self.packed[trial][index]
 
 
 class _Notes:
@@ -378,11 +391,19 @@ def _repetition_notes(
     return found
 
 
+@gc_paused
 def build_report(record: RunRecord) -> Report:
     notes = _Notes()
     outcomes = record.outcomes
+    # A run's trials share a handful of tests and paths, and so their ceilings.
+    ceiling_of: dict[tuple[int, int], Ceiling | None] = {}
+    ceilings = []
+    for o in outcomes:
+        key = (id(o.trial.test), id(o.trial.path))
+        if key not in ceiling_of:
+            ceiling_of[key] = ceiling_for(o.trial)
+        ceilings.append(ceiling_of[key])
     # By position, not by key: a resumed run may hold a key twice, each with its own notes.
-    ceilings = [ceiling_for(o.trial) for o in outcomes]
     trial_notes = [_notes_of(o, c, notes) for o, c in zip(outcomes, ceilings, strict=True)]
     # Repetition notes (unstable, outlier) name trials by key; they join those trials too.
     notes_by_key: dict[str, set[int]] = defaultdict(set)
@@ -400,24 +421,23 @@ def build_report(record: RunRecord) -> Report:
         for path, variant in places
     )
 
+    # The positions of each test's trials per place, tests in the order first met.
+    by_test: dict[str, dict[tuple[str, str], list[int]]] = {}
+    for i, o in enumerate(outcomes):
+        place = (o.trial.path.name, o.trial.variant)
+        by_test.setdefault(o.trial.test.id, {}).setdefault(place, []).append(i)
     rows = []
-    for (test_id,) in _first_seen((o.trial.test.id,) for o in outcomes):
-        of_test = [i for i, o in enumerate(outcomes) if o.trial.test.id == test_id]
-        test = outcomes[of_test[0]].trial.test
+    for test_id, of_test in by_test.items():
+        test = outcomes[min(here[0] for here in of_test.values())].trial.test
         cells: list[Cell | None] = []
         for column in columns:
-            here = [
-                i
-                for i in of_test
-                if (outcomes[i].trial.path.name, outcomes[i].trial.variant)
-                == (column.path, column.variant)
-            ]
+            here = of_test.get((column.path, column.variant))
             if not here:
                 cells.append(None)
                 continue
             numbers = {n for i in here for n in trial_notes[i]}
             cell = _cell([outcomes[i] for i in here], ceilings[here[0]], numbers)
-            extra = _repetition_notes(cell, f"{test.id} {column.label}", notes, notes_by_key)
+            extra = _repetition_notes(cell, f"{test_id} {column.label}", notes, notes_by_key)
             if extra:
                 cell = dataclasses.replace(cell, notes=tuple(sorted(numbers | extra)))
             cells.append(cell)
@@ -433,7 +453,7 @@ def build_report(record: RunRecord) -> Report:
         )
 
     details = tuple(
-        TrialDetail(o, ceiling, tuple(sorted(numbers | notes_by_key[o.trial.key])))
+        TrialDetail(o, ceiling, tuple(sorted(numbers.union(notes_by_key.get(o.trial.key, ())))))
         for o, ceiling, numbers in zip(outcomes, ceilings, trial_notes, strict=True)
     )
     return Report(
@@ -445,4 +465,5 @@ def build_report(record: RunRecord) -> Report:
         rows=tuple(rows),
         notes=notes.build(),
         trials=details,
+        packed=record.packed,
     )

@@ -1,12 +1,12 @@
 """Model objects to rows and JSON values, and back, losslessly.
 
 Every encode has its decode next to it; tests check that an outcome comes back equal.
+Interval series have a module of their own (packed_intervals.py).
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 from wirespeed.model import (
@@ -14,7 +14,6 @@ from wirespeed.model import (
     Finding,
     FindingKind,
     Flow,
-    Interval,
     LinkModel,
     Measurement,
     MonitorRecord,
@@ -139,51 +138,6 @@ def decode_udp(row: Row) -> UdpStats | None:
         packets=row["packets"],
         out_of_order=row["out_of_order"],
     )
-
-
-def encode_interval(interval: Interval) -> dict[str, Any]:
-    return {
-        "start": interval.start,
-        "end": interval.end,
-        "bytes": interval.bytes,
-        "bps": interval.bits_per_second,
-        "retransmits": interval.retransmits,
-        "jitter_ms": interval.jitter_ms,
-        "lost": interval.lost,
-        "packets": interval.packets,
-    }
-
-
-# The columns of an interval row, in the order of Interval's fields.
-INTERVAL_COLUMNS = ("start", "end", "bytes", "bps", "retransmits", "jitter_ms", "lost", "packets")
-_INTERVAL_FIELDS = tuple(f.name for f in dataclasses.fields(Interval))
-
-
-def decode_interval(row: Row) -> Interval:
-    return decode_intervals([tuple(row[column] for column in INTERVAL_COLUMNS)])[0]
-
-
-def decode_intervals(rows: Iterable[Sequence[Any]]) -> list[Interval]:
-    """Intervals from rows whose first values are those of INTERVAL_COLUMNS (any value
-    after them is ignored).
-
-    A run holds hundreds of thousands of intervals, and Interval's own check formats the
-    whole interval into its error message on every call, valid or not: that was most of
-    the time of loading a run. So the same conditions are checked here, the constructor
-    runs (and raises its error) only for a row that fails them, and a valid row's fields
-    are set directly: the same object, equal and with the same hash.
-    """
-    fields, count = _INTERVAL_FIELDS, len(_INTERVAL_FIELDS)
-    new = object.__new__
-    decoded = []
-    for values in rows:
-        if values[1] < values[0] or values[2] < 0:
-            decoded.append(Interval(*values[:count]))
-            continue
-        interval: Interval = new(Interval)
-        interval.__dict__.update(zip(fields, values, strict=False))
-        decoded.append(interval)
-    return decoded
 
 
 def encode_raw(raw: RawOutput) -> dict[str, Any]:

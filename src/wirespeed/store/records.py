@@ -91,6 +91,11 @@ class RunSummary:
     paths: tuple[str, ...]  # path names in the order the run first met them
 
 
+# One direction's interval series as the store keeps them (store/packed_intervals.py):
+# its sum series, and each of its streams' in the order of its streams; None: no series.
+PackedDirection = tuple[bytes | None, tuple[bytes | None, ...]]
+
+
 @dataclass(frozen=True)
 class RunRecord:
     """A run as stored: enough to report, compare or re-parse without the devices."""
@@ -100,6 +105,11 @@ class RunRecord:
     status: RunStatus
     finished_at: float | None
     outcomes: tuple[TrialOutcome, ...]  # in the order they were committed
+    # Store.load_run(intervals="packed"): the outcomes without their interval series,
+    # which are here instead, still packed: per outcome, per direction of its result (in
+    # the order of Result.directions; nothing for an outcome without a result). The
+    # reports that show series write them from these without an object per interval.
+    packed: tuple[tuple[PackedDirection, ...], ...] | None = None
 
     @property
     def trials_ok(self) -> int:

@@ -10,6 +10,9 @@ one and fail on the other. See docs/store.md.
 
 Version history of the schema (SCHEMA_VERSION, kept in the meta table):
   1  first version (with the monitors and findings tables, added before any release).
+  2  a result row's intervals packed into its `intervals` column (packed_intervals.py)
+     instead of one row each in an `intervals` table; migrations.py converts a version 1
+     store when it is opened.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     String,
     Table,
@@ -34,7 +38,7 @@ from sqlalchemy import (
     TypeDecorator,
 )
 
-# Row ids: BIGINT on PostgreSQL (BIGSERIAL; a shared lab's intervals table may pass 2^31
+# Row ids: BIGINT on PostgreSQL (BIGSERIAL; a lab's store shared for years may pass 2^31
 # rows), INTEGER on SQLite, where only `INTEGER PRIMARY KEY` is the auto-incrementing rowid.
 Id = BigInteger().with_variant(Integer(), "sqlite")
 
@@ -65,7 +69,7 @@ class FreeText(TypeDecorator[str]):
         return decoded
 
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 metadata = MetaData()
 
@@ -124,7 +128,9 @@ trials = Table(
 )
 
 # One row per flow direction of a trial (kind "direction", the sum of its streams) and
-# one per stream (kind "stream", parent_id pointing at its direction's row).
+# one per stream (kind "stream", parent_id pointing at its direction's row), each with
+# its interval series packed in one value: a run holds ten times more intervals than
+# results, and reading them as rows of their own was most of the time of loading a run.
 results = Table(
     "results",
     metadata,
@@ -150,27 +156,9 @@ results = Table(
     Column("packets", BigInteger),
     Column("loss_percent", Double),  # derived from lost/packets, never the tool's 2 digits
     Column("out_of_order", BigInteger),
+    Column("intervals", LargeBinary),  # packed_intervals.py; NULL: no interval series
     Index("ix_results_trial", "trial_id", "position"),
     Index("ix_results_parent", "parent_id"),
-)
-
-intervals = Table(
-    "intervals",
-    metadata,
-    Column("id", Id, primary_key=True, autoincrement=True),
-    Column("result_id", Id, ForeignKey("results.id", ondelete="CASCADE"), nullable=False),
-    Column("trial_id", Id, ForeignKey("trials.id", ondelete="CASCADE"), nullable=False),
-    Column("position", Integer, nullable=False),
-    Column("start", Double, nullable=False),
-    Column("end", Double, nullable=False),
-    Column("bytes", BigInteger, nullable=False),
-    Column("bps", Double, nullable=False),
-    Column("retransmits", BigInteger),
-    Column("jitter_ms", Double),
-    Column("lost", BigInteger),
-    Column("packets", BigInteger),
-    Index("ix_intervals_result", "result_id", "position"),
-    Index("ix_intervals_trial", "trial_id"),
 )
 
 raw_outputs = Table(

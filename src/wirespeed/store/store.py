@@ -7,7 +7,6 @@ moment keeps every trial it finished, and several runs may write to one store at
 
 from __future__ import annotations
 
-import gc
 import importlib.util
 import itertools
 import json
@@ -15,10 +14,10 @@ import operator
 import re
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypeVar
 
 from platformdirs import user_data_dir
 from sqlalchemy import (
@@ -41,6 +40,7 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 from wirespeed.errors import UsageError, WirespeedError
 from wirespeed.model import (
     DirectionResult,
+    Flow,
     Interval,
     Measurement,
     PathSpec,
@@ -49,15 +49,20 @@ from wirespeed.model import (
     StreamResult,
     TestCase,
     TestSpec,
+    Tool,
     Trial,
     TrialOutcome,
     TrialStatus,
     UdpStats,
 )
-from wirespeed.store import codec, schema
-from wirespeed.store.records import RunInfo, RunRecord, RunStatus, RunSummary
+from wirespeed.store import codec, migrations, packed_intervals, schema
+from wirespeed.store.direct import field_setter
+from wirespeed.store.gc_pause import collector_paused
+from wirespeed.store.records import PackedDirection, RunInfo, RunRecord, RunStatus, RunSummary
 
 DEFAULT_DB_NAME = "wirespeed.db"
+
+T = TypeVar("T")
 
 # How long a SQLite writer waits for another one to commit. A trial's commit takes
 # milliseconds, so this only runs out when something holds the file locked for good.
@@ -270,7 +275,8 @@ class Store:
 
     def _create_schema(self) -> None:
         """The tables if they are missing and the schema version, in one transaction, so
-        that two runs opening a new store at once create it once."""
+        that two runs opening a new store at once create it once, and two opening an
+        older store migrate it once."""
         with self._engine.connect() as conn:
             conn.execution_options(wirespeed_write=True)
             with conn.begin():
@@ -286,6 +292,18 @@ class Store:
                             key="schema_version", value=str(schema.SCHEMA_VERSION)
                         )
                     )
+                elif int(found) in migrations.STEPS:
+                    # An older store: brought up to date in this transaction, once; if it
+                    # fails, the transaction leaves the store as it was.
+                    try:
+                        migrations.migrate(conn, int(found))
+                    except ValueError as error:
+                        raise UsageError(
+                            f"cannot migrate the store {self.url} from schema version "
+                            f"{found} to {schema.SCHEMA_VERSION}: {error}",
+                            hint="the store is unchanged; "
+                            "the wirespeed version that wrote it still reads it",
+                        ) from None
                 elif int(found) != schema.SCHEMA_VERSION:
                     raise UsageError(
                         f"the database {self.url} has schema version {found}, "
@@ -389,11 +407,16 @@ class Store:
             for run in runs
         ]
 
-    def load_run(self, run_id: int | None = None, *, intervals: bool = True) -> RunRecord:
+    def load_run(
+        self, run_id: int | None = None, *, intervals: bool | Literal["packed"] = True
+    ) -> RunRecord:
         """A run with every outcome rebuilt; None: the latest run.
 
         intervals=False leaves every interval series (streams and sums) empty: they are
         most of the rows of a run, and only the JSON and HTML reports show them.
+        intervals="packed" leaves them empty too, and gives them as the store keeps them
+        in RunRecord.packed, for those reports: making an object of each of hundreds of
+        thousands of intervals was a third of the time of writing them.
         """
         with self._reading() as conn:
             if run_id is None:
@@ -403,15 +426,9 @@ class Store:
                         "no runs stored yet", hint="`wirespeed run PLAN` makes the first"
                     )
             run = self._require_run(conn, run_id)
-            # Hundreds of thousands of new objects, none in a reference cycle: the cyclic
-            # garbage collector would only rescan them, again and again, while they pile up.
-            collecting = gc.isenabled()
-            gc.disable()
-            try:
-                outcomes = _load_outcomes(conn, run_id, intervals=intervals)
-            finally:
-                if collecting:
-                    gc.enable()
+            packed: list[tuple[PackedDirection, ...]] | None = [] if intervals == "packed" else None
+            with collector_paused():  # gc_pause.py says why
+                outcomes = _load_outcomes(conn, run_id, intervals=intervals, packed=packed)
         info = RunInfo(
             title=run["title"],
             started_at=run["started_at"],
@@ -427,6 +444,7 @@ class Store:
             status=RunStatus(run["status"]),
             finished_at=run["finished_at"],
             outcomes=outcomes,
+            packed=None if packed is None else tuple(packed),
         )
 
     @staticmethod
@@ -473,7 +491,6 @@ def _insert_trial(conn: Connection, run_id: int, position: int, outcome: TrialOu
 
 def _insert_result(conn: Connection, trial_id: int, result: Result) -> None:
     position = 0
-    interval_rows: list[dict[str, Any]] = []
 
     def add_row(
         parent_id: int | None, part: DirectionResult | StreamResult, stream_id: int | None
@@ -491,24 +508,18 @@ def _insert_result(conn: Connection, trial_id: int, result: Result) -> None:
                 stream_id=stream_id,
                 goodput_bps=goodput,
                 retransmits=part.retransmits,
+                intervals=packed_intervals.pack(part.intervals),
                 **codec.encode_measurements(part.sent, part.received),
                 **codec.encode_udp(part.udp),
             )
         ).inserted_primary_key
         assert row_id is not None
-        interval_rows.extend(
-            {"result_id": row_id[0], "trial_id": trial_id, "position": i}
-            | codec.encode_interval(interval)
-            for i, interval in enumerate(part.intervals)
-        )
         return int(row_id[0])
 
     for direction in result.directions:
         direction_row = add_row(None, direction, None)
         for stream in direction.streams:
             add_row(direction_row, stream, stream.id)
-    if interval_rows:
-        conn.execute(insert(schema.intervals), interval_rows)
     if result.warnings:
         conn.execute(
             insert(schema.warnings),
@@ -582,7 +593,8 @@ _TRIAL_COLUMNS = (
     schema.trials.c.tool_version,
 )
 
-# The result columns _rebuild_result reads, by position.
+# The result columns _rebuild_directions reads, by position; with the intervals, their
+# packed series last.
 _RESULT_COLUMNS = tuple(
     schema.results.c[name]
     for name in (
@@ -607,46 +619,49 @@ _RESULT_COLUMNS = tuple(
 )
 
 
-def _intervals_of_run(conn: Connection, run_id: int) -> dict[int, tuple[Interval, ...]]:
-    """Each result row's intervals, in order: the run's largest table, read as tuples."""
-    i, t = schema.intervals, schema.trials
-    result = conn.execute(
-        select(*(i.c[column] for column in codec.INTERVAL_COLUMNS), i.c.result_id)
-        .join(t, t.c.id == i.c.trial_id)
+def _results_of_run(
+    conn: Connection, run_id: int, *, intervals: bool | Literal["packed"]
+) -> dict[int, list[Sequence[Any]]]:
+    """Each trial's result rows, in order, as the driver's tuples: numbers, a flow name,
+    has_udp (a bool, or SQLite's 0/1) and the packed intervals (bytes, or psycopg2's
+    memoryview), none of which SQLAlchemy would convert, and building a Row around each
+    of them cost as much as reading it."""
+    r, t = schema.results, schema.trials
+    columns = _RESULT_COLUMNS + ((r.c.intervals,) if intervals else ())
+    rows = conn.execute(
+        select(*columns)
+        .join(t, t.c.id == r.c.trial_id)
         .where(t.c.run_id == run_id)
-        .order_by(i.c.result_id, i.c.position)
-    )
-    # Numbers only, which no backend converts after its driver: the driver's own tuples
-    # are the values, and building a Row around each of them cost as much as reading it.
-    rows = result.cursor.fetchall()
-    decoded = iter(codec.decode_intervals(rows))
+        .order_by(r.c.trial_id, r.c.position)
+    ).cursor.fetchall()
     return {
-        result_id: tuple(itertools.islice(decoded, sum(1 for _ in of_result)))
-        for result_id, of_result in itertools.groupby(rows, key=operator.itemgetter(-1))
+        trial_id: list(of_trial)
+        for trial_id, of_trial in itertools.groupby(rows, key=operator.itemgetter(1))
     }
 
 
 def _load_outcomes(
-    conn: Connection, run_id: int, *, intervals: bool = True
+    conn: Connection,
+    run_id: int,
+    *,
+    intervals: bool | Literal["packed"] = True,
+    packed: list[tuple[PackedDirection, ...]] | None = None,
 ) -> tuple[TrialOutcome, ...]:
+    """The run's outcomes; with intervals="packed", their series are appended to
+    `packed`, one entry per outcome."""
     t = schema.trials
-    trial_rows = conn.execute(
-        select(*_TRIAL_COLUMNS).where(t.c.run_id == run_id).order_by(t.c.position)
-    ).all()
-    results: dict[int, list[Sequence[Any]]] = defaultdict(list)
-    for result_row in conn.execute(
-        select(*_RESULT_COLUMNS)
-        .join(t, t.c.id == schema.results.c.trial_id)
-        .where(t.c.run_id == run_id)
-        .order_by(schema.results.c.trial_id, schema.results.c.position)
-    ):
-        results[result_row[1]].append(result_row)
-    series = _intervals_of_run(conn, run_id) if intervals else {}
+    found = conn.execute(select(*_TRIAL_COLUMNS).where(t.c.run_id == run_id).order_by(t.c.position))
+    # SQLite's own tuples are the values (FreeText changes nothing there, has_result is
+    # 0 or 1), and 10,000 Rows cost as much as the query; PostgreSQL's texts may need
+    # FreeText's decoding.
+    trial_rows = found.cursor.fetchall() if conn.dialect.name == "sqlite" else found.all()
+    results = _results_of_run(conn, run_id, intervals=intervals)
     raws = _group(_rows_of_run(conn, schema.raw_outputs, run_id), "trial_id")
     warnings = _group(_rows_of_run(conn, schema.warnings, run_id), "trial_id")
     monitors = _group(_rows_of_run(conn, schema.monitors, run_id), "trial_id")
     findings = _group(_rows_of_run(conn, schema.findings, run_id), "trial_id")
     decoded = _Decoded()
+    unpack = packed_intervals.Unpacker() if intervals is True else None
     tests: dict[tuple[str, str, str, str], TestCase] = {}
     outcomes = []
     for (
@@ -669,47 +684,134 @@ def _load_outcomes(
     ) in trial_rows:
         result = None
         if has_result:
-            result = Result(
-                tool=codec.decode_tool(result_tool),
-                protocol=Proto(result_protocol),
-                directions=_rebuild_directions(results[trial_id], series),
-                warnings=tuple(codec.decode_warning(w) for w in warnings.get(trial_id, ())),
-                tool_version=tool_version,
+            rows = results.get(trial_id, [])
+            if packed is not None:
+                packed.append(_packed_directions(rows))
+            result = _new(Result)
+            _set_result(
+                result,
+                {
+                    "tool": _TOOLS.get(result_tool) or codec.decode_tool(result_tool),
+                    "protocol": _PROTOCOLS.get(result_protocol) or Proto(result_protocol),
+                    "directions": _rebuild_directions(rows, unpack),
+                    "warnings": _each(warnings, trial_id, codec.decode_warning),
+                    "tool_version": tool_version,
+                },
             )
+        elif packed is not None:
+            packed.append(())
         test_key = (test_id, test_name, tool, spec)
         test = tests.get(test_key)
         if test is None:
             test = tests[test_key] = TestCase(
                 id=test_id, name=test_name, tool=codec.decode_tool(tool), spec=decoded.spec(spec)
             )
-        outcomes.append(
-            TrialOutcome(
-                trial=Trial(
-                    test=test, path=decoded.path(path), variant=variant, repetition=repetition
-                ),
-                status=TrialStatus(status),
-                started_at=started_at,
-                finished_at=finished_at,
-                result=result,
-                reason=reason,
-                raw=tuple(codec.decode_raw(r) for r in raws.get(trial_id, ())),
-                monitors=tuple(codec.decode_monitor(m) for m in monitors.get(trial_id, ())),
-                findings=tuple(codec.decode_finding(f) for f in findings.get(trial_id, ())),
-            )
+        trial = _new(Trial)
+        _set_trial(
+            trial,
+            {
+                "test": test,
+                "path": decoded.path(path),
+                "variant": variant,
+                "repetition": repetition,
+            },
         )
+        fields = {
+            "trial": trial,
+            "status": _STATUSES.get(status) or TrialStatus(status),
+            "started_at": started_at,
+            "finished_at": finished_at,
+            "result": result,
+            "reason": reason,
+            "raw": _each(raws, trial_id, codec.decode_raw),
+            "monitors": _each(monitors, trial_id, codec.decode_monitor),
+            "findings": _each(findings, trial_id, codec.decode_finding),
+        }
+        if (fields["status"] is TrialStatus.OK and result is None) or (
+            fields["status"] is TrialStatus.FAILED and not reason
+        ):
+            outcomes.append(TrialOutcome(**fields))  # its own checks: let it raise its error
+            continue
+        outcome = _new(TrialOutcome)
+        _set_outcome(outcome, fields)
+        outcomes.append(outcome)
     return tuple(outcomes)
 
 
+# Enumerations by stored value: a dict lookup, where calling the class costs ten times
+# more, 10,000 times a run. Unknown values go through the class, which says what is wrong.
+_FLOWS = {flow.value: flow for flow in Flow}
+_TOOLS = {tool.value: tool for tool in Tool}
+_PROTOCOLS = {protocol.value: protocol for protocol in Proto}
+_STATUSES = {status.value: status for status in TrialStatus}
+
+# The loader makes these as direct.py says: 65,000 measurements, 33,000 directions and
+# streams, and 10,000 of each of the rest in a run of 10,000 trials.
+_set_measurement = field_setter(Measurement, ("bytes", "seconds", "bits_per_second"))
+_SHARED = ("flow", "sent", "received", "retransmits", "udp")
+_set_stream = field_setter(StreamResult, ("id", *_SHARED, "intervals"))
+_set_direction = field_setter(DirectionResult, (*_SHARED, "streams", "intervals"))
+_set_result = field_setter(Result, ("tool", "protocol", "directions", "warnings", "tool_version"))
+_set_trial = field_setter(Trial, ("test", "path", "variant", "repetition"))
+_set_outcome = field_setter(
+    TrialOutcome,
+    (
+        "trial",
+        "status",
+        "started_at",
+        "finished_at",
+        "result",
+        "reason",
+        "raw",
+        "monitors",
+        "findings",
+    ),
+)
+_new = object.__new__
+
+
+def _each(
+    grouped: dict[int, list[RowMapping]], trial_id: int, decode: Callable[[Any], T]
+) -> tuple[T, ...]:
+    """A trial's rows of a per-trial table, decoded; most trials have none of most."""
+    rows = grouped.get(trial_id)
+    return () if rows is None else tuple(map(decode, rows))
+
+
 def _measurement(size: int | None, seconds: float, bps: float) -> Measurement | None:
-    return None if size is None else Measurement(bytes=size, seconds=seconds, bits_per_second=bps)
+    if size is None:
+        return None
+    if size < 0 or seconds < 0:  # Measurement's own checks: let it raise its error
+        return Measurement(bytes=size, seconds=seconds, bits_per_second=bps)
+    measurement = _new(Measurement)
+    _set_measurement(measurement, {"bytes": size, "seconds": seconds, "bits_per_second": bps})
+    return measurement
+
+
+def _packed_directions(rows: list[Sequence[Any]]) -> tuple[PackedDirection, ...]:
+    """The packed series of a result's rows (in _RESULT_COLUMNS order, the series last),
+    per direction as RunRecord.packed has them."""
+    sums: list[bytes | None] = []
+    streams: dict[int, list[bytes | None]] = {}
+    for row in rows:
+        blob = None if row[17] is None else bytes(row[17])  # psycopg2: a memoryview
+        if row[2] is None:  # parent_id: a direction's row, before its streams'
+            sums.append(blob)
+            streams[row[0]] = []
+        else:
+            streams[row[2]].append(blob)
+    return tuple(
+        (total, tuple(of_direction))
+        for total, of_direction in zip(sums, streams.values(), strict=True)
+    )
 
 
 def _rebuild_directions(
-    rows: list[Sequence[Any]], intervals: dict[int, tuple[Interval, ...]]
+    rows: list[Sequence[Any]], unpack: packed_intervals.Unpacker | None
 ) -> tuple[DirectionResult, ...]:
     """A result's directions from its rows in _RESULT_COLUMNS order (by position: each
-    direction before its streams)."""
-    parts: list[tuple[Sequence[Any], dict[str, Any]]] = []
+    direction before its streams); unpack None: without their interval series."""
+    directions: list[tuple[int, dict[str, Any], tuple[Interval, ...]]] = []
     streams_of: dict[int, list[StreamResult]] = defaultdict(list)
     for row in rows:
         (
@@ -730,24 +832,25 @@ def _rebuild_directions(
             lost,
             packets,
             out_of_order,
-        ) = row
-        fields = {
-            "flow": codec.decode_flow(flow),
+        ) = row[:17]
+        shared = {
+            "flow": _FLOWS.get(flow) or codec.decode_flow(flow),
             "sent": _measurement(sent_bytes, sent_seconds, sent_bps),
             "received": _measurement(received_bytes, received_seconds, received_bps),
             "retransmits": retransmits,
-            "udp": UdpStats(
-                jitter_ms=jitter_ms, lost=lost, packets=packets, out_of_order=out_of_order
-            )
-            if has_udp
-            else None,
-            "intervals": intervals.get(row_id, ()),
+            "udp": UdpStats(jitter_ms, lost, packets, out_of_order) if has_udp else None,
         }
+        intervals = () if unpack is None else unpack(row[17])
         if parent_id is None:
-            parts.append((row, fields))
+            directions.append((row_id, shared, intervals))
         else:
-            streams_of[parent_id].append(StreamResult(id=stream_id, **fields))
-    return tuple(
-        DirectionResult(streams=tuple(streams_of.get(row[0], ())), **fields)
-        for row, fields in parts
-    )
+            stream = _new(StreamResult)
+            _set_stream(stream, {"id": stream_id, **shared, "intervals": intervals})
+            streams_of[parent_id].append(stream)
+    rebuilt = []
+    for row_id, shared, intervals in directions:
+        direction = _new(DirectionResult)
+        streams = tuple(streams_of.get(row_id, ()))
+        _set_direction(direction, {**shared, "streams": streams, "intervals": intervals})
+        rebuilt.append(direction)
+    return tuple(rebuilt)

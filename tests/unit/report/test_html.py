@@ -13,7 +13,7 @@ from report_samples import sample_record
 
 from wirespeed.cli.app import main
 from wirespeed.cli.env import Environment
-from wirespeed.model import ModelError
+from wirespeed.model import Flow, Interval, ModelError
 from wirespeed.report import build_report
 from wirespeed.report.html import NO_SAMPLES, render_html, script_json
 from wirespeed.report.html_data import report_data
@@ -89,10 +89,32 @@ def test_trials_carry_their_interval_series_and_ceiling() -> None:
     assert first["key"] == "#1/WAN/default/1"
     assert first["ceiling"] == 941.48
     (flow,) = first["flows"]
-    # One stream: its series is the direction's, drawn once.
-    assert flow["sum"] == {"t": [0.5], "v": [941.2]} and flow["streams"] == []
+    # One stream: its series is the direction's, drawn once; ms and 10 kbit/s.
+    assert flow["sum"] == {"t": [500], "v": [94120]} and flow["streams"] == []
     failed = data["trials"][5]
     assert failed["status"] == "failed" and failed["reason"].startswith("the reverse")
+
+
+def test_evenly_spaced_times_travel_as_the_first_and_the_step() -> None:
+    record = sample_record()
+    first = record.outcomes[0]
+    assert first.result is not None
+    even = tuple(
+        Interval(start=s, end=s + 1.0, bytes=117_000_000, bits_per_second=936.123456e6)
+        for s in (0.0, 1.0, 2.0)
+    )
+    uneven = (*even[:2], Interval(start=2.0, end=2.5, bytes=1, bits_per_second=8.0))
+    directions = (
+        dataclasses.replace(first.result.directions[0], intervals=even),
+        dataclasses.replace(first.result.directions[0], flow=Flow.DOWN, intervals=uneven),
+    )
+    outcome = dataclasses.replace(
+        first, result=dataclasses.replace(first.result, directions=directions)
+    )
+    data = report_data(build_report(dataclasses.replace(record, outcomes=(outcome,))))
+    up, down = data["trials"][0]["flows"]
+    assert up["sum"] == {"t0": 500, "dt": 1000, "v": [93612, 93612, 93612]}
+    assert down["sum"] == {"t": [500, 1500, 2250], "v": [93612, 93612, 0]}
 
 
 def test_without_samples_the_device_section_says_so() -> None:

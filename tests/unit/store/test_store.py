@@ -366,12 +366,13 @@ def test_a_postgresql_store_uses_bigint_ids_and_keeps_the_url(db: str) -> None:
         assert store.url == db  # no password in the test URL: shown as given
     engine = engine_for(db)
     try:
-        columns = {c["name"]: c for c in inspect(engine).get_columns("intervals")}
+        columns = {c["name"]: c for c in inspect(engine).get_columns("results")}
     finally:
         engine.dispose()
     assert "BIGINT" in str(columns["id"]["type"])
-    assert "BIGINT" in str(columns["result_id"]["type"])
-    assert "DOUBLE" in str(columns["start"]["type"])
+    assert "BIGINT" in str(columns["trial_id"]["type"])
+    assert "DOUBLE" in str(columns["sent_bps"]["type"])
+    assert "BYTEA" in str(columns["intervals"]["type"])
 
 
 def test_index_and_table_names_fit_postgresql() -> None:

@@ -316,17 +316,25 @@
     return "rgb(" + mix(r) + "," + mix(g) + "," + mix(b) + ")";
   }
 
+  /* Interval series travel as whole numbers: times in ms (evenly spaced ones as the
+     first and the step), rates in 10 kbit/s. */
+  function seconds(s) {
+    if (s.t) return s.t.map(function (ms) { return ms / 1000; });
+    return s.v.map(function (_, i) { return (s.t0 + i * s.dt) / 1000; });
+  }
+  function mbits(v) { return v.map(function (r) { return r / 100; }); }
+
   function throughput(trial, host) {
     var series = [], hlines = [], any = false;
     trial.flows.forEach(function (fl) {
       var arrow = ARROW[fl.flow] + " " + fl.flow;
       fl.streams.forEach(function (s, i) {
         any = true;
-        series.push({ name: arrow + " stream " + s.id, color: STREAMS[fl.flow][i % 4], x: s.t, y: s.v, width: 1 });
+        series.push({ name: arrow + " stream " + s.id, color: STREAMS[fl.flow][i % 4], x: seconds(s), y: mbits(s.v), width: 1 });
       });
       if (fl.sum) {
         any = true;
-        series.push({ name: arrow + (fl.streams.length ? " sum" : ""), color: FLOW[fl.flow], x: fl.sum.t, y: fl.sum.v, width: 2.2 });
+        series.push({ name: arrow + (fl.streams.length ? " sum" : ""), color: FLOW[fl.flow], x: seconds(fl.sum), y: mbits(fl.sum.v), width: 2.2 });
       }
       if (fl.goodput !== null) {
         hlines.push({ name: arrow + " goodput", y: fl.goodput, color: FLOW[fl.flow], dash: "2 3", width: 1, label: "" });
