@@ -160,10 +160,6 @@ def signal(base: str, number: int, pid: int, name: str) -> str:
     return f"[ -f {d}/status ] || kill -{name} {pid} 2>/dev/null; :\n"
 
 
-def alive(pid: int) -> str:
-    return f"kill -0 {pid} 2>/dev/null && echo alive || echo gone\n"
-
-
 def close(base: str) -> str:
     """End the session: its watchdog, then its programs, then its directory."""
     return f"""\
