@@ -57,10 +57,14 @@ class RichProgress:
         self._index += 1
         self._current = trial.test.spec.duration
         if self._progress is not None and self._task is not None:
+            from rich.markup import escape
+
+            from wirespeed.report.text import terminal_safe
+
+            # Progress reads its description as markup: names from the plan are escaped.
+            name = terminal_safe(f"{trial.path.name} #{trial.test.id} {trial.test.name}")
             self._progress.update(
-                self._task,
-                description=f"[{self._index}/{self._count}] {trial.path.name} "
-                f"#{trial.test.id} {trial.test.name}",
+                self._task, description=f"[{self._index}/{self._count}] {escape(name)}"
             )
 
     def tick(self, elapsed: float) -> None:
@@ -71,7 +75,13 @@ class RichProgress:
         self._done += outcome.trial.test.spec.duration + OVERHEAD_ESTIMATE
         if self._progress is not None and self._task is not None:
             self._progress.update(self._task, completed=self._done)
-        self.console.print(summary_line(outcome), highlight=False)
+        from rich.text import Text
+
+        from wirespeed.report.text import terminal_safe
+
+        # A Text, never markup: a test named "[/bold]" is a name. Control characters in
+        # a name or a device's failure reason are shown as escapes.
+        self.console.print(Text(terminal_safe(summary_line(outcome))), highlight=False)
 
     def close(self) -> None:
         if self._progress is not None:

@@ -13,8 +13,6 @@ Version history:
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from typing import Any
 
@@ -27,6 +25,7 @@ from wirespeed.analysis.stats import (
     RESAMPLES,
     SEED,
 )
+from wirespeed.report.csv_export import tidy_csv
 from wirespeed.report.json_export import interval_to_dict, summary_to_dict
 
 FORMAT = "wirespeed-compare"
@@ -174,9 +173,4 @@ def _csv_row(comparison: Comparison, cell: ComparedCell) -> dict[str, Any]:
 
 
 def render_compare_csv(comparison: Comparison) -> str:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    for cell in comparison.cells:
-        writer.writerow(_csv_row(comparison, cell))
-    return out.getvalue()
+    return tidy_csv(CSV_COLUMNS, (_csv_row(comparison, cell) for cell in comparison.cells))

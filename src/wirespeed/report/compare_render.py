@@ -16,7 +16,16 @@ from rich.text import Text
 from wirespeed.analysis.compare import CompareBy, ComparedCell, Comparison, SideInfo, Verdict
 from wirespeed.analysis.stats import ALPHA, CONFIDENCE, ConfidenceInterval, Summary
 from wirespeed.model import Flow
-from wirespeed.report.text import ARROWS, DASH, mbit_text, spread_text, when
+from wirespeed.report.terminal import plain_text
+from wirespeed.report.text import (
+    ARROWS,
+    DASH,
+    markdown_table_safe,
+    markdown_text,
+    mbit_text,
+    spread_text,
+    when,
+)
 
 TIMES = "\N{MULTIPLICATION SIGN}"
 ELLIPSIS = "\N{HORIZONTAL ELLIPSIS}"
@@ -167,35 +176,40 @@ def header_row(comparison: Comparison) -> list[str]:
 
 
 def render_compare_terminal(comparison: Comparison, console: Console) -> None:
-    console.print(Text(heading(comparison), style="bold"))
+    console.print(plain_text(heading(comparison), style="bold"))
     for name, side in (("A", comparison.a), ("B", comparison.b)):
-        console.print(Text("  " + side_line(name, side, comparison.by), style="dim"))
+        console.print(plain_text("  " + side_line(name, side, comparison.by), style="dim"))
     if not comparison.cells:
         console.print("nothing to compare: no test measured on either side")
         return
     table = Table(caption=Text(LEGEND), caption_justify="left")
     headers = header_row(comparison)
     for index, header in enumerate(headers):
-        table.add_column(Text(header), justify="left" if index < len(headers) - 3 else "right")
+        table.add_column(
+            plain_text(header), justify="left" if index < len(headers) - 3 else "right"
+        )
     for cell, row in zip(comparison.cells, table_rows(comparison), strict=True):
-        verdict = Text(row[-1], style=VERDICT_STYLES.get(cell.verdict, ""))
-        # Texts, never markup strings: a test name may hold brackets.
-        table.add_row(*(Text(value) for value in row[:-1]), verdict)
+        verdict = plain_text(row[-1], style=VERDICT_STYLES.get(cell.verdict, ""))
+        table.add_row(*(plain_text(value) for value in row[:-1]), verdict)
     console.print(table)
 
 
-def _escape(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def _markdown_row(cells: list[str]) -> str:
-    return "| " + " | ".join(_escape(c) for c in cells) + " |"
+    return "| " + " | ".join(cells) + " |"
+
+
+def _markdown_table_row(row: list[str]) -> str:
+    """The test and where cells hold names from a plan: escaped as any such text. The
+    figures and the verdict are our own words and keep their '<' ('p < 0.05')."""
+    *named, a, b, verdict = row
+    figures = [markdown_table_safe(text) for text in (a, b, verdict)]
+    return _markdown_row([markdown_text(text) for text in named] + figures)
 
 
 def render_compare_markdown(comparison: Comparison) -> str:
-    lines = [f"# {_escape(heading(comparison))}", ""]
+    lines = [f"# {markdown_text(heading(comparison))}", ""]
     lines += [
-        f"- {_escape(side_line(name, side, comparison.by))}"
+        f"- {markdown_text(side_line(name, side, comparison.by))}"
         for name, side in (("A", comparison.a), ("B", comparison.b))
     ]
     lines.append("")
@@ -203,8 +217,8 @@ def render_compare_markdown(comparison: Comparison) -> str:
         lines.append("Nothing to compare: no test measured on either side.")
         return "\n".join(lines) + "\n"
     headers = header_row(comparison)
-    lines.append(_markdown_row(headers))
+    lines.append(_markdown_row([markdown_text(header) for header in headers]))
     lines.append("| " + " | ".join(["---"] * (len(headers) - 3) + ["--:"] * 3) + " |")
-    lines += [_markdown_row(row) for row in table_rows(comparison)]
+    lines += [_markdown_table_row(row) for row in table_rows(comparison)]
     lines += ["", LEGEND]
     return "\n".join(lines) + "\n"

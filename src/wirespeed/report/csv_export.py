@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import csv
 import io
+import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from wirespeed.model import Flow
@@ -65,6 +67,37 @@ COLUMNS = (
     "group_stability",
     "outlier",
 )
+
+
+# A spreadsheet takes a cell that starts with one of these for a formula: a test name
+# "=HYPERLINK(...)" would be a link that sends what it names away, "=cmd|..." once ran a
+# program. OWASP's advice on CSV injection: such text starts with a ' instead.
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# The writer quotes a field that holds its line terminator, LF, but leaves a CR bare, and
+# a bare CR ends the row for a spreadsheet: the rest of the text would be a row of its own.
+CARRIAGE_RETURNS = re.compile(r"\r\n?")
+
+
+def spreadsheet_safe(value: object) -> object:
+    """A text cell as a spreadsheet should read it: with a ' before it where it would read
+    as a formula, and its line breaks as LF, so that the cell stays one quoted field.
+    Numbers stay as they are: -5.2 is a number, not a formula."""
+    if not isinstance(value, str):
+        return value
+    if value.startswith(FORMULA_STARTS):
+        value = "'" + value
+    return CARRIAGE_RETURNS.sub("\n", value)
+
+
+def tidy_csv(columns: Iterable[str], rows: Iterable[Mapping[str, Any]]) -> str:
+    """The rows under a header line, each text cell made safe for spreadsheets: every CSV
+    of ours is written here."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({key: spreadsheet_safe(value) for key, value in row.items()})
+    return out.getvalue()
 
 
 def _row(report: Report, detail: TrialDetail, flow: Flow) -> dict[str, Any]:
@@ -152,14 +185,14 @@ def _group_columns(figure: FlowFigure | None, trial: str) -> dict[str, Any]:
     }
 
 
-def render_csv(report: Report) -> str:
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=COLUMNS, lineterminator="\n")
-    writer.writeheader()
+def _rows(report: Report) -> Iterable[dict[str, Any]]:
     groups = _group_figures(report)
     for detail in report.trials:
         trial = detail.outcome.trial
         for flow in flows_of(detail):
             figure = groups.get((trial.test.id, trial.path.name, trial.variant, flow))
-            writer.writerow(_row(report, detail, flow) | _group_columns(figure, trial.key))
-    return out.getvalue()
+            yield _row(report, detail, flow) | _group_columns(figure, trial.key)
+
+
+def render_csv(report: Report) -> str:
+    return tidy_csv(COLUMNS, _rows(report))

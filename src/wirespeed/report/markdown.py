@@ -1,6 +1,13 @@
-"""The report as Markdown, shaped like the tables people post: tests down, paths across."""
+"""The report as Markdown, shaped like the tables people post: tests down, paths across.
+
+Titles, names and what devices said go through markdown_text: viewers render raw HTML,
+so a '<' from a plan or a device is written as '&lt;'. Our own figures keep their '<'
+('<0.01 %'), which starts no tag.
+"""
 
 from __future__ import annotations
+
+import re
 
 from wirespeed.report.ab import (
     AB_LEGEND,
@@ -11,22 +18,22 @@ from wirespeed.report.ab import (
     ab_title,
     build_ab,
 )
-from wirespeed.report.model import Report
+from wirespeed.report.model import Note, Report
 from wirespeed.report.text import (
     LEGEND,
     cell_lines,
     column_text,
     host_tools,
+    markdown_table_safe,
+    markdown_text,
+    one_line,
     paths_of,
     provenance_lines,
     run_line,
     single_run_text,
 )
 
-
-def _escape(text: str) -> str:
-    # A pipe would end the cell; a newline the row.
-    return text.replace("|", "\\|").replace("\n", " ")
+_BACKTICKS = re.compile("`+")
 
 
 def _sentence(text: str) -> str:
@@ -37,8 +44,39 @@ def _table_row(cells: list[str]) -> str:
     return "| " + " | ".join(cells) + " |"
 
 
+def _figure_cell(lines: list[str]) -> str:
+    # Figures are our own words: their '<' ('<0.01 %') stays as written. Two flows of one
+    # test share a cell, one per line: <br> keeps it one table row.
+    return "<br>".join(markdown_table_safe(line) for line in lines)
+
+
+def _code_span(text: str) -> str:
+    """Text in code, shown exactly as written, '<' and all (CommonMark takes a code span's
+    text literally): the fence is longer than any run of backticks in the text, so none
+    of them closes it, and a space keeps a backtick at either end from joining the fence
+    (CommonMark drops one space at each end)."""
+    text = one_line(text)
+    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _beside_code(text: str) -> str:
+    # On a line with code spans, a backtick in the text could pair with a span's fence and
+    # turn the span's literal text into markup: as an entity it pairs with nothing.
+    return markdown_text(text).replace("`", "&#96;")
+
+
+def _note_line(note: Note) -> str:
+    """'[3] no server report (`WARNING: ...`): #7/WAN/default/1', a hard break after it."""
+    line = f"[{note.number}] {_beside_code(note.text)}"
+    if note.details:
+        line += " (" + "; ".join(_code_span(detail) for detail in note.details) + ")"
+    return line + ": " + _beside_code(", ".join(note.trials)) + "  "
+
+
 def render_markdown(report: Report) -> str:
-    lines = [f"# {_escape(report.title)}", "", _sentence(run_line(report)), ""]
+    lines = [f"# {markdown_text(report.title)}", "", _sentence(markdown_text(run_line(report))), ""]
 
     if report.info.hosts:
         lines.append(_table_row(["Host", "Role", "OS", "Kernel", "Tools"]))
@@ -47,7 +85,7 @@ def render_markdown(report: Report) -> str:
             lines.append(
                 _table_row(
                     [
-                        _escape(value or "")
+                        markdown_text(value or "")
                         for value in (host.name, host.role, host.os, host.kernel, host_tools(host))
                     ]
                 )
@@ -55,28 +93,22 @@ def render_markdown(report: Report) -> str:
         lines.append("")
     paths = paths_of(report)
     for column in report.columns:
-        lines.append(f"- {_escape(column_text(column, paths.get(column.path)))}")
-    lines += [f"- {_escape(line)}" for line in provenance_lines(report)]
+        lines.append(f"- {markdown_text(column_text(column, paths.get(column.path)))}")
+    lines += [f"- {markdown_text(line)}" for line in provenance_lines(report)]
     lines.append("")
 
-    lines.append(_table_row(["Test", *(_escape(c.label) for c in report.columns)]))
+    lines.append(_table_row(["Test", *(markdown_text(c.label) for c in report.columns)]))
     lines.append(_table_row(["---"] + ["--:"] * len(report.columns)))
     for row in report.rows:
-        cells = [_escape(f"{row.test_id} {row.test_name}")]
-        # Two flows of one test share a cell, one per line: <br> keeps it one table row.
-        cells += ["<br>".join(_escape(line) for line in cell_lines(cell)) for cell in row.cells]
+        cells = [markdown_text(f"{row.test_id} {row.test_name}")]
+        cells += [_figure_cell(cell_lines(cell)) for cell in row.cells]
         lines.append(_table_row(cells))
     lines += ["", LEGEND, ""]
     single_run = single_run_text(report)
     if single_run:
         lines += [single_run, ""]
 
-    for note in report.notes:
-        text = f"[{note.number}] {note.text}"
-        if note.details:
-            text += " (" + "; ".join(f"`{d}`" for d in note.details) + ")"
-        text += ": " + ", ".join(note.trials)
-        lines.append(_escape(text) + "  ")
+    lines += [_note_line(note) for note in report.notes]
 
     ab = build_ab(report)
     if ab is not None:
@@ -87,11 +119,11 @@ def render_markdown(report: Report) -> str:
 def render_ab_markdown(ab: AbTable) -> list[str]:
     header = ab_header(ab)
     lead = len(header) - len(ab.columns)
-    lines = [f"## {_escape(ab_title(ab))}", ""]
-    lines.append(_table_row([_escape(h) for h in header]))
+    lines = [f"## {markdown_text(ab_title(ab))}", ""]
+    lines.append(_table_row([markdown_text(h) for h in header]))
     lines.append(_table_row(["---"] * lead + ["--:"] * len(ab.columns)))
     for row in ab.rows:
-        cells = [_escape(text) for text in ab_row_lead(ab, row)]
-        cells += ["<br>".join(_escape(line) for line in ab_cell_lines(c)) for c in row.cells]
+        cells = [markdown_text(text) for text in ab_row_lead(ab, row)]
+        cells += [_figure_cell(ab_cell_lines(c)) for c in row.cells]
         lines.append(_table_row(cells))
     return [*lines, "", AB_LEGEND, ""]

@@ -26,6 +26,7 @@ from wirespeed.report.text import (
     provenance_lines,
     run_line,
     single_run_text,
+    terminal_safe,
     when,
 )
 from wirespeed.store.records import RunStatus, RunSummary
@@ -38,27 +39,37 @@ STATUS_STYLES = {
 }
 
 
+def plain_text(text: str, style: str = "") -> Text:
+    """Text from a plan, a device or the store, as rich prints it: a Text, never a markup
+    string ("[1]" in a cell is a note mark, not a tag), its control characters escaped."""
+    return Text(terminal_safe(text), style=style)
+
+
+def _lines_text(lines: list[str]) -> Text:
+    # Escaped line by line: the line breaks between them are ours, any inside one are not.
+    return Text("\n".join(terminal_safe(line) for line in lines))
+
+
 def render_terminal(report: Report, console: Console) -> None:
-    console.print(Text(report.title, style="bold"))
-    console.print(Text(run_line(report), style="dim"))
+    console.print(plain_text(report.title, style="bold"))
+    console.print(plain_text(run_line(report), style="dim"))
     for host in report.info.hosts:
         facts = [host.role, host.os, host.kernel, host_tools(host)]
-        console.print(Text(f"  {host.name}: " + ", ".join(f for f in facts if f)))
+        console.print(plain_text(f"  {host.name}: " + ", ".join(f for f in facts if f)))
     paths = paths_of(report)
     for column in report.columns:
-        console.print(Text("  " + column_text(column, paths.get(column.path))))
+        console.print(plain_text("  " + column_text(column, paths.get(column.path))))
     for line in provenance_lines(report):
-        console.print(Text("  " + line, style="dim"))
+        console.print(plain_text("  " + line, style="dim"))
 
-    # Texts, never markup strings: "[1]" in a cell is a note mark, not a rich tag.
     table = Table(caption=Text(LEGEND), caption_justify="left")
     table.add_column("Test")
     for column in report.columns:
-        table.add_column(Text(column.label), justify="right")
+        table.add_column(plain_text(column.label), justify="right")
     for row in report.rows:
-        cells = [Text(f"{row.test_id} {row.test_name}")]
+        cells = [plain_text(f"{row.test_id} {row.test_name}")]
         for cell in row.cells:
-            text = Text("\n".join(cell_lines(cell)))
+            text = _lines_text(cell_lines(cell))
             if cell is not None and cell.trials_ok == 0:
                 text.stylize("red")
             cells.append(text)
@@ -71,10 +82,10 @@ def render_terminal(report: Report, console: Console) -> None:
     for note in report.notes:
         style = "red" if note.kind is NoteKind.FAILURE else "yellow"
         mark = Text(f"[{note.number}] ", style=style)
-        mark.append(note.text)
+        mark.append_text(plain_text(note.text))
         if note.details:
-            mark.append(" (" + "; ".join(note.details) + ")", style="dim")
-        mark.append(": " + ", ".join(note.trials), style="dim")
+            mark.append_text(plain_text(" (" + "; ".join(note.details) + ")", style="dim"))
+        mark.append_text(plain_text(": " + ", ".join(note.trials), style="dim"))
         console.print(mark)
 
     ab = build_ab(report)
@@ -84,16 +95,16 @@ def render_terminal(report: Report, console: Console) -> None:
 
 def render_ab(ab: AbTable, console: Console) -> None:
     table = Table(
-        title=Text(ab_title(ab), style="bold"),
+        title=plain_text(ab_title(ab), style="bold"),
         caption=Text(AB_LEGEND),
         caption_justify="left",
     )
     for index, header in enumerate(ab_header(ab)):
         lead = index < len(ab_header(ab)) - len(ab.columns)
-        table.add_column(Text(header), justify="left" if lead else "right")
+        table.add_column(plain_text(header), justify="left" if lead else "right")
     for row in ab.rows:
-        cells = [Text(text) for text in ab_row_lead(ab, row)]
-        cells += [Text("\n".join(ab_cell_lines(cell))) for cell in row.cells]
+        cells = [plain_text(text) for text in ab_row_lead(ab, row)]
+        cells += [_lines_text(ab_cell_lines(cell)) for cell in row.cells]
         table.add_row(*cells)
     console.print(table)
 
@@ -117,10 +128,10 @@ def render_runs(runs: list[RunSummary], console: Console) -> None:
         table.add_row(
             str(run.id),
             when(run.started_at),
-            Text(run.title or DASH),
+            plain_text(run.title or DASH),
             Text(run.status.value, style=STATUS_STYLES[run.status]),
             str(run.trials_ok),
             Text(str(run.trials_failed), style="red" if run.trials_failed else ""),
-            Text(", ".join(run.paths) or DASH),
+            plain_text(", ".join(run.paths) or DASH),
         )
     console.print(table)

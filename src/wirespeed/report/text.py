@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import math
+import re
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
@@ -27,6 +29,18 @@ SINGLE_RUN_ALL = (
     "(`wirespeed run --repeat 5` measures both)."
 )
 SINGLE_RUN_SOME = "Figures without (n=k) are a single run: no spread or interval."
+
+# Characters that act on a terminal instead of showing on it: the C0 controls (ESC starts
+# the sequences that move the cursor, clear the screen or set the window title), DEL, the
+# C1 controls (0x9b is a one-byte ESC [ to some terminals) and the bidirectional formatting
+# characters, which reorder the text after them so that a line reads other than it is.
+_TERMINAL_CONTROLS = re.compile(
+    r"[\x00-\x1f\x7f-\x9f"  # C0, DEL, C1
+    r"\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"  # bidi marks, embeddings, isolates
+)
+# CommonMark ends a line at LF, CR or CR LF: any of them would end a table row or start a
+# new block, where a line of its own can be raw HTML.
+_LINE_BREAKS = re.compile(r"\r\n?|\n")
 
 
 def mbit_text(bits_per_second: float) -> str:
@@ -202,3 +216,36 @@ def provenance_lines(report: Report) -> list[str]:
 
 def paths_of(report: Report) -> dict[str, PathSpec]:
     return {d.outcome.trial.path.name: d.outcome.trial.path for d in report.trials}
+
+
+def _escaped_character(match: re.Match[str]) -> str:
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+
+
+def terminal_safe(text: str) -> str:
+    """Text from a plan, a device or the store, safe to print: each control character
+    shown as its escape, '\\x1b' or '\\u202e'.
+
+    An escape rather than one replacement character, because it tells which character
+    arrived (an ANSI colour code in an OS string reads differently from a stray byte) and
+    it is ASCII, which every terminal and locale shows.
+    """
+    return _TERMINAL_CONTROLS.sub(_escaped_character, text)
+
+
+def one_line(text: str) -> str:
+    """Line breaks as spaces: in Markdown a break would end a table row or start a block."""
+    return _LINE_BREAKS.sub(" ", text)
+
+
+def markdown_table_safe(text: str) -> str:
+    """Our own words in a Markdown table cell: a pipe would end the cell, a line break the
+    row. They keep their '<' as written ('p < 0.05', '<0.01 %'), which is no tag."""
+    return one_line(text).replace("|", "\\|")
+
+
+def markdown_text(text: str) -> str:
+    """Text from a plan, a device or the store, in Markdown: shown as written, never raw
+    HTML (viewers render '<img onerror=...>' as it stands), and safe in a table cell."""
+    return markdown_table_safe(html.escape(text, quote=False))

@@ -397,24 +397,38 @@ def test_the_terminal_report_prints_free_text_and_interprets_none_of_it(
             assert name in out, name
 
 
-def test_markdown_escapes_pipes_and_keeps_the_rest(
+def _markdown(text: str) -> str:
+    """As a Markdown text shows plain text: HTML entities, and pipes escaped for tables."""
+    for character, written in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|")):
+        text = text.replace(character, written)
+    return text
+
+
+def test_markdown_escapes_pipes_and_html_and_keeps_the_rest(
     hostile_run: tuple[Path, Path], tmp_path: Path
 ) -> None:
     _, db = hostile_run
     text = report(db, tmp_path, "markdown")
-    assert text.splitlines()[0] == "# " + TITLE.replace("|", "\\|")
+    assert text.splitlines()[0] == "# " + _markdown(TITLE)
     rows = [line for line in text.splitlines() if line.startswith("| ")]
     for number, name in enumerate(NAMES):
-        cell = f"| {number} {name.replace('|', chr(92) + '|')} |"
+        cell = f"| {number} {_markdown(name)} |"
         assert any(row.startswith(cell) for row in rows), (cell, rows)
     for row in rows:  # every row has as many cells as the header
         assert row.replace("\\|", "").count("|") == rows[0].count("|")
 
 
-def test_csv_quotes_and_keeps_every_name(hostile_run: tuple[Path, Path], tmp_path: Path) -> None:
+def test_csv_quotes_every_name_and_defuses_formulas(
+    hostile_run: tuple[Path, Path], tmp_path: Path
+) -> None:
     _, db = hostile_run
     rows = list(csv.DictReader(io.StringIO(report(db, tmp_path, "csv"))))
-    assert [row["test_name"] for row in rows] == NAMES
+    # A text a spreadsheet would run as a formula starts with a quote.
+    formula = ("=", "+", "-", "@")
+    assert [row["test_name"] for row in rows] == [
+        "'" + name if name.startswith(formula) else name for name in NAMES
+    ]
+    assert any(name.startswith(formula) for name in NAMES)
 
 
 def test_json_keeps_title_and_names_exactly(hostile_run: tuple[Path, Path], tmp_path: Path) -> None:

@@ -1,0 +1,47 @@
+"""The progress bar and the line per finished trial print names from the plan and reasons
+from devices as text: never as rich markup, never with their control characters."""
+
+from __future__ import annotations
+
+import io
+
+from rich.console import Console
+
+from wirespeed.cli.progress import RichProgress
+from wirespeed.model import (
+    PathSpec,
+    TestCase,
+    TestSpec,
+    Tool,
+    Topology,
+    Trial,
+    TrialOutcome,
+    TrialStatus,
+)
+
+NAME = "[/bold] [red]x\x1b]0;pwned\x07"
+
+
+def test_a_name_that_looks_like_markup_and_a_hostile_reason_print_as_text() -> None:
+    out = io.StringIO()
+    console = Console(file=out, width=200, color_system=None, force_terminal=True)
+    trial = Trial(
+        test=TestCase(id="1", name=NAME, tool=Tool.IPERF3, spec=TestSpec(duration=1)),
+        path=PathSpec(name="p[b]", topology=Topology.ENDPOINT, client="a", server="b"),
+    )
+    failed = TrialOutcome(
+        trial=trial,
+        status=TrialStatus.FAILED,
+        started_at=0.0,
+        finished_at=1.0,
+        reason="device said \x1b[2J\u202egnp.exe",
+    )
+    progress = RichProgress(console)
+    progress.start([trial])
+    progress.trial_started(trial)  # rich used to read the name as markup: MarkupError
+    progress.trial_finished(failed)
+    progress.close()
+    text = out.getvalue()
+    assert "[/bold] [red]x\\x1b]0;pwned\\x07" in text
+    assert "device said \\x1b[2J\\u202egnp.exe" in text
+    assert "\u202e" not in text and "pwned\x07" not in text and "\x1b[2J" not in text
