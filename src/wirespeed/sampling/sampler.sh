@@ -188,15 +188,35 @@ WS_SCAN=5
 unset BASH_ENV # a file bash would read first
 ticker() { eval "$WS_TICKER"; }
 
-# The feed, awk's only input: the ticks, and the kernel log records of /dev/kmsg as they
-# are written (cat blocks in read(2) between records, so the log costs nothing while the
-# kernel is quiet). SIGPIPE is ignored so that once awk is gone `echo` fails, the ticker
-# ends and the kernel log reader is killed with it.
+# The kernel log reader. /dev/kmsg hands out its whole history first, one record per
+# read(2), hundreds or thousands of records from before the trial. The reader drops them
+# itself, so that they cost no pipe write and no wake-up of the sampler's awk: piped on,
+# they were half of what starting the sampler cost. Records are stamped with the
+# scheduler clock, which lags /proc/uptime by some milliseconds, so the last 2 s before
+# the start are let through (the parser dates them before 0). Continuation lines
+# (" KEY=value") are dropped too. Between records awk blocks in read(2), so the log costs
+# nothing while the kernel is quiet.
+WS_KMSG='
+BEGIN {
+	getline line < "/proc/uptime"
+	split(line, parts, " ")
+	history = (parts[1] - 2) * 1000000
+	FS = ","
+}
+$3 + 0 >= history && /^[0-9]+,[0-9]+,[0-9]+,/ {
+	print
+	fflush()
+}
+'
+
+# The feed, awk's only input: the ticks, and the kernel log records as they are written.
+# SIGPIPE is ignored so that once awk is gone `echo` fails, the ticker ends and the
+# kernel log reader is killed with it.
 feed() {
 	trap "" PIPE
 	kmsg=
 	if [ -r "$root/dev/kmsg" ]; then
-		cat "$root/dev/kmsg" 2>/dev/null &
+		awk $awkflags "$WS_KMSG" <"$root/dev/kmsg" 2>/dev/null &
 		kmsg=$!
 	fi
 	cd "$root/proc" 2>/dev/null || cd /proc || return
@@ -317,19 +337,8 @@ function tick(feedline,   kind, last, i) {
 	return last
 }
 
-# /dev/kmsg: "prio,seq,usec_since_boot,flags;message", continuation lines start with a
-# space. Records from before the start are history, not part of this trial; the kernel
-# stamps them with its scheduler clock, which lags /proc/uptime by some milliseconds, so
-# the last 2 s before the start are let through (the parser dates them before 0). The
-# whole history comes first, hundreds or thousands of records: each costs only the look
-# at its time.
-function recent(record,   i) {
-	i = index(record, ",")
-	record = substr(record, i + 1)
-	i = index(record, ",")
-	return substr(record, i + 1) + 0 >= history
-}
-
+# /dev/kmsg: "prio,seq,usec_since_boot,flags;message"; the reader (WS_KMSG) passes on
+# only the records written since shortly before the start.
 function kernel(record,   semi, head, parts) {
 	semi = index(record, ";")
 	if (semi == 0 || record !~ /^[0-9]+,[0-9]+,[0-9]+,/) return
@@ -346,7 +355,7 @@ function kernel(record,   semi, head, parts) {
 function header(   line, how, held, i) {
 	while ((getline line) > 0) {
 		if (line ~ /^I /) break
-		if (recent(line)) held[++i] = line
+		held[++i] = line
 	}
 	if (line !~ /^I /) return 0
 	split(line, how, " ")
@@ -370,7 +379,6 @@ BEGIN {
 	nsecond = split(ENVIRON["WS_SECOND"], second, "\n")
 	nonce = split(ENVIRON["WS_ONCE"], once, "\n")
 	lastkmsg = -1
-	history = (start - 2) * 1000000
 	reason = "feed-ended"
 	if (!header()) {
 		emit("@@exit " reason)
@@ -383,7 +391,7 @@ BEGIN {
 				reason = line ~ /^F/ ? "stopped" : "max-runtime"
 				break
 			}
-		} else if (recent(line)) {
+		} else {
 			kernel(line)
 		}
 	}
@@ -397,11 +405,34 @@ BEGIN {
 # back by kilobytes (interactive, it also reads files line by line, and a read that
 # fails, of a process gone between the open and the read of its /proc/PID/stat, ends
 # that file instead of the program); busybox awk and gawk read what is there and
-# reject or warn about -W, so they run without it.
-if [ -z "$(awk -W interactive "BEGIN { }" </dev/null 2>&1)" ]; then
-	set -- -W interactive
+# reject or warn about -W, so they run without it. Which awk it is shows without running
+# it where awk is mawk or busybox under another name (a link to it, as Debian and
+# OpenWrt install them); any other awk is asked, which costs a process.
+# Whether the first awk on PATH is the same file as the first $1 on PATH.
+awk_is() {
+	set -f
+	IFS=:
+	set -- "$1" $PATH
+	unset IFS
+	set +f
+	name=$1
+	shift
+	found_awk=
+	found_other=
+	for dir; do
+		[ -n "$found_awk" ] || ! [ -x "$dir/awk" ] || found_awk=$dir/awk
+		[ -n "$found_other" ] || ! [ -x "$dir/$name" ] || found_other=$dir/$name
+	done
+	[ -n "$found_awk" ] && [ -n "$found_other" ] && [ "$found_awk" -ef "$found_other" ]
+}
+if awk_is mawk; then
+	awkflags="-W interactive"
+elif awk_is busybox; then
+	awkflags=
+elif [ -z "$(awk -W interactive "BEGIN { }" </dev/null 2>&1)" ]; then
+	awkflags="-W interactive"
 else
-	set --
+	awkflags=
 fi
 
 export WS_INTERVAL WS_MS WS_ROOT WS_MAXRUN WS_EACH WS_SECOND WS_ONCE WS_TICKER WS_SHELLS \
@@ -411,7 +442,7 @@ export WS_INTERVAL WS_MS WS_ROOT WS_MAXRUN WS_EACH WS_SECOND WS_ONCE WS_TICKER W
 # ends after writing that.
 feed | {
 	trap "" TERM HUP
-	exec awk "$@" "$WS_AWK"
+	exec awk $awkflags "$WS_AWK"
 } &
 
 # The sampler runs in the background so that a SIGTERM to this shell alone (a remote
