@@ -3,6 +3,12 @@ render it to every format; the goal is <= 2 s per format (load + build + render)
 `wirespeed report` does, only JSON and HTML load the interval series, left packed as the
 store keeps them. Also the size of the HTML page of a 50-trial run. No root, no devices.
 
+Every trial carries what a real one stores besides its result: the device's samples (a
+real sampler stream of this machine, taken at 1 Hz for as long as a trial lasts when the
+benchmark starts, and its summary) and the tools' raw outputs (iperf's own, from
+tests/fixtures). As `wirespeed report` does, the raw outputs are not loaded
+(Store.load_run(outputs=False)), and the HTML page draws every trial's device plots.
+
 Every format is measured --repeat times, each time in a process of its own that loads,
 builds and renders, as a `wirespeed report` process does (not in the process that wrote
 the store, which holds the whole run in memory as well); the figures are the fastest
@@ -26,10 +32,12 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Literal
 
 from rich.console import Console
 
 from benchmarks.common import emit
+from wirespeed.hosts.local import LocalHost
 from wirespeed.model import (
     Direction,
     DirectionResult,
@@ -37,8 +45,11 @@ from wirespeed.model import (
     Interval,
     LinkModel,
     Measurement,
+    MonitorRecord,
     PathSpec,
+    RawOutput,
     Result,
+    Side,
     StreamResult,
     TestCase,
     TestSpec,
@@ -56,7 +67,10 @@ from wirespeed.report import (
     render_markdown,
     render_terminal,
 )
+from wirespeed.report.device_samples import device_samples
 from wirespeed.report.html import render_html
+from wirespeed.sampling.session import Sampler
+from wirespeed.sampling.summary import summarize
 from wirespeed.store import RunStatus, Store
 from wirespeed.store.records import RunInfo, RunRecord
 
@@ -115,12 +129,50 @@ def _direction(rng: random.Random, flow: Flow, parallel: int, intervals: int) ->
     )
 
 
-def _outcomes(trials: int, intervals: int, tests: int) -> list[TrialOutcome]:
+FIXTURES = Path(__file__).resolve().parents[1] / "tests" / "fixtures" / "iperf2"
+
+
+def _raw_outputs() -> tuple[RawOutput, ...]:
+    """The client's and the server's output of a real iperf2 run."""
+    return tuple(
+        RawOutput(
+            host=host,
+            side=side,
+            argv=("iperf", "-c", "198.18.0.2", "-t", "10", "-i", "1", "-y", "C"),
+            format="csv",
+            text=(FIXTURES / f"csv-tcp-up.{side.value}.txt").read_text(),
+            exit_status=0,
+        )
+        for host, side in (("ws", Side.CLIENT), ("dut", Side.SERVER))
+    )
+
+
+def _sampled(seconds: int) -> MonitorRecord:
+    """What the sampler stores of a trial this long: a real stream of this machine at
+    1 Hz (the default), and its summary."""
+    print(f"sampling this machine for {seconds} s ...", file=sys.stderr)
+    running = Sampler.start(LocalHost(), interval=1.0, max_runtime=seconds + 30)
+    running.wait_for_ticks(1)
+    time.sleep(seconds)
+    samples = running.stop()
+    return MonitorRecord(
+        host="dut",
+        role="dut",
+        interval=samples.interval,
+        raw=samples.raw,
+        summary=summarize(samples).to_json(),
+    )
+
+
+def _outcomes(
+    trials: int, intervals: int, tests: int, monitor: MonitorRecord | None = None
+) -> list[TrialOutcome]:
     rng = random.Random(1)
     cases = _tests(tests, float(intervals))
     places = [(p, v) for p in PATHS for v in VARIANTS]
     repetitions = -(-trials // (len(cases) * len(places)))  # ceil: stop at `trials`
     outcomes: list[TrialOutcome] = []
+    raw = _raw_outputs()
     at = 1_700_000_000.0
     for case in cases:
         for path, variant in places:
@@ -142,6 +194,8 @@ def _outcomes(trials: int, intervals: int, tests: int) -> list[TrialOutcome]:
                             directions=directions,
                             tool_version="2.0.13",
                         ),
+                        raw=raw,
+                        monitors=() if monitor is None else (monitor,),
                     )
                 )
                 at += intervals + 1
@@ -163,12 +217,16 @@ def _terminal(report: Report) -> str:
     return out.getvalue()
 
 
-RENDERERS: dict[str, Callable[[Report], str]] = {
-    "terminal": _terminal,
-    "markdown": render_markdown,
-    "csv": render_csv,
-    "json": render_json,
-    "html": render_html,
+def _html(report: Report, record: RunRecord) -> str:
+    return render_html(report, device_samples(record))
+
+
+RENDERERS: dict[str, Callable[[Report, RunRecord], str]] = {
+    "terminal": lambda report, _: _terminal(report),
+    "markdown": lambda report, _: render_markdown(report),
+    "csv": lambda report, _: render_csv(report),
+    "json": lambda report, _: render_json(report),
+    "html": _html,
 }
 
 # The formats that show interval series, which `wirespeed report` loads for them only,
@@ -187,11 +245,12 @@ def _timed(db: Path, run_id: int, name: str) -> dict[str, float]:
 
     with Store.open(db) as store:
         tick()
-        record = store.load_run(run_id, intervals="packed" if name in WITH_INTERVALS else False)
+        intervals: Literal["packed"] | bool = "packed" if name in WITH_INTERVALS else False
+        record = store.load_run(run_id, intervals=intervals, outputs=False, commands=name == "json")
         tick()
     report = build_report(record)
     tick()
-    text = RENDERERS[name](report)
+    text = RENDERERS[name](report, record)
     tick()
     measured: dict[str, float] = {"bytes": len(text.encode())}
     steps = ("load", "build", "render")
@@ -237,7 +296,8 @@ def main() -> None:
     sizes: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.db"
-        outcomes = _outcomes(args.trials, args.intervals, args.tests)
+        monitor = _sampled(args.intervals)
+        outcomes = _outcomes(args.trials, args.intervals, args.tests, monitor)
         begin = time.perf_counter()
         run_id = _store_run(db, outcomes)
         stored = time.perf_counter() - begin
@@ -253,22 +313,24 @@ def main() -> None:
                     times[name]["total" + suffix].append(total)
                 sizes[name] = int(measured["bytes"])
 
-    few = _outcomes(50, 30, 5)  # 5 tests x 2 paths x 2 variants, up to 3 repetitions
-    small = build_report(
-        RunRecord(
-            id=1,
-            info=RunInfo(title="fifty trials", started_at=few[0].started_at),
-            status=RunStatus.COMPLETE,
-            finished_at=few[-1].finished_at,
-            outcomes=tuple(few),
-        )
+    # 5 tests x 2 paths x 2 variants, up to 3 repetitions, of 30 s each
+    few = _outcomes(50, 30, 5, _sampled(30))
+    fifty = RunRecord(
+        id=1,
+        info=RunInfo(title="fifty trials", started_at=few[0].started_at),
+        status=RunStatus.COMPLETE,
+        finished_at=few[-1].finished_at,
+        outcomes=tuple(few),
     )
-    page = render_html(small).encode()
+    small = build_report(fifty)
+    page = _html(small, fifty).encode()
     emit(
         "report_speed",
         {
             "trials": trials,
             "intervals_per_trial": args.intervals,
+            "device_samples_per_trial": f"{args.intervals} s at 1 Hz: stream of "
+            f"{len(monitor.raw)} bytes, summary of {len(monitor.summary)} bytes",
             "repeat": args.repeat,
             "store_seconds": round(stored, 2),
             # Per format: [fastest, slowest] of the repetitions, in seconds of the clock,

@@ -16,6 +16,8 @@ from html import escape
 from importlib import resources
 from typing import Any
 
+import orjson
+
 from wirespeed.report.html_data import report_data
 from wirespeed.report.html_monitor import DeviceSamples
 from wirespeed.report.model import Note, NoteKind, Report
@@ -32,7 +34,7 @@ from wirespeed.report.text import (
 from wirespeed.store.gc_pause import gc_paused
 
 NO_SAMPLES = "No device samples in this run."
-_JSON_ESCAPES = str.maketrans({"<": "\\u003c", ">": "\\u003e", "&": "\\u0026"})
+_JSON_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"))
 
 
 @functools.cache
@@ -41,9 +43,17 @@ def _asset(name: str) -> str:
 
 
 def script_json(value: Any) -> str:
-    """JSON that is safe inside <script type="application/json">: no `<`, `>` or `&`."""
-    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    return text.translate(_JSON_ESCAPES)
+    """JSON that is safe inside <script type="application/json">: no `<`, `>` or `&`.
+    orjson writes the 10 MB of a 10,000-trial page in a fifth of json's 0.2 s; like
+    json.dumps(allow_nan=False) it writes no NaN (it writes null where json would raise:
+    the plots' values are checked finite before)."""
+    try:
+        text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except TypeError:  # an integer beyond 64 bits
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    for character, escaped in _JSON_ESCAPES:
+        text = text.replace(character, escaped)
+    return text
 
 
 def _e(text: object) -> str:

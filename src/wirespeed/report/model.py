@@ -34,7 +34,7 @@ from wirespeed.model import (
     TrialStatus,
     WarningKind,
 )
-from wirespeed.sampling.summary import MonitorSummary
+from wirespeed.report.stored_summary import busiest_core_load, summary_fields
 from wirespeed.store.gc_pause import gc_paused
 from wirespeed.store.records import PackedDirection, RunInfo, RunRecord, RunStatus
 
@@ -70,6 +70,13 @@ SENDER_SIDE_HINT = (
 ABOVE_CEILING_HINT = (
     "above the physical ceiling: the link is faster than the plan says, or the figure is wrong"
 )
+INTERVAL_RAISED_HINT = (
+    "the device sampled less often than asked: it cannot wait a fraction of a second "
+    "(busybox built without fractional sleep, as OpenWrt ships it)"
+)
+# In a summary's JSON when the interval asked for was kept: most are, and they need not
+# be decoded to tell (a summary the check misses is decoded, never misread).
+_INTERVAL_KEPT = '"requested_interval_s": null'
 MISSING_FLOW_HINT = "a direction has no result in some trials (not measured or not reported)"
 UNSTABLE_HINT = (
     f"the standard deviation is more than {UNSTABLE_CV * 100:.0f} % of the mean: the result may be "
@@ -274,6 +281,14 @@ def _notes_of(outcome: TrialOutcome, ceiling: Ceiling | None, notes: _Notes) -> 
     if outcome.status is TrialStatus.FAILED:
         reason = outcome.reason or "no reason given"
         found.add(notes.add(NoteKind.FAILURE, "failed", f"failed: {reason}", key))
+    for monitor in outcome.monitors:
+        if monitor.summary and _INTERVAL_KEPT not in monitor.summary:
+            fields = summary_fields(monitor.summary)
+            asked = fields.get("requested_interval_s")
+            if asked is not None:
+                detail = f"{monitor.host}: every {fields['interval_s']:g} s, not {asked:g} s"
+                code, hint = "interval-raised", INTERVAL_RAISED_HINT
+                found.add(notes.add(NoteKind.WARNING, code, hint, key, detail))
     result = outcome.result
     if result is None:
         return found
@@ -306,29 +321,24 @@ def _notes_of(outcome: TrialOutcome, ceiling: Ceiling | None, notes: _Notes) -> 
 
 def _device_load(outcomes: list[TrialOutcome]) -> DeviceLoad | None:
     """The DUT's load over a cell's trials, from each trial's first DUT sampler."""
-    summaries = []
+    loads = []
     for outcome in outcomes:
         monitor = next((m for m in outcome.monitors if m.role == "dut" and m.summary), None)
         if monitor is None:
             continue
-        summary = MonitorSummary.from_json(monitor.summary)
-        if summary.busiest is not None:
-            summaries.append(summary)
-    if not summaries:
+        load = busiest_core_load(monitor.summary)
+        if load is not None:
+            loads.append(load)
+    if not loads:
         return None
-    busiest = [s.busiest for s in summaries if s.busiest is not None]
-    cpus = [b.cpu for b in busiest]
-    softirq = [
-        next(c.softirq_pct for c in s.cores if c.cpu == b.cpu)
-        for s, b in zip(summaries, busiest, strict=True)
-    ]
-    temperatures = [s.temperature_max_c for s in summaries if s.temperature_max_c is not None]
+    cpus = [load.cpu for load in loads]
+    temperatures = [load.temperature_max_c for load in loads if load.temperature_max_c is not None]
     return DeviceLoad(
         busiest_cpu=max(set(cpus), key=cpus.count),
-        busy_pct=statistics.median(b.busy_pct for b in busiest),
-        softirq_pct=statistics.median(softirq),
+        busy_pct=statistics.median(load.busy_pct for load in loads),
+        softirq_pct=statistics.median(load.softirq_pct for load in loads),
         temperature_max_c=max(temperatures) if temperatures else None,
-        n=len(summaries),
+        n=len(loads),
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import threading
@@ -32,16 +33,31 @@ def run_lab(link: str, tmp_path: Path, parallel: int = 1) -> TrialOutcome:
     with Store.open(tmp_path / "runs.db") as store:
         run = Runner(plan, store, lab_prefix=unique_prefix(link)).run(expand(plan))
         record = store.load_run(run.run_id)
+        shown = store.load_run(run.run_id, intervals="packed", outputs=False)
     (stored,) = record.outcomes
     assert stored.status is TrialStatus.OK, stored.reason
-    # The HTML report draws the DUT's cores from the stored raw stream.
+    # The HTML report draws the DUT's cores from the summary's CPU timeline, without
+    # the raw stream (as `wirespeed report` loads a run), and as the stream says.
     from wirespeed.report import build_report
-    from wirespeed.report.device_samples import device_samples
+    from wirespeed.report.device_samples import device_samples, needs_streams
     from wirespeed.report.html import NO_SAMPLES, render_html
 
-    (samples,) = device_samples(record)
+    assert not needs_streams(shown) and shown.outcomes[0].monitors[0].raw == ""
+    (samples,) = device_samples(shown)
     assert samples.role == "dut" and len(samples.t) >= 2 and samples.cores
-    assert NO_SAMPLES not in render_html(build_report(record), [samples])
+    assert NO_SAMPLES not in render_html(build_report(shown), [samples])
+    (monitor,) = stored.monitors
+    from_stream = device_samples(
+        dataclasses.replace(
+            record,
+            outcomes=(
+                dataclasses.replace(
+                    stored, monitors=(dataclasses.replace(monitor, summary='{"version": 1}'),)
+                ),
+            ),
+        )
+    )
+    assert from_stream == [samples]
     return stored
 
 

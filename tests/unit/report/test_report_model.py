@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 from report_samples import BR0, DUAL, GBE, START, TCP, ok, sample_record, tcp_direction
 
-from wirespeed.model import DirectionResult, Flow, LinkModel, PathSpec, Topology, TrialOutcome
+from wirespeed.model import (
+    DirectionResult,
+    Flow,
+    LinkModel,
+    MonitorRecord,
+    PathSpec,
+    Topology,
+    TrialOutcome,
+)
+from wirespeed.report.markdown import render_markdown
 from wirespeed.report.model import NoteKind, build_report
 from wirespeed.report.text import cell_lines, loss_text
 from wirespeed.store.records import RunInfo, RunRecord, RunStatus
@@ -150,3 +160,25 @@ def _record(*outcomes: TrialOutcome) -> RunRecord:
 
 def _variant(outcome: TrialOutcome, variant: str) -> TrialOutcome:
     return dataclasses.replace(outcome, trial=dataclasses.replace(outcome.trial, variant=variant))
+
+
+def test_a_device_that_sampled_less_often_than_asked_gets_a_note() -> None:
+    # The summary of a real sampler run on the R4S tree under busybox built without
+    # fractional `read -t` and `sleep` (as OpenWrt ships it), asked for 0.1 s:
+    # tests/unit/sampling/test_sampling_interval.py makes the same, from the same tree.
+    summary = (Path(__file__).parent / "summary-r4s-whole-seconds.json").read_text()
+    raised = MonitorRecord("r4s", "dut", 1.0, "", summary)
+    kept = MonitorRecord("r4s", "dut", 0.1, "", summary.replace('": 0.1', '": null'))
+    record = sample_record()
+    first, second, *rest = record.outcomes
+    outcomes = (
+        dataclasses.replace(first, monitors=(raised,)),
+        dataclasses.replace(second, monitors=(kept,)),
+        *rest,
+    )
+    report = build_report(dataclasses.replace(record, outcomes=outcomes))
+    notes = [note for note in report.notes if note.code == "interval-raised"]
+    assert len(notes) == 1 and notes[0].kind is NoteKind.WARNING
+    assert notes[0].details == ("r4s: every 1 s, not 0.1 s",)
+    assert notes[0].trials == (first.trial.key,)
+    assert "fraction of a second" in render_markdown(report)

@@ -137,6 +137,36 @@ def test_device_samples_and_findings_come_back_with_their_trial(db: str) -> None
         assert store.load_run(run_id).outcomes == (monitored,)
 
 
+def test_a_run_loaded_without_outputs_lacks_only_them(db: str) -> None:
+    from wirespeed.model import MonitorRecord
+
+    stream = (Path(__file__).parents[1] / "sampling" / "stream-v1-x86-vm-2cpu.txt").read_text()
+    monitor = MonitorRecord("r4s", "dut", 0.5, stream, '{"version": 1}')
+    watched = dataclasses.replace(
+        dual_outcome(),
+        raw=tuple(dataclasses.replace(r, stderr="(stderr)") for r in dual_outcome().raw),
+        monitors=(monitor,),
+    )
+    with Store.open(db) as store:
+        run_id = store.begin_run(INFO)
+        store.add_outcome(run_id, watched)
+        store.add_outcome(run_id, failed_outcome())
+    with Store.open(db) as store:
+        full = store.load_run(run_id)
+        bare = store.load_run(run_id, outputs=False)
+    assert full.outcomes[0] == watched
+    expected = dataclasses.replace(
+        watched,
+        raw=tuple(dataclasses.replace(r, text="", stderr="") for r in watched.raw),
+        monitors=(dataclasses.replace(monitor, raw=""),),
+    )
+    assert bare.outcomes[0] == expected
+    assert bare.outcomes[1].raw == tuple(
+        dataclasses.replace(r, text="", stderr="") for r in full.outcomes[1].raw
+    )
+    assert dataclasses.replace(bare, outcomes=full.outcomes) == full
+
+
 def test_counters_beyond_32_bits_are_kept(db: str) -> None:
     big = udp_outcome_with_loss()
     with Store.open(db) as store:

@@ -78,7 +78,9 @@ def _comparison(args: argparse.Namespace, store: Store) -> Comparison:
                 f"--{'paths' if paths else 'variants'} compares within one run, got {len(runs)}",
                 hint="give one run id, or none for the latest run",
             )
-        record = store.load_run(runs[0] if runs else None)
+        record = store.load_run(
+            runs[0] if runs else None, intervals=False, outputs=False, commands=False
+        )
         if paths:
             return compare_paths(record, paths[0], paths[1])
         assert variants is not None
@@ -92,7 +94,11 @@ def _comparison(args: argparse.Namespace, store: Store) -> Comparison:
     if len(runs) > 2:
         raise UsageError(f"compare takes two runs, got {len(runs)}")
     first, second = runs if runs else _latest_two(store)
-    return compare_runs(store.load_run(first), store.load_run(second))
+    # Compare shows neither interval series nor raw outputs.
+    return compare_runs(
+        store.load_run(first, intervals=False, outputs=False, commands=False),
+        store.load_run(second, intervals=False, outputs=False, commands=False),
+    )
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:

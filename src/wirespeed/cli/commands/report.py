@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import io
 from pathlib import Path
+from typing import Literal
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
@@ -24,9 +25,18 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     try:
         # Only JSON and HTML show interval series (about half of the load); they write
         # them straight from the packed columns, without building an object per interval.
-        record = store.load_run(
-            args.run, intervals="packed" if args.format in ("json", "html") else False
-        )
+        # No report shows the raw outputs (most of a run's bytes), except where HTML
+        # draws a summary stored before it kept its CPU timeline: from the stream.
+        intervals: Literal["packed"] | bool = "packed" if args.format in ("json", "html") else False
+        commands = args.format == "json"  # only JSON lists the tools' commands
+        record = store.load_run(args.run, intervals=intervals, outputs=False, commands=commands)
+        if args.format == "html":
+            from wirespeed.report.device_samples import needs_streams
+
+            if needs_streams(record):
+                record = store.load_run(
+                    record.id, intervals=intervals, outputs=True, commands=commands
+                )
     finally:
         store.close()
     report = build_report(record)

@@ -68,7 +68,9 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
             ssh_settings=ssh_settings(args, env),
         )
         outcome = runner.run(missing, argv=stored.argv, resume_run=args.resume)
-        report = build_report(store.load_run(args.resume))
+        report = build_report(
+            store.load_run(args.resume, intervals=False, outputs=False, commands=False)
+        )
     finally:
         store.close()
     if not env.quiet:

@@ -78,7 +78,9 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
             ssh_settings=ssh_settings(args, env),
         )
         outcome = runner.run(trials, argv=args.argv)
-        report = build_report(store.load_run(outcome.run_id))
+        report = build_report(
+            store.load_run(outcome.run_id, intervals=False, outputs=False, commands=False)
+        )
     finally:
         store.close()
     if not env.quiet:
