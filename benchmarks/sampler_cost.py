@@ -1,7 +1,7 @@
 """What the sampler costs the device: CPU time of its whole process tree, as % of one core,
 at 1 Hz and 10 Hz, under dash+mawk and under busybox alone, next to sysstat's sadc.
 
-    .venv/bin/python -m benchmarks.sampler_cost --seconds 30 --rounds 3
+    .venv/bin/python -m benchmarks.sampler_cost --seconds 30 --rounds 3 [--pooled 10]
 
 Each configuration runs `--rounds` times for seconds/rounds, the configurations taking
 turns (in a rotating order), so a slow minute of the machine does not land on one of
@@ -17,6 +17,10 @@ included: this process makes itself the subreaper of everything it starts, so
 orphans come back to it, and after the tree is reaped getrusage(RUSAGE_CHILDREN) holds
 the user and system time of all of them. The output is read by a thread of this process
 (its CPU is not the tree's), as a pipe over SSH would read it. Root is not needed.
+
+--pooled N also runs each sampler configuration as a run uses it (sampling/pool.py):
+one sampler for N trials of seconds/rounds each, cut into a segment per trial (SIGUSR1,
+SIGUSR2), 0.5 s apart; its whole CPU (start, segments, gaps, stop) over the trials' time.
 
 sadc (sysstat) takes whole seconds only: 1 s is the smallest interval it accepts, so it
 is measured at 1 s, and what it would cost at 10 Hz is given as ten times its cost per
@@ -145,6 +149,77 @@ def measure(config: Config, seconds: float | None) -> Measured:
     return Measured(_children_cpu() - before, wall, len(received))
 
 
+def measure_pooled(config: Config, trials: int, seconds: float, gap: float) -> Measured:
+    """A run's worth of trials from one sampler, as SamplerPool takes them: the sampler
+    starts with the first trial; each trial ends its segment (SIGUSR2 to the process
+    group) and, after `gap` seconds, the next begins one (SIGUSR1); after the last, the
+    sampler is stopped. Accounted as measure() does: the whole tree, start, segments,
+    the gaps between them and the stop; its wall time is the trials' time only."""
+    _reap_all()
+    before = _children_cpu()
+    read_end, write_end = os.pipe()
+    pid = os.posix_spawnp(
+        config.argv[0],
+        config.argv,
+        config.env,
+        file_actions=[
+            (os.POSIX_SPAWN_DUP2, write_end, 1),
+            (os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
+        ],
+        setsid=True,
+    )
+    os.close(write_end)
+    seen = {"ticks": 0, "exits": 0, "bytes": 0}
+    changed = threading.Condition()
+
+    def drain() -> None:
+        tail = b""
+        while chunk := os.read(read_end, 65536):
+            text = tail + chunk
+            with changed:
+                seen["ticks"] += text.count(b"\n@@end ")
+                seen["exits"] += text.count(b"\n@@exit ")
+                seen["bytes"] += len(chunk)
+                changed.notify_all()
+            tail = text[-8:]  # a marker split between two reads is counted once
+        with changed:
+            seen["exits"] = 1 << 30
+            changed.notify_all()
+
+    def wait_for(key: str, count: int) -> None:
+        with changed:
+            changed.wait_for(lambda: seen[key] >= count, timeout=10)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    for trial in range(trials):
+        if trial:
+            time.sleep(gap)
+            ticks = seen["ticks"]
+            os.killpg(pid, signal.SIGUSR1)
+            wait_for("ticks", ticks + 1)
+        else:
+            wait_for("ticks", 1)
+        time.sleep(seconds)
+        os.killpg(pid, signal.SIGUSR2)
+        wait_for("exits", trial + 1)
+    os.kill(pid, signal.SIGTERM)
+    os.waitpid(pid, 0)
+    end = time.monotonic() + 5
+    while True:
+        try:
+            child, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if child == 0:
+            if time.monotonic() > end:
+                os.killpg(pid, signal.SIGKILL)
+            time.sleep(0.01)
+    reader.join(5)
+    os.close(read_end)
+    return Measured(_children_cpu() - before, trials * seconds, seen["bytes"])
+
+
 def _bin_dir(root: Path, name: str, tools: dict[str, str]) -> str:
     directory = root / name
     directory.mkdir()
@@ -244,6 +319,14 @@ def main() -> None:
     parser.add_argument(
         "--script", type=Path, help="another sampler.sh to measure (an older version, say)"
     )
+    parser.add_argument(
+        "--pooled",
+        type=int,
+        default=0,
+        metavar="TRIALS",
+        help="also measure each sampler as a run's SamplerPool uses it: TRIALS trials of "
+        "seconds/rounds s each from one sampler, 0.5 s apart",
+    )
     args = parser.parse_args()
     _subreaper()
     with tempfile.TemporaryDirectory() as tmp:
@@ -256,6 +339,13 @@ def main() -> None:
             for config in todo[shift:] + todo[:shift]:
                 shorts[config.name].append(measure(config, None))
                 longs[config.name].append(measure(config, args.seconds / args.rounds))
+        pooled: dict[str, list[float]] = {}
+        trial_seconds = args.seconds / args.rounds
+        for config in todo if args.pooled else []:
+            # (Not the fallback that forks a `sleep` per tick: its ticks are its cost.)
+            if config.name.startswith("sampler") and "without" not in config.name:
+                runs = [measure_pooled(config, args.pooled, trial_seconds, 0.5) for _ in range(2)]
+                pooled[config.name] = [round(100 * m.cpu_s / m.wall_s, 3) for m in runs]
     emit(
         "sampler_cost",
         {
@@ -264,6 +354,19 @@ def main() -> None:
             "rounds": args.rounds,
             "script": str(args.script) if args.script is not None else "shipped",
             "results": [_row(c, longs[c.name], shorts[c.name]) for c in todo],
+            # CPU of a run of --pooled trials from one sampler, as % of one core over the
+            # trials' time: two runs each.
+            **(
+                {
+                    "pooled": {
+                        "trials": args.pooled,
+                        "trial_seconds": trial_seconds,
+                        "cpu_pct_of_one_core": pooled,
+                    }
+                }
+                if pooled
+                else {}
+            ),
         },
     )
 

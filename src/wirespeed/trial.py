@@ -34,7 +34,7 @@ from wirespeed.model import (
     WarningKind,
 )
 from wirespeed.sampling.model import SampleSet
-from wirespeed.sampling.session import RunningSampler, Sampler
+from wirespeed.sampling.session import Sampler, SamplerSource, TrialSampler
 from wirespeed.sampling.summary import MonitorSummary, summarize
 from wirespeed.signals import deferred_signals
 
@@ -102,12 +102,14 @@ def run_trial(
     on_tick: Callable[[float], None] | None = None,
     watch: Sequence[tuple[str, Host]] = (),
     sample_interval: float = 1.0,
+    samplers_from: SamplerSource | None = None,
 ) -> TrialOutcome:
     """Run a trial to its outcome. Failures become a FAILED outcome, never an exception
     (but KeyboardInterrupt and SIGTERM pass through, after the processes are stopped).
 
     `watch` names the hosts to sample while the test runs, by role (the DUT by default in
-    a run): one sampler each, started before the client and stopped after it."""
+    a run): one sampler each, started before the client and stopped after it, or (from
+    `samplers_from`, a run's SamplerPool) one kept across trials, cut before and after."""
     driver = driver_for(trial.test.tool)
     spec = trial.test.spec
     port = port or driver.DEFAULT_PORT
@@ -116,7 +118,7 @@ def run_trial(
     client_argv = driver.client_argv(spec, endpoints.target, port)
     server: Process | None = None
     client: Process | None = None
-    samplers: list[tuple[str, Host, RunningSampler | str]] = []
+    samplers: list[tuple[str, Host, TrialSampler | str]] = []
     sample_sets: list[tuple[str, Host, SampleSet | str]] = []
     reason: str | None = None
     # Grace for the server on stop: none once its report is complete (iperf2 takes a full
@@ -127,7 +129,7 @@ def run_trial(
         _check_port_free(endpoints.server, port, spec.protocol)
         server = endpoints.server.start(server_argv)
         _wait_listening(endpoints.server, server, port, spec.protocol)
-        samplers = _start_samplers(watch, sample_interval)
+        samplers = _start_samplers(watch, sample_interval, samplers_from or Sampler())
         client = endpoints.client.start(client_argv)
         _wait_client(
             endpoints.client,
@@ -189,14 +191,14 @@ def without_moot(findings: list[Finding], spec: TestSpec) -> list[Finding]:
 
 
 def _start_samplers(
-    watch: Sequence[tuple[str, Host]], interval: float
-) -> list[tuple[str, Host, RunningSampler | str]]:
+    watch: Sequence[tuple[str, Host]], interval: float, source: SamplerSource
+) -> list[tuple[str, Host, TrialSampler | str]]:
     """One sampler per watched host; one that cannot start is noted, not fatal: the
     trial's iperf result stands without the device's samples."""
-    started: list[tuple[str, Host, RunningSampler | str]] = []
+    started: list[tuple[str, Host, TrialSampler | str]] = []
     for role, host in watch:
         try:
-            running = Sampler.start(host, interval=interval)
+            running = source.start(host, interval=interval)
         except (WirespeedError, OSError) as error:
             started.append((role, host, f"the sampler did not start: {error}"))
             continue

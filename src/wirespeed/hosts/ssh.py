@@ -53,6 +53,10 @@ _SIGNAL_NAMES: dict[int, str] = {
     signals.SIGTERM: "TERM",
     signals.SIGKILL: "KILL",
     signals.SIGINT: "INT",
+    # By name: their numbers differ between architectures (10 and 12 on x86 and ARM, 16
+    # and 17 on the MIPS of many routers).
+    signals.SIGUSR1: "USR1",
+    signals.SIGUSR2: "USR2",
 }
 
 

@@ -16,6 +16,15 @@
 # `read -t` and `sleep`, as OpenWrt ships it) samples every whole second instead; the
 # stream's @@start line says which interval was kept.
 #
+# Segments: instead of a sampler per trial, a controller may keep one running and cut
+# its output into streams. SIGUSR2 ends the stream (a last tick that reads everything,
+# then "@@exit stopped"); awk then reads and writes nothing until SIGUSR1 begins the
+# next one: its header again, every file whole again, a new baseline of the processes.
+# Each segment is a whole stream, as a sampler started then would have written, without
+# what starting one costs (processes, the kernel log's history: ~15 ms of CPU, where a
+# tick costs a fraction of a millisecond). The max runtime counts from each segment's
+# beginning.
+#
 # Parameters reach awk through the environment, never through the program text
 # (awk -v would also interpret backslashes in a path).
 
@@ -113,7 +122,7 @@ WS_ONCE=$found
 # takes a fraction, the interval becomes whole seconds (at least 1). The first line
 # tells awk the interval kept and the way of waiting.
 WS_TICKER='
-trap "" PIPE
+trap "" PIPE USR1 USR2
 trap "echo F [0-9]*; exit 0" TERM
 waits() {
 	[ -z "$({ read -t "$1" x </dev/null; exec 0<>/proc/self/fd/0; } 2>&1)" ]
@@ -213,7 +222,7 @@ $3 + 0 >= history && /^[0-9]+,[0-9]+,[0-9]+,/ {
 # SIGPIPE is ignored so that once awk is gone `echo` fails, the ticker ends and the
 # kernel log reader is killed with it.
 feed() {
-	trap "" PIPE
+	trap "" PIPE USR1 USR2 # the segment signals are the top shell's (see the end)
 	kmsg=
 	if [ -r "$root/dev/kmsg" ]; then
 		awk $awkflags "$WS_KMSG" <"$root/dev/kmsg" 2>/dev/null &
@@ -325,12 +334,12 @@ function tick(feedline,   kind, last, i) {
 	kind = substr(feedline, 1, 1)
 	seq++
 	now = uptime()
-	last = kind == "F" || (maxrun > 0 && now - start >= maxrun)
+	last = kind == "F" || kind == "E" || (maxrun > 0 && now - start >= maxrun)
 	emit("@@tick " seq " " uptext)
 	for (i = 1; i <= neach; i++) dump(each[i], i)
 	if (kind != "T" || last) {
 		for (i = 1; i <= nsecond; i++) dump(second[i], neach + i)
-		if (kind == "P" || kind == "F") processes(feedline)
+		if (kind == "P" || kind == "F" || kind == "E") processes(feedline)
 	}
 	emit("@@end " seq)
 	flush()
@@ -351,14 +360,21 @@ function kernel(record,   semi, head, parts) {
 }
 
 # The header, once the ticker said which interval it keeps: kernel records that came
-# first wait for it. The device clock is the time of day srand() seeds with.
-function header(   line, how, held, i) {
+# first wait for it.
+function header(   line, held, i) {
 	while ((getline line) > 0) {
 		if (line ~ /^I /) break
 		held[++i] = line
 	}
 	if (line !~ /^I /) return 0
 	split(line, how, " ")
+	write_header()
+	for (i = 1; i in held; i++) kernel(held[i])
+	return 1
+}
+
+# The device clock is the time of day srand() seeds with.
+function write_header(   i) {
 	srand()
 	emit("@@wirespeed-sampler 2")
 	emit("@@start " starttext " " srand() " " how[2] " " maxrun " " ENVIRON["WS_INTERVAL"] \
@@ -366,8 +382,27 @@ function header(   line, how, held, i) {
 	for (i = 1; i <= nonce; i++) dump(once[i], neach + nsecond + i)
 	emit("@@ready")
 	flush()
-	for (i = 1; i in held; i++) kernel(held[i])
-	return 1
+}
+
+# The end of a segment ("E <pids>"): its last tick, then its exit line.
+function finish(feedline) {
+	tick(feedline)
+	emit("@@exit stopped")
+	flush()
+	active = 0
+}
+
+# The beginning of a segment ("B <pids>"): a stream of its own from here, every file whole,
+# the first scan of the processes its baseline.
+function begin(feedline) {
+	delete count
+	scanned = 0
+	seq = 0
+	start = uptime()
+	starttext = uptext
+	write_header()
+	tick("P" substr(feedline, 2))
+	active = 1
 }
 
 BEGIN {
@@ -385,13 +420,26 @@ BEGIN {
 		flush()
 		exit 0
 	}
+	active = 1
 	while ((getline line) > 0) {
-		if (line ~ /^[TGPF]/) {
-			if (tick(line)) {
-				reason = line ~ /^F/ ? "stopped" : "max-runtime"
+		kind = substr(line, 1, 1)
+		if (kind == "E" || kind == "B") {
+			if (active) finish(line)
+			if (kind == "B") begin(line)
+		} else if (kind ~ /^[TGPF]$/) {
+			if (active) {
+				if (tick(line)) {
+					reason = kind == "F" ? "stopped" : "max-runtime"
+					break
+				}
+			} else if (kind == "F") {
+				reason = "stopped"
+				break
+			} else if (kind != "T" && maxrun > 0 && uptime() - start >= maxrun) {
+				reason = "max-runtime"
 				break
 			}
-		} else {
+		} else if (active) {
 			kernel(line)
 		}
 	}
@@ -441,7 +489,7 @@ export WS_INTERVAL WS_MS WS_ROOT WS_MAXRUN WS_EACH WS_SECOND WS_ONCE WS_TICKER W
 # awk ignores SIGTERM and SIGHUP: a stop reaches it as the feed's last tick, so that it
 # ends after writing that.
 feed | {
-	trap "" TERM HUP
+	trap "" TERM HUP USR1 USR2
 	exec awk $awkflags "$WS_AWK"
 } &
 
@@ -458,5 +506,16 @@ stop() {
 	wait "$sampler"
 	exit 0
 }
+# A segment's end or beginning, asked for the same way as the last tick.
+segment() {
+	cd "$root/proc" 2>/dev/null || cd /proc
+	{ echo "$1" [0-9]* >"/proc/$sampler/fd/0"; } 2>/dev/null
+}
 trap stop TERM INT HUP
-wait "$sampler"
+trap "segment E" USR2
+trap "segment B" USR1
+# A trapped signal ends `wait` early: wait again while the sampler runs.
+while :; do
+	wait "$sampler"
+	kill -0 "$sampler" 2>/dev/null || break
+done

@@ -19,6 +19,7 @@ requested_interval the one asked for.
 from __future__ import annotations
 
 import time
+from typing import Protocol
 
 from wirespeed.hosts.base import Host, Process
 from wirespeed.sampling.model import SampleSet
@@ -26,6 +27,20 @@ from wirespeed.sampling.script import DEFAULT_MAX_RUNTIME, sampler_argv
 from wirespeed.sampling.stream import ParsedStream, parse_stream
 
 _POLL_SECONDS = 0.01
+
+
+class TrialSampler(Protocol):
+    """A trial's sampling: RunningSampler, or a pool's Segment (sampling/pool.py)."""
+
+    def wait_for_ticks(self, count: int, timeout: float = 10.0) -> bool: ...
+
+    def stop(self, grace: float = 1.0) -> SampleSet: ...
+
+
+class SamplerSource(Protocol):
+    """Where a trial's samplers come from: Sampler (one per trial), or a SamplerPool."""
+
+    def start(self, host: Host, interval: float = 1.0) -> TrialSampler: ...
 
 
 class RunningSampler:
@@ -67,24 +82,31 @@ class RunningSampler:
         status = self.process.stop(grace)
         text = self.process.stdout()
         parsed = parse_stream(text)
-        reason = _why_partial(parsed, ended_early, status, self.process.stderr())
-        self._stopped = SampleSet(
-            host=self.host.name,
-            interval=parsed.interval if parsed.interval is not None else self.interval,
-            requested_interval=parsed.requested_interval if parsed.interval_raised else None,
-            start_uptime=parsed.start_uptime or 0.0,
-            device_epoch=parsed.device_epoch,
-            info=parsed.info,
-            snapshots=parsed.snapshots,
-            kernel=parsed.kernel,
-            partial=reason is not None,
-            reason=reason,
-            raw=text,
-        )
+        reason = why_partial(parsed, ended_early, status, self.process.stderr())
+        self._stopped = sample_set(self.host.name, self.interval, text, parsed, reason)
         return self._stopped
 
 
-def _why_partial(parsed: ParsedStream, ended_early: bool, status: int, stderr: str) -> str | None:
+def sample_set(
+    host: str, interval: float, text: str, parsed: ParsedStream, reason: str | None
+) -> SampleSet:
+    """What a stream (`text`, parsed) says, as a SampleSet; `reason` why it is partial."""
+    return SampleSet(
+        host=host,
+        interval=parsed.interval if parsed.interval is not None else interval,
+        requested_interval=parsed.requested_interval if parsed.interval_raised else None,
+        start_uptime=parsed.start_uptime or 0.0,
+        device_epoch=parsed.device_epoch,
+        info=parsed.info,
+        snapshots=parsed.snapshots,
+        kernel=parsed.kernel,
+        partial=reason is not None,
+        reason=reason,
+        raw=text,
+    )
+
+
+def why_partial(parsed: ParsedStream, ended_early: bool, status: int, stderr: str) -> str | None:
     detail = stderr.strip().splitlines()[-1] if stderr.strip() else ""
     if not parsed.ready:
         return f"the sampler never started (exit status {status}){': ' + detail if detail else ''}"
