@@ -84,14 +84,10 @@ def _reap_all() -> None:
             return
 
 
-def measure(config: Config, seconds: float | None) -> Measured:
-    """Run one configuration for `seconds` (None: until its first sample is out), stop
-    it as the session stops a sampler (SIGTERM to the top process), and account the
-    whole tree."""
-    _reap_all()
-    before = _children_cpu()
+def _spawn(config: Config) -> tuple[int, int]:
+    """The configuration started in a session of its own, stdin /dev/null: its PID and
+    the reading end of its stdout."""
     read_end, write_end = os.pipe()
-    started = time.monotonic()
     pid = os.posix_spawnp(
         config.argv[0],
         config.argv,
@@ -103,6 +99,33 @@ def measure(config: Config, seconds: float | None) -> Measured:
         setsid=True,
     )
     os.close(write_end)
+    return pid, read_end
+
+
+def _reap_tree(pid: int) -> None:
+    """Reap what is left of the tree of `pid` (its top process already reaped)."""
+    # The rest of the tree ends within one interval of its top process; a straggler
+    # after five seconds is a bug worth seeing, so it is killed and counted anyway.
+    end = time.monotonic() + 5
+    while True:
+        try:
+            child, _ = os.waitpid(-1, os.WNOHANG)
+        except ChildProcessError:
+            break
+        if child == 0:
+            if time.monotonic() > end:
+                os.killpg(pid, signal.SIGKILL)
+            time.sleep(0.01)
+
+
+def measure(config: Config, seconds: float | None) -> Measured:
+    """Run one configuration for `seconds` (None: until its first sample is out), stop
+    it as the session stops a sampler (SIGTERM to the top process), and account the
+    whole tree."""
+    _reap_all()
+    before = _children_cpu()
+    started = time.monotonic()
+    pid, read_end = _spawn(config)
     received = bytearray()
     first = threading.Event()
 
@@ -132,18 +155,7 @@ def measure(config: Config, seconds: float | None) -> Measured:
     else:
         os.killpg(pid, signal.SIGKILL)
     wall = time.monotonic() - started
-    # The rest of the tree ends within one interval of its top process; a straggler
-    # after five seconds is a bug worth seeing, so it is killed and counted anyway.
-    end = time.monotonic() + 5
-    while True:
-        try:
-            child, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            break
-        if child == 0:
-            if time.monotonic() > end:
-                os.killpg(pid, signal.SIGKILL)
-            time.sleep(0.01)
+    _reap_tree(pid)
     reader.join(5)
     os.close(read_end)
     return Measured(_children_cpu() - before, wall, len(received))
@@ -157,18 +169,7 @@ def measure_pooled(config: Config, trials: int, seconds: float, gap: float) -> M
     the gaps between them and the stop; its wall time is the trials' time only."""
     _reap_all()
     before = _children_cpu()
-    read_end, write_end = os.pipe()
-    pid = os.posix_spawnp(
-        config.argv[0],
-        config.argv,
-        config.env,
-        file_actions=[
-            (os.POSIX_SPAWN_DUP2, write_end, 1),
-            (os.POSIX_SPAWN_OPEN, 0, "/dev/null", os.O_RDONLY, 0),
-        ],
-        setsid=True,
-    )
-    os.close(write_end)
+    pid, read_end = _spawn(config)
     seen = {"ticks": 0, "exits": 0, "bytes": 0}
     changed = threading.Condition()
 
@@ -205,16 +206,7 @@ def measure_pooled(config: Config, trials: int, seconds: float, gap: float) -> M
         wait_for("exits", trial + 1)
     os.kill(pid, signal.SIGTERM)
     os.waitpid(pid, 0)
-    end = time.monotonic() + 5
-    while True:
-        try:
-            child, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
-            break
-        if child == 0:
-            if time.monotonic() > end:
-                os.killpg(pid, signal.SIGKILL)
-            time.sleep(0.01)
+    _reap_tree(pid)
     reader.join(5)
     os.close(read_end)
     return Measured(_children_cpu() - before, trials * seconds, seen["bytes"])

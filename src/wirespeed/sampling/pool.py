@@ -38,35 +38,21 @@ SEGMENT_END_TIMEOUT = 5.0
 MAX_OUTPUT_CHARS = 4_000_000
 
 
-class Segment:
-    """One trial's part of a pooled sampler; RunningSampler's interface."""
+class Segment(RunningSampler):
+    """One trial's part of a pooled sampler: a RunningSampler whose output starts at
+    `offset` of its process's, and whose stop() ends the segment, not the process."""
 
     def __init__(self, pool: SamplerPool, kept: _Kept, offset: int) -> None:
-        self.host = kept.host
-        self.process: Process = kept.process
-        self.interval = kept.interval
+        super().__init__(kept.host, kept.process, kept.interval)
         self._pool = pool
         self._kept = kept
         self._offset = offset
-        self._stopped: SampleSet | None = None
-
-    @property
-    def alive(self) -> bool:
-        return self.process.poll() is None
 
     def _text(self) -> str:
         return self.process.stdout()[self._offset :]
 
     def ticks(self) -> int:
         return ("\n" + self._text()).count("\n@@end ")
-
-    def wait_for_ticks(self, count: int, timeout: float = 10.0) -> bool:
-        deadline = time.monotonic() + timeout
-        while self.ticks() < count:
-            if not self.alive or time.monotonic() > deadline:
-                return self.ticks() >= count
-            time.sleep(_POLL_SECONDS)
-        return True
 
     def stop(self, grace: float = 1.0) -> SampleSet:
         if self._stopped is not None:
