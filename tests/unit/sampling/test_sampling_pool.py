@@ -13,6 +13,7 @@ import pytest
 from sampling_fixtures import BUSYBOX, busybox_path
 
 from wirespeed.hosts.local import LocalHost
+from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.pool import SamplerPool
 from wirespeed.sampling.stream import parse_stream
 
@@ -24,7 +25,7 @@ def pool() -> Iterator[SamplerPool]:
     samplers.close()
 
 
-def _trial(pool: SamplerPool, host: LocalHost, seconds: float = 0.5) -> tuple[int, object]:
+def _trial(pool: SamplerPool, host: LocalHost, seconds: float = 0.5) -> tuple[int, SampleSet]:
     running = pool.start(host, interval=0.1)
     assert running.wait_for_ticks(1, timeout=5)
     time.sleep(seconds)
@@ -42,7 +43,7 @@ def test_one_sampler_gives_each_trial_a_whole_stream_of_its_own(
     host = LocalHost()
     trials = [_trial(pool, host) for _ in range(3)]
     assert len({pid for pid, _ in trials}) == 1  # started once, for the first trial
-    starts = []
+    starts: list[float] = []
     for _, samples in trials:
         assert not samples.partial, samples.reason
         stream = parse_stream(samples.raw)
@@ -55,6 +56,7 @@ def test_one_sampler_gives_each_trial_a_whole_stream_of_its_own(
         assert first.interrupts is not None and last.netdev is not None
         assert first.processes is not None and last.processes is not None
         assert last.t - first.t >= 0.4
+        assert stream.start_uptime is not None
         starts.append(stream.start_uptime)
     assert starts == sorted(starts) and len(set(starts)) == 3  # each from its own start
 
