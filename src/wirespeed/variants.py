@@ -36,7 +36,6 @@ if TYPE_CHECKING:
     from wirespeed.tune.model import Change
 
 CPU_ONLINE = "/sys/devices/system/cpu/online"
-LOCAL = "local"  # the journal's name for this machine (as `wirespeed tune` writes it)
 
 
 class VariantError(WirespeedError):
@@ -235,18 +234,6 @@ class VariantStates:
         return None
 
 
-def connect(name: str) -> Host:
-    """A journal row's host: this machine, or a namespace that still exists."""
-    from wirespeed.hosts.local import LocalHost
-    from wirespeed.hosts.netns import NetnsHost, namespace_exists
-
-    if name == LOCAL:
-        return LocalHost()
-    if namespace_exists(name):
-        return NetnsHost(name)
-    raise HostError(f"no network namespace {name}")
-
-
 def recover_left_changes(journal: Journal) -> list[str]:
     """Restore what a killed wirespeed left changed; what was done, for the user.
 
@@ -255,8 +242,12 @@ def recover_left_changes(journal: Journal) -> list[str]:
     measuring on top of someone's leftover tuning would measure the wrong thing."""
     from wirespeed.lab.naming import parse_namespace
     from wirespeed.tune.apply import forget, recover
+    from wirespeed.tune.hosts import connections
 
-    recovery = recover(journal, connect)
+    # A device tuned over SSH (`wirespeed tune apply user@host`) is reached with the
+    # user's own SSH configuration and known hosts.
+    with connections(None) as connect:
+        recovery = recover(journal, connect)
     done = [
         f"restored {entry.target} on {entry.host} to {entry.previous.strip()!r}"
         for entry in recovery.report.restored

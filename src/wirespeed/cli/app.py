@@ -287,8 +287,8 @@ def build_parser() -> argparse.ArgumentParser:
         "host",
         nargs="?",
         metavar="HOST",
-        help="local (default) or a network namespace name (suggest also: user@host[:port] "
-        "over SSH); restore without HOST restores every host",
+        help="local (default), a network namespace name, or user@host[:port] over SSH; "
+        "restore without HOST restores every host",
     )
     tune.add_argument(
         "--root", metavar="DIR", help="suggest for a captured tree DIR/proc, DIR/sys (suggest only)"
@@ -297,7 +297,8 @@ def build_parser() -> argparse.ArgumentParser:
     tune.add_argument(
         "--force",
         action="store_true",
-        help="apply even MTU/offload changes on the default route's interface",
+        help="apply even MTU/offload changes on the control connection's interface (the "
+        "default route's; over SSH, the one the session comes in by)",
     )
     tune.add_argument(
         "--forget",

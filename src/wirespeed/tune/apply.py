@@ -19,6 +19,7 @@ or signal during apply restores what this apply had changed before it propagates
 from __future__ import annotations
 
 import contextlib
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
@@ -51,13 +52,35 @@ def host_boot_id(host: Host) -> str | None:
 
 
 def control_interface_of(host: Host) -> str | None:
-    """The interface of the host's default route (for local and lab hosts, the way the
-    control connection would leave); None when there is no default route."""
+    """The interface of the control connection: for a device over SSH, the one its route
+    to this machine leaves by (from the session's SSH_CONNECTION); else the interface of
+    the host's default route (for local and lab hosts, the way the control connection
+    would leave); None when there is none."""
+    from wirespeed.hosts.ssh import SshHost
+
+    if isinstance(host, SshHost):
+        return _ssh_control_interface(host)
     try:
         done = host.run(["ip", "-j", "route", "show", "default"], timeout=10.0)
     except (OSError, TimeoutError, WirespeedError):
         return None
     return default_route_interface(done.stdout) if done.returncode == 0 else None
+
+
+def _ssh_control_interface(host: Host) -> str | None:
+    """dropbear and OpenSSH put "CLIENT_IP CLIENT_PORT SERVER_IP SERVER_PORT" in the
+    session's SSH_CONNECTION; the route to CLIENT_IP names the interface (`ip route get`
+    as text: busybox's ip has no JSON)."""
+    try:
+        said = host.run(["sh", "-c", 'echo "$SSH_CONNECTION"'], timeout=10.0)
+        client = said.stdout.split()[0] if said.returncode == 0 and said.stdout.split() else ""
+        if not client:
+            return None
+        route = host.run(["ip", "route", "get", client], timeout=10.0)
+    except (OSError, TimeoutError, WirespeedError):
+        return None
+    found = re.search(r"\bdev (\S+)", route.stdout)
+    return found.group(1) if found and route.returncode == 0 else None
 
 
 def check_changes(

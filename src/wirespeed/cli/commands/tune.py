@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
-from wirespeed.errors import HostError, UsageError
+from wirespeed.errors import UsageError
+from wirespeed.tune.hosts import LOCAL
 
 if TYPE_CHECKING:
     from wirespeed.hosts.base import Host
+    from wirespeed.hosts.ssh_connection import SshSettings
     from wirespeed.tune.apply import Recovery
     from wirespeed.tune.journal import Journal
-
-LOCAL = "local"
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
@@ -37,33 +37,18 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         return _restore(args, env, journal)
 
 
-def connect(name: str | None) -> Host:
-    """HOST as given on the command line: `local` or a network namespace."""
-    from wirespeed.hosts.local import LocalHost
-    from wirespeed.hosts.netns import NetnsHost, namespace_exists
-
-    if name in (None, LOCAL):
-        return LocalHost()
-    if not namespace_exists(name):
-        raise HostError(
-            f"host {name!r} is not reachable: no such network namespace",
-            hint="HOST is `local` or a namespace from `ip netns list`",
-        )
-    return NetnsHost(name)
-
-
 def _suggest(args: argparse.Namespace, env: Environment) -> int:
     from wirespeed.cli.commands.facts import _source
     from wirespeed.facts import collect
+    from wirespeed.tune.hosts import close_host
     from wirespeed.tune.suggest import plan_document, render_plan, suggest
 
     source, host = _source(args, env)
     try:
         plan = suggest(collect(source))
     finally:
-        close = getattr(host, "close", None)
-        if close is not None:
-            close()
+        if host is not None:
+            close_host(host)
     if args.json:
         env.stdout.write(json.dumps(plan_document(plan), indent=2) + "\n")
     else:
@@ -74,30 +59,36 @@ def _suggest(args: argparse.Namespace, env: Environment) -> int:
 def _apply(args: argparse.Namespace, env: Environment, journal: Journal) -> int:
     from wirespeed.facts import HostSource, TreeSource, collect
     from wirespeed.tune.apply import apply_changes, control_interface_of
+    from wirespeed.tune.hosts import close_host, connect
     from wirespeed.tune.suggest import explain, suggest
 
-    host = connect(args.host)
-    name = host.name
-    recovery = _recover(env, journal)
-    if name in recovery.unreachable or name in recovery.busy or recovery.report.failed:
-        raise UsageError(
-            f"{name} still has changes from an earlier wirespeed that could not be restored",
-            hint="see the messages above; wirespeed tune restore " + name,
+    settings = _ssh_settings(args, env)
+    host = connect(args.host, settings)
+    try:
+        name = host.name
+        recovery = _recover(env, journal, settings=settings, connected=host)
+        if name in recovery.unreachable or name in recovery.busy or recovery.report.failed:
+            raise UsageError(
+                f"{name} still has changes from an earlier wirespeed that could not be restored",
+                hint="see the messages above; wirespeed tune restore " + name,
+            )
+        local = name == LOCAL
+        source = TreeSource(Path("/"), where="this machine") if local else HostSource(host)
+        plan = suggest(collect(source))
+        for warning in plan.warnings:
+            env.warn(warning)
+        if not plan.changes:
+            env.stdout.write(f"{name}: nothing to change\n")
+            return ExitStatus.OK
+        apply_changes(
+            host,
+            plan.changes,
+            journal,
+            control_interface=control_interface_of(host),
+            force=args.force,
         )
-    source = TreeSource(Path("/"), where="this machine") if name == LOCAL else HostSource(host)
-    plan = suggest(collect(source))
-    for warning in plan.warnings:
-        env.warn(warning)
-    if not plan.changes:
-        env.stdout.write(f"{name}: nothing to change\n")
-        return ExitStatus.OK
-    apply_changes(
-        host,
-        plan.changes,
-        journal,
-        control_interface=control_interface_of(host),
-        force=args.force,
-    )
+    finally:
+        close_host(host)
     for change in plan.changes:
         env.stdout.write(f"{explain(change)}\n")
     env.stdout.write(
@@ -116,7 +107,7 @@ def _restore(args: argparse.Namespace, env: Environment, journal: Journal) -> in
         dropped = forget(journal, args.host)
         env.stdout.write(f"{args.host}: {len(dropped)} journal entr(y/ies) dropped\n")
         return ExitStatus.OK
-    recovery = _recover(env, journal, args.host)
+    recovery = _recover(env, journal, args.host, settings=_ssh_settings(args, env))
     if not recovery.clean:
         return ExitStatus.FAILED
     if not recovery.report.restored and not recovery.report.expired:
@@ -124,10 +115,25 @@ def _restore(args: argparse.Namespace, env: Environment, journal: Journal) -> in
     return ExitStatus.OK
 
 
-def _recover(env: Environment, journal: Journal, host: str | None = None) -> Recovery:
-    from wirespeed.tune.apply import recover
+def _ssh_settings(args: argparse.Namespace, env: Environment) -> SshSettings:
+    from wirespeed.cli.commands.run import ssh_settings
 
-    recovery = recover(journal, connect, host)
+    return ssh_settings(args, env)
+
+
+def _recover(
+    env: Environment,
+    journal: Journal,
+    host: str | None = None,
+    *,
+    settings: SshSettings | None = None,
+    connected: Host | None = None,
+) -> Recovery:
+    from wirespeed.tune.apply import recover
+    from wirespeed.tune.hosts import connections
+
+    with connections(settings, connected) as connect_one:
+        recovery = recover(journal, connect_one, host)
     for entry in recovery.report.restored:
         env.stdout.write(
             f"{entry.host}: {entry.target} restored to {entry.previous.strip()} "
