@@ -12,7 +12,9 @@
 # `wirespeed` may log in over TCP, without a password (trust on loopback: a throwaway
 # server for tests, not for data); that role may create databases, not be superuser.
 # The cluster runs with fsync off: the tests create and drop a database each, and a
-# test server does not need to survive a power cut. Safe to run again: when the server
+# test server does not need to survive a power cut. Autovacuum is off too: its worker
+# (a superuser's backend) could be in a test's database when the test drops it, and
+# DROP DATABASE ... WITH (FORCE) may not end another role's backend. Safe to run again: when the server
 # is already up it only prints the URL.
 set -euo pipefail
 
@@ -87,7 +89,8 @@ EOF
   fi
   as_postgres "$bindir/pg_ctl" -D "$data" -l "$data/server.log" -w -t 60 start -o \
     "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$data \
-     -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" \
+     -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 \
+     -c autovacuum=off" \
     >/dev/null || {
     tail -n 20 "$data/server.log" >&2
     echo "postgres-for-tests: the server did not start (log above)" >&2

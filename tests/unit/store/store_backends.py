@@ -13,13 +13,14 @@ from __future__ import annotations
 import itertools
 import os
 import secrets
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from sqlalchemy import URL, Engine, create_engine, make_url
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from wirespeed.store.store import display_url
 
@@ -66,7 +67,20 @@ def fresh_store(backend: str, tmp_path: Path) -> Iterator[str]:
     try:
         yield make_url(base).set(database=name).render_as_string(hide_password=False)
     finally:
-        with admin.connect() as conn:
-            # FORCE: a store a failed test left open must not keep its database alive.
-            conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        _drop(admin, name)
         admin.dispose()
+
+
+def _drop(admin: Engine, name: str) -> None:
+    """FORCE: a store a failed test left open must not keep its database alive. It may
+    not end another role's backend: a server's autovacuum worker in the database (the
+    test server runs without one) is waited out, a second at most."""
+    for attempt in range(10):
+        try:
+            with admin.connect() as conn:
+                conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            return
+        except DBAPIError as error:
+            if attempt == 9 or "pg_signal_backend" not in str(error.orig):
+                raise
+            time.sleep(0.1)
