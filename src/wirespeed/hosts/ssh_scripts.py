@@ -31,6 +31,19 @@ def quote(value: str) -> str:
     return shlex.quote(value)
 
 
+# A killed program's wrapper writes its status file the moment the program dies, which may
+# be while `rm -rf` is emptying that directory: rm then fails with "Directory not empty"
+# and the session would stay. Retrying removes what the wrapper wrote; it writes only once.
+_REMOVE_BASE = """\
+n=0
+until rm -rf "$base" 2>/dev/null; do
+  n=$((n + 1))
+  [ $n -ge 5 ] && break
+  [ $n -ge 2 ] && sleep 1
+done
+"""
+
+
 def _kill_session(base: str) -> str:
     """Stop every program of the session (TERM, then KILL), then remove its directory."""
     return f"""\
@@ -57,8 +70,7 @@ for p in "$base"/*/pid; do
   d=${{p%/pid}}
   [ -f "$d/status" ] || kill -KILL "$(cat "$p")" 2>/dev/null
 done
-rm -rf "$base"
-"""
+{_REMOVE_BASE}"""
 
 
 def _watchdog(base: str, lease: int) -> str:
@@ -184,7 +196,6 @@ for w in {quote(root)}/*/watchdog; do
     d=${{p%/pid}}
     [ -f "$d/status" ] || kill -KILL "$(cat "$p")" 2>/dev/null
   done
-  rm -rf "$base"
-done
+{_REMOVE_BASE}done
 :
 """
