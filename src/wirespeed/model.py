@@ -316,6 +316,7 @@ class FindingKind(enum.StrEnum):
     DROPS = "drops"
     KERNEL_EVENT = "kernel-event"
     PARTIAL_SAMPLES = "partial-samples"
+    STALLED = "stalled"
 
 
 @dataclass(frozen=True)

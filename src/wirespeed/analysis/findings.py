@@ -46,6 +46,8 @@ HINTS: dict[FindingKind, str] = {
     "check the link and driver",
     FindingKind.PARTIAL_SAMPLES: "the device's samples stop early: its figures cover part "
     "of the test only",
+    FindingKind.STALLED: "a link went down or the device hung (see its kernel events): "
+    "the figure averages the gap in",
 }
 
 
@@ -96,7 +98,61 @@ def judge_result(outcome: TrialOutcome, ceiling: Ceiling | None) -> list[Finding
                     flow,
                 )
             )
+    findings.extend(_stalls(result))
     findings.extend(_from_warnings(result))
+    return findings
+
+
+# An interval carrying under this share of the test's median rate carried nothing: the
+# few bytes of a retransmission arriving just before the link came back do not count.
+STALL_FRACTION = 0.01
+# Gaps shorter than this are left alone: iperf2's last report may be an interval of
+# milliseconds with nothing in it.
+STALL_MIN_SECONDS = 1.0
+
+
+def _s(seconds: float) -> str:
+    return f"{round(seconds, 1):g}"
+
+
+def _stalls(result: Result) -> list[Finding]:
+    """Traffic that stopped mid-test (a link down, a NIC reset, a hung device): the
+    average over the whole test hides it as a lower number."""
+    findings = []
+    for direction in result.directions:
+        intervals = [i for i in direction.intervals if i.end > i.start]
+        if len(intervals) < 3:
+            continue
+        # The median of the intervals that carried something: a link down for most of
+        # the test still stands out against the rest.
+        rates = sorted(i.bits_per_second for i in intervals if i.bytes > 0)
+        if not rates:
+            continue  # nothing at all: a failed test, not a stall
+        floor = rates[len(rates) // 2] * STALL_FRACTION
+        gaps: list[tuple[float, float]] = []
+        for interval in intervals:
+            if interval.bits_per_second >= floor:
+                continue
+            if gaps and abs(gaps[-1][1] - interval.start) < 1e-3:
+                gaps[-1] = (gaps[-1][0], interval.end)
+            else:
+                gaps.append((interval.start, interval.end))
+        gaps = [gap for gap in gaps if gap[1] - gap[0] >= STALL_MIN_SECONDS]
+        if not gaps:
+            continue
+        total = sum(end - start for start, end in gaps)
+        last = intervals[-1].end
+        spans = ", ".join(
+            f"from {_s(start)} s to " + ("the end" if abs(end - last) < 1e-3 else f"{_s(end)} s")
+            for start, end in gaps
+        )
+        findings.append(
+            Finding(
+                FindingKind.STALLED,
+                f"no traffic for {_s(total)} s of {_s(last - intervals[0].start)} s ({spans})",
+                direction.flow,
+            )
+        )
     return findings
 
 

@@ -115,6 +115,7 @@ FINDING_LABELS = {
     FindingKind.DROPS: "drops or errors on an interface",
     FindingKind.KERNEL_EVENT: "kernel event during the trial",
     FindingKind.PARTIAL_SAMPLES: "device samples are partial",
+    FindingKind.STALLED: "traffic stalled mid-test",
 }
 
 

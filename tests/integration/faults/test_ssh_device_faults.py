@@ -19,7 +19,7 @@ from wirespeed.hosts.ssh import SshHost
 from wirespeed.hosts.ssh_connection import UNREACHABLE_COOLDOWN
 from wirespeed.lab.lab import Lab, LabSpec, down_lab
 from wirespeed.lab.links import parse_link
-from wirespeed.model import Role, Topology, Trial, TrialOutcome, TrialStatus
+from wirespeed.model import FindingKind, Role, Topology, Trial, TrialOutcome, TrialStatus
 from wirespeed.plan import expand, parse_plan
 from wirespeed.trial import CLIENT_MARGIN, Endpoints, run_trial
 
@@ -197,6 +197,12 @@ def test_the_link_down_mid_trial_and_back_up_ends_the_trial_within_its_timeout(
         goodput = outcome.result.directions[0].goodput_bps
         assert goodput is not None and goodput < 0.8 * 941e6, (
             "3 s of a dead link must show in the number"
+        )
+        # ... and be named, with when it happened.
+        stalls = [f for f in outcome.findings if f.kind is FindingKind.STALLED]
+        print(f"       {[f.message for f in stalls]}")
+        assert len(stalls) == 1 and stalls[0].message.startswith("no traffic for "), (
+            outcome.findings
         )
     else:
         assert outcome.reason

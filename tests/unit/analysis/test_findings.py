@@ -3,13 +3,17 @@ R2S bridge far below it, and the 2.0.x counters nobody could explain."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
+
+import pytest
 
 from wirespeed.analysis.ceiling import ceiling
 from wirespeed.analysis.findings import hint, judge_result
 from wirespeed.model import (
     Finding,
     FindingKind,
+    Flow,
     PathSpec,
     Proto,
     Result,
@@ -23,6 +27,7 @@ from wirespeed.model import (
     TrialStatus,
 )
 from wirespeed.tools import iperf2
+from wirespeed.tools.detect import parse_any
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
 GBE = 1_000_000_000
@@ -78,3 +83,62 @@ def test_a_failed_trial_gets_no_findings() -> None:
     trial = Trial(test, PathSpec("WAN", Topology.ENDPOINT, "a", "b"))
     failed = TrialOutcome(trial, TrialStatus.FAILED, 0.0, 1.0, result=result, reason="x")
     assert judge_result(failed, ceiling(GBE, Proto.TCP)) == []
+
+
+# -- a stall: a link down 3 s mid-test (tests/fixtures/capture_stall.sh) ------------------
+
+
+@pytest.mark.parametrize(
+    "fixture",
+    [
+        "iperf3/json-stall-tcp-up.client.txt",
+        "iperf3/json-stall-tcp-up.server.txt",
+        "iperf2/stall-tcp-up.client.txt",
+        "iperf2/stall-tcp-up.server.txt",
+    ],
+)
+def test_a_link_down_mid_test_is_a_stall_with_its_span(fixture: str) -> None:
+    result = parse_any((FIXTURES / fixture).read_text())
+    findings = judge_result(outcome_of(result), None)
+    stalls = [f for f in findings if f.kind is FindingKind.STALLED]
+    # The link went down a few ms past 3 s: iperf2's 3-4 s interval still carried 0.4 % of
+    # the median rate, iperf3's nothing. Either way the gap is 3 s, and traffic came back.
+    assert [f.message for f in stalls] == ["no traffic for 3 s of 9 s (from 3 s to 6 s)"]
+    assert stalls[0].flow is Flow.UP
+    assert hint(FindingKind.STALLED).startswith("a link went down")
+
+
+def test_no_captured_output_of_a_healthy_test_is_a_stall() -> None:
+    healthy = [
+        path
+        for path in sorted(FIXTURES.glob("*/*.txt"))
+        if path.parent.name in {"iperf2", "iperf3", "seeds"}
+        and not path.name.startswith(("INDEX", "version", "err-", "json-err-"))
+        and "stall" not in path.name
+    ]
+    with_intervals = 0
+    for path in healthy:
+        result = parse_any(path.read_text())
+        with_intervals += any(len(d.intervals) >= 3 for d in result.directions)
+        findings = judge_result(outcome_of(result), None)
+        assert FindingKind.STALLED not in kinds(findings), path.name
+    assert with_intervals >= 10  # the check above ran on real interval series
+
+
+def test_a_test_that_never_carried_anything_is_not_called_a_stall() -> None:
+    result = parse_any((FIXTURES / "iperf3/json-stall-tcp-up.client.txt").read_text())
+    direction = result.directions[0]
+    silent = tuple(replace(i, bytes=0, bits_per_second=0.0) for i in direction.intervals)
+    result = replace(result, directions=(replace(direction, intervals=silent),))
+    assert FindingKind.STALLED not in kinds(judge_result(outcome_of(result), None))
+
+
+def test_a_link_that_never_came_back_stalls_to_the_end() -> None:
+    result = parse_any((FIXTURES / "iperf3/json-stall-tcp-up.client.txt").read_text())
+    direction = result.directions[0]
+    # The capture cut after its sixth interval, as if the link had stayed down; and its
+    # first two left out, so that the gap is most of the test.
+    cut = direction.intervals[2:6]
+    result = replace(result, directions=(replace(direction, intervals=cut),))
+    stalls = [f for f in judge_result(outcome_of(result), None) if f.kind is FindingKind.STALLED]
+    assert [f.message for f in stalls] == ["no traffic for 3 s of 4 s (from 3 s to the end)"]

@@ -14,7 +14,9 @@ FIXTURES = Path(__file__).parents[2] / "fixtures"
 OUTPUTS = sorted(
     p
     for p in FIXTURES.glob("*/*.txt")
-    if p.name not in {"INDEX.txt", "version.txt"} and p.parent.name in {"iperf2", "iperf3", "seeds"}
+    if not p.name.startswith("INDEX")
+    and p.name != "version.txt"
+    and p.parent.name in {"iperf2", "iperf3", "seeds"}
 )
 
 
