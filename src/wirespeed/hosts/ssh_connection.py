@@ -119,8 +119,11 @@ def resolve(target: SshTarget, settings: SshSettings) -> Destination:
             raise SshError(f"cannot read {config_path}: {error}") from None
     hostname = str(options.get("hostname", target.host))
     port = target.port
-    if port == 22 and "port" in options:
-        port = int(str(options["port"]))
+    if port is None:
+        try:
+            port = int(str(options.get("port", 22)))
+        except ValueError:
+            raise SshError(f"{config_path}: Port {options['port']!r} is not a number") from None
     user = target.user or str(options.get("user", "") or getpass.getuser())
     identities = settings.identities + tuple(
         Path(str(p)).expanduser() for p in _as_list(options.get("identityfile"))

@@ -41,16 +41,17 @@ def is_host(text: str) -> bool:
 
 @dataclass(frozen=True)
 class SshTarget:
-    """Where to log in: `root@192.168.0.62:22`. user None: ssh's own default."""
+    """Where to log in: `root@192.168.0.62:22`. user None: ssh's own default; port None:
+    the one ~/.ssh/config gives the host, else 22 (a port written out wins over both)."""
 
     host: str
     user: str | None = None
-    port: int = 22
+    port: int | None = None
 
     def __post_init__(self) -> None:
         if not self.host:
             raise ValueError("an SSH target needs a host")
-        if not 1 <= self.port <= 65535:
+        if self.port is not None and not 1 <= self.port <= 65535:
             raise ValueError(f"SSH port {self.port} is not in 1..65535")
 
     @classmethod
@@ -72,13 +73,13 @@ class SshTarget:
                 f"{text!r} is not an SSH target: {host!r} is not an IP address or a host name "
                 "(letters, digits, - and .; IPv6 in brackets: root@[fe80::1]:22)"
             )
-        port = int(match["port"]) if match["port"] else 22
+        port = int(match["port"]) if match["port"] else None
         return cls(host=host, user=match["user"], port=port)
 
     def __str__(self) -> str:
         host = f"[{self.host}]" if ":" in self.host else self.host
         user = f"{self.user}@" if self.user else ""
-        return f"{user}{host}:{self.port}"
+        return f"{user}{host}" if self.port is None else f"{user}{host}:{self.port}"
 
 
 @dataclass(frozen=True)

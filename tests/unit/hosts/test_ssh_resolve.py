@@ -78,6 +78,23 @@ def test_an_explicit_user_and_port_win_over_the_config(home: Path) -> None:
     assert destination.identities == (home / "keys" / "dut_ed25519",)
 
 
+def test_an_explicit_port_22_wins_over_the_config_s_port_too(home: Path) -> None:
+    # `root@dut:22` says 22: the alias's Port 2222 must not quietly replace it.
+    destination = resolve(SshTarget.parse("root@dut:22"), SshSettings(config_path=_config(home)))
+    assert destination.port == 22
+    assert resolve(SshTarget.parse("root@dut"), SshSettings(config_path=_config(home))).port == (
+        2222
+    )
+    assert str(SshTarget.parse("root@dut")) == "root@dut"
+    assert str(SshTarget.parse("root@dut:22")) == "root@dut:22"
+
+
+def test_a_config_port_that_is_not_a_number_is_a_clear_error(home: Path) -> None:
+    config = _config(home, "Host dut\n  Port twenty-two\n")
+    with pytest.raises(SshError, match="Port 'twenty-two' is not a number"):
+        resolve(SshTarget("dut"), SshSettings(config_path=config))
+
+
 def test_the_config_fills_only_what_the_target_leaves_open(home: Path) -> None:
     destination = resolve(SshTarget.parse("strict"), SshSettings(config_path=_config(home)))
     assert (destination.hostname, destination.user, destination.port) == (
