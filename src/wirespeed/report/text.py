@@ -247,5 +247,8 @@ def markdown_table_safe(text: str) -> str:
 
 def markdown_text(text: str) -> str:
     """Text from a plan, a device or the store, in Markdown: shown as written, never raw
-    HTML (viewers render '<img onerror=...>' as it stands), and safe in a table cell."""
-    return markdown_table_safe(html.escape(text, quote=False))
+    HTML (viewers render '<img onerror=...>' as it stands), never a link or an image (a
+    name '![x](http://…)' would load that address in the reader's viewer), and safe in a
+    table cell."""
+    escaped = html.escape(text, quote=False).replace("[", "\\[").replace("]", "\\]")
+    return markdown_table_safe(escaped)

@@ -217,6 +217,15 @@ def test_markdown_rendered_by_a_viewer_holds_no_html_from_a_plan_or_device() -> 
     assert "<code>WARNING: &lt;img src=x onerror=alert(1)&gt; `&lt;script&gt;" in page
 
 
+def test_markdown_names_cannot_become_links_or_images() -> None:
+    name = "![x](http://192.0.2.1/x.png) [click](javascript:alert(1)) [ref]"
+    record = renamed(sample_record(), title=name, tests={"#1": name}, paths={"WAN": name})
+    page = rendered_html(render_markdown(build_report(record)))
+    assert "<img" not in page and "<a " not in page
+    assert f"<h1>{name}</h1>" in page  # shown as written, brackets and all
+    assert f"<td>#1 {name}</td>" in page
+
+
 def test_markdown_keeps_ordinary_names_and_details_as_before() -> None:
     text = render_markdown(build_report(sample_record()))
     assert "| #4 TCP dual -P 2 | " in text
