@@ -398,8 +398,16 @@ def test_the_terminal_report_prints_free_text_and_interprets_none_of_it(
 
 
 def _markdown(text: str) -> str:
-    """As a Markdown text shows plain text: HTML entities, and pipes escaped for tables."""
-    for character, written in (("&", "&amp;"), ("<", "&lt;"), (">", "&gt;"), ("|", "\\|")):
+    """As a Markdown text shows plain text: HTML entities; pipes escaped for tables, and
+    brackets so that no link or image is made."""
+    for character, written in (
+        ("&", "&amp;"),
+        ("<", "&lt;"),
+        (">", "&gt;"),
+        ("[", "\\["),
+        ("]", "\\]"),
+        ("|", "\\|"),
+    ):
         text = text.replace(character, written)
     return text
 
