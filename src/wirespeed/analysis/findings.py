@@ -111,7 +111,7 @@ STALL_FRACTION = 0.01
 STALL_MIN_SECONDS = 1.0
 
 
-def _s(seconds: float) -> str:
+def _seconds(seconds: float) -> str:
     return f"{round(seconds, 1):g}"
 
 
@@ -143,13 +143,15 @@ def _stalls(result: Result) -> list[Finding]:
         total = sum(end - start for start, end in gaps)
         last = intervals[-1].end
         spans = ", ".join(
-            f"from {_s(start)} s to " + ("the end" if abs(end - last) < 1e-3 else f"{_s(end)} s")
+            f"from {_seconds(start)} s to "
+            + ("the end" if abs(end - last) < 1e-3 else f"{_seconds(end)} s")
             for start, end in gaps
         )
+        length = last - intervals[0].start
         findings.append(
             Finding(
                 FindingKind.STALLED,
-                f"no traffic for {_s(total)} s of {_s(last - intervals[0].start)} s ({spans})",
+                f"no traffic for {_seconds(total)} s of {_seconds(length)} s ({spans})",
                 direction.flow,
             )
         )
