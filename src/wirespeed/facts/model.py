@@ -106,37 +106,53 @@ class Facts:
     tools_checked: bool  # False with --root: versions were not looked up
 
     @property
-    def fastest_cluster(self) -> Cluster | None:
-        """The cluster of the fastest cores, when the cores are not all alike."""
+    def fastest_clusters(self) -> tuple[Cluster, ...]:
+        """The clusters of the fastest cores, however many clusters share that speed (the
+        RK3588's A76s sit in two cpufreq policies, policy4 and policy6); empty when the
+        cores are all alike."""
         if len(self.clusters) < 2:
-            return None
-        ranked = sorted(self.clusters, key=_speed_key, reverse=True)
-        if _speed_key(ranked[0]) == _speed_key(ranked[1]):
-            return None
-        return ranked[0]
+            return ()
+        top = max(_speed(cluster) for cluster in self.clusters)
+        fastest = tuple(c for c in self.clusters if _speed(c) >= top * _SAME_SPEED)
+        return () if len(fastest) == len(self.clusters) else fastest
+
+    @property
+    def fastest_cluster(self) -> Cluster | None:
+        """The one cluster of the fastest cores; None when they span several clusters or
+        the cores are all alike (see fastest_clusters)."""
+        fastest = self.fastest_clusters
+        return fastest[0] if len(fastest) == 1 else None
 
 
-# Rough generations of ARM cores, to break ties when frequencies are equal or unknown.
-_CORE_RANK = {
-    "Cortex-A7": 1,
-    "Cortex-A53": 2,
-    "Cortex-A35": 2,
-    "Cortex-A55": 3,
-    "Cortex-A57": 4,
-    "Cortex-A72": 5,
-    "Cortex-A73": 5,
-    "Cortex-A75": 6,
-    "Cortex-A76": 7,
-    "Cortex-A77": 8,
-    "Cortex-A78": 9,
+# Clusters within this fraction of the fastest count as equally fast: the same core type
+# may be binned a step lower in one policy (RK3588 A76s at 2256 vs 2304 MHz), while a
+# different core type differs by a factor of about two.
+_SAME_SPEED = 0.9
+
+# Rough work per clock of each ARM core, as the kernel's device trees weigh them in
+# capacity-dmips-mhz against the big core of the same SoC: rk3399 A53 485 / A72 1024,
+# rk3588 A55 530 / A76 1024, exynos5422 A7 539 / A15 1024. Only the order within one SoC
+# matters; a core not listed counts as 1024 (an unknown core is not assumed slow).
+_WORK_PER_CLOCK = {
+    "Cortex-A7": 539,
+    "Cortex-A53": 485,
+    "Cortex-A55": 530,
+    "Cortex-A57": 1024,
+    "Cortex-A72": 1024,
+    "Cortex-A73": 1024,
+    "Cortex-A75": 1024,
+    "Cortex-A76": 1024,
+    "Cortex-A77": 1024,
+    "Cortex-A78": 1024,
 }
 
 
-def _speed_key(cluster: Cluster) -> tuple[int, int, int]:
-    # The kernel's cpu_capacity already folds core type and frequency together; without
-    # it, the maximum frequency decides and the core generation breaks ties.
-    return (
-        cluster.capacity or 0,
-        cluster.max_khz or 0,
-        _CORE_RANK.get(cluster.core or "", 0),
-    )
+def _speed(cluster: Cluster) -> float:
+    """How much work a core of the cluster does per second, relatively. The kernel's
+    cpu_capacity already folds core type and frequency together; without it, the maximum
+    frequency times the core's work per clock (a frequency alone would rank a little core
+    clocked high above a big one)."""
+    if cluster.capacity is not None:
+        return float(cluster.capacity) * 1e9
+    khz = cluster.max_khz or 1
+    return float(khz * _WORK_PER_CLOCK.get(cluster.core or "", 1024))

@@ -78,14 +78,14 @@ def _cpu_lines(facts: Facts) -> list[str]:
     clusters = len(facts.clusters)
     grouped = f"in {clusters} cluster{'s' if clusters != 1 else ''}"
     lines = [f"  cpus        {count} {grouped}{cpufreq}"]
-    fastest = facts.fastest_cluster
+    fastest = facts.fastest_clusters
     for cluster in facts.clusters:
         parts = [f"    {cpu_span(cluster.cpus):<10} {cluster.core or 'unknown core':<12}"]
         if facts.cpufreq:
             parts.append(ghz(cluster.max_khz))
         if cluster.capacity is not None:
             parts.append(f"capacity {cluster.capacity}")
-        if cluster is fastest:
+        if cluster in fastest:
             parts.append("<- fastest")
         lines.append("  ".join(parts))
     return lines
@@ -145,7 +145,7 @@ def _mask_line(kind: str, queue: QueueMask) -> str:
 
 
 def to_document(facts: Facts) -> dict[str, Any]:
-    fastest = facts.fastest_cluster
+    fastest = facts.fastest_clusters
     return {
         "format": FORMAT_NAME,
         "version": FORMAT_VERSION,
@@ -156,7 +156,7 @@ def to_document(facts: Facts) -> dict[str, Any]:
         "cpus": {
             "count": facts.cpu_count,
             "cpufreq": facts.cpufreq,
-            "clusters": [_cluster(c, c is fastest) for c in facts.clusters],
+            "clusters": [_cluster(c, c in fastest) for c in facts.clusters],
         },
         "thermal": (
             None

@@ -1,12 +1,12 @@
 """Facts -> TunePlan: spread the NICs' interrupts over the fastest cores.
 
 The seed's R4S recipe, generalised: each NIC gets a core of its own from the fastest
-cluster (the RK3399's Cortex-A72s, cpu4 and cpu5), its IRQs are pinned there
-(smp_affinity) and its receive and transmit queues steered there too (rps_cpus,
-xps_cpus), so one packet's interrupt, protocol work and completion stay on one warm
-cache. CPU0 comes last among equals: the timer, storage and every IRQ nobody moved land
-there by default. With more NICs than fast cores, NICs share fast cores rather than fall
-back to slow ones.
+cores (the RK3399's Cortex-A72s, cpu4 and cpu5; the RK3588's Cortex-A76s, cpu4-7, which
+sit in two clusters), its IRQs are pinned there (smp_affinity) and its receive and
+transmit queues steered there too (rps_cpus, xps_cpus), so one packet's interrupt,
+protocol work and completion stay on one warm cache. CPU0 comes last among equals: the
+timer, storage and every IRQ nobody moved land there by default. With more NICs than fast
+cores, NICs share fast cores rather than fall back to slow ones.
 
 Only knobs whose current value could be read become changes: an unknown previous value
 could not be restored exactly.
@@ -67,10 +67,11 @@ def suggest(facts: Facts) -> TunePlan:
 
 
 def candidate_cpus(facts: Facts) -> tuple[int, ...]:
-    """The fastest cluster's CPUs (all CPUs when they are alike), CPU0 last."""
-    fastest = facts.fastest_cluster
-    if fastest is not None:
-        cpus = fastest.cpus
+    """The fastest cores, over however many clusters hold them (all CPUs when they are
+    alike), CPU0 last."""
+    fastest = facts.fastest_clusters
+    if fastest:
+        cpus = tuple(sorted(cpu for cluster in fastest for cpu in cluster.cpus))
     elif facts.clusters:
         cpus = tuple(sorted(cpu for cluster in facts.clusters for cpu in cluster.cpus))
     else:
@@ -83,8 +84,10 @@ def _reason(facts: Facts, cpu: int, nic: Nic) -> str:
     if cluster is None:
         return f"{nic.name} on its own core"
     core = cluster.core or "core"
-    if facts.fastest_cluster is cluster:
-        return f"{nic.name} on cpu {cpu}, a {core} at {ghz(cluster.max_khz)} (fastest cluster)"
+    fastest = facts.fastest_clusters
+    if cluster in fastest:
+        among = "fastest cluster" if len(fastest) == 1 else "fastest cores"
+        return f"{nic.name} on cpu {cpu}, a {core} at {ghz(cluster.max_khz)} ({among})"
     return f"{nic.name} on cpu {cpu}, kept apart from the other NICs and from cpu 0"
 
 

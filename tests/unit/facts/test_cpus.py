@@ -5,6 +5,8 @@ from __future__ import annotations
 from wirespeed.facts import Facts
 from wirespeed.facts.cpus import parse_cpu_list, parse_cpu_mask
 
+from .conftest import board_facts
+
 
 def test_the_r4s_has_a53_cores_0_to_3_at_1_4_ghz_and_a72_cores_4_5_at_1_8_ghz(
     r4s: Facts,
@@ -47,3 +49,14 @@ def test_cpu_lists_and_masks() -> None:
     assert parse_cpu_mask("00000000,00000030") == (4, 5)
     assert parse_cpu_mask("0") == ()
     assert parse_cpu_mask(None) is None
+
+
+def test_the_rk3588s_a76s_in_two_policies_are_both_fastest() -> None:
+    rk3588 = board_facts("rk3588")
+    assert [(c.cpus, c.core, c.policy, c.max_khz) for c in rk3588.clusters] == [
+        ((0, 1, 2, 3), "Cortex-A55", "policy0", 1800000),
+        ((4, 5), "Cortex-A76", "policy4", 2400000),
+        ((6, 7), "Cortex-A76", "policy6", 2400000),
+    ]
+    assert [c.cpus for c in rk3588.fastest_clusters] == [(4, 5), (6, 7)]
+    assert rk3588.fastest_cluster is None

@@ -99,3 +99,63 @@ def test_masks_and_cpu_lists() -> None:
     assert cpu_list((0, 1, 2, 3, 5)) == "0-3,5"
     assert same_mask("00000000,00000010", "10")
     assert not same_mask("10", "20")
+
+
+@pytest.fixture(scope="module")
+def rk3588() -> Facts:
+    return collect(TreeSource(BOARDS / "rk3588"))
+
+
+def _with_capacities(facts: Facts, by_core: dict[str, int]) -> Facts:
+    clusters = tuple(dataclasses.replace(c, capacity=by_core[c.core or ""]) for c in facts.clusters)
+    return dataclasses.replace(facts, clusters=clusters)
+
+
+def _more_nics(facts: Facts, count: int) -> Facts:
+    extra = tuple(
+        dataclasses.replace(facts.nics[0], name=f"eth{n}", irqs=(), rps=(), xps=())
+        for n in range(1, count)
+    )
+    return dataclasses.replace(facts, nics=(*facts.nics, *extra))
+
+
+def test_the_rk3588_nic_goes_to_an_a76_although_the_a76s_span_two_clusters(
+    rk3588: Facts,
+) -> None:
+    plan = suggest(rk3588)
+    assert plan.candidates == (4, 5, 6, 7)
+    assert {a.nic: a.cpu for a in plan.assignments} == {"eth0": 4}
+    assert {c.new for c in plan.changes} == {"10"}
+    assert "Cortex-A76 at 2.4 GHz (fastest cores)" in plan.changes[0].why
+
+
+def test_rk3588_nics_are_spread_over_both_a76_clusters_before_sharing(rk3588: Facts) -> None:
+    plan = suggest(_more_nics(rk3588, 5))
+    assert [a.cpu for a in plan.assignments] == [4, 5, 6, 7, 4]
+
+
+def test_the_kernels_cpu_capacity_ranks_the_cores_when_given(rk3588: Facts) -> None:
+    # cpu_capacity folds core type and clock together: the biggest core is 1024, and it
+    # decides over frequency and core type; this tree has none, so it is set here.
+    facts = _with_capacities(rk3588, {"Cortex-A55": 414, "Cortex-A76": 1024})
+    assert suggest(facts).candidates == (4, 5, 6, 7)
+    reversed_capacities = _with_capacities(rk3588, {"Cortex-A55": 1024, "Cortex-A76": 414})
+    assert suggest(reversed_capacities).candidates == (1, 2, 3, 0)
+
+
+def test_a76_clusters_binned_a_step_apart_are_still_both_fast(rk3588: Facts) -> None:
+    binned = tuple(
+        dataclasses.replace(c, max_khz=2256000) if c.policy == "policy6" else c
+        for c in rk3588.clusters
+    )
+    plan = suggest(dataclasses.replace(rk3588, clusters=binned))
+    assert plan.candidates == (4, 5, 6, 7)
+
+
+def test_a_little_core_clocked_higher_does_not_beat_a_big_core(r4s: Facts) -> None:
+    # frequency x work per clock: an A53 at 2.0 GHz does less than an A72 at 1.8 GHz.
+    little_fast = tuple(
+        dataclasses.replace(c, max_khz=2000000) if c.core == "Cortex-A53" else c
+        for c in r4s.clusters
+    )
+    assert suggest(dataclasses.replace(r4s, clusters=little_fast)).candidates == (4, 5)
