@@ -71,7 +71,9 @@ COLUMNS = (
 
 # A spreadsheet takes a cell that starts with one of these for a formula: a test name
 # "=HYPERLINK(...)" would be a link that sends what it names away, "=cmd|..." once ran a
-# program. OWASP's advice on CSV injection: such text starts with a ' instead.
+# program. OWASP's advice on CSV injection: such text starts with a ' instead. Spreadsheets
+# trim leading blanks on import (Google Sheets, LibreOffice's "trim spaces"), so " =1" is a
+# formula too: the first character after any whitespace decides.
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
 # The writer quotes a field that holds its line terminator, LF, but leaves a CR bare, and
 # a bare CR ends the row for a spreadsheet: the rest of the text would be a row of its own.
@@ -84,7 +86,7 @@ def spreadsheet_safe(value: object) -> object:
     Numbers stay as they are: -5.2 is a number, not a formula."""
     if not isinstance(value, str):
         return value
-    if value.startswith(FORMULA_STARTS):
+    if value.startswith(FORMULA_STARTS) or value.lstrip().startswith(FORMULA_STARTS):
         value = "'" + value
     return CARRIAGE_RETURNS.sub("\n", value)
 

@@ -33,8 +33,19 @@ from wirespeed.store import RunStatus, RunSummary
 from wirespeed.store.records import RunRecord
 
 T = TypeVar("T")
-FORMULAS = ['=HYPERLINK("http://x","y")', "+1", "@SUM(A1)", "-2+3", "\t=1"]
-ORDINARY = ["TCP dual -P 2", "UDP 1000M, MTU 512", "a=b", "1+1", "mail@host"]
+FORMULAS = [
+    '=HYPERLINK("http://x","y")',
+    "+1",
+    "@SUM(A1)",
+    "-2+3",
+    "\t=1",
+    # Spreadsheets trim leading blanks on import: these are formulas as well.
+    ' =HYPERLINK("http://x","y")',
+    "   +1",
+    "\u00a0@SUM(A1)",
+    " \t-2+3",
+]
+ORDINARY = ["TCP dual -P 2", "UDP 1000M, MTU 512", "a=b", "1+1", "mail@host", " a =b", "  42"]
 SCRIPT = "<script>alert(1)</script>"
 IMG = "<img src=x onerror=alert(1)>"
 # Sets the window title, clears the screen, then reverses what follows.
@@ -161,7 +172,13 @@ def test_csv_text_that_is_no_formula_is_written_as_it_is(name: str) -> None:
     assert {row["test_name"] for row in rows if row["test_id"] == "#1"} == {name}
 
 
+@pytest.mark.parametrize("cell", [" =1+1", "  =cmd|' /C calc'!A0", "\n@SUM(A1)", " \r+1"])
+def test_a_formula_after_leading_whitespace_is_guarded(cell: str) -> None:
+    assert str(spreadsheet_safe(cell)).startswith("'")
+
+
 def test_csv_numbers_stay_numbers_even_when_negative() -> None:
+    assert spreadsheet_safe(-3.5) == -3.5
     assert spreadsheet_safe(-5.2) == -5.2
     assert spreadsheet_safe(-3) == -3
     assert spreadsheet_safe("-5.2") == "'-5.2"  # text, as a spreadsheet would read it
