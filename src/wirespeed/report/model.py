@@ -14,7 +14,7 @@ import dataclasses
 import enum
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -402,6 +402,24 @@ def _repetition_notes(
     return found
 
 
+def _column_links(outcomes: Sequence[TrialOutcome]) -> dict[tuple[str, str], LinkModel | None]:
+    """The link of each (path, variant) as its trials had it: a variant's MTU (mtu512) is
+    set on the lab's links for its trials, so its column is at that MTU, not the path's.
+    A column whose tests ran at different MTUs (each test setting its own) keeps the
+    path's."""
+    mtus: dict[tuple[str, str], set[int | None]] = defaultdict(set)
+    links: dict[tuple[str, str], LinkModel | None] = {}
+    for o in outcomes:
+        place = (o.trial.path.name, o.trial.variant)
+        links.setdefault(place, o.trial.path.link)
+        mtus[place].add(o.trial.test.spec.mtu)
+    for place, link in links.items():
+        (mtu, *others) = mtus[place]
+        if link is not None and mtu is not None and not others:
+            links[place] = dataclasses.replace(link, mtu=mtu)
+    return links
+
+
 @gc_paused
 def build_report(record: RunRecord) -> Report:
     notes = _Notes()
@@ -421,13 +439,13 @@ def build_report(record: RunRecord) -> Report:
 
     places = _first_seen((o.trial.path.name, o.trial.variant) for o in outcomes)
     several_variants = len({variant for _, variant in places}) > 1
-    links = {o.trial.path.name: o.trial.path.link for o in outcomes}
+    links = _column_links(outcomes)
     columns = tuple(
         Column(
             path=path,
             variant=variant,
             label=f"{path} ({variant})" if several_variants else path,
-            link=links[path],
+            link=links[(path, variant)],
         )
         for path, variant in places
     )

@@ -112,3 +112,44 @@ def test_a_run_with_one_variant_has_no_ab_table() -> None:
     report = build_report(sample_record())
     assert build_ab(report) is None
     assert "Variants against" not in render_markdown(report)
+
+
+def at_variant_mtu(run: RunRecord) -> RunRecord:
+    """The trials as a run stores them: a variant's MTU is in each trial's spec (expand)."""
+    variant_mtu = {"mtu512": 512, "mtu512-tuned": 512}
+    outcomes = []
+    for done in run.outcomes:
+        mtu = variant_mtu.get(done.trial.variant)
+        test = done.trial.test
+        if mtu is not None:
+            test = dataclasses.replace(test, spec=dataclasses.replace(test.spec, mtu=mtu))
+        outcomes.append(dataclasses.replace(done, trial=dataclasses.replace(done.trial, test=test)))
+    return dataclasses.replace(run, outcomes=tuple(outcomes))
+
+
+def test_a_variants_columns_and_path_list_give_the_mtu_its_trials_ran_at() -> None:
+    run = at_variant_mtu(record(1))
+    report = build_report(run)
+    assert {c.variant: c.link.mtu for c in report.columns if c.link} == {
+        "default": 1500,
+        "tuned": 1500,
+        "mtu512": 512,
+        "mtu512-tuned": 512,
+    }
+    text = terminal(run)
+    assert "Br0 (mtu512): " in text
+    line = next(x for x in text.splitlines() if "Br0 (mtu512):" in x)
+    assert line.endswith("MTU 512"), line
+    markdown = render_markdown(report)
+    assert "- Br0 (mtu512-tuned): " in markdown
+    assert "MTU 1500" not in next(x for x in markdown.splitlines() if "(mtu512-tuned):" in x)
+
+
+def test_a_column_whose_tests_ran_at_different_mtus_keeps_the_paths() -> None:
+    run = at_variant_mtu(record(1))
+    mixed = [o for o in run.outcomes if o.trial.variant in ("default", "mtu512")]
+    relabelled = [
+        dataclasses.replace(o, trial=dataclasses.replace(o.trial, variant="default")) for o in mixed
+    ]
+    report = build_report(dataclasses.replace(run, outcomes=tuple(relabelled)))
+    assert [c.link.mtu for c in report.columns if c.link] == [1500]
