@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from wirespeed import __version__
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus, raise_on_sigterm, run_guarded
+from wirespeed.cli.outputs import run_id
 
 DESCRIPTION = """\
 Network benchmarks for routers and single-board computers.
@@ -107,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--resume",
-        type=int,
+        type=run_id,
         metavar="RUN",
         help="continue run RUN (interrupted or killed) with only the trials it is missing, "
         "from its stored plan and options",
@@ -229,7 +230,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_db(runs)
 
     report = sub.add_parser("report", help="report a run (default: the latest)")
-    report.add_argument("run", nargs="?", type=int, metavar="RUN", help="run id (`runs`)")
+    report.add_argument("run", nargs="?", type=run_id, metavar="RUN", help="run id (`runs`)")
     report.add_argument(
         "--format",
         default="terminal",
@@ -249,7 +250,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument(
         "runs",
         nargs="*",
-        type=int,
+        type=run_id,
         metavar="RUN",
         help="run ids (`runs`): A B for two runs (default: the latest two); "
         "one run with --paths or --variants (default: the latest)",

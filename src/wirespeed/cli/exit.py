@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import enum
+import errno
+import io
+import os
 import signal
 import traceback
 from collections.abc import Callable
+from typing import IO
 
 from wirespeed.cli.env import Environment
 from wirespeed.errors import WirespeedError
@@ -37,7 +41,11 @@ def raise_on_sigterm() -> None:
 def run_guarded(env: Environment, command: Callable[[], int], *, show_traceback: bool) -> int:
     """Run a command; map what it raises to a message on stderr and an exit status."""
     try:
-        return command()
+        status = command()
+        # What is still buffered is written here, where a full disk can still be told,
+        # not at exit, where it would be a traceback and status 120.
+        env.stdout.flush()
+        return status
     except WirespeedError as error:
         env.error(error.message, hint=error.hint)
         if show_traceback:
@@ -51,3 +59,29 @@ def run_guarded(env: Environment, command: Callable[[], int], *, show_traceback:
         return ExitStatus.TERMINATED
     except BrokenPipeError:
         return ExitStatus.OK  # `wirespeed report | head` is not an error
+    except OSError as error:
+        # `wirespeed report > file` on a full disk: the machine's state, not a bug.
+        if error.errno not in OUT_OF_ROOM:
+            raise
+        where = error.filename or "the output"
+        env.error(f"could not write {where}: {os.strerror(error.errno or 0).lower()}")
+        _drop_unwritten(env.stdout)
+        return ExitStatus.FAILED
+
+
+# Errors of a disk that is full (or a quota that is).
+OUT_OF_ROOM = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+def _drop_unwritten(stream: IO[str]) -> None:
+    """Point stdout at /dev/null, so that what is still buffered for the full disk is
+    dropped at exit instead of failing again there with a traceback of its own."""
+    try:
+        fd = stream.fileno()
+    except (OSError, ValueError, io.UnsupportedOperation):
+        return  # not a file (a test's StringIO): nothing is flushed at exit
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, fd)
+    finally:
+        os.close(devnull)

@@ -41,11 +41,11 @@ from __future__ import annotations
 
 import argparse
 import io
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
+from wirespeed.cli.outputs import check_output, write_output
 from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
@@ -110,15 +110,17 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     )
     from wirespeed.store import Store
 
+    output = getattr(args, "output", None)
+    fmt = getattr(args, "format", "terminal")
+    suffix = {"terminal": "txt", "markdown": "md"}.get(fmt, fmt)
+    target = check_output(output, "-o", f"compare.{suffix}") if output else None
     store = Store.open(args.db)
     try:
         comparison = _comparison(args, store)
     finally:
         store.close()
-    output = getattr(args, "output", None)
-    fmt = getattr(args, "format", "terminal")
     if fmt == "terminal":
-        if not output:
+        if target is None:
             render_compare_terminal(comparison, env.console())
             return ExitStatus.OK
         buffer = io.StringIO()
@@ -132,9 +134,9 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         text = render_compare_csv(comparison)
     else:
         text = render_compare_json(comparison)
-    if output:
-        Path(output).write_text(text, encoding="utf-8")
-        env.info(f"written to {output}")
+    if target is not None:
+        write_output(target, text, "-o")
+        env.info(f"written to {target}")
     else:
         env.stdout.write(text)
     return ExitStatus.OK

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import io
-from pathlib import Path
 from typing import Literal
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
+from wirespeed.cli.outputs import check_output, write_output
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
@@ -21,6 +21,8 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     )
     from wirespeed.store import Store
 
+    suffix = {"terminal": "txt", "markdown": "md"}.get(args.format, args.format)
+    output = check_output(args.output, "-o", f"report.{suffix}") if args.output else None
     store = Store.open(args.db)
     try:
         # Only JSON and HTML show interval series (about half of the load); they write
@@ -41,7 +43,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         store.close()
     report = build_report(record)
     if args.format == "terminal":
-        if args.output:
+        if output:
             buffer = io.StringIO()
             render_terminal(report, Environment(stdout=buffer, stdout_is_tty=False).console())
             text = buffer.getvalue()
@@ -59,9 +61,9 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         text = render_html(report, device_samples(record))
     else:
         text = render_json(report)
-    if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
-        env.info(f"written to {args.output}")
+    if output:
+        write_output(output, text, "-o")
+        env.info(f"written to {output}")
     else:
         env.stdout.write(text)
     return ExitStatus.OK

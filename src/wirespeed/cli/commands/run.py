@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
+from wirespeed.cli.outputs import check_output, write_output
 from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
@@ -37,6 +38,9 @@ def watched_roles(text: str | None) -> list[str]:
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
+    # Before anything runs: a Markdown file that cannot be written would only fail
+    # after the whole run.
+    markdown = check_output(args.markdown, "--markdown", "report.md") if args.markdown else None
     if args.resume is not None:
         from wirespeed.cli.commands.resume import resume
 
@@ -85,10 +89,10 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         store.close()
     if not env.quiet:
         render_terminal(report, env.console())
-    if args.markdown:
-        Path(args.markdown).write_text(render_markdown(report), encoding="utf-8")
-        env.info(f"Markdown report written to {args.markdown}")
     env.info(f"run {outcome.run_id} stored; `wirespeed report {outcome.run_id}` shows it again")
+    if markdown is not None:
+        write_output(markdown, render_markdown(report), "--markdown")
+        env.info(f"Markdown report written to {markdown}")
     if outcome.failed:
         env.error(f"{len(outcome.failed)} of {len(outcome.outcomes)} trials failed")
         return ExitStatus.FAILED

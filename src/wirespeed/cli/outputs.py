@@ -1,0 +1,100 @@
+"""Files a command writes (-o, --markdown) and run ids it is given, checked as input.
+
+An output path is checked before any work is done, so that `run --markdown
+/nonexistent/t.md` is refused before the lab is built rather than after an hour of
+trials; the write itself can still fail (a disk that fills meanwhile), and says so.
+A run id is a row id of the store: SQLite and PostgreSQL keep it in 64 bits, and a
+larger number would reach the database driver as an overflow instead of "no run N".
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import stat
+from pathlib import Path
+
+from wirespeed.cli.exit import OUT_OF_ROOM
+from wirespeed.errors import UsageError, WirespeedError
+
+# The largest id a signed 64-bit INTEGER / BIGINT column holds.
+MAX_RUN_ID = 2**63 - 1
+
+
+class OutputError(WirespeedError):
+    """The output could not be written although its path was fine: the disk is full."""
+
+
+def run_id(text: str) -> int:
+    """argparse type of a RUN argument: a whole number 1..2^63-1."""
+    try:
+        number = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"a run id is a whole number (`wirespeed runs` lists them), not {text!r}"
+        ) from None
+    if not 1 <= number <= MAX_RUN_ID:
+        raise argparse.ArgumentTypeError(
+            f"no run {text}: run ids are 1..{MAX_RUN_ID} (`wirespeed runs` lists them)"
+        )
+    return number
+
+
+def check_output(path: str, option: str, example: str = "report") -> Path:
+    """The path an option names, if a file can be written there; else a UsageError that
+    says why. Nothing is created: a refused command leaves no empty file behind."""
+    target = Path(path)
+    label = f"{option} {path}"
+    if path == "":
+        raise UsageError(f"{option} needs a file name")
+    try:
+        mode = target.stat().st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as error:
+        raise UsageError(f"{label}: {_reason(error)}") from None
+    if mode is not None:
+        if stat.S_ISDIR(mode):
+            raise UsageError(
+                f"{label} is a directory: give a file name",
+                hint=f"e.g. {option} {target / example}",
+            )
+        if not os.access(target, os.W_OK):
+            raise UsageError(f"{label}: cannot write to this file (permission denied)")
+        return target
+    parent = target.parent
+    if not parent.exists():
+        raise UsageError(f"{label}: the directory {parent} does not exist")
+    if not parent.is_dir():
+        raise UsageError(f"{label}: {parent} is not a directory")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise UsageError(f"{label}: cannot create a file in {parent} (permission denied)")
+    return target
+
+
+def write_output(path: Path, text: str, option: str) -> None:
+    """Write text to path. A write that fails leaves no partial file that was not there
+    before, and says which file and why: a full disk exits 1, a path that became
+    unusable since it was checked exits 2."""
+    data = text.encode("utf-8")
+    existed = path.exists()
+    try:
+        with path.open("wb") as out:
+            out.write(data)
+    except OSError as error:
+        left = ""
+        if not existed and path.is_file():
+            path.unlink(missing_ok=True)
+            left = " (nothing was kept)"
+        elif path.is_file():
+            left = " (the file is incomplete)"
+        message = f"could not write {option} {path}: {_reason(error)}{left}"
+        if error.errno in OUT_OF_ROOM:  # the machine's state, not bad input: exit 1
+            raise OutputError(message, hint="free some space, then run it again") from None
+        raise UsageError(message) from None
+
+
+def _reason(error: OSError) -> str:
+    if error.errno is not None and error.strerror:
+        return error.strerror[0].lower() + error.strerror[1:]
+    return str(error)
