@@ -84,12 +84,27 @@ def _interval(record: JsonObject) -> Interval:
 
 def parse_json(text: str, side: Side) -> Result:
     """iperf3 -J output of one end to a Result. iperf3 3.12 exits 0 on errors: the
-    "error" key is what tells."""
+    "error" key is what tells.
+
+    JSON of another shape than iperf3's (edited, or another program's: `"end": []`, a
+    number as a string of letters) holds no measurement, with a warning that says so."""
     data = load_json(text)
     warnings = leading_warnings(text)
     if data is None:
         warnings.append(warning(WarningKind.TRUNCATED, "no complete JSON object in the output"))
         return build_result(Tool.IPERF3, Proto.TCP, [], warnings)
+    try:
+        return _parse_object(data, side, warnings)
+    except (AttributeError, KeyError, TypeError, ValueError) as error:
+        # ModelError (a negative byte count) is a ValueError too.
+        why = f"no {error} key" if isinstance(error, KeyError) else str(error)
+        message = f"the JSON does not have the shape of iperf3's -J output ({why})"
+        return build_result(
+            Tool.IPERF3, Proto.TCP, [], [*warnings, warning(WarningKind.OTHER, message)]
+        )
+
+
+def _parse_object(data: JsonObject, side: Side, warnings: list[ToolWarning]) -> Result:
     start = data.get("start", {})
     test_start = start.get("test_start", {})
     protocol = Proto.UDP if test_start.get("protocol") == "UDP" else Proto.TCP
