@@ -219,7 +219,10 @@ def build_parser() -> argparse.ArgumentParser:
         "import",
         help="bring saved iperf outputs into the store",
         description="Import saved iperf2 (text or -y C) and iperf3 (-J or text) outputs, "
-        "client or server side; the tool and format are detected. All files become one run.",
+        "client or server side; the tool and format are detected. All files become one run; "
+        "an iperf2 server's log of several tests becomes one trial per test. A file that "
+        "holds no measurement, or is larger than 64 MiB (a saved output is far smaller), is "
+        "an error (exit 2) and nothing is imported.",
     )
     imp.add_argument("files", nargs="+", metavar="FILE")
     imp.add_argument("--json", action="store_true", help="print the normalized results instead")

@@ -8,6 +8,7 @@ from wirespeed.errors import UsageError
 from wirespeed.model import Result, Side, Tool
 from wirespeed.tools import iperf2, iperf3
 from wirespeed.tools.iperf2_csv import CSV_LINE
+from wirespeed.tools.iperf2_serverlog import split_tests
 from wirespeed.tools.iperf3_json import load_json
 
 _IPERF2_CLIENT = re.compile(r"^Client connecting to \S+, (?:TCP|UDP) port \d+", re.MULTILINE)
@@ -67,3 +68,12 @@ def parse_any(text: str) -> Result:
             else iperf3.parse_text(text, side)
         )
     return iperf2.parse_csv(text, side) if output_format == "csv" else iperf2.parse_text(text, side)
+
+
+def parse_all(text: str) -> list[tuple[str, Result]]:
+    """Every test in a saved output, each with its part of the text: an iperf2 server's
+    text log may hold several tests, one after another."""
+    tool, output_format, side = detect(text)
+    if tool is Tool.IPERF2 and output_format == "text" and side is Side.SERVER:
+        return [(part, iperf2.parse_text(part, side)) for part in split_tests(text)]
+    return [(text, parse_any(text))]

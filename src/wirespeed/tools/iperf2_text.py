@@ -15,8 +15,16 @@ Which flow a report line belongs to, in order of trust:
    goes to the flow that has fewer reported streams than connections; failing that, to the
    reverse flow if this end listened for one.
 
-Direction totals are the sums of their streams (see assemble.py), so the [SUM] lines,
-whose direction 2.0.x does not say, are not needed.
+A flow of several streams: iperf2 times each stream from its own start (a thread's
+connect), so their rates add up to more than what crossed the wire, by 18 % with -P 128
+over 1 GbE. The flow's total is its streams' bytes over the span from the first start to
+the last end, which only iperf's own [SUM] line knows: a final [SUM] whose bytes are
+those of one flow's streams is that flow's total. (2.0.x does not say a [SUM]'s
+direction, and with -d 2.1.8 prints one [SUM] of both flows together: no flow's bytes,
+so it is not taken.) A sender's [SUM] may end before its own streams do (2.1.8 stops its
+clock when the writes end, its streams when their data has drained): then the span is
+the longest stream's. Without a usable [SUM], the total is the bytes over the longest
+stream's time (assemble.py). With --sum-only the [SUM-n] lines are all there is.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ from dataclasses import dataclass, field
 
 from wirespeed.model import (
     Flow,
+    Measurement,
     Proto,
     Result,
     Side,
@@ -90,6 +99,7 @@ class _State:
     sent_datagrams: dict[int, int] = field(default_factory=dict)
     out_of_order: dict[int, int] = field(default_factory=dict)
     awaiting_server_report: set[int] = field(default_factory=set)
+    sums: list[tuple[ReportLine, str | None]] = field(default_factory=list)  # with its role
     warnings: list[ToolWarning] = field(default_factory=list)
 
 
@@ -102,7 +112,15 @@ def parse_text(text: str, side: Side) -> Result:
     _resolve_unknown_ids(state)
     drafts = [_draft(state, key, stream, protocol) for key, stream in state.streams.items()]
     _check_completeness(state, drafts)
-    return build_result(Tool.IPERF2, protocol, drafts, state.warnings)
+    sent_totals, received_totals = _flow_totals(state, drafts)
+    return build_result(
+        Tool.IPERF2,
+        protocol,
+        drafts,
+        state.warnings,
+        sent_totals=sent_totals,
+        received_totals=received_totals,
+    )
 
 
 def _read_line(state: _State, line: str) -> None:
@@ -157,30 +175,37 @@ def _read_connection(state: _State, match: re.Match[str]) -> None:
     state.connections[int(match["id"])] = _Connection(flow, "(no-udp-fin)" in rest)
 
 
+def _role(line: ReportLine, rest: str) -> str | None:
+    """ "sent" or "received" by the columns after the rate (-e), filling in what they say."""
+    if udp := _UDP_RECEIVED.search(rest):
+        line.jitter_ms = float(udp["jitter"])
+        line.lost, line.total = int(udp["lost"]), int(udp["total"])
+        line.printed_percent = udp["pct"]
+        return "received"
+    if _TCP_READ.match(rest):
+        return "received"
+    if _UDP_SENT.match(rest):
+        return "sent"
+    if tcp := _TCP_SENT.match(rest):
+        line.retransmits = int(tcp["retry"])
+        return "sent"
+    return None
+
+
 def _read_report(state: _State, match: re.Match[str]) -> None:
-    if not match["id"].isdigit():
-        return  # [SUM], [SUM-2], [FD1]: recomputed from the streams
-    stream_id = int(match["id"])
     line = ReportLine(
         start=float(match["start"]),
         end=float(match["end"]),
         bytes=to_bytes(match["num"], match["unit"]),
         bits_per_second=to_bits_per_second(match["rate"], match["rate_unit"]),
     )
-    rest = match["rest"]
-    role: str | None = None
-    if udp := _UDP_RECEIVED.search(rest):
-        role = "received"
-        line.jitter_ms = float(udp["jitter"])
-        line.lost, line.total = int(udp["lost"]), int(udp["total"])
-        line.printed_percent = udp["pct"]
-    elif _TCP_READ.match(rest):
-        role = "received"
-    elif _UDP_SENT.match(rest):
-        role = "sent"
-    elif tcp := _TCP_SENT.match(rest):
-        role = "sent"
-        line.retransmits = int(tcp["retry"])
+    role = _role(line, match["rest"])
+    if match["id"].startswith("SUM"):
+        state.sums.append((line, role))  # [SUM], --sum-only's [SUM-4]
+        return
+    if not match["id"].isdigit():
+        return  # [FD1]: full duplex's two flows together, each also reported on its own
+    stream_id = int(match["id"])
 
     if stream_id in state.awaiting_server_report:
         state.awaiting_server_report.discard(stream_id)
@@ -309,3 +334,76 @@ def _check_completeness(state: _State, drafts: list[StreamDraft]) -> None:
                 "down direction is missing (NAT or a firewall in between?)",
             )
         )
+
+
+# iperf prints bytes in its adaptive units with 3 significant digits ("25.1 MBytes"): a
+# [SUM] and the sum of its streams, each rounded, agree within this share.
+_ROUNDING = 0.006
+
+
+def _same_bytes(printed: int, counted: int) -> bool:
+    return abs(printed - counted) <= _ROUNDING * max(printed, counted) + 1
+
+
+def _flow_totals(
+    state: _State, drafts: list[StreamDraft]
+) -> tuple[dict[Flow, Measurement], dict[Flow, Measurement]]:
+    """(sent, received) totals of the flows of several streams, from the final [SUM]."""
+    sent: dict[Flow, Measurement] = {}
+    received: dict[Flow, Measurement] = {}
+    from_zero = [(line, role) for line, role in state.sums if line.start == 0]
+    if not drafts:
+        _sum_only_totals(state, from_zero, sent, received)
+        return sent, received
+    # flow -> (role, bytes, longest stream, the final [SUM]s whose bytes are the flow's)
+    candidates: dict[Flow, tuple[str, int, float, list[ReportLine]]] = {}
+    for flow in {d.flow for d in drafts}:
+        role = FLOW_ROLE[(state.side, flow)]
+        measured = [
+            m
+            for d in drafts
+            if d.flow is flow and (m := d.sent if role == "sent" else d.received) is not None
+        ]
+        if len(measured) < 2:
+            continue  # one stream's own report is the flow's
+        total = sum(m.bytes for m in measured)
+        longest = max(m.seconds for m in measured)
+        matching = [
+            line
+            for line, sum_role in from_zero
+            if sum_role in (None, role) and _same_bytes(line.bytes, total)
+        ]
+        candidates[flow] = (role, total, longest, matching)
+    for flow, (role, total, longest, sums) in candidates.items():
+        # A [SUM] the other flow's bytes match as well (2.0.x -d, both ways alike) could
+        # be either's: the sum of the streams it is.
+        others = [line for f, c in candidates.items() if f is not flow for line in c[3]]
+        own = [line for line in sums if not any(line is o for o in others)]
+        if not own:
+            continue  # the sum of the streams (assemble.py)
+        final = max(own, key=lambda line: line.end)
+        span = final.end - final.start
+        if span >= longest:
+            measurement = Measurement(total, span, final.bits_per_second)
+        else:  # the sender's clock stopped before its streams' data had drained
+            measurement = Measurement(total, longest, total * 8 / longest)
+        (sent if role == "sent" else received)[flow] = measurement
+    return sent, received
+
+
+def _sum_only_totals(
+    state: _State,
+    from_zero: list[tuple[ReportLine, str | None]],
+    sent: dict[Flow, Measurement],
+    received: dict[Flow, Measurement],
+) -> None:
+    """--sum-only: the final [SUM-n] of each role is the flow's figure. Without -e's
+    columns, a client's is what it sent, a server's what it received (up)."""
+    default = "sent" if state.side is Side.CLIENT else "received"
+    by_role: dict[str, list[ReportLine]] = {}
+    for line, role in from_zero:
+        by_role.setdefault(role or default, []).append(line)
+    for role, lines in by_role.items():
+        final = max(lines, key=lambda line: line.end)
+        flow = ROLE_FLOW[(state.side, role)]
+        (sent if role == "sent" else received)[flow] = final.measurement()

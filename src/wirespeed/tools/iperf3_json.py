@@ -84,12 +84,27 @@ def _interval(record: JsonObject) -> Interval:
 
 def parse_json(text: str, side: Side) -> Result:
     """iperf3 -J output of one end to a Result. iperf3 3.12 exits 0 on errors: the
-    "error" key is what tells."""
+    "error" key is what tells.
+
+    JSON of another shape than iperf3's (edited, or another program's: `"end": []`, a
+    number as a string of letters) holds no measurement, with a warning that says so."""
     data = load_json(text)
     warnings = leading_warnings(text)
     if data is None:
         warnings.append(warning(WarningKind.TRUNCATED, "no complete JSON object in the output"))
         return build_result(Tool.IPERF3, Proto.TCP, [], warnings)
+    try:
+        return _parse_object(data, side, warnings)
+    except (AttributeError, KeyError, TypeError, ValueError) as error:
+        # ModelError (a negative byte count) is a ValueError too.
+        why = f"no {error} key" if isinstance(error, KeyError) else str(error)
+        message = f"the JSON does not have the shape of iperf3's -J output ({why})"
+        return build_result(
+            Tool.IPERF3, Proto.TCP, [], [*warnings, warning(WarningKind.OTHER, message)]
+        )
+
+
+def _parse_object(data: JsonObject, side: Side, warnings: list[ToolWarning]) -> Result:
     start = data.get("start", {})
     test_start = start.get("test_start", {})
     protocol = Proto.UDP if test_start.get("protocol") == "UDP" else Proto.TCP
@@ -113,10 +128,10 @@ def parse_json(text: str, side: Side) -> Result:
             drafts[socket].intervals.append(_interval(record))
     if data.get("intervals") and not data.get("end", {}).get("streams") and not error:
         warnings.append(warning(WarningKind.TRUNCATED, "no end summary in the JSON"))
-    totals = _received_udp_totals(data, side, test_start, protocol)
+    totals = _received_totals(data, side, test_start)
     for flow, total in totals.items():
         streams = [d for d in drafts.values() if d.flow is flow]
-        if len(streams) == 1:
+        if protocol is Proto.UDP and len(streams) == 1:
             streams[0].received = total
     return build_result(
         Tool.IPERF3,
@@ -174,15 +189,15 @@ def _end_stream(stream: JsonObject, side: Side, warnings: list[ToolWarning]) -> 
     return draft
 
 
-def _received_udp_totals(
-    data: JsonObject, side: Side, test_start: JsonObject, protocol: Proto
+def _received_totals(
+    data: JsonObject, side: Side, test_start: JsonObject
 ) -> dict[Flow, Measurement]:
-    """UDP receiver bytes and rate per flow, from `sum_received*` (not given per stream).
+    """Receiver bytes and rate per flow, from `sum_received*`: UDP gives them per flow
+    only; TCP per stream too, but a client's copy of a stream's receiver record has the
+    client's seconds (2.000116 for the server's 2.015455), the sum the server's own.
 
     The non-suffixed sum belongs to the test's main direction (down with -R), the
     `_bidir_reverse` one to the other."""
-    if protocol is not Proto.UDP:
-        return {}
     end = data.get("end", {})
     main = Flow.DOWN if test_start.get("reverse") else Flow.UP
     other = Flow.UP if main is Flow.DOWN else Flow.DOWN

@@ -6,6 +6,8 @@ import argparse
 import dataclasses
 import enum
 import json
+import os
+import stat
 import time
 from pathlib import Path
 from typing import Any
@@ -28,25 +30,82 @@ from wirespeed.model import (
 IMPORT_JSON_VERSION = 1  # docs/json-format.md, "wirespeed-import"
 
 
-def execute(args: argparse.Namespace, env: Environment) -> int:
-    from wirespeed.tools.detect import detect, parse_any
+# A saved iperf output is kilobytes (an hour of -i 1 reports of 128 streams: about
+# 60 MB); anything larger is not one, and reading it whole could exhaust the memory
+# (/dev/zero never ends). Regular files are refused by their size, without reading them.
+MAX_FILE_BYTES = 64 * 1024 * 1024
+MAX_FILE_TEXT = "64 MiB"
 
-    parsed: list[tuple[Path, str, Result, str, str]] = []
+
+@dataclasses.dataclass(frozen=True)
+class _Parsed:
+    """One test read from a file: a server's log of several tests gives several."""
+
+    path: Path
+    test: int  # 1-based, within its file
+    tests: int  # how many tests the file holds
+    text: str  # this test's part of the file
+    result: Result
+    format: str
+    side: str
+
+    @property
+    def name(self) -> str:
+        return self.path.name if self.tests == 1 else f"{self.path.name} #{self.test}"
+
+
+class _Unreadable(Exception):
+    """A file that cannot be read as a saved output; its message names why."""
+
+
+def read_bounded(path: Path) -> str:
+    """The file's text, refused past MAX_FILE_BYTES: by its size if it is a regular file,
+    by reading at most one byte more otherwise (a device, a pipe, /proc)."""
+    try:
+        with path.open("rb") as stream:
+            if stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+                size = os.fstat(stream.fileno()).st_size
+                if size > MAX_FILE_BYTES:
+                    raise _Unreadable(
+                        f"{size / 2**20:.0f} MiB, larger than a saved iperf output can be "
+                        f"(at most {MAX_FILE_TEXT})"
+                    )
+            data = stream.read(MAX_FILE_BYTES + 1)
+    except OSError as error:
+        raise _Unreadable(f"cannot read: {error.strerror or error}") from error
+    if len(data) > MAX_FILE_BYTES:
+        raise _Unreadable(f"more than {MAX_FILE_TEXT}: not a saved iperf output")
+    return data.decode("utf-8", errors="replace")
+
+
+def _no_measurement(result: Result) -> str:
+    said = next((w.message for w in result.warnings), None)
+    return "holds no measurement" + (f" ({said})" if said else "")
+
+
+def execute(args: argparse.Namespace, env: Environment) -> int:
+    from wirespeed.tools.detect import detect, parse_all
+
+    parsed: list[_Parsed] = []
     problems: list[str] = []
     for name in args.files:
         path = Path(name)
         try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError as error:
-            problems.append(f"{name}: cannot read: {error.strerror}")
-            continue
-        try:
+            text = read_bounded(path)
             _tool, fmt, side = detect(text)
-            result = parse_any(text)
+            tests = parse_all(text)
+        except _Unreadable as error:
+            problems.append(f"{name}: {error}")
+            continue
         except (UsageError, ValueError) as error:
             problems.append(f"{name}: {getattr(error, 'message', error)}")
             continue
-        parsed.append((path, text, result, fmt, side.value))
+        for index, (part, result) in enumerate(tests, start=1):
+            where = name if len(tests) == 1 else f"{name} (test {index} of {len(tests)})"
+            if not result.directions:
+                problems.append(f"{where}: {_no_measurement(result)}")
+                continue
+            parsed.append(_Parsed(path, index, len(tests), part, result, fmt, side.value))
     if problems:
         raise UsageError(
             "; ".join(problems), hint="nothing was imported; fix or leave out those files"
@@ -57,9 +116,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     return _store(args, env, parsed)
 
 
-def _store(
-    args: argparse.Namespace, env: Environment, parsed: list[tuple[Path, str, Result, str, str]]
-) -> int:
+def _store(args: argparse.Namespace, env: Environment, parsed: list[_Parsed]) -> int:
     from wirespeed import __version__
     from wirespeed.model import Side
     from wirespeed.store import RunInfo, Store
@@ -69,52 +126,61 @@ def _store(
         now = time.time()
         run_id = store.begin_run(
             RunInfo(
-                title=args.title or f"import of {len(parsed)} file(s)",
+                title=args.title or f"import of {_files(parsed)} file(s)",
                 plan_path=None,
                 plan_text="",
                 argv=tuple(args.argv),
                 started_at=now,
                 wirespeed_version=__version__,
-                provenance={"imported": [str(p) for p, *_ in parsed]},
+                provenance={"imported": list(dict.fromkeys(str(p.path) for p in parsed))},
             )
         )
-        for index, (path, text, result, fmt, side) in enumerate(parsed, start=1):
+        for index, item in enumerate(parsed, start=1):
+            result = item.result
             seconds = max(
                 (m.seconds for d in result.directions for m in (d.sent, d.received) if m),
                 default=1.0,
             )
             test = TestCase(
                 id=str(index),
-                name=path.name,
+                name=item.name,
                 tool=result.tool,
                 spec=TestSpec(protocol=result.protocol, duration=max(seconds, 0.001)),
             )
-            where = path.parent.name or "imported"
+            where = item.path.parent.name or "imported"
             trial = Trial(
                 test=test,
                 path=PathSpec(
                     name=where, topology=Topology.ENDPOINT, client="client", server="server"
                 ),
             )
-            raw = RawOutput(host="", side=Side(side), argv=(), format=fmt, text=text)
-            ok = bool(result.directions)
+            raw = RawOutput(
+                host="", side=Side(item.side), argv=(), format=item.format, text=item.text
+            )
             store.add_outcome(
                 run_id,
                 TrialOutcome(
                     trial=trial,
-                    status=TrialStatus.OK if ok else TrialStatus.FAILED,
+                    status=TrialStatus.OK,
                     started_at=now,
                     finished_at=now,
                     result=result,
-                    reason=None if ok else "the output holds no measurement",
+                    reason=None,
                     raw=(raw,),
                 ),
             )
         store.finish_run(run_id, "complete")
     finally:
         store.close()
-    env.info(f"imported {len(parsed)} file(s) as run {run_id}; `wirespeed report {run_id}`")
+    tests = f" ({len(parsed)} tests)" if len(parsed) != _files(parsed) else ""
+    env.info(
+        f"imported {_files(parsed)} file(s){tests} as run {run_id}; `wirespeed report {run_id}`"
+    )
     return ExitStatus.OK
+
+
+def _files(parsed: list[_Parsed]) -> int:
+    return len({item.path for item in parsed})
 
 
 def _plain(value: Any) -> Any:
@@ -127,14 +193,23 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _as_json(parsed: list[tuple[Path, str, Result, str, str]]) -> str:
+def _as_json(parsed: list[_Parsed]) -> str:
     items = []
-    for path, _text, result, fmt, side in parsed:
+    for item in parsed:
+        result = item.result
         body = _plain(dataclasses.asdict(result))
         for direction, data in zip(result.directions, body["directions"], strict=True):
             data["goodput_bps"] = direction.goodput_bps
             if direction.udp is not None:
                 data["udp"]["loss_percent"] = direction.udp.loss_percent
-        items.append({"file": str(path), "format": fmt, "side": side, "result": body})
+        items.append(
+            {
+                "file": str(item.path),
+                "test": item.test,
+                "format": item.format,
+                "side": item.side,
+                "result": body,
+            }
+        )
     document = {"format": "wirespeed-import", "version": IMPORT_JSON_VERSION, "files": items}
     return json.dumps(document, indent=2)
