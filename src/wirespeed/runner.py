@@ -11,9 +11,10 @@ labs, close the run
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
@@ -36,6 +37,15 @@ if TYPE_CHECKING:
 def _teardown(lab: Lab) -> None:
     with deferred_signals():
         lab.down()
+
+
+def _passed_over_notice(lab: Lab) -> str:
+    from wirespeed.lab.record import describe_owner
+
+    taken = "; ".join(
+        f"lab {name} is in use by {describe_owner(owner)}" for name, owner in lab.passed_over
+    )
+    return f"{taken}: this run builds its own, lab {lab.name}"
 
 
 class Progress(Protocol):
@@ -124,7 +134,9 @@ class Runner:
     """Runs a plan's trials against labs and hosts, committing each outcome to a store.
 
     Lab paths get one lab per topology, named after the topology (or `<lab_prefix>-<topology>`
-    so that two runs, or a run and a test, can use labs side by side)."""
+    so that two runs, or a run and a test, can use labs side by side). A lab another live
+    run uses is never touched: a default name it holds gives way to topology-2, -3 ...
+    (said through notice), a lab_prefix'd one is refused (LabInUseError)."""
 
     def __init__(
         self,
@@ -137,6 +149,7 @@ class Runner:
         sample_interval: float = 1.0,
         lab_dut: str = "netns",
         ssh_settings: SshSettings | None = None,
+        notice: Callable[[str], None] | None = None,
     ) -> None:
         self.plan = plan
         self.store = store
@@ -146,6 +159,7 @@ class Runner:
         self.sample_interval = sample_interval
         self.lab_dut = lab_dut  # "ssh": each lab's DUT is a dropbear device
         self.ssh_settings = ssh_settings
+        self.notice: Callable[[str], None] = notice or (lambda message: None)
         self._labs: dict[Topology, Lab] = {}
         self._local_hosts: dict[str, Host] = {}
         self._ssh_hosts: dict[str, SshHost] = {}
@@ -233,6 +247,7 @@ class Runner:
             endpoints = self._endpoints(trial.path)
             lab = self._labs.get(trial.path.topology) if self._is_lab_path(trial.path) else None
             if lab is not None:
+                lab.check_still_ours()
                 link_mtu = trial.path.link.mtu if trial.path.link else 1500
                 # The plan refuses a test MTU and a variant MTU together.
                 variant_mtu = self.plan.variant(trial.variant).mtu
@@ -248,7 +263,7 @@ class Runner:
                 finished_at=time.time(),
                 reason=error.message,
             )
-        return run_trial(
+        outcome = run_trial(
             trial,
             endpoints,
             on_tick=self.progress.tick,
@@ -256,6 +271,18 @@ class Runner:
             sample_interval=self.sample_interval,
             samplers_from=self._samplers,
         )
+        if lab is not None and not lab.still_ours():
+            # Removed (`lab down --force`), perhaps rebuilt by another run under the same
+            # namespace names: what was measured need not be this run's traffic.
+            return dataclasses.replace(
+                outcome,
+                status=TrialStatus.FAILED,
+                result=None,
+                findings=(),
+                reason=f"lab {lab.name} was removed, or taken over by another process, "
+                "during the trial: its numbers may not be this run's",
+            )
+        return outcome
 
     def _watched(self, path: PathSpec) -> list[tuple[str, Host]]:
         """The hosts to sample, by role, each once (an endpoint DUT is also the server)."""
@@ -362,9 +389,13 @@ class Runner:
                         topology=topology, link=lab_plan.link, name=name, dut_access=self.lab_dut
                     ),
                     owned=True,
+                    # A name the user chose is theirs to change; the default one gives way.
+                    rename=name is None,
                 )
                 stack.callback(_teardown, lab)
                 self._labs[topology] = lab
+                if lab.passed_over:
+                    self.notice(_passed_over_notice(lab))
             try:
                 yield
             finally:

@@ -143,8 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--lab-name",
         metavar="NAME",
-        help="name the run's labs NAME-<topology> (default: the topology), "
-        "e.g. to keep them apart from a lab built with `wirespeed lab up`",
+        help="name the run's labs NAME-<topology>, e.g. to keep them apart from a lab "
+        "built with `wirespeed lab up`; refused while a live run uses that name "
+        "(default: the topology, or topology-2, -3 ... while other runs use it)",
     )
     run.add_argument(
         "--lab-dut",
@@ -192,7 +193,11 @@ def build_parser() -> argparse.ArgumentParser:
         "veth links, shaped with tbf to a line rate with Ethernet framing counted.",
     )
     lab_sub = lab.add_subparsers(dest="lab_command", metavar="ACTION", required=True)
-    up = lab_sub.add_parser("up", help="build a lab (a stale one of the same name is replaced)")
+    up = lab_sub.add_parser(
+        "up",
+        help="build a lab (a stale one of the same name is replaced; one a live run uses "
+        "is refused)",
+    )
     up.add_argument(
         "--topology",
         default="bridge",
@@ -211,8 +216,16 @@ def build_parser() -> argparse.ArgumentParser:
         help="ssh: also run dropbear + busybox in the DUT namespace, a device to drive "
         "over SSH (default: netns)",
     )
-    down = lab_sub.add_parser("down", help="remove a lab, or all of wirespeed's labs")
+    down = lab_sub.add_parser(
+        "down",
+        help="remove a lab, or all of wirespeed's labs; those a live run uses are kept",
+    )
     down.add_argument("name", nargs="?", help="lab name (default: all labs)")
+    down.add_argument(
+        "--force",
+        action="store_true",
+        help="also remove labs that live runs use (their next trials fail)",
+    )
     lab_sub.add_parser("status", help="list wirespeed's labs")
 
     imp = sub.add_parser(

@@ -9,11 +9,13 @@
 
     attach("bridge") -> Lab | None      # the handle of a lab another process built
     lab_status() -> list[LabInfo]       # every wirespeed lab on this machine
-    down_lab("bridge") -> bool          # tear down one lab by name
-    down_all() -> list[str]             # tear down every wirespeed lab
+    down_lab("bridge") -> bool          # tear down one lab by name (not a live run's)
+    down_all() -> Removal               # tear down every wirespeed lab but live runs'
 
-Lab.up(spec) -> Lab checks root (NotRootError) and tools (MissingToolError), removes a
-stale lab of the same name (its processes first), builds the topology (lab/topology.py,
+Lab.up(spec) -> Lab checks root (NotRootError) and tools (MissingToolError), claims the
+name (lab/claim.py: a lab of the same name that a live process owns is never touched;
+Lab.up refuses with LabInUseError, or with rename=True takes name-2, name-3 ...), removes
+a stale lab of that name (its processes first), builds the topology (lab/topology.py,
 lab/build.py), shapes the links (lab/shaping.py), records the spec under /run
 (lab/record.py) and proves it carries traffic with one TCP connection from client to
 server (lab/probe.py); through NAT the server must see the DUT's WAN address.
@@ -31,12 +33,15 @@ server's) is then an SshHost, the others stay NetnsHosts.
 
 Teardown (Lab.down, down_lab, down_all) kills every process inside the lab's
 namespaces and deletes them, which removes their veths, bridge, qdiscs and nftables
-with them; it is idempotent, and a lab left by a crash is removed the same way.
+with them; it is idempotent, and a lab left by a crash is removed the same way. Lab.down
+removes only the lab this handle built: once its record names another owner (after a
+`lab down --force`, someone else's lab of the same name) it leaves it alone.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -48,6 +53,7 @@ from wirespeed.hosts.base import Host
 from wirespeed.hosts.netns import NetnsHost, namespace_exists
 from wirespeed.lab import record, ssh_dut, system
 from wirespeed.lab.build import Command, Step, build_steps, mtu_steps
+from wirespeed.lab.claim import LabInUseError, candidate_names, first_free, held_by_other
 from wirespeed.lab.naming import check_lab_name, namespace_name, parse_namespace
 from wirespeed.lab.probe import source_seen_by_server
 from wirespeed.lab.status import parse_ip_addr_json
@@ -131,6 +137,9 @@ class Lab:
             self.ssh_device = ssh_dut.device_for(self.name, namespace_name(self.name, Infra.MGMT))
         self._ssh_host: SshHost | None = None
         self.owner: str | None = None
+        # Names Lab.up(rename=True) passed over because live processes held them, with
+        # their owners: what a run tells its user about the name it got instead.
+        self.passed_over: tuple[tuple[str, str], ...] = ()
 
     @property
     def dut_namespace(self) -> str:
@@ -162,29 +171,51 @@ class Lab:
         return f"Lab({self.name!r}, {self.spec.topology.value}, {self.spec.link.name})"
 
     @classmethod
-    def up(cls, spec: LabSpec, *, owned: bool = False) -> Lab:
+    def up(cls, spec: LabSpec, *, owned: bool = False, rename: bool = False) -> Lab:
         """Build the lab. owned: it belongs to this process (a run), and a later run
-        removes it if this process dies without doing so (down_orphans)."""
+        removes it if this process dies without doing so (down_orphans); otherwise it is
+        the user's (`lab up`), recorded without owner once built. A name a live process
+        holds is refused (LabInUseError), or with rename the first free of name-2,
+        name-3 ... is taken (lab.name, lab.passed_over say which and why)."""
         system.require_root("building a lab")
         system.require_tools(_tools_for(spec.link, spec.topology))
         if spec.dut_access == "ssh":
             ssh_dut.require_tools()
-        lab = cls(spec, spec.link.mtu)
-        lab.owner = record.process_identity() if owned else None
-        down_lab(lab.name)  # a stale lab of the same name, and whatever runs in it
+        cls(spec, spec.link.mtu)  # a bad name is a usage error before anything is locked
+        lab = cls._claim(spec, rename=rename)
         try:
-            # Recorded (with its owner) before the first namespace exists: a run killed
-            # while building leaves a lab the next run can tell is an orphan.
-            lab._save()
             cpu_count = os.cpu_count() or 1
             lab._execute(build_steps(lab.plan, lab.name, spec.link, cpu_count))
-            lab._save()
+            with record.lock():
+                lab.check_still_ours()
+                if not owned:
+                    lab.owner = None  # built: from now on only `lab down` removes it
+                lab._save()
             lab._verify()
             if lab.ssh_device is not None:
                 lab._start_ssh_device(lab.ssh_device)
         except BaseException:
             lab.down()
             raise
+        return lab
+
+    @classmethod
+    def _claim(cls, spec: LabSpec, *, rename: bool) -> Lab:
+        """Under the labs' lock: take the first name no live process holds, remove a
+        stale lab of that name and record this process as its owner, all before the
+        first namespace exists (a run killed while building leaves a lab the next run
+        can tell is an orphan, and another run starting now sees the name taken)."""
+        me = record.process_identity()
+        with record.lock():
+            name, passed = first_free(candidate_names(spec.lab_name, rename=rename), _owner_of, me)
+            if name is None:
+                taken, owner = passed[-1]
+                raise LabInUseError(taken, owner)
+            lab = cls(dataclasses.replace(spec, name=name), spec.link.mtu)
+            lab.owner = me
+            lab.passed_over = tuple(passed)
+            _remove(name)  # a stale lab of that name, and whatever runs in it
+            lab._save()
         return lab
 
     def __enter__(self) -> Lab:
@@ -203,19 +234,43 @@ class Lab:
         too) and retune the shapers for it."""
         if not 68 <= mtu <= 65535:
             raise UsageError(f"mtu must be 68..65535, got {mtu}")
+        self.check_still_ours()
         self._execute(mtu_steps(self.plan, self.name, self.spec.link, mtu))
         self.mtu = mtu
-        self._save()
+        with record.lock():
+            self.check_still_ours()  # never write over another owner's record
+            self._save()
 
-    def down(self) -> None:
-        """Kill everything inside the lab's namespaces and delete them. Idempotent."""
+    def still_ours(self) -> bool:
+        """The lab's record still names this handle's owner: nobody removed it (`lab down
+        --force`) and nobody built another lab under its name since."""
+        lab_record = record.load(self.name)
+        return lab_record is not None and lab_record.owner == self.owner
+
+    def check_still_ours(self) -> None:
+        if not self.still_ours():
+            raise LabError(
+                f"lab {self.name} was removed, or taken over by another process, while "
+                "this one used it: nothing measured in it now would be this run's"
+            )
+
+    def down(self) -> bool:
+        """Kill everything inside the lab's namespaces and delete them. Idempotent. A lab
+        whose record names another owner now is someone else's and stays: False."""
         if self._ssh_host is not None:
             # Stop what runs on the device through its own SSH session first, as on a
             # real device; the namespaces' teardown below would kill it anyway.
             with contextlib.suppress(HostError, OSError, TimeoutError):
                 self._ssh_host.close()
             self._ssh_host = None
-        down_lab(self.name)
+        with record.lock():
+            lab_record = record.load(self.name)
+            if lab_record is not None and lab_record.owner != self.owner:
+                return False
+            # No record: nobody claimed the name since (a claim records first, under this
+            # lock), so whatever is left of the namespaces is this lab's.
+            _remove(self.name)
+        return True
 
     def _start_ssh_device(self, device: ssh_dut.SshDevice) -> None:
         for argv in ssh_dut.management_commands(self.dut_namespace, device.mgmt_namespace):
@@ -276,9 +331,39 @@ def _lab_namespaces() -> dict[str, list[str]]:
     return labs
 
 
-def down_lab(name: str) -> bool:
+@dataclass(frozen=True)
+class Removal:
+    """What down_all did: the labs removed, and those kept with their live owners."""
+
+    removed: tuple[str, ...]
+    kept: tuple[tuple[str, str], ...]  # (name, owner "PID:STARTTIME")
+
+
+def _owner_of(name: str) -> str | None:
+    lab_record = record.load(name)
+    return None if lab_record is None else lab_record.owner
+
+
+def down_lab(name: str, *, force: bool = False) -> bool:
     """Tear down the lab called name (all its namespaces and its record); False if
-    there was nothing to remove."""
+    there was nothing to remove. A lab a live process owns (a run using it) raises
+    LabInUseError, unless force."""
+    system.require_root("removing a lab")
+    with record.lock():
+        owner = _owner_of(name)
+        if owner is not None and not force and held_by_other(owner, record.process_identity()):
+            raise LabInUseError(
+                name,
+                owner,
+                hint=f"`wirespeed lab down --force {name}` removes it anyway, and that "
+                "run's next trials fail",
+            )
+        return _remove(name)
+
+
+def _remove(name: str) -> bool:
+    """Remove the lab's namespaces, record and files, whoever owns it; the caller holds
+    the labs' lock and has decided it may."""
     removed = False
     errors: list[str] = []
     for node in ALL_NODES:  # whichever topology it was: its record may be gone
@@ -294,26 +379,34 @@ def down_lab(name: str) -> bool:
     return removed or had_record
 
 
-def down_all() -> list[str]:
-    """Tear down every wirespeed lab on this machine; the names removed."""
+def down_all(*, force: bool = False) -> Removal:
+    """Tear down every wirespeed lab on this machine but those live processes own
+    (unless force): which were removed, which kept."""
     system.require_root("tearing down labs")
-    names = set(_lab_namespaces())
-    with contextlib.suppress(FileNotFoundError):
-        names |= {f.removesuffix(".json") for f in os.listdir(record.RECORD_DIR)}
-    return [name for name in sorted(names) if down_lab(name)]
+    me = record.process_identity()
+    removed: list[str] = []
+    kept: list[tuple[str, str]] = []
+    with record.lock():
+        names = set(_lab_namespaces()) | set(record.names())
+        for name in sorted(names):
+            owner = _owner_of(name)
+            if owner is not None and not force and held_by_other(owner, me):
+                kept.append((name, owner))
+            elif _remove(name):
+                removed.append(name)
+    return Removal(tuple(removed), tuple(kept))
 
 
 def down_orphans() -> list[str]:
     """Remove the labs whose owning run died without removing them (SIGKILL, power):
     the names removed. Labs built by hand, and those of runs still going, stay."""
     removed = []
-    for name in record.names():
-        lab_record = record.load(name)
-        if lab_record is None or lab_record.owner is None:
-            continue
-        if not record.owner_alive(lab_record.owner):
-            down_lab(name)
-            removed.append(name)
+    with record.lock():  # the owner is judged dead and its lab removed in one step
+        for name in record.names():
+            owner = _owner_of(name)
+            if owner is not None and not record.owner_alive(owner):
+                _remove(name)
+                removed.append(name)
     return removed
 
 

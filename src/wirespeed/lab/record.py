@@ -9,19 +9,31 @@ removes it too) records the spec. The file format is versioned:
                dut_access ("netns" or "ssh"; absent in older records: "netns"),
                owner ("PID:STARTTIME" of the run that built it and will remove it; null
                for a lab built by hand, which only `lab down` removes)
+
+Who may take a lab name, build under it or remove it is decided under one lock,
+/run/wirespeed/labs.lock (flock): two runs starting at the same instant cannot both
+find a name free, and a teardown cannot race a build of the same name (lab/claim.py).
 """
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import json
 import os
+import threading
+import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 
+from wirespeed.errors import LabError
 from wirespeed.model import LinkModel, Topology
 
 RECORD_DIR = "/run/wirespeed/labs"
 RECORD_VERSION = 1
+LOCK_PATH = "/run/wirespeed/labs.lock"  # beside RECORD_DIR: not taken for a lab's record
+# Another process holds the lock while it tears a lab down (seconds); beyond this it hangs.
+LOCK_WAIT_SECONDS = 120.0
 
 
 @dataclass(frozen=True)
@@ -48,6 +60,82 @@ def owner_alive(owner: str) -> bool:
         return process_identity(int(pid)) == owner
     except (OSError, ValueError, IndexError):
         return False
+
+
+def describe_owner(owner: str) -> str:
+    """'PID 4242 (wirespeed run plan.yaml)': whom to wait for, or whom to stop."""
+    pid, _, _ = owner.partition(":")
+    try:
+        with open(f"/proc/{int(pid)}/cmdline", "rb") as handle:
+            argv = handle.read().decode(errors="replace").split("\0")
+    except (OSError, ValueError):
+        return f"PID {pid}"
+    words = [word for word in argv if word]
+    if not words:
+        return f"PID {pid}"
+    # `python -m wirespeed.cli.app run ...` and the `wirespeed` script read the same.
+    if "wirespeed.cli.app" in words:
+        words = ["wirespeed", *words[words.index("wirespeed.cli.app") + 1 :]]
+    else:
+        words[0] = os.path.basename(words[0])
+    command = " ".join(words)
+    if len(command) > 60:
+        command = command[:59] + "…"
+    return f"PID {pid} ({command})"
+
+
+class _ProcessLock:
+    """An flock held by this process, re-entrant within it: flock on a second open of the
+    same file would block the process against itself."""
+
+    def __init__(self) -> None:
+        self._guard = threading.RLock()
+        self._depth = 0
+        self._fd: int | None = None
+
+    @contextlib.contextmanager
+    def held(self, path: str) -> Iterator[None]:
+        with self._guard:
+            if self._depth == 0:
+                self._fd = _acquire(path)
+            self._depth += 1
+            try:
+                yield
+            finally:
+                self._depth -= 1
+                if self._depth == 0 and self._fd is not None:
+                    os.close(self._fd)  # closing the last descriptor releases the flock
+                    self._fd = None
+
+
+def _acquire(path: str) -> int:
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o755, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError as error:
+        raise LabError(f"cannot open the labs' lock {path}: {error.strerror}") from None
+    deadline = time.monotonic() + LOCK_WAIT_SECONDS
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return fd
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                raise LabError(
+                    f"another wirespeed process has held {path} for "
+                    f"{LOCK_WAIT_SECONDS:.0f} s: cannot build or remove a lab now"
+                ) from None
+            time.sleep(0.05)
+
+
+_PROCESS_LOCK = _ProcessLock()
+
+
+def lock(path: str = LOCK_PATH) -> contextlib.AbstractContextManager[None]:
+    """Hold the labs' lock: what is decided under it (a name is free, a lab is this
+    process's to remove) stays true until it is released."""
+    return _PROCESS_LOCK.held(path)
 
 
 def record_path(name: str, directory: str = RECORD_DIR) -> str:

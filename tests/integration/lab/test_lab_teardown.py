@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import subprocess
 import time
 from typing import Any
 
@@ -12,7 +14,9 @@ from lab_helpers import MakeLab, unique_lab_name
 from wirespeed.errors import LabError
 from wirespeed.hosts.netns import NetnsHost
 from wirespeed.lab import build as build_module
+from wirespeed.lab import record
 from wirespeed.lab.build import Command, Step
+from wirespeed.lab.claim import LabInUseError
 from wirespeed.lab.lab import Lab, LabSpec, attach, down_lab
 from wirespeed.lab.links import parse_link
 from wirespeed.lab.record import record_path
@@ -107,4 +111,54 @@ def test_up_removes_a_stale_endpoint_switch_and_what_runs_in_it() -> None:
         orphan.stop()
     finally:
         down_lab(name)
+    assert not any(ns.startswith(f"wirespeed-{name}-") for ns in project_namespaces())
+
+
+def test_a_handle_leaves_a_lab_its_record_gives_to_another_process(make_lab: MakeLab) -> None:
+    lab = make_lab(Topology.BRIDGE, "fe")
+    other = subprocess.Popen(["sleep", "60"])  # the run that now owns a lab of that name
+    try:
+        lab_record = record.load(lab.name)
+        assert lab_record is not None and lab_record.owner == lab.owner
+        record.save(dataclasses.replace(lab_record, owner=record.process_identity(other.pid)))
+        assert lab.down() is False
+        assert attach(lab.name) is not None, "a handle removed another process's lab"
+        with pytest.raises(LabInUseError):
+            down_lab(lab.name)  # nor does removing it by name
+        with pytest.raises(LabInUseError):
+            Lab.up(LabSpec(Topology.BRIDGE, parse_link("fe"), name=lab.name))
+        assert attach(lab.name) is not None
+    finally:
+        other.kill()
+        other.wait()
+    # Its owner gone, the lab is an orphan anyone may remove.
+    assert down_lab(lab.name)
+    assert not any(ns.startswith(f"wirespeed-{lab.name}-") for ns in project_namespaces())
+
+
+def test_a_run_lab_takes_the_next_free_name_while_a_live_process_holds_its_own() -> None:
+    name = unique_lab_name("taken")
+    other = subprocess.Popen(["sleep", "60"])
+    spec = LabSpec(Topology.ROUTER, parse_link("fe"), name=name)
+    try:
+        # Claimed by the other process, still building: only its record exists so far.
+        record.save(
+            record.LabRecord(
+                name,
+                Topology.ROUTER,
+                parse_link("fe"),
+                1500,
+                owner=record.process_identity(other.pid),
+            )
+        )
+        with Lab.up(spec, owned=True, rename=True) as lab:
+            assert lab.name == f"{name}-2"
+            assert lab.passed_over == ((name, record.process_identity(other.pid)),)
+            assert lab.hosts[Role.CLIENT].run(["true"]).returncode == 0
+        assert record.load(name) is not None, "the other process's claim was removed"
+    finally:
+        other.kill()
+        other.wait()
+        down_lab(name)
+        down_lab(f"{name}-2")
     assert not any(ns.startswith(f"wirespeed-{name}-") for ns in project_namespaces())

@@ -26,6 +26,7 @@ def _up(args: argparse.Namespace, env: Environment) -> int:
         link = parse_link(args.link, mtu=args.mtu)
     except (ValueError, ModelError) as error:
         raise UsageError(str(error)) from None
+    # A lab of that name a live run uses is refused (LabInUseError, exit status 2).
     lab = Lab.up(
         LabSpec(topology=Topology(args.topology), link=link, name=args.name, dut_access=args.dut)
     )
@@ -54,16 +55,23 @@ def _up(args: argparse.Namespace, env: Environment) -> int:
 
 def _down(args: argparse.Namespace, env: Environment) -> int:
     from wirespeed.lab.lab import down_all, down_lab
+    from wirespeed.lab.record import describe_owner
 
     if args.name:
-        if not down_lab(args.name):
+        # A lab a live run uses raises LabInUseError (exit status 2) unless --force.
+        if not down_lab(args.name, force=args.force):
             # Idempotent: a lab that is already gone is what the user asked for.
             env.stdout.write(f"no lab named {args.name}: nothing to remove\n")
             return ExitStatus.OK
         env.stdout.write(f"lab {args.name} removed\n")
         return ExitStatus.OK
-    removed = down_all()
-    env.stdout.write(f"removed: {', '.join(removed)}\n" if removed else "no labs to remove\n")
+    removal = down_all(force=args.force)
+    out = env.stdout
+    out.write(f"removed: {', '.join(removal.removed)}\n" if removal.removed else "")
+    for name, owner in removal.kept:
+        out.write(f"kept {name}: in use by {describe_owner(owner)} (--force removes it)\n")
+    if not removal.removed and not removal.kept:
+        out.write("no labs to remove\n")
     return ExitStatus.OK
 
 

@@ -66,6 +66,7 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
             sample_interval=original.sample_interval,
             lab_dut=original.lab_dut,
             ssh_settings=ssh_settings(args, env),
+            notice=env.info,
         )
         outcome = runner.run(missing, argv=stored.argv, resume_run=args.resume)
         report = build_report(

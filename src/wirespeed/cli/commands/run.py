@@ -80,6 +80,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
             sample_interval=args.sample_interval,
             lab_dut=args.lab_dut,
             ssh_settings=ssh_settings(args, env),
+            notice=env.info,
         )
         outcome = runner.run(trials, argv=args.argv)
         report = build_report(
