@@ -62,6 +62,7 @@ class Driver(Protocol):
     OUTPUT_FORMAT: str
 
     def server_argv(self, spec: TestSpec, port: int) -> list[str]: ...
+    def server_listens_on(self, spec: TestSpec) -> Proto: ...
     def client_argv(self, spec: TestSpec, target: str, port: int) -> list[str]: ...
     def parse(self, text: str, side: Side) -> Result: ...
     def server_report_complete(self, text: str, spec: TestSpec) -> bool: ...
@@ -126,9 +127,12 @@ def run_trial(
     # iperf2 prints what it has on SIGTERM.
     server_grace = 1.0
     try:
-        _check_port_free(endpoints.server, port, spec.protocol)
+        # The server's own socket, not the test's protocol: iperf3 serves a UDP test
+        # from its TCP control port.
+        listen_on = driver.server_listens_on(spec)
+        _check_port_free(endpoints.server, port, listen_on)
         server = endpoints.server.start(server_argv)
-        _wait_listening(endpoints.server, server, port, spec.protocol)
+        _wait_listening(endpoints.server, server, port, listen_on)
         samplers = _start_samplers(watch, sample_interval, samplers_from or Sampler())
         client = endpoints.client.start(client_argv)
         _wait_client(
@@ -237,7 +241,6 @@ def _monitor_records(
 
 
 def _check_port_free(host: Host, port: int, protocol: Proto) -> None:
-    # iperf3 speaks TCP on its control port even for UDP tests.
     if listening(host, None, port, protocol):
         raise TrialFailure(
             f"port {port} is already in use on {host.name}: another program listens there; "
