@@ -8,6 +8,7 @@ output of both ends so parsing can be redone later.
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -48,6 +49,8 @@ CLIENT_MARGIN = 15.0
 SERVER_REPORT_TIMEOUT = 3.0
 POLL = 0.01
 TCP_ESTABLISHED = 0x01  # include/net/tcp_states.h
+# How often to look whether the client has connected yet (until it has).
+CONNECTED_LOOK_EVERY = 0.5
 # How long a sampler may take to write its first tick (the baseline of every delta).
 BASELINE_TIMEOUT = 3.0
 
@@ -62,6 +65,7 @@ class Driver(Protocol):
     OUTPUT_FORMAT: str
 
     def server_argv(self, spec: TestSpec, port: int) -> list[str]: ...
+    def server_listens_on(self, spec: TestSpec) -> Proto: ...
     def client_argv(self, spec: TestSpec, target: str, port: int) -> list[str]: ...
     def parse(self, text: str, side: Side) -> Result: ...
     def server_report_complete(self, text: str, spec: TestSpec) -> bool: ...
@@ -126,9 +130,12 @@ def run_trial(
     # iperf2 prints what it has on SIGTERM.
     server_grace = 1.0
     try:
-        _check_port_free(endpoints.server, port, spec.protocol)
+        # The server's own socket, not the test's protocol: iperf3 serves a UDP test
+        # from its TCP control port.
+        listen_on = driver.server_listens_on(spec)
+        _check_port_free(endpoints.server, port, listen_on)
         server = endpoints.server.start(server_argv)
-        _wait_listening(endpoints.server, server, port, spec.protocol)
+        _wait_listening(endpoints.server, server, port, listen_on)
         samplers = _start_samplers(watch, sample_interval, samplers_from or Sampler())
         client = endpoints.client.start(client_argv)
         _wait_client(
@@ -138,6 +145,7 @@ def run_trial(
             on_tick=on_tick,
             target=endpoints.target,
             port=port,
+            server=server,
         )
         if _wait_server_report(driver, server, spec):
             server_grace = 0.0
@@ -237,7 +245,6 @@ def _monitor_records(
 
 
 def _check_port_free(host: Host, port: int, protocol: Proto) -> None:
-    # iperf3 speaks TCP on its control port even for UDP tests.
     if listening(host, None, port, protocol):
         raise TrialFailure(
             f"port {port} is already in use on {host.name}: another program listens there; "
@@ -267,23 +274,46 @@ def _wait_client(
     on_tick: Callable[[float], None] | None,
     target: str,
     port: int,
+    server: Process | None = None,
 ) -> None:
     start = time.monotonic()
+    # Whether the client was ever seen connected, looked up until it was: at the timeout
+    # its connection may be gone (the server died while the client hung), and a client
+    # that reached the server and then hung must not be told to check reachability.
+    seen_connected = False
+    next_look = start
     while client.poll() is None:
-        elapsed = time.monotonic() - start
+        now = time.monotonic()
+        elapsed = now - start
+        if not seen_connected and now >= next_look:
+            seen_connected = _connected(host, client, target, port)
+            next_look = now + CONNECTED_LOOK_EVERY
         if elapsed > timeout:
-            if not _connected(host, client, target, port):
+            if not seen_connected and not _connected(host, client, target, port):
                 # iperf2 has no connect timeout: it waits out the kernel's SYN retries.
                 raise TrialFailure(
                     f"the iperf client could not connect to {target} port {port} within "
                     f"{timeout:.0f} s and was stopped: is the server reachable?"
                 )
-            raise TrialFailure(
-                f"the iperf client did not finish within {timeout:.0f} s and was stopped (hung)"
-            )
+            raise TrialFailure(_hung(timeout, target, port, server))
         if on_tick is not None:
             on_tick(elapsed)
         time.sleep(0.05)
+
+
+def _hung(timeout: float, target: str, port: int, server: Process | None) -> str:
+    """What happened to a client that connected and then never ended."""
+    said = (
+        f"the iperf client connected to {target} port {port} but did not finish within "
+        f"{timeout:.0f} s and was stopped (hung)"
+    )
+    if server is None:
+        return said
+    status = server.poll()
+    if status is None:
+        return f"{said}; the server was still running: one of the two ends stalled"
+    how = f"was killed by signal {-status}" if status < 0 else f"had exited (status {status})"
+    return f"{said}; the server {how} without the client noticing: it went away mid-test"
 
 
 def _connected(host: Host, client: Process, target: str, port: int) -> bool:
@@ -302,10 +332,23 @@ def _connected(host: Host, client: Process, target: str, port: int) -> bool:
             if (
                 entry.remote_port == port
                 and entry.state == TCP_ESTABLISHED
-                and entry.remote_address.removeprefix("::ffff:") == target
+                and _same_host(entry.remote_address, target)
             ):
                 return True
     return False
+
+
+def _same_host(remote_address: str, target: str) -> bool:
+    """Whether a socket's remote address is the target the client was given. A host
+    name cannot be resolved as the client's host would: any address on the port counts."""
+    try:
+        wanted = ipaddress.ip_address(target.strip("[]").partition("%")[0])
+    except ValueError:
+        return True
+    remote = ipaddress.ip_address(remote_address)
+    if isinstance(remote, ipaddress.IPv6Address) and remote.ipv4_mapped is not None:
+        remote = remote.ipv4_mapped
+    return remote == wanted
 
 
 def _wait_server_report(driver: Driver, server: Process, spec: TestSpec) -> bool:

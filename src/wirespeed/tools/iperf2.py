@@ -28,6 +28,7 @@ __all__ = [
     "parse_text",
     "parse_version",
     "server_argv",
+    "server_listens_on",
     "server_report_complete",
 ]
 
@@ -64,6 +65,12 @@ def server_argv(spec: TestSpec, port: int) -> list[str]:
     if spec.protocol is Proto.UDP and spec.length is not None:
         argv += ["-l", str(spec.length)]  # the server reads with -l: larger datagrams cut
     return argv
+
+
+def server_listens_on(spec: TestSpec) -> Proto:
+    """The socket that shows the server is ready: `iperf -s -u` binds a UDP port and
+    has no TCP one; `iperf -s` listens on TCP."""
+    return spec.protocol
 
 
 def client_argv(spec: TestSpec, target: str, port: int) -> list[str]:

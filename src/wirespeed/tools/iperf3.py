@@ -24,6 +24,7 @@ __all__ = [
     "parse_text",
     "parse_version",
     "server_argv",
+    "server_listens_on",
     "server_report_complete",
 ]
 
@@ -44,6 +45,13 @@ def _seconds(value: float) -> str:
 def server_argv(spec: TestSpec, port: int) -> list[str]:
     # -i on the server too: its interval series is the receiver's view of an up test.
     return [PROGRAM, "-s", "-1", "-J", "-p", str(port), "-i", _seconds(spec.interval)]
+
+
+def server_listens_on(spec: TestSpec) -> Proto:
+    """The socket that shows the server is ready: its TCP control port, whatever the
+    test's protocol (a UDP test's socket is opened only once a client asks for one)."""
+    del spec
+    return Proto.TCP
 
 
 def client_argv(spec: TestSpec, target: str, port: int) -> list[str]:

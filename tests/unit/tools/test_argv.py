@@ -81,3 +81,17 @@ def test_the_iperf3_server_is_one_shot_json() -> None:
     assert "-J" in iperf3.client_argv(TestSpec(), "10.0.0.2", 15201)
     assert iperf3.OUTPUT_FORMAT == "json"
     assert (iperf2.DEFAULT_PORT, iperf3.DEFAULT_PORT) == (5001, 5201)
+
+
+@pytest.mark.parametrize("protocol", list(Proto))
+def test_iperf3_is_ready_when_its_tcp_control_port_listens_whatever_the_protocol(
+    protocol: Proto,
+) -> None:
+    # iperf3 -s binds no UDP socket until a client asks for a UDP test.
+    assert iperf3.server_listens_on(TestSpec(protocol=protocol)) is Proto.TCP
+
+
+@pytest.mark.parametrize("protocol", list(Proto))
+def test_iperf2_is_ready_when_the_socket_of_the_test_protocol_is_bound(protocol: Proto) -> None:
+    # iperf -s -u binds a UDP port and no TCP one.
+    assert iperf2.server_listens_on(TestSpec(protocol=protocol)) is protocol
