@@ -110,7 +110,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     )
     from wirespeed.store import Store
 
-    store = Store.open(args.db)
+    store = Store.open(args.db, read_only=True)
     try:
         comparison = _comparison(args, store)
     finally:

@@ -21,7 +21,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     )
     from wirespeed.store import Store
 
-    store = Store.open(args.db)
+    store = Store.open(args.db, read_only=True)
     try:
         # Only JSON and HTML show interval series (about half of the load); they write
         # them straight from the packed columns, without building an object per interval.
