@@ -63,10 +63,10 @@ def may_open_immutable(path: Path) -> bool:
     """Whether a reader that mode=ro could not open may read the file as immutable.
 
     SQLite opens a WAL database read-only only if its -shm file exists or can be made:
-    not on a read-only mount whose store was closed cleanly. There nothing can change the
-    file through this mount, and no -wal holds commits that immutable would not read.
-    (Another mount of the same directory that is writable could still change it: a run
-    writing there keeps a -wal file beside it, which this check sees.)
+    not on a read-only mount whose store was closed cleanly, nor in a directory this user
+    may not write. There this process cannot change the file, and no -wal holds commits
+    that immutable would not read. (Another process that may write it could still change
+    it: a run writing it keeps a -wal file beside it, which this check sees.)
     """
     wal = path.with_name(path.name + "-wal")
     has_commits_aside = wal.exists() and wal.stat().st_size > 0

@@ -299,10 +299,13 @@ class Store:
             try:
                 return cls(url, access="read")
             except OperationalError as error:
-                # mode=ro needs the -shm file, which a read-only mount cannot hold.
-                if "unable to open" not in str(error) or not sqlite_file.may_open_immutable(
-                    path.resolve()
-                ):
+                # mode=ro needs the -shm file, which a read-only mount, or a directory
+                # this user may not write, cannot hold: SQLite says "unable to open
+                # database file" or "attempt to write a readonly database".
+                cannot_share = any(
+                    words in str(error) for words in ("unable to open", "readonly database")
+                )
+                if not cannot_share or not sqlite_file.may_open_immutable(path.resolve()):
                     raise
                 return cls(url, access="immutable")
         except _NeedsWriter:

@@ -1,5 +1,6 @@
 """`sudo wirespeed ...` stores in the invoking user's default store, and leaves it theirs:
-with real sudo, for a user made for the test (and removed after it). Root: useradd."""
+with real sudo, for a user made for the test (and removed after it); and that user, not
+root, reads a store they may only read. Root: useradd."""
 
 from __future__ import annotations
 
@@ -173,3 +174,31 @@ def test_sudo_e_keeps_the_users_data_directory_and_leaves_the_store_theirs(user:
     listed = as_user(user, "runs", XDG_DATA_HOME=str(data))
     assert listed.returncode == 0, listed.stderr
     assert "import of 1 file(s)" in listed.stdout and "without sudo" in listed.stdout
+
+
+@pytest.mark.parametrize("directory_writable", [True, False], ids=["own-dir", "root-dir"])
+def test_a_user_reads_a_store_they_may_only_read(user: User, directory_writable: bool) -> None:
+    """Without root: a file of mode 0444, in a directory the user may write (SQLite makes
+    the -shm file mode=ro needs) or not (then it is read as immutable)."""
+    shelf = user.home / "shelf"
+    db = shelf / "runs.db"
+    status = subprocess.run(
+        [str(WIRESPEED), "import", "--db", str(db), "--title", "kept", str(SEED_OUTPUT)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert status.returncode == 0, status.stderr
+    os.chown(db, user.uid, user.gid)
+    db.chmod(0o444)
+    if directory_writable:
+        os.chown(shelf, user.uid, user.gid)
+
+    listed = as_user(user, "runs", "--db", str(db))
+    assert listed.returncode == 0, listed.stderr
+    assert "kept" in listed.stdout
+    report = as_user(user, "report", "--db", str(db), "--format", "csv")
+    assert report.returncode == 0, report.stderr
+    refused = as_user(user, "import", "--db", str(db), str(SEED_OUTPUT))
+    assert refused.returncode == 2
+    assert "this user may not write the file" in refused.stderr
