@@ -243,7 +243,7 @@ def _timed(db: Path, run_id: int, name: str) -> dict[str, float]:
     def tick() -> None:
         clocks.append((time.perf_counter(), time.process_time()))
 
-    with Store.open(db) as store:
+    with Store.open(db, read_only=True) as store:  # as the reading commands open it
         tick()
         intervals: Literal["packed"] | bool = "packed" if name in WITH_INTERVALS else False
         record = store.load_run(run_id, intervals=intervals, outputs=False, commands=name == "json")

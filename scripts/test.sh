@@ -4,14 +4,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
-# The HTML report's test opens it in a real browser.
-if ! command -v chromium >/dev/null 2>&1; then
-  echo "test: installing chromium for the HTML report's browser test" >&2
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium \
-    >/tmp/wirespeed-chromium-apt.log 2>&1 || {
+# Programs only the tests use: the HTML report's test opens it in a real browser, and the
+# store's test of `sudo wirespeed` runs the real sudo.
+test_packages=()
+command -v chromium >/dev/null 2>&1 || test_packages+=(chromium)
+command -v sudo >/dev/null 2>&1 || test_packages+=(sudo)
+if [ "${#test_packages[@]}" -gt 0 ]; then
+  echo "test: installing ${test_packages[*]} for the tests" >&2
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+    "${test_packages[@]}" >/tmp/wirespeed-test-apt.log 2>&1 || {
     apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq \
-      --no-install-recommends chromium >/tmp/wirespeed-chromium-apt.log 2>&1
-  } || { cat /tmp/wirespeed-chromium-apt.log >&2; exit 1; }
+      --no-install-recommends "${test_packages[@]}" >/tmp/wirespeed-test-apt.log 2>&1
+  } || { cat /tmp/wirespeed-test-apt.log >&2; exit 1; }
 fi
 .venv/bin/ruff check src tests benchmarks
 .venv/bin/ruff format --check src tests benchmarks

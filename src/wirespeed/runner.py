@@ -169,6 +169,8 @@ class Runner:
         self, trials: Sequence[Trial], *, argv: Sequence[str] = (), resume_run: int | None = None
     ) -> RunOutcome:
         """Run trials as a new run, or (resume_run) add them to that stored run."""
+        from wirespeed.store.not_stored import commit_failed
+        from wirespeed.store.store import StoreError
         from wirespeed.variants import VariantStates, journal_for, recover_left_changes
 
         preflight(self.plan, trials)
@@ -220,21 +222,39 @@ class Runner:
             # One sampler per watched host for the run, a segment of it per trial: starting
             # one per trial cost each trial ~15 ms of the device's CPU (sampling/pool.py).
             self._samplers = SamplerPool()
+            store_failed = False
             try:
                 # Leaving the block restores the variant in force, before the labs go.
                 with VariantStates(journal, self._labs) as states:
-                    for trial in trials:
+                    for index, trial in enumerate(trials):
                         problem = states.enter(self.plan.variant(trial.variant))
                         self.progress.trial_started(trial)
                         result = self._run_one(trial, problem)
-                        self.store.add_outcome(run_id, result)
+                        try:
+                            self.store.add_outcome(run_id, result)
+                        except StoreError as error:
+                            store_failed = True
+                            raise commit_failed(
+                                error,
+                                run_id,
+                                stored=[o.trial for o in outcome.outcomes],
+                                lost=trial,
+                                not_run=trials[index + 1 :],
+                                resumed=resume_run is not None,
+                            ) from None
                         outcome.outcomes.append(result)
                         self.progress.trial_finished(result)
                 status = "failed" if outcome.failed else "complete"
             finally:
                 self._samplers.close()  # before the labs and the SSH sessions go
                 self.progress.close()
-                self.store.finish_run(run_id, status)
+                try:
+                    self.store.finish_run(run_id, status)
+                except StoreError:
+                    # The store that just failed a commit fails this too: its error, which
+                    # says which trials are kept, is the one to show.
+                    if not store_failed:
+                        raise
         return outcome
 
     # -- one trial ---------------------------------------------------------------------

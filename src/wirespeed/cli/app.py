@@ -60,7 +60,8 @@ def _add_db(parser: argparse.ArgumentParser) -> None:
         "--db",
         metavar="DB",
         help="the store: a SQLite file or an SQLAlchemy URL "
-        "(default: the per-user data directory's wirespeed.db)",
+        "(default: the per-user data directory's wirespeed.db; under sudo, the "
+        "invoking user's)",
     )
 
 

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 from wirespeed.store.records import HostInfo, RunInfo, RunRecord, RunStatus, RunSummary
 
 if TYPE_CHECKING:
-    from wirespeed.store.store import Store, default_db_path
+    from wirespeed.store.location import default_db_path
+    from wirespeed.store.store import Store
 
 __all__ = [
     "HostInfo",
@@ -26,6 +27,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    if name in ("Store", "default_db_path"):
-        return getattr(importlib.import_module("wirespeed.store.store"), name)
+    if name == "Store":
+        return importlib.import_module("wirespeed.store.store").Store
+    if name == "default_db_path":
+        return importlib.import_module("wirespeed.store.location").default_db_path
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

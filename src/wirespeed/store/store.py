@@ -12,6 +12,7 @@ import itertools
 import json
 import operator
 import re
+import shlex
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -19,7 +20,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from platformdirs import user_data_dir
 from sqlalchemy import (
     JSON,
     URL,
@@ -37,7 +37,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import RowMapping
-from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
+from sqlalchemy.exc import ArgumentError, DBAPIError, OperationalError, SQLAlchemyError
 
 from wirespeed.errors import UsageError, WirespeedError
 from wirespeed.model import (
@@ -59,12 +59,10 @@ from wirespeed.model import (
     TrialStatus,
     UdpStats,
 )
-from wirespeed.store import codec, migrations, packed_intervals, schema
+from wirespeed.store import codec, location, migrations, packed_intervals, schema, sqlite_file
 from wirespeed.store.direct import field_setter
 from wirespeed.store.gc_pause import collector_paused
 from wirespeed.store.records import PackedDirection, RunInfo, RunRecord, RunStatus, RunSummary
-
-DEFAULT_DB_NAME = "wirespeed.db"
 
 T = TypeVar("T")
 
@@ -86,10 +84,6 @@ _SCHEMA_LOCK = 0x77697265737065
 
 class StoreError(WirespeedError):
     """The store failed after it was opened: the server went away, the file is locked."""
-
-
-def default_db_path() -> Path:
-    return Path(user_data_dir("wirespeed")) / DEFAULT_DB_NAME
 
 
 def display_url(url: str | URL) -> str:
@@ -127,11 +121,21 @@ class _NoDriverError(Exception):
     pass
 
 
+class _NeedsWriter(Exception):
+    """A store a reader cannot read as it is: no tables yet, or an older version."""
+
+
+def _table_names(conn: Connection) -> set[str]:
+    return set(conn.exec_driver_sql("SELECT name FROM sqlite_master WHERE type='table'").scalars())
+
+
 def _reason(error: BaseException) -> str:
     """What went wrong, in the driver's words, first line only and without passwords."""
     original = getattr(error, "orig", None) or error
     message = str(original).strip() or original.__class__.__name__
     lowered = message.lower()
+    if "malformed" in lowered:  # SQLite's words for a damaged file
+        return f"the file is damaged ({message})"
     if "connection refused" in lowered:
         return "connection refused; is the server running?"
     if "timeout expired" in lowered or "timed out" in lowered:
@@ -147,7 +151,7 @@ def _reason(error: BaseException) -> str:
     return mask_passwords(first) or original.__class__.__name__
 
 
-def _prepare_sqlite(engine: Engine) -> None:
+def _prepare_sqlite(engine: Engine, access: sqlite_file.Access) -> None:
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # The transactions are begun below, not by the sqlite3 module: it would begin
@@ -156,6 +160,10 @@ def _prepare_sqlite(engine: Engine) -> None:
         cursor = dbapi_connection.cursor()
         # SQLite ignores foreign keys unless asked, per connection.
         cursor.execute("PRAGMA foreign_keys=ON")
+        if access != "write":
+            # A reader changes nothing: the file is in WAL mode since a writer made it.
+            cursor.close()
+            return
         # WAL: a process killed mid-write leaves the last committed state intact, and a
         # reader (`wirespeed report` during a run) never blocks the writer.
         cursor.execute("PRAGMA journal_mode=WAL")
@@ -176,16 +184,23 @@ def _prepare_sqlite(engine: Engine) -> None:
 
 
 class Store:
-    def __init__(self, url: str | URL) -> None:
+    def __init__(self, url: str | URL, *, access: sqlite_file.Access = "write") -> None:
+        """Open the store at `url`; a SQLite file (sqlite:///PATH) for `access` (see
+        sqlite_file.Access): a writer checks the file is whole and makes or migrates the
+        tables, a reader only checks the schema version."""
         given = make_url(url)
         # Never the password: it goes into messages.
         self.url = display_url(url if isinstance(url, str) else given)
         engine_url = _engine_url(given)
+        self.read_only = False
         if engine_url.get_backend_name() == "sqlite":
+            if access != "write" and given.database:
+                engine_url = sqlite_file.engine_url(Path(given.database), access)
+                self.read_only = True
             self._engine = create_engine(
                 engine_url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_S}
             )
-            _prepare_sqlite(self._engine)
+            _prepare_sqlite(self._engine, access)
         elif engine_url.get_backend_name() == "postgresql":
             self._engine = create_engine(
                 engine_url,
@@ -200,16 +215,30 @@ class Store:
         else:
             self._engine = create_engine(engine_url)
         try:
-            self._create_schema()
+            if self.read_only:
+                self._check_schema_version()
+            else:
+                if engine_url.get_backend_name() == "sqlite" and given.database:
+                    self._refuse_if_damaged(given.database)
+                self._create_schema()
         except BaseException:
             self._engine.dispose()
             raise
 
     @classmethod
-    def open(cls, db: str | Path | None) -> Store:
-        """None: the per-user default file; a path: SQLite there; a URL: as it is."""
+    def open(cls, db: str | Path | None, *, read_only: bool = False) -> Store:
+        """None: the per-user default file; a path: SQLite there; a URL: as it is.
+
+        read_only: for commands that only read (runs, report, compare). A SQLite file
+        that exists is opened read-only (on a read-only mount too), and is not checked
+        for damage: SQLite finds damage in every page a reader reads. A writer's SQLite
+        file must be writable and whole, or it is refused before anything is measured.
+        Under sudo the default file is the invoking user's, and stays theirs.
+        """
+        owner = None
         if db is None:
-            path = default_db_path()
+            owner = location.invoking_user()
+            path = location.data_dir(owner) / location.DEFAULT_DB_NAME
         elif isinstance(db, str) and "://" in db:
             shown = display_url(db)
             try:
@@ -236,14 +265,62 @@ class Store:
                 ) from None
         else:
             path = Path(db).expanduser()
+        if read_only and path.is_file():
+            reader = cls._open_sqlite_reader(path)
+            if reader is not None:
+                return reader
+        problem = sqlite_file.why_not_writable(path)
+        if problem is not None:
+            raise UsageError(
+                f"cannot write to the store at {path}: {problem}",
+                hint="`wirespeed runs` and `wirespeed report` can read it as it is; "
+                "give a writable file with --db FILE to store new runs",
+            )
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
+            if owner is not None:
+                location.make_owned_file(path, owner)
+            else:
+                path.parent.mkdir(parents=True, exist_ok=True)
             return cls(URL.create("sqlite", database=str(path.resolve())))
         except (OSError, SQLAlchemyError) as error:
             reason = error.strerror if isinstance(error, OSError) else _reason(error)
             raise UsageError(
                 f"cannot open the store at {path}: {reason}",
                 hint="give a writable file with --db FILE",
+            ) from None
+
+    @classmethod
+    def _open_sqlite_reader(cls, path: Path) -> Store | None:
+        """The SQLite file at `path` opened read-only; None when it needs a writer
+        first: a file with no tables yet (empty), or of an older schema version, which a
+        writer migrates, and which is refused here if it cannot be written."""
+        url = URL.create("sqlite", database=str(path.resolve()))
+        try:
+            try:
+                return cls(url, access="read")
+            except OperationalError as error:
+                # mode=ro needs the -shm file, which a read-only mount, or a directory
+                # this user may not write, cannot hold: SQLite says "unable to open
+                # database file" or "attempt to write a readonly database".
+                cannot_share = any(
+                    words in str(error) for words in ("unable to open", "readonly database")
+                )
+                if not cannot_share or not sqlite_file.may_open_immutable(path.resolve()):
+                    raise
+                return cls(url, access="immutable")
+        except _NeedsWriter:
+            problem = sqlite_file.why_not_writable(path)
+            if problem is None:
+                return None
+            raise UsageError(
+                f"cannot read the store at {path}: it holds no wirespeed tables of this "
+                f"version, and {problem} (a writer makes or migrates them)",
+                hint="open it once with a wirespeed that may write it",
+            ) from None
+        except SQLAlchemyError as error:
+            raise UsageError(
+                f"cannot open the store at {path}: {_reason(error)}",
+                hint=f"check the file: sqlite3 {shlex.quote(str(path))} 'PRAGMA quick_check'",
             ) from None
 
     def close(self) -> None:
@@ -276,6 +353,41 @@ class Store:
                 yield conn
         except DBAPIError as error:
             raise StoreError(f"the store {self.url} failed: {_reason(error)}") from None
+
+    def _refuse_if_damaged(self, path: str) -> None:
+        """Refuse to write into a SQLite file that quick_check finds damaged: writing
+        works in the pages a trial touches, and the run would end with exit status 0 in
+        a store whose other runs can no longer be read."""
+        with self._engine.connect() as conn:
+            problems = sqlite_file.quick_check_problems(conn.connection.driver_connection)
+        if problems:
+            raise UsageError(
+                f"the store {self.url} is damaged; wirespeed does not write into it "
+                f"(SQLite's quick_check: {'; '.join(problems)})",
+                hint="`wirespeed runs` and `report` read what is left of it; "
+                f"`sqlite3 {shlex.quote(path)} .recover | sqlite3 NEW.db` saves what can be "
+                "saved; "
+                "or give another file with --db",
+            )
+
+    def _check_schema_version(self) -> None:
+        """A reader's check: the tables are there, of this version (a writer makes,
+        migrates or refuses them; _create_schema)."""
+        # Not _reading(): the caller tells a file mode=ro cannot open by its error.
+        with self._engine.connect() as conn:
+            if schema.meta.name not in _table_names(conn):
+                raise _NeedsWriter
+            found = conn.execute(
+                select(schema.meta.c.value).where(schema.meta.c.key == "schema_version")
+            ).scalar_one_or_none()
+        if found is None or int(found) in migrations.STEPS:
+            raise _NeedsWriter
+        if int(found) != schema.SCHEMA_VERSION:
+            raise UsageError(
+                f"the database {self.url} has schema version {found}, "
+                f"this wirespeed reads version {schema.SCHEMA_VERSION}",
+                hint="use the wirespeed version that wrote it, or another --db",
+            )
 
     def _create_schema(self) -> None:
         """The tables if they are missing and the schema version, in one transaction, so

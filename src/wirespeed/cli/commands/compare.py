@@ -114,7 +114,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     fmt = getattr(args, "format", "terminal")
     suffix = {"terminal": "txt", "markdown": "md"}.get(fmt, fmt)
     target = check_output(output, "-o", f"compare.{suffix}") if output else None
-    store = Store.open(args.db)
+    store = Store.open(args.db, read_only=True)
     try:
         comparison = _comparison(args, store)
     finally:

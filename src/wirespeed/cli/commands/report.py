@@ -23,7 +23,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
 
     suffix = {"terminal": "txt", "markdown": "md"}.get(args.format, args.format)
     output = check_output(args.output, "-o", f"report.{suffix}") if args.output else None
-    store = Store.open(args.db)
+    store = Store.open(args.db, read_only=True)
     try:
         # Only JSON and HTML show interval series (about half of the load); they write
         # them straight from the packed columns, without building an object per interval.

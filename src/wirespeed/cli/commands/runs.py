@@ -12,7 +12,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     from wirespeed.report import render_runs
     from wirespeed.store import Store
 
-    store = Store.open(args.db)
+    store = Store.open(args.db, read_only=True)
     try:
         runs = store.list_runs()
     finally:
