@@ -31,11 +31,37 @@ if TYPE_CHECKING:
     from wirespeed.lab.lab import Lab
     from wirespeed.plan import Plan
     from wirespeed.store import Store
+    from wirespeed.store.store import StoreError
 
 
 def _teardown(lab: Lab) -> None:
     with deferred_signals():
         lab.down()
+
+
+def _kept_in_spool(
+    error: StoreError, store: Store, run_id: int, outcome: TrialOutcome
+) -> StoreError:
+    """The trial the store could not take, kept in the spool (store/spool.py); the error
+    that says where, or that it is lost too."""
+    from wirespeed.store.spool import keep
+    from wirespeed.store.store import StoreError
+
+    trial = f"trial {outcome.trial.key} ({outcome.status.value})"
+    try:
+        path = keep(store.url, run_id, outcome)
+    except (OSError, StoreError) as spool_error:
+        reason = spool_error.strerror if isinstance(spool_error, OSError) else spool_error.message
+        return StoreError(
+            f"{error.message}; {trial} is lost: it could not be kept either ({reason})",
+            hint=f"the trials committed before it are kept; `wirespeed run --resume {run_id}` "
+            "runs the missing ones once the store answers again",
+        )
+    return StoreError(
+        f"{error.message}; {trial} is kept in {path}",
+        hint=f"once the store answers again, `wirespeed run --resume {run_id}` with the same "
+        "--db commits it and runs the trials still missing",
+    )
 
 
 class Progress(Protocol):
@@ -152,9 +178,17 @@ class Runner:
         self._samplers = SamplerPool()  # each run() makes its own
 
     def run(
-        self, trials: Sequence[Trial], *, argv: Sequence[str] = (), resume_run: int | None = None
+        self,
+        trials: Sequence[Trial],
+        *,
+        argv: Sequence[str] = (),
+        resume_run: int | None = None,
+        replacing: frozenset[str] = frozenset(),
     ) -> RunOutcome:
-        """Run trials as a new run, or (resume_run) add them to that stored run."""
+        """Run trials as a new run, or (resume_run) add them to that stored run, which
+        this process owns (store/resume.py claim_run). A trial whose key is in
+        `replacing` is a failed one tried again: its outcome replaces the failed one."""
+        from wirespeed.store.store import StoreError
         from wirespeed.variants import VariantStates, journal_for, recover_left_changes
 
         preflight(self.plan, trials)
@@ -193,15 +227,10 @@ class Runner:
                     **({"recovered": recovered} if recovered else {}),
                 },
             )
-            if resume_run is None:
-                run_id = self.store.begin_run(info)
-            else:
-                from wirespeed.store.resume import reopen_run
-
-                reopen_run(self.store, resume_run)
-                run_id = resume_run
+            run_id = self.store.begin_run(info) if resume_run is None else resume_run
             outcome = RunOutcome(run_id)
             status = "interrupted"
+            store_gone = False
             self.progress.start(trials)
             # One sampler per watched host for the run, a segment of it per trial: starting
             # one per trial cost each trial ~15 ms of the device's CPU (sampling/pool.py).
@@ -213,14 +242,23 @@ class Runner:
                         problem = states.enter(self.plan.variant(trial.variant))
                         self.progress.trial_started(trial)
                         result = self._run_one(trial, problem)
-                        self.store.add_outcome(run_id, result)
+                        try:
+                            self.store.add_outcome(
+                                run_id, result, replace_failed=trial.key in replacing
+                            )
+                        except StoreError as error:
+                            store_gone = True
+                            raise _kept_in_spool(error, self.store, run_id, result) from None
                         outcome.outcomes.append(result)
                         self.progress.trial_finished(result)
                 status = "failed" if outcome.failed else "complete"
             finally:
                 self._samplers.close()  # before the labs and the SSH sessions go
                 self.progress.close()
-                self.store.finish_run(run_id, status)
+                # A store that could not take a trial would not take this either; the run
+                # stays "running", and its owner, this process, will be gone: resumable.
+                if not store_gone:
+                    self.store.finish_run(run_id, status)
         return outcome
 
     # -- one trial ---------------------------------------------------------------------
