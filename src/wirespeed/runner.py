@@ -48,6 +48,19 @@ def _passed_over_notice(lab: Lab) -> str:
     return f"{taken}: this run builds its own, lab {lab.name}"
 
 
+def _keep_in_spool(store: Store, run_id: int, outcome: TrialOutcome) -> str:
+    """Keep the trial the store could not take in the spool (store/spool.py); where it
+    is, or why it could not be kept either."""
+    from wirespeed.store.spool import keep
+    from wirespeed.store.store import StoreError
+
+    try:
+        return f"kept in {keep(store.url, run_id, outcome)}: `--resume` commits it"
+    except (OSError, StoreError) as spool_error:
+        reason = spool_error.strerror if isinstance(spool_error, OSError) else spool_error.message
+        return f"its result is lost: it could not be kept in the spool either ({reason})"
+
+
 class Progress(Protocol):
     """How a run tells the user where it is; NullProgress for --quiet and tests."""
 
@@ -166,9 +179,16 @@ class Runner:
         self._samplers = SamplerPool()  # each run() makes its own
 
     def run(
-        self, trials: Sequence[Trial], *, argv: Sequence[str] = (), resume_run: int | None = None
+        self,
+        trials: Sequence[Trial],
+        *,
+        argv: Sequence[str] = (),
+        resume_run: int | None = None,
+        replacing: frozenset[str] = frozenset(),
     ) -> RunOutcome:
-        """Run trials as a new run, or (resume_run) add them to that stored run."""
+        """Run trials as a new run, or (resume_run) add them to that stored run, which
+        this process owns (store/resume.py claim_run). A trial whose key is in
+        `replacing` is a failed one tried again: its outcome replaces the failed one."""
         from wirespeed.store.not_stored import commit_failed
         from wirespeed.store.store import StoreError
         from wirespeed.variants import VariantStates, journal_for, recover_left_changes
@@ -209,20 +229,14 @@ class Runner:
                     **({"recovered": recovered} if recovered else {}),
                 },
             )
-            if resume_run is None:
-                run_id = self.store.begin_run(info)
-            else:
-                from wirespeed.store.resume import reopen_run
-
-                reopen_run(self.store, resume_run)
-                run_id = resume_run
+            run_id = self.store.begin_run(info) if resume_run is None else resume_run
             outcome = RunOutcome(run_id)
             status = "interrupted"
+            store_gone = False
             self.progress.start(trials)
             # One sampler per watched host for the run, a segment of it per trial: starting
             # one per trial cost each trial ~15 ms of the device's CPU (sampling/pool.py).
             self._samplers = SamplerPool()
-            store_failed = False
             try:
                 # Leaving the block restores the variant in force, before the labs go.
                 with VariantStates(journal, self._labs) as states:
@@ -231,14 +245,17 @@ class Runner:
                         self.progress.trial_started(trial)
                         result = self._run_one(trial, problem)
                         try:
-                            self.store.add_outcome(run_id, result)
+                            self.store.add_outcome(
+                                run_id, result, replace_failed=trial.key in replacing
+                            )
                         except StoreError as error:
-                            store_failed = True
+                            store_gone = True
                             raise commit_failed(
                                 error,
                                 run_id,
                                 stored=[o.trial for o in outcome.outcomes],
                                 lost=trial,
+                                lost_fate=_keep_in_spool(self.store, run_id, result),
                                 not_run=trials[index + 1 :],
                                 resumed=resume_run is not None,
                             ) from None
@@ -248,13 +265,10 @@ class Runner:
             finally:
                 self._samplers.close()  # before the labs and the SSH sessions go
                 self.progress.close()
-                try:
+                # A store that could not take a trial would not take this either; the run
+                # stays "running", and its owner, this process, will be gone: resumable.
+                if not store_gone:
                     self.store.finish_run(run_id, status)
-                except StoreError:
-                    # The store that just failed a commit fails this too: its error, which
-                    # says which trials are kept, is the one to show.
-                    if not store_failed:
-                        raise
         return outcome
 
     # -- one trial ---------------------------------------------------------------------

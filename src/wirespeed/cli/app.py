@@ -112,7 +112,21 @@ def build_parser() -> argparse.ArgumentParser:
         type=run_id,
         metavar="RUN",
         help="continue run RUN (interrupted or killed) with only the trials it is missing, "
-        "from its stored plan and options",
+        "from its stored plan and options; refused while RUN is still going; trials kept "
+        "in the spool while the store was away are committed first",
+    )
+    run.add_argument(
+        "--retry-failed",
+        action="store_true",
+        help="with --resume: also run the trials that failed again; each new outcome "
+        "replaces the failed one, so every trial is counted once",
+    )
+    run.add_argument(
+        "--force",
+        action="store_true",
+        help="with --resume: take over a run still marked as written by a process on "
+        "another machine (which cannot be checked from here); a live run on this machine "
+        "is always refused",
     )
     run.add_argument(
         "--duration",

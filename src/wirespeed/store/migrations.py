@@ -81,8 +81,14 @@ def _v1_to_v2(conn: Connection) -> None:
     _v1_intervals.drop(conn)
 
 
+def _v2_to_v3(conn: Connection) -> None:
+    """runs.owner added; the runs stored before have none (NULL: an owner unknown, which
+    `run --resume` treats as gone, as before)."""
+    conn.exec_driver_sql("ALTER TABLE runs ADD COLUMN owner TEXT")
+
+
 # Each step takes a store from its version to the next.
-STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2}
+STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def migrate(conn: Connection, found: int) -> None:

@@ -36,18 +36,20 @@ def commit_failed(
     *,
     stored: Sequence[Trial],
     lost: Trial,
+    lost_fate: str = "its result is lost",
     not_run: Sequence[Trial],
     resumed: bool = False,
 ) -> WirespeedError:
     """The store's error with what run `run_id` keeps: `stored` were committed by this
-    process, `lost` was measured and not committed, `not_run` were never started."""
+    process, `lost` was measured and not committed (`lost_fate`: whether it is kept
+    elsewhere, the spool), `not_run` were never started."""
     before = " (besides those stored before it was resumed)" if resumed else ""
     if stored:
         kept = f"run {run_id} keeps the {_count(len(stored))} stored before{before}: "
         kept += _keys(stored)
     else:
         kept = f"run {run_id} keeps no trial of this start{before}"
-    missing = f"not stored: {lost.key} (measured, its result is lost)"
+    missing = f"not stored: {lost.key} (measured, {lost_fate})"
     if not_run:
         missing += f" and the {_count(len(not_run))} not run: {_keys(not_run)}"
     return type(error)(

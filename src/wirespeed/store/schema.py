@@ -13,6 +13,8 @@ Version history of the schema (SCHEMA_VERSION, kept in the meta table):
   2  a result row's intervals packed into its `intervals` column (packed_intervals.py)
      instead of one row each in an `intervals` table; migrations.py converts a version 1
      store when it is opened.
+  3  runs.owner: the process writing the run (process_owner.py), so that `run --resume`
+     refuses a run that is still going; NULL for runs stored before (migrations.py).
 """
 
 from __future__ import annotations
@@ -69,7 +71,7 @@ class FreeText(TypeDecorator[str]):
         return decoded
 
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 metadata = MetaData()
 
@@ -94,6 +96,9 @@ runs = Table(
     Column("argv", JSON(none_as_null=True), nullable=False),
     # RunInfo.provenance as given: {"hosts": {name: {kernel, os, iperf2, ...}}, "labs": ...}
     Column("provenance", JSON(none_as_null=True), nullable=False),
+    # "hostname/boot_id/pid/starttime" of the process that writes the run now (begun or
+    # resumed it): while it lives, no other process may add trials to the run.
+    Column("owner", FreeText),
     Index("ix_runs_started_at", "started_at"),
 )
 

@@ -28,6 +28,7 @@ from sqlalchemy import (
     Text,
     cast,
     create_engine,
+    delete,
     event,
     func,
     insert,
@@ -59,9 +60,17 @@ from wirespeed.model import (
     TrialStatus,
     UdpStats,
 )
+from wirespeed.process_owner import process_owner
 from wirespeed.store import codec, location, migrations, packed_intervals, schema, sqlite_file
 from wirespeed.store.direct import field_setter
 from wirespeed.store.gc_pause import collector_paused
+from wirespeed.store.postgres import (
+    MIGRATION_TIMEOUT_S,
+    Timeouts,
+    Watchdog,
+    is_outage,
+    postgres_engine,
+)
 from wirespeed.store.records import PackedDirection, RunInfo, RunRecord, RunStatus, RunSummary
 
 T = TypeVar("T")
@@ -69,10 +78,6 @@ T = TypeVar("T")
 # How long a SQLite writer waits for another one to commit. A trial's commit takes
 # milliseconds, so this only runs out when something holds the file locked for good.
 SQLITE_BUSY_TIMEOUT_S = 30.0
-
-# How long opening a PostgreSQL store waits for the server before saying it is
-# unreachable (libpq waits forever by default, e.g. behind a firewall that drops packets).
-POSTGRES_CONNECT_TIMEOUT_S = 10
 
 # PostgreSQL drivers SQLAlchemy knows, in the order a bare postgresql:// URL tries them.
 POSTGRES_DRIVERS = ("psycopg", "psycopg2")
@@ -84,6 +89,11 @@ _SCHEMA_LOCK = 0x77697265737065
 
 class StoreError(WirespeedError):
     """The store failed after it was opened: the server went away, the file is locked."""
+
+
+class StoreUnavailableError(StoreError):
+    """A commit failed for an outage (PostgreSQL gone or not answering) and kept failing
+    for as long as the store retries it (Timeouts.retry_s)."""
 
 
 def display_url(url: str | URL) -> str:
@@ -184,13 +194,22 @@ def _prepare_sqlite(engine: Engine, access: sqlite_file.Access) -> None:
 
 
 class Store:
-    def __init__(self, url: str | URL, *, access: sqlite_file.Access = "write") -> None:
+    def __init__(
+        self,
+        url: str | URL,
+        timeouts: Timeouts | None = None,
+        *,
+        access: sqlite_file.Access = "write",
+    ) -> None:
         """Open the store at `url`; a SQLite file (sqlite:///PATH) for `access` (see
         sqlite_file.Access): a writer checks the file is whole and makes or migrates the
-        tables, a reader only checks the schema version."""
+        tables, a reader only checks the schema version. `timeouts` bound each use of a
+        PostgreSQL connection (store/postgres.py)."""
         given = make_url(url)
         # Never the password: it goes into messages.
         self.url = display_url(url if isinstance(url, str) else given)
+        self.timeouts = Timeouts.from_environment() if timeouts is None else timeouts
+        self._watchdog: Watchdog | None = None
         engine_url = _engine_url(given)
         self.read_only = False
         if engine_url.get_backend_name() == "sqlite":
@@ -202,16 +221,9 @@ class Store:
             )
             _prepare_sqlite(self._engine, access)
         elif engine_url.get_backend_name() == "postgresql":
-            self._engine = create_engine(
-                engine_url,
-                # A server restarted between two trials: reconnect rather than fail the run.
-                pool_pre_ping=True,
-                connect_args=(
-                    {}
-                    if "connect_timeout" in engine_url.query
-                    else {"connect_timeout": POSTGRES_CONNECT_TIMEOUT_S}
-                ),
-            )
+            # Every connection's use bounded in time; a connection lost between two
+            # trials (a restarted server) is replaced when it is next taken (postgres.py).
+            self._engine, self._watchdog = postgres_engine(engine_url, self.timeouts)
         else:
             self._engine = create_engine(engine_url)
         try:
@@ -335,6 +347,7 @@ class Store:
     @contextmanager
     def _writing(self) -> Iterator[Connection]:
         """One write transaction, committed on leaving; a database failure a StoreError."""
+        cuts = self._cuts()
         try:
             with self._engine.connect() as conn:
                 conn.execution_options(wirespeed_write=True)
@@ -342,17 +355,62 @@ class Store:
                     yield conn
         except DBAPIError as error:
             raise StoreError(
-                f"the store {self.url} failed: {_reason(error)}",
+                f"the store {self.url} failed: {self._failure(error, cuts)}",
                 hint="the trials committed before this are kept",
             ) from None
 
     @contextmanager
     def _reading(self) -> Iterator[Connection]:
+        cuts = self._cuts()
         try:
             with self._engine.connect() as conn:
                 yield conn
         except DBAPIError as error:
-            raise StoreError(f"the store {self.url} failed: {_reason(error)}") from None
+            raise StoreError(f"the store {self.url} failed: {self._failure(error, cuts)}") from None
+
+    def _write(self, work: Callable[[Connection, bool], T]) -> T:
+        """work(conn, retried) in one write transaction, committed before this returns.
+        On PostgreSQL, an outage (server restarted, down, not answering) is retried with
+        backoff for timeouts.retry_s; then StoreUnavailableError. A retried `work` must
+        first look whether its earlier attempt committed: the server may have committed
+        it and the answer been lost."""
+        retrying = self._watchdog is not None
+        give_up_at: float | None = None
+        pause = 0.25
+        while True:
+            cuts = self._cuts()
+            try:
+                with self._engine.connect() as conn:
+                    conn.execution_options(wirespeed_write=True)
+                    with conn.begin():
+                        return work(conn, give_up_at is not None)
+            except DBAPIError as error:
+                reason = self._failure(error, cuts)
+                if not (retrying and is_outage(error)):
+                    raise StoreError(
+                        f"the store {self.url} failed: {reason}",
+                        hint="the trials committed before this are kept",
+                    ) from None
+                now = time.monotonic()
+                give_up_at = now + self.timeouts.retry_s if give_up_at is None else give_up_at
+                if now >= give_up_at:
+                    raise StoreUnavailableError(
+                        f"the store {self.url} failed: {reason}; "
+                        f"still failing after {self.timeouts.retry_s:g} s of retrying",
+                        hint="the trials committed before this are kept",
+                    ) from None
+                time.sleep(min(pause, give_up_at - now))
+                pause = min(pause * 2, 4.0)
+
+    def _cuts(self) -> int:
+        return 0 if self._watchdog is None else self._watchdog.cuts
+
+    def _failure(self, error: DBAPIError, cuts_before: int) -> str:
+        """What went wrong, as _reason says, or that the server did not answer in time
+        when the watchdog had to cut a connection during the call."""
+        if self._watchdog is not None and self._watchdog.cuts != cuts_before:
+            return f"no answer from the server within {self.timeouts.call_s:g} s"
+        return _reason(error)
 
     def _refuse_if_damaged(self, path: str) -> None:
         """Refuse to write into a SQLite file that quick_check finds damaged: writing
@@ -411,6 +469,7 @@ class Store:
                 elif int(found) in migrations.STEPS:
                     # An older store: brought up to date in this transaction, once; if it
                     # fails, the transaction leaves the store as it was.
+                    self._allow_long_call(conn)
                     try:
                         migrations.migrate(conn, int(found))
                     except ValueError as error:
@@ -427,11 +486,28 @@ class Store:
                         hint="use the wirespeed version that wrote it, or another --db",
                     )
 
+    def _allow_long_call(self, conn: Connection) -> None:
+        """This connection may stay out for a migration of a big store."""
+        if self._watchdog is not None:
+            self._watchdog.extend(conn.connection.dbapi_connection, MIGRATION_TIMEOUT_S)
+            conn.exec_driver_sql("SET LOCAL statement_timeout = 0")
+
     # Writing
 
     def begin_run(self, info: RunInfo) -> int:
-        """A new run; its id. A password in argv (--db URL) is stored masked."""
-        with self._writing() as conn:
+        """A new run, owned by this process (process_owner.py); its id. A password in
+        argv (--db URL) is stored masked."""
+        owner = process_owner()
+
+        def begin(conn: Connection, retried: bool) -> int:
+            if retried:
+                found = conn.execute(
+                    select(schema.runs.c.id).where(
+                        schema.runs.c.owner == owner, schema.runs.c.started_at == info.started_at
+                    )
+                ).scalar_one_or_none()
+                if found is not None:
+                    return int(found)
             row = conn.execute(
                 insert(schema.runs).values(
                     started_at=info.started_at,
@@ -442,55 +518,106 @@ class Store:
                     wirespeed_version=info.wirespeed_version,
                     argv=[mask_passwords(arg) for arg in info.argv],
                     provenance=dict(info.provenance),
+                    owner=owner,
                 )
             )
             run_id = row.inserted_primary_key
             assert run_id is not None
             return int(run_id[0])
 
-    def add_outcome(self, run_id: int, outcome: TrialOutcome) -> int:
-        """Store one trial with everything measured, in one transaction; its id."""
-        with self._writing() as conn:
-            self._require_run(conn, run_id)
-            position = conn.execute(
-                select(func.coalesce(func.max(schema.trials.c.position), 0)).where(
-                    schema.trials.c.run_id == run_id
+        return self._write(begin)
+
+    def add_outcome(
+        self,
+        run_id: int,
+        outcome: TrialOutcome,
+        *,
+        replace_failed: bool = False,
+        once: bool = False,
+    ) -> int:
+        """Store one trial with everything measured, in one transaction; its id.
+
+        replace_failed: the trial is a failed one tried again (`run --resume
+        --retry-failed`): the failed outcomes of its key are deleted in the same
+        transaction, so that the run holds each trial once.
+
+        once: the outcome may be stored already (one kept in the spool, whose commit may
+        have gone through): then it is not stored again. An outcome is known by its key
+        and its start and end times. A commit retried across an outage checks the same."""
+        return self._write(
+            lambda conn, retried: self._add_outcome(
+                conn, run_id, outcome, replace_failed=replace_failed, once=once or retried
+            )
+        )
+
+    def _add_outcome(
+        self,
+        conn: Connection,
+        run_id: int,
+        outcome: TrialOutcome,
+        *,
+        replace_failed: bool,
+        once: bool,
+    ) -> int:
+        t = schema.trials
+        self._require_run(conn, run_id)
+        if once or replace_failed:
+            of_key = conn.execute(
+                select(t.c.id, t.c.status, t.c.started_at, t.c.finished_at).where(
+                    t.c.run_id == run_id, t.c.key == outcome.trial.key
                 )
-            ).scalar_one()
-            trial_id = _insert_trial(conn, run_id, int(position) + 1, outcome)
-            if outcome.result is not None:
-                _insert_result(conn, trial_id, outcome.result)
-            if outcome.raw:
+            ).all()
+            if once:
+                for row in of_key:
+                    if (row.started_at, row.finished_at) == (
+                        outcome.started_at,
+                        outcome.finished_at,
+                    ):
+                        return int(row.id)
+            failed = [row.id for row in of_key if row.status == TrialStatus.FAILED.value]
+            if replace_failed and failed:
+                # Its results, outputs, samples and findings go with it (ON DELETE CASCADE).
+                conn.execute(delete(t).where(t.c.id.in_(failed)))
+        position = conn.execute(
+            select(func.coalesce(func.max(schema.trials.c.position), 0)).where(
+                schema.trials.c.run_id == run_id
+            )
+        ).scalar_one()
+        trial_id = _insert_trial(conn, run_id, int(position) + 1, outcome)
+        if outcome.result is not None:
+            _insert_result(conn, trial_id, outcome.result)
+        if outcome.raw:
+            conn.execute(
+                insert(schema.raw_outputs),
+                [
+                    {"trial_id": trial_id, "position": i, **codec.encode_raw(raw)}
+                    for i, raw in enumerate(outcome.raw)
+                ],
+            )
+        for table, rows in (
+            (schema.monitors, [codec.encode_monitor(m) for m in outcome.monitors]),
+            (schema.findings, [codec.encode_finding(f) for f in outcome.findings]),
+        ):
+            if rows:
                 conn.execute(
-                    insert(schema.raw_outputs),
-                    [
-                        {"trial_id": trial_id, "position": i, **codec.encode_raw(raw)}
-                        for i, raw in enumerate(outcome.raw)
-                    ],
+                    insert(table),
+                    [{"trial_id": trial_id, "position": i, **r} for i, r in enumerate(rows)],
                 )
-            for table, rows in (
-                (schema.monitors, [codec.encode_monitor(m) for m in outcome.monitors]),
-                (schema.findings, [codec.encode_finding(f) for f in outcome.findings]),
-            ):
-                if rows:
-                    conn.execute(
-                        insert(table),
-                        [{"trial_id": trial_id, "position": i, **r} for i, r in enumerate(rows)],
-                    )
-            return trial_id
+        return trial_id
 
     def finish_run(self, run_id: int, status: str, finished_at: float | None = None) -> None:
         final = RunStatus(status)
-        with self._writing() as conn:
+        when = time.time() if finished_at is None else finished_at
+
+        def finish(conn: Connection, _retried: bool) -> None:
             self._require_run(conn, run_id)
             conn.execute(
                 update(schema.runs)
                 .where(schema.runs.c.id == run_id)
-                .values(
-                    status=final.value,
-                    finished_at=time.time() if finished_at is None else finished_at,
-                )
+                .values(status=final.value, finished_at=when)
             )
+
+        self._write(finish)
 
     # Reading
 

@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 
 from wirespeed.errors import HostError, WirespeedError
 from wirespeed.hosts.base import Host
+from wirespeed.process_owner import BOOT_ID, owner_alive
 from wirespeed.signals import deferred_signals
-from wirespeed.tune.journal import BOOT_ID, Entry, Journal, State, owner_alive
+from wirespeed.tune.journal import Entry, Journal, State
 from wirespeed.tune.model import Change, same_mask
 from wirespeed.tune.targets import (
     Kind,

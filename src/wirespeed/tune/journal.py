@@ -17,22 +17,19 @@ is gone (killed, crashed, the machine rebooted) are what recovery restores.
 from __future__ import annotations
 
 import enum
-import os
-import socket
 import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from wirespeed.process_owner import process_owner
 from wirespeed.store import journal_table  # adds tune_journal to schema.metadata
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection, Engine
 
     from wirespeed.store.store import Store
-
-BOOT_ID = "/proc/sys/kernel/random/boot_id"
 
 
 class State(enum.StrEnum):
@@ -59,42 +56,6 @@ class Entry:
     new: str
     why: str | None
     state: State
-
-
-def _boot_id() -> str:
-    try:
-        return Path(BOOT_ID).read_text().strip()
-    except OSError:
-        return "unknown"
-
-
-def _start_time(pid: int) -> str | None:
-    """The process's start time in clock ticks since boot (/proc/PID/stat field 22): with
-    the pid, it names one process; a reused pid has another start time."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    fields = stat.rpartition(")")[2].split()
-    return fields[19] if len(fields) > 19 else None
-
-
-def process_owner(pid: int | None = None) -> str:
-    pid = os.getpid() if pid is None else pid
-    return f"{socket.gethostname()}/{_boot_id()}/{pid}/{_start_time(pid)}"
-
-
-def owner_alive(owner: str) -> bool | None:
-    """Whether the process that wrote a row still runs; None when it ran on another
-    machine (a shared store), where this one cannot tell."""
-    hostname, _, rest = owner.partition("/")
-    boot, _, rest = rest.partition("/")
-    pid, _, started = rest.partition("/")
-    if hostname != socket.gethostname():
-        return None
-    if boot != _boot_id() or not pid.isdigit():
-        return False
-    return _start_time(int(pid)) == started
 
 
 class Journal:

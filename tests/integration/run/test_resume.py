@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 import subprocess
+import time
 from pathlib import Path
 
 from lab_runs import WIRESPEED
@@ -64,3 +65,79 @@ def test_resume_mistakes_are_usage_errors(tmp_path: Path) -> None:
         assert done.returncode == 2, (argv, done.stderr)
         assert said in done.stderr
         assert "Traceback" not in done.stderr
+
+
+def test_a_run_still_going_is_not_resumed(tmp_path: Path) -> None:
+    plan, db = tmp_path / "plan.yaml", tmp_path / "runs.db"
+    plan.write_text(LOOPBACK)
+    # 6 trials of 5 s: still going when the resume (seconds to start) looks.
+    only = ("--only", "1,2", "--repeat", "3", "--duration", "5")
+    running = subprocess.Popen(
+        [*WIRESPEED, "run", str(plan), "--db", str(db), *only, "-q"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not _committed(db) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _committed(db), "the run committed no trial in 60 s"
+        refused = wirespeed("run", "--resume", "1", "--db", str(db))
+        assert refused.returncode == 2, refused.stderr
+        assert "run 1 is still running (process" in refused.stderr
+        assert "Traceback" not in refused.stderr
+    finally:
+        _, stderr = running.communicate(timeout=120)
+    assert running.returncode == 0, stderr
+    with sqlite3.connect(db) as conn:
+        assert conn.execute("select count(*), count(distinct key) from trials").fetchone() == (
+            6,
+            6,
+        )
+    # Ended: nothing is missing, and nothing is measured twice.
+    after = wirespeed("run", "--resume", "1", "--db", str(db))
+    assert after.returncode == 0, after.stderr
+    assert "nothing to resume" in after.stderr
+
+
+def _committed(db: Path) -> bool:
+    try:
+        with sqlite3.connect(db, timeout=5) as conn:
+            return bool(conn.execute("select count(*) from trials").fetchone()[0])
+    except sqlite3.OperationalError:  # no tables yet
+        return False
+
+
+def test_failed_trials_run_again_on_request_and_replace_the_failed_ones(tmp_path: Path) -> None:
+    plan, db = tmp_path / "plan.yaml", tmp_path / "runs.db"
+    plan.write_text(LOOPBACK)
+    assert wirespeed("run", str(plan), "--db", str(db), "--only", "1,2", "-q").returncode == 0
+    before = keys(db)
+    # What a trial that failed leaves (e.g. the server did not start): a row with a reason.
+    with sqlite3.connect(db) as conn:
+        conn.execute("pragma foreign_keys = on")
+        trial_id = conn.execute("select id from trials where key = ?", (before[1],)).fetchone()[0]
+        conn.execute("delete from results where trial_id = ?", (trial_id,))
+        conn.execute(
+            "update trials set status = 'failed', reason = 'the server did not listen', "
+            "has_result = 0, result_tool = null, result_protocol = null where id = ?",
+            (trial_id,),
+        )
+
+    plain = wirespeed("run", "--resume", "1", "--db", str(db))
+    assert plain.returncode == 0, plain.stderr
+    assert "1 of them failed; --retry-failed tries them again" in plain.stderr
+    assert keys(db) == before
+
+    retried = wirespeed("run", "--resume", "1", "--retry-failed", "--db", str(db))
+    assert retried.returncode == 0, retried.stderr
+    assert "1 of 2 trials are stored, 1 to go (1 failed, tried again)" in retried.stderr
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("select key, status from trials order by position").fetchall()
+        assert conn.execute("select status from runs").fetchone() == ("complete",)
+    assert sorted(rows) == sorted((key, "ok") for key in before)  # each trial once
+
+    alone = wirespeed("run", str(plan), "--retry-failed", "--db", str(db))
+    assert alone.returncode == 2
+    assert "--retry-failed goes with --resume RUN" in alone.stderr

@@ -16,10 +16,12 @@ from store_backends import BACKENDS, engine_for, fresh_store
 from store_samples import WAN, dual_outcome
 
 from wirespeed.errors import UsageError
+from wirespeed.process_owner import process_owner
 from wirespeed.report import build_report, render_csv, render_json, render_markdown
 from wirespeed.report.html import render_html
 from wirespeed.store import RunRecord, Store, migrations, packed_intervals
-from wirespeed.store.schema import SCHEMA_VERSION, meta
+from wirespeed.store.resume import claim_run
+from wirespeed.store.schema import SCHEMA_VERSION, meta, runs
 
 FIXTURE = Path(__file__).parent / "fixtures" / "store-v1.sql"
 
@@ -140,6 +142,20 @@ def test_a_version_1_store_is_migrated_with_nothing_lost(v1_db: str) -> None:
     assert "intervals" in columns
 
 
+def test_a_migrated_store_records_owners_of_new_runs_only(v1_db: str) -> None:
+    with Store.open(v1_db) as store:
+        run_id = store.begin_run(RUNS[0].info)
+        # A run stored before owners were recorded is resumable as it was.
+        assert claim_run(store, 1).owner is None
+    engine = engine_for(v1_db)
+    try:
+        with engine.connect() as conn:
+            owners = dict(conn.execute(select(runs.c.id, runs.c.owner)).all())
+    finally:
+        engine.dispose()
+    assert owners == {1: process_owner(), 2: None, run_id: process_owner()}
+
+
 def test_a_migrated_store_takes_new_runs(v1_db: str) -> None:
     with Store.open(v1_db) as store:
         run_id = store.begin_run(RUNS[0].info)
@@ -166,7 +182,9 @@ def test_a_migration_that_fails_leaves_the_store_as_it_was(
         return pack_rows(rows)  # type: ignore[arg-type]
 
     monkeypatch.setattr(packed_intervals, "pack_rows", failing)
-    with pytest.raises(UsageError, match=r"cannot migrate .* from schema version 1 to 2"):
+    with pytest.raises(
+        UsageError, match=rf"cannot migrate .* from schema version 1 to {SCHEMA_VERSION}"
+    ):
         Store.open(v1_db)
     engine = engine_for(v1_db)
     try:

@@ -11,6 +11,7 @@ from tune_helpers import TreeHost, copy_board, snapshot
 
 from wirespeed.errors import HostError
 from wirespeed.facts import TreeSource, collect
+from wirespeed.process_owner import process_owner
 from wirespeed.tune import (
     Change,
     Journal,
@@ -23,7 +24,6 @@ from wirespeed.tune import (
     suggest,
     tuned,
 )
-from wirespeed.tune.journal import process_owner
 
 BOOT_ID = "proc/sys/kernel/random/boot_id"
 

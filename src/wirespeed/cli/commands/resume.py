@@ -2,17 +2,23 @@
 
 The plan and the options come from the run as stored (its plan text and command line),
 not from the plan file as it is now: the resumed trials must be the ones the run was
-missing, measured the same way. Only --db, --quiet, --lab-name and the SSH options are
-taken from the command line that resumes.
+missing, measured the same way. Only --db, --quiet, --lab-name, --retry-failed, --force
+and the SSH options are taken from the command line that resumes.
+
+The run is taken over first (store/resume.py claim_run): a run still going in another
+process is refused. Then the trials a store outage left in the spool are committed
+(store/spool.py), and the missing trials run; with --retry-failed the failed ones too,
+each new outcome replacing the failed one.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
-from wirespeed.errors import UsageError
+from wirespeed.errors import UsageError, WirespeedError
 
 
 def resume(args: argparse.Namespace, env: Environment) -> int:
@@ -28,10 +34,21 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
     from wirespeed.report import build_report, render_terminal
     from wirespeed.runner import NullProgress, Progress, Runner, preflight
     from wirespeed.store import Store
-    from wirespeed.store.resume import resumable_run
+    from wirespeed.store.resume import claim_run, release_run, resumable_run
+    from wirespeed.store.spool import commit_kept, spool_path
 
     store = Store.open(args.db)
+    claim = None
+    measuring = False
     try:
+        resumable_run(store, args.resume)  # a run that is not there: said before anything
+        claim = claim_run(store, args.resume, force=args.force)
+        kept = commit_kept(store, args.resume)
+        if kept:
+            env.info(
+                f"committed {kept} trial{'s' if kept != 1 else ''} of run {args.resume} "
+                f"kept in {spool_path(store.url, args.resume)} while the store was away"
+            )
         stored = resumable_run(store, args.resume)
         if stored.plan_text is None:
             raise UsageError(f"run {args.resume} has no stored plan (an import?): nothing to run")
@@ -45,15 +62,21 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
         plan = parse_plan(stored.plan_text, source=stored.plan_path or f"run {args.resume}")
         only = [p.strip() for p in original.only.split(",")] if original.only else None
         trials = expand(plan, duration=original.duration, repetitions=original.repeat, only=only)
-        missing = [t for t in trials if t.key not in stored.done_keys]
+        retried = stored.failed_keys if args.retry_failed else frozenset()
+        missing = [t for t in trials if t.key not in stored.done_keys or t.key in retried]
         if not missing:
             env.info(f"run {args.resume} already holds all {len(trials)} trials: nothing to resume")
-            if stored.status.value == "running":
-                store.finish_run(args.resume, "complete")
+            failed = stored.failed_keys & {t.key for t in trials}
+            if failed:
+                env.info(f"{len(failed)} of them failed; --retry-failed tries them again")
+            store.finish_run(args.resume, "failed" if failed else "complete")
+            claim = None  # finished: nothing to give back
             return ExitStatus.OK
+        again = sum(1 for t in missing if t.key in retried)
         env.info(
-            f"resuming run {args.resume}: {len(trials) - len(missing)} of {len(trials)} "
-            f"trials are stored, {len(missing)} to go"
+            f"resuming run {args.resume}: {len(trials) - len(missing)} of "
+            f"{len(trials)} trials are stored, {len(missing)} to go"
+            + (f" ({again} failed, tried again)" if again else "")
         )
         preflight(plan, missing)
         progress: Progress = NullProgress() if env.quiet else RichProgress(env.progress_console())
@@ -68,10 +91,20 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
             ssh_settings=ssh_settings(args, env),
             notice=env.info,
         )
-        outcome = runner.run(missing, argv=stored.argv, resume_run=args.resume)
+        measuring = True
+        outcome = runner.run(
+            missing, argv=stored.argv, resume_run=args.resume, replacing=frozenset(retried)
+        )
         report = build_report(
             store.load_run(args.resume, intervals=False, outputs=False, commands=False)
         )
+    except BaseException:
+        if claim is not None and not measuring:
+            # Stopped before measuring (a plan this version refuses, a missing tool): the
+            # run goes back to how it was.
+            with contextlib.suppress(WirespeedError):
+                release_run(store, claim)
+        raise
     finally:
         store.close()
     if not env.quiet:

@@ -47,6 +47,11 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         return resume(args, env)
     if args.plan is None:
         raise UsageError("give a PLAN file to run, or --resume RUN to continue a run")
+    for flag, given in (("--retry-failed", args.retry_failed), ("--force", args.force)):
+        if given:
+            raise UsageError(
+                f"{flag} goes with --resume RUN", hint=f"wirespeed run --resume RUN {flag}"
+            )
     if args.duration is not None and args.duration <= 0:
         raise UsageError(f"--duration must be positive, got {args.duration}")
     if args.repeat is not None and args.repeat < 1:
@@ -70,6 +75,13 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     preflight(plan, trials)  # root, tools, hosts: before anything is opened or built
     store = Store.open(args.db)
     try:
+        from wirespeed.store.spool import kept_runs
+
+        for kept_for, path in kept_runs(store.url).items():
+            env.warn(
+                f"run {kept_for} has trials kept in {path} while the store was away: "
+                f"`wirespeed run --resume {kept_for}` commits them"
+            )
         progress: Progress = NullProgress() if env.quiet else RichProgress(env.progress_console())
         runner = Runner(
             plan,
