@@ -4,6 +4,7 @@ in a directory and on a port of its own, and purged afterwards."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import signal
@@ -82,7 +83,8 @@ class OwnPostgres:
             yield
         finally:
             for pid in stopped:
-                os.kill(pid, signal.SIGCONT)
+                with contextlib.suppress(ProcessLookupError):  # a backend that ended meanwhile
+                    os.kill(pid, signal.SIGCONT)
 
 
 @contextmanager

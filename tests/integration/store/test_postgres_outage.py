@@ -35,8 +35,8 @@ paths:
 defaults: {duration: 2}
 tests:
   - {id: "1", name: first, tool: iperf3}
-  - {id: "2", name: second, tool: iperf3}
-  - {id: "3", name: third, tool: iperf3}
+  - {id: "2", name: second, tool: iperf3, duration: 5}
+  - {id: "3", name: third, tool: iperf3, duration: 5}
 """
 
 
@@ -140,21 +140,26 @@ def test_a_trial_the_store_could_not_take_is_committed_by_the_next_resume(
             deadline = time.monotonic() + 90
             while time.monotonic() < deadline and not _trials(store):
                 time.sleep(0.2)
-            assert _trials(store) == 1, "the run committed no trial in 90 s"
+            # The later trials are longer, so a busy machine still freezes the store
+            # while the run is measuring one of them.
+            assert 1 <= _trials(store) < 3, "the run committed no trial in 90 s"
         with server.frozen():
             started = time.monotonic()
             try:
                 _, stderr = running.communicate(timeout=60)
             except subprocess.TimeoutExpired:
-                running.kill()
                 pytest.fail("the run hung on a frozen store for 60 s")
             took = time.monotonic() - started
     finally:
         if running.poll() is None:
-            running.kill()
-            running.wait()
+            running.terminate()  # as Ctrl-C: the run stops its iperf server and lab
+            try:
+                running.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                running.kill()
+                running.wait()
     assert running.returncode == 1, stderr
-    assert "is kept in" in stderr and "wirespeed run --resume 1" in stderr, stderr
+    assert "(measured, kept in " in stderr and "wirespeed run --resume 1" in stderr, stderr
     assert "Traceback" not in stderr
     print(f"the run stopped {took:.1f} s after the store froze:\n{stderr}")
     kept = list((tmp_path / "data" / "wirespeed" / "spool").glob("*-run1.db"))
