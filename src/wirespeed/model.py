@@ -317,6 +317,7 @@ class FindingKind(enum.StrEnum):
     KERNEL_EVENT = "kernel-event"
     PARTIAL_SAMPLES = "partial-samples"
     STALLED = "stalled"
+    LAB_LIMITED = "lab-limited"
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,17 @@ A closed set of kinds, as hyperfine's warnings: a reader (or a test) can rely on
 kind; the message carries the numbers. This module judges what the iperf result and the
 physical ceiling say; what the device was doing meanwhile (CPU, interrupts, clocks) adds
 its own kinds from the monitor's summary.
+
+An emulated device (a lab's DUT: a namespace of this machine, or the lab's SSH device
+running in one) shares this machine's cores with the endpoints and with whatever else
+runs here: what limits it is the lab, so it is never advised to be tuned, and a machine
+saturated by other work makes the trial lab-limited.
 """
 
 from __future__ import annotations
 
 from wirespeed.analysis.ceiling import Ceiling
+from wirespeed.lab.naming import parse_namespace
 from wirespeed.model import (
     Finding,
     FindingKind,
@@ -48,11 +54,39 @@ HINTS: dict[FindingKind, str] = {
     "of the test only",
     FindingKind.STALLED: "a link went down or the device hung (see its kernel events): "
     "the figure averages the gap in",
+    FindingKind.LAB_LIMITED: "the result is the lab's limit, not the device's: stop the "
+    "other work (or use a quiet machine) and measure again",
+}
+# What differs for an emulated device: its cores and interrupts are this machine's, so
+# there is nothing on the device to tune.
+EMULATED_HINTS: dict[FindingKind, str] = {
+    FindingKind.CPU_BOUND: "an emulated device shares this machine's cores with the "
+    "endpoints: the lab's limit, not a device's (nothing to tune)",
+    FindingKind.IRQS_ON_ONE_CORE: "an emulated device's interrupts are this machine's: "
+    "nothing to tune on the device",
 }
 
 
-def hint(kind: FindingKind) -> str:
+def hint(kind: FindingKind, *, emulated: bool = False) -> str:
+    """What to do about a finding; `emulated` for a trial in a lab (see in_lab)."""
+    if emulated and kind in EMULATED_HINTS:
+        return EMULATED_HINTS[kind]
     return HINTS[kind]
+
+
+def emulated(host: str) -> bool:
+    """Whether a sampled host is a lab's: its namespaces are named by lab/naming.py, and
+    the lab's SSH device is named as the namespace it runs in."""
+    return parse_namespace(host) is not None
+
+
+def in_lab(outcome: TrialOutcome) -> bool:
+    """Whether a trial's device was emulated, as its samplers' hosts say."""
+    return any(emulated(monitor.host) for monitor in outcome.monitors)
+
+
+# Findings about what limited a trial: moot when every flow reached line rate.
+LIMITS = frozenset({FindingKind.CPU_BOUND, FindingKind.LAB_LIMITED})
 
 
 def judge_result(outcome: TrialOutcome, ceiling: Ceiling | None) -> list[Finding]:
@@ -203,19 +237,27 @@ _OWN_PROCESSES = ("iperf", "iperf3", "sh", "awk", "mawk", "gawk", "busybox", "sl
 _KERNEL_PACKET_THREADS = ("ksoftirqd/", "napi/", "irq/")
 
 
-def judge_monitor(summary: MonitorSummary) -> list[Finding]:
-    """What the device was doing during the trial: CPU, interrupts, clocks, load, drops."""
+def judge_monitor(summary: MonitorSummary, *, controller_pid: int | None = None) -> list[Finding]:
+    """What the device was doing during the trial: CPU, interrupts, clocks, load, drops.
+    `controller_pid` is this run's own process: in a lab it runs on the same machine."""
     findings: list[Finding] = []
     if summary.partial:
         findings.append(Finding(FindingKind.PARTIAL_SAMPLES, f"{summary.host}: {summary.reason}"))
-    findings += _cpu_bound(summary)
+    lab_limited = _lab_limited(summary, controller_pid) if emulated(summary.host) else None
+    if lab_limited is not None:
+        # The machine, not the device, was short of CPU: a busy core says nothing of it.
+        finding, named = lab_limited
+        findings.append(finding)
+    else:
+        named = set()
+        findings += _cpu_bound(summary)
     findings += _irqs_on_one_core(summary)
     findings += _throttled(summary)
     for process in summary.processes:
         comm = process.comm
         if process.core_pct < BACKGROUND_PCT or comm in _OWN_PROCESSES:
             continue
-        if comm.startswith(_KERNEL_PACKET_THREADS):
+        if comm.startswith(_KERNEL_PACKET_THREADS) or process.pid in named:
             continue
         findings.append(
             Finding(
@@ -274,6 +316,56 @@ def _cpu_bound(summary: MonitorSummary) -> list[Finding]:
     elif others:
         message += f"; every core busy (the least {min(others):.0f} %)"
     return [Finding(FindingKind.CPU_BOUND, message)]
+
+
+# Every core at least this busy over the trial: the machine had no CPU to spare.
+SATURATED_PCT = 90.0
+# Processes outside the lab taking this share of the machine's CPU (all its cores) took
+# what the lab would have used; each one named from BACKGROUND_PCT of a core.
+OUTSIDE_SHARE = 0.10
+OUTSIDE_NAMED = 5
+# What runs for the lab besides the test's own processes: its SSH device's server, the
+# `ip netns exec` that starts programs in it, and the kernel's workers (whose work may be
+# anyone's, so they are not named).
+_LAB_PROCESSES = (*_OWN_PROCESSES, "dropbear", "ip")
+_KERNEL_THREADS = (*_KERNEL_PACKET_THREADS, "kworker/")
+
+
+def _lab_limited(
+    summary: MonitorSummary, controller_pid: int | None
+) -> tuple[Finding, set[int]] | None:
+    """An emulated device on a machine whose every core was busy while processes outside
+    the lab took a notable share: the finding, and the pids it names."""
+    if not summary.cores:
+        return None
+    least = min(core.busy_pct for core in summary.cores)
+    if least < SATURATED_PCT:
+        return None
+    outside = [
+        process
+        for process in summary.processes
+        if process.comm not in _LAB_PROCESSES
+        and not process.comm.startswith(_KERNEL_THREADS)
+        and process.pid != controller_pid
+    ]
+    total = sum(process.core_pct for process in outside)
+    if total < OUTSIDE_SHARE * 100.0 * len(summary.cores):
+        return None
+    named = [p for p in outside if p.core_pct >= BACKGROUND_PCT]
+    named = sorted(named, key=lambda p: -p.core_pct)[:OUTSIDE_NAMED]
+    if not named:
+        return None  # many small ones: nobody to name, and none of them the cause
+    first, *others = named
+    took = f"{first.comm} (pid {first.pid}) took {first.core_pct:.0f} % of a core"
+    took += "".join(f", {p.comm} (pid {p.pid}) {p.core_pct:.0f} %" for p in others)
+    cores = f"every core at least {least:.0f} % busy"
+    if summary.busiest is not None:
+        cores = f"cpu{summary.busiest.cpu} {summary.busiest.busy_pct:.0f} % busy, {cores}"
+    message = (
+        f"{summary.host}: this machine's CPUs were saturated ({cores}); outside the lab, "
+        f"{took}: the result is the lab's limit, not the device's"
+    )
+    return Finding(FindingKind.LAB_LIMITED, message), {p.pid for p in named}
 
 
 def _irqs_on_one_core(summary: MonitorSummary) -> list[Finding]:

@@ -20,7 +20,7 @@ from functools import cached_property
 
 from wirespeed.analysis.ceiling import Ceiling, ceiling_for
 from wirespeed.analysis.findings import hint as finding_hint
-from wirespeed.analysis.findings import restates_warning
+from wirespeed.analysis.findings import in_lab, restates_warning
 from wirespeed.analysis.stats import OUTLIER_Z, UNSTABLE_CV, Stability, Summary, summarize
 from wirespeed.model import (
     Direction,
@@ -116,6 +116,7 @@ FINDING_LABELS = {
     FindingKind.KERNEL_EVENT: "kernel event during the trial",
     FindingKind.PARTIAL_SAMPLES: "device samples are partial",
     FindingKind.STALLED: "traffic stalled mid-test",
+    FindingKind.LAB_LIMITED: "lab-limited",
 }
 
 
@@ -312,10 +313,12 @@ def _notes_of(outcome: TrialOutcome, ceiling: Ceiling | None, notes: _Notes) -> 
             CEILING_TOLERANCE
         ):
             found.add(notes.add(NoteKind.WARNING, "above-ceiling", ABOVE_CEILING_HINT, key))
+    emulated = in_lab(outcome)  # never advised to tune: its cores are this machine's
     for finding in outcome.findings:
         if finding.kind is FindingKind.IMPOSSIBLE or restates_warning(finding):
             continue
-        text = f"{FINDING_LABELS[finding.kind]}: {finding_hint(finding.kind)}"
+        advice = finding_hint(finding.kind, emulated=emulated)
+        text = f"{FINDING_LABELS[finding.kind]}: {advice}"
         found.add(notes.add(NoteKind.FINDING, finding.kind.value, text, key, finding.message))
     return found
 

@@ -54,9 +54,15 @@ class Segment(RunningSampler):
     def ticks(self) -> int:
         return ("\n" + self._text()).count("\n@@end ")
 
+    def ready(self) -> bool:
+        return "@@ready\n" in self._text()
+
     def stop(self, grace: float = 1.0) -> SampleSet:
         if self._stopped is not None:
             return self._stopped
+        # Before its header a sampler's shell may not have set its traps yet, and SIGUSR2
+        # would end it: a trial that stops at once waits for that first.
+        self.wait_until_ready()
         ended_early = not self.alive
         late = False
         if not ended_early:
@@ -86,7 +92,7 @@ class Segment(RunningSampler):
         """Whether the segment's exit line came (whole) before the timeout."""
         deadline = time.monotonic() + timeout
         while True:
-            text = self._text()
+            text = "\n" + self._text()  # the exit line may be the segment's first
             end = text.find("\n@@exit ")
             if end >= 0 and text.find("\n", end + 1) >= 0:
                 return True

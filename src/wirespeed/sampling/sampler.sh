@@ -204,7 +204,10 @@ ticker() { eval "$WS_TICKER"; }
 # scheduler clock, which lags /proc/uptime by some milliseconds, so the last 2 s before
 # the start are let through (the parser dates them before 0). Continuation lines
 # (" KEY=value") are dropped too. Between records awk blocks in read(2), so the log costs
-# nothing while the kernel is quiet.
+# nothing while the kernel is quiet. Each record goes out in one write(2) (mawk -W
+# interactive writes a `print`'s record and its newline apart): the ticker and this shell
+# write to the same pipe, and a line of theirs landing between the two halves would be
+# glued to the record and lost (the interval line awk waits for, a segment's end).
 WS_KMSG='
 BEGIN {
 	getline line < "/proc/uptime"
@@ -213,7 +216,7 @@ BEGIN {
 	FS = ","
 }
 $3 + 0 >= history && /^[0-9]+,[0-9]+,[0-9]+,/ {
-	print
+	printf "%s", $0 "\n"
 	fflush()
 }
 '
@@ -486,20 +489,22 @@ fi
 export WS_INTERVAL WS_MS WS_ROOT WS_MAXRUN WS_EACH WS_SECOND WS_ONCE WS_TICKER WS_SHELLS \
 	WS_SCAN
 
-# awk ignores SIGTERM and SIGHUP: a stop reaches it as the feed's last tick, so that it
-# ends after writing that.
-feed | {
-	trap "" TERM HUP USR1 USR2
-	exec awk $awkflags "$WS_AWK"
-} &
-
 # The sampler runs in the background so that a SIGTERM to this shell alone (a remote
 # `kill PID`) is handled at once: a shell runs traps only between foreground commands.
 # It asks awk for the last tick through awk's own input (the ticker does the same when
 # the whole process group is signalled), and waits for it.
-sampler=$!
+#
+# The traps are set before the sampler starts: once awk has written "@@ready" (a
+# controller waits for it before it signals), a signal can no longer end this shell. One
+# that comes before the sampler's PID is known is handled right after.
+sampler=
+early=
 stop() {
 	trap "" TERM INT HUP
+	if [ -z "$sampler" ]; then
+		early=stop
+		return
+	fi
 	cd "$root/proc" 2>/dev/null || cd /proc
 	# Where awk's input cannot be opened, awk is killed: no last tick, but no leftover.
 	{ echo F [0-9]* >"/proc/$sampler/fd/0"; } 2>/dev/null || kill -s KILL "$sampler" 2>/dev/null
@@ -508,12 +513,25 @@ stop() {
 }
 # A segment's end or beginning, asked for the same way as the last tick.
 segment() {
+	if [ -z "$sampler" ]; then
+		early="segment $1"
+		return
+	fi
 	cd "$root/proc" 2>/dev/null || cd /proc
 	{ echo "$1" [0-9]* >"/proc/$sampler/fd/0"; } 2>/dev/null
 }
 trap stop TERM INT HUP
 trap "segment E" USR2
 trap "segment B" USR1
+
+# awk ignores SIGTERM and SIGHUP: a stop reaches it as the feed's last tick, so that it
+# ends after writing that.
+feed | {
+	trap "" TERM HUP USR1 USR2
+	exec awk $awkflags "$WS_AWK"
+} &
+sampler=$!
+if [ -n "$early" ]; then $early; fi
 # A trapped signal ends `wait` early: wait again while the sampler runs.
 while :; do
 	wait "$sampler"

@@ -27,6 +27,9 @@ from wirespeed.sampling.script import DEFAULT_MAX_RUNTIME, sampler_argv
 from wirespeed.sampling.stream import ParsedStream, parse_stream
 
 _POLL_SECONDS = 0.01
+# How long a sampler may take to become ready (its header written, its signal traps set):
+# a shell, two awks and a scan of the processes, on a host that may be busy.
+READY_TIMEOUT = 5.0
 
 
 class TrialSampler(Protocol):
@@ -65,6 +68,20 @@ class RunningSampler:
         """Complete ticks written so far."""
         return self.process.stdout().count("\n@@end ")
 
+    def ready(self) -> bool:
+        """Whether the header is complete: from then on the sampler's shell has its signal
+        traps set, and a signal asks it for a tick instead of ending it."""
+        return "@@ready\n" in self.process.stdout()
+
+    def wait_until_ready(self, timeout: float = READY_TIMEOUT) -> bool:
+        """Wait (polling) until ready; False if the sampler ended or the timeout passed."""
+        deadline = time.monotonic() + timeout
+        while not self.ready():
+            if not self.alive or time.monotonic() > deadline:
+                return self.ready()
+            time.sleep(_POLL_SECONDS)
+        return True
+
     def wait_for_ticks(self, count: int, timeout: float = 10.0) -> bool:
         """Wait until `count` ticks are complete; False if the sampler ended or the
         timeout passed first."""
@@ -78,6 +95,8 @@ class RunningSampler:
     def stop(self, grace: float = 1.0) -> SampleSet:
         if self._stopped is not None:
             return self._stopped
+        # A SIGTERM before the shell's traps are set would end it without its last tick.
+        self.wait_until_ready()
         ended_early = self.process.poll() is not None
         status = self.process.stop(grace)
         text = self.process.stdout()

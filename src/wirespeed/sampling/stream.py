@@ -12,7 +12,9 @@ every other line belongs to the file named by the last "@@file" or "@@diff":
                                               it waits: "read" (read -t) or "sleep"
     @@file /sys/class/thermal/thermal_zone0/type    files read once (names, limits)
     soc-thermal
-    @@ready
+    @@ready                                   the header is complete, and the sampler's
+                                              shell has set its signal traps: a
+                                              controller may signal it from here
     @@tick SEQ UPTIME                         every interval
     @@file /proc/stat                         a file whole: its first reading, or its
     cpu  68662 0 76548 ...                    number of lines changed (/proc/stat and
