@@ -359,8 +359,9 @@ def _lab_limited(
     took = f"{first.comm} (pid {first.pid}) took {first.core_pct:.0f} % of a core"
     took += "".join(f", {p.comm} (pid {p.pid}) {p.core_pct:.0f} %" for p in others)
     cores = f"every core at least {least:.0f} % busy"
-    if summary.busiest is not None:
-        cores = f"cpu{summary.busiest.cpu} {summary.busiest.busy_pct:.0f} % busy, {cores}"
+    busiest = summary.busiest
+    if busiest is not None and round(busiest.busy_pct) > round(least):
+        cores = f"cpu{busiest.cpu} {busiest.busy_pct:.0f} % busy, {cores}"
     message = (
         f"{summary.host}: this machine's CPUs were saturated ({cores}); outside the lab, "
         f"{took}: the result is the lab's limit, not the device's"

@@ -37,6 +37,10 @@ def test_a_lab_trial_on_a_machine_saturated_by_yes_is_lab_limited_and_names_them
     (limited,) = [f for f in findings if f.kind is FindingKind.LAB_LIMITED]
     assert limited.message.startswith(f"{LAB_DUT}: this machine's CPUs were saturated (")
     assert "the result is the lab's limit, not the device's" in limited.message
+    # The busiest core is named only when it stood above the rest, never "cpu0 100 %
+    # busy, every core at least 100 % busy".
+    busy = re.findall(r"(\d+) % busy", limited.message)
+    assert len(busy) == len(set(busy)), limited.message
     for pid in HOGS:
         assert re.search(rf"yes \(pid {pid}\)( took)? \d+ %", limited.message), limited.message
     # Not the device's CPU, and the hogs are not said twice as background load.
