@@ -20,6 +20,8 @@ fi
 .venv/bin/ruff check src tests benchmarks
 .venv/bin/ruff format --check src tests benchmarks
 .venv/bin/mypy
+# The import contract: layers import downward only (pyproject.toml, [tool.importlinter]).
+.venv/bin/lint-imports --no-logo
 # A throwaway PostgreSQL on 127.0.0.1 for the store's tests on both backends (or your own).
 if [ -z "${WIRESPEED_TEST_POSTGRES_URL:-}" ]; then
   WIRESPEED_TEST_POSTGRES_URL=$(scripts/postgres-for-tests.sh)

@@ -4,21 +4,18 @@ from __future__ import annotations
 
 import random
 
+from support.samples import START, bridge_path, dual_tcp, udp_1000m, wan_path
 from wirespeed.model import (
-    Direction,
     DirectionResult,
     Flow,
     Interval,
-    LinkModel,
     Measurement,
-    PathSpec,
     Proto,
     Result,
     StreamResult,
     TestCase,
     TestSpec,
     Tool,
-    Topology,
     Trial,
     TrialOutcome,
     TrialStatus,
@@ -27,39 +24,14 @@ from wirespeed.model import (
 from wirespeed.report.html_monitor import CoreLoadSeries, DeviceSamples, IrqDistribution
 from wirespeed.store.records import RunInfo, RunRecord, RunStatus
 
-GBE = LinkModel(name="gbe", rate_bps=1_000_000_000)
-WAN = PathSpec(name="WAN", topology=Topology.ENDPOINT, client="workstation", server="r4s", link=GBE)
-BR0 = PathSpec(
-    name='Br0 "<b>lan</b>"',
-    topology=Topology.BRIDGE,
-    client="laptop",
-    server="workstation",
-    dut="r4s",
-    link=GBE,
-)
+WAN = wan_path()
+BR0 = bridge_path(name='Br0 "<b>lan</b>"')
 DURATION = 30
 TESTS = (
     (TestCase("#1", "TCP", Tool.IPERF2, TestSpec(duration=DURATION)), (941.0, 905.0)),
-    (
-        TestCase(
-            "#4",
-            "TCP dual -P 2",
-            Tool.IPERF2,
-            TestSpec(duration=DURATION, direction=Direction.DUAL, parallel=2),
-        ),
-        (921.0, 690.0),
-    ),
-    (
-        TestCase(
-            "#5",
-            "UDP 1000M",
-            Tool.IPERF2,
-            TestSpec(protocol=Proto.UDP, duration=DURATION, rate=1_048_576_000),
-        ),
-        (956.0, 560.0),
-    ),
+    (dual_tcp(duration=DURATION), (921.0, 690.0)),
+    (udp_1000m(duration=DURATION), (956.0, 560.0)),
 )
-START = 1_607_544_000.0
 CPUS = (0, 1, 2, 3, 4, 5)
 
 

@@ -6,7 +6,6 @@ Screenshots are kept in out/test-artifacts/ (gitignored) for a person to look at
 
 from __future__ import annotations
 
-import io
 import json
 import re
 from pathlib import Path
@@ -16,8 +15,7 @@ import pytest
 
 from browser.chromium_cdp import Page, chromium, chromium_path
 from browser.html_samples import sample_run
-from wirespeed.cli.app import main
-from wirespeed.cli.env import Environment
+from support.cli import run_cli
 from wirespeed.report import build_report
 from wirespeed.report.html import render_html
 
@@ -37,9 +35,8 @@ PROBLEMS = ("Runtime.exceptionThrown", "Page.javascriptDialogOpening")
 
 
 def _cli(*argv: str) -> None:
-    out, err = io.StringIO(), io.StringIO()
-    status = main(list(argv), Environment(stdout=out, stderr=err, stdout_is_tty=False))
-    assert status == 0, err.getvalue()
+    status, _, err = run_cli(*argv)
+    assert status == 0, err
 
 
 def _problems(page: Page) -> list[str]:

@@ -39,7 +39,7 @@ from wirespeed.hosts.ssh_connection import (
 )
 
 if TYPE_CHECKING:
-    from wirespeed.plan.plan import SshTarget
+    from wirespeed.hosts.ssh_target import SshTarget
 
 POLL_IDLE = 1.0
 POLL_FAST = 0.1

@@ -42,7 +42,7 @@ from wirespeed.errors import HostError
 if TYPE_CHECKING:
     import paramiko
 
-    from wirespeed.plan.plan import SshTarget
+    from wirespeed.hosts.ssh_target import SshTarget
 
 # paramiko logs a traceback at ERROR when a device resets or freezes mid-handshake; with
 # no logging configured Python would print it on stderr. The failure reaches the user as

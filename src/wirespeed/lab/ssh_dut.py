@@ -250,6 +250,6 @@ def settings_for(device: SshDevice) -> SshSettings:
 
 def host_for(device: SshDevice, name: str) -> SshHost:
     from wirespeed.hosts.ssh import SshHost
-    from wirespeed.plan.plan import SshTarget
+    from wirespeed.hosts.ssh_target import SshTarget
 
     return SshHost(SshTarget.parse(device.target_text), settings_for(device), name=name)

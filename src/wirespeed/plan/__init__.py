@@ -9,7 +9,7 @@ The format is described in docs/plan-format.md.
 
 from wirespeed.plan.expand import expand
 from wirespeed.plan.load import load_plan, parse_plan
-from wirespeed.plan.plan import HostPlan, LabPlan, Plan, SshTarget, Variant
+from wirespeed.plan.plan import HostPlan, LabPlan, Plan, Variant
 from wirespeed.plan.problems import PlanError, Problem
 
 __all__ = [
@@ -18,7 +18,6 @@ __all__ = [
     "Plan",
     "PlanError",
     "Problem",
-    "SshTarget",
     "Variant",
     "expand",
     "load_plan",

@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from wirespeed.hosts.ssh_target import SshTarget
 from wirespeed.lab.links import parse_link
 from wirespeed.model import ModelError, PathSpec, Role, Topology
 from wirespeed.plan.checks import check_test_on_paths
 from wirespeed.plan.collect import Collector, salvage
-from wirespeed.plan.plan import DEFAULT_VARIANTS, HostPlan, LabPlan, Plan, SshTarget, Variant
+from wirespeed.plan.plan import DEFAULT_VARIANTS, HostPlan, LabPlan, Plan, Variant
 from wirespeed.plan.problems import did_you_mean
 from wirespeed.plan.resolve import ResolvedTest, resolve
 from wirespeed.plan.schema import (

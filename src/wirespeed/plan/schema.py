@@ -18,9 +18,10 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
+from wirespeed.hosts.ssh_target import SshTarget, is_host
 from wirespeed.lab.links import parse_link
 from wirespeed.model import Direction, Proto, Tool, Topology
-from wirespeed.plan.plan import RPS_SPREAD, SshTarget, is_host
+from wirespeed.plan.plan import RPS_SPREAD
 from wirespeed.units import parse_rate, parse_size
 
 # Ids and names end up in trial keys ("4/WAN/default/1"), file names and report columns.

@@ -37,7 +37,7 @@ def connect(name: str | None, settings: SshSettings | None = None) -> Host:
 
 def _ssh_host(name: str, settings: SshSettings | None) -> Host:
     from wirespeed.hosts.ssh import SshHost
-    from wirespeed.plan.plan import SshTarget
+    from wirespeed.hosts.ssh_target import SshTarget
 
     try:
         target = SshTarget.parse(name)

@@ -14,7 +14,6 @@ passing load is measured once more, in a second run of only those).
 
 from __future__ import annotations
 
-import io
 import itertools
 import json
 from pathlib import Path
@@ -23,8 +22,7 @@ from typing import Any
 import pytest
 from lab_runs import namespaces_of, unique_prefix
 
-from wirespeed.cli.app import main
-from wirespeed.cli.env import Environment
+from support.cli import run_cli
 from wirespeed.model import Direction, Proto, Tool, Topology
 from wirespeed.plan import PlanError, parse_plan
 
@@ -110,17 +108,14 @@ def test_a_combination_is_refused_up_front_only_if_it_cannot_work_and_says_what_
 
 
 def run_report(plan: Path, tmp_path: Path, prefix: str, dut: str) -> dict[str, Any]:
-    out, err = io.StringIO(), io.StringIO()
-    env = Environment(stdout=out, stderr=err, stdout_is_tty=False, stderr_is_tty=False)
     db = tmp_path / "runs.db"
     argv = ["run", str(plan), "--db", str(db), "--lab-name", prefix, "--lab-dut", dut, "-q"]
-    status = main(argv, env)
-    report_out, report_err = io.StringIO(), io.StringIO()
-    report_env = Environment(stdout=report_out, stderr=report_err, stdout_is_tty=False)
-    assert main(["report", "--db", str(db), "--format", "json"], report_env) == 0, report_err
-    document: dict[str, Any] = json.loads(report_out.getvalue())
+    status, _, err = run_cli(*argv)
+    report_status, report_out, report_err = run_cli("report", "--db", str(db), "--format", "json")
+    assert report_status == 0, report_err
+    document: dict[str, Any] = json.loads(report_out)
     document["exit_status"] = status
-    document["stderr"] = err.getvalue()
+    document["stderr"] = err
     return document
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 from pathlib import Path
 
@@ -10,8 +9,7 @@ import pytest
 from lab_runs import namespaces_of, unique_prefix
 from plans import LAB_BRIDGE
 
-from wirespeed.cli.app import main
-from wirespeed.cli.env import Environment
+from support.cli import run_cli
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 
@@ -22,23 +20,20 @@ def test_the_bridge_path_reaches_the_gigabit_ceiling_and_the_lab_is_gone_after(
     plan = tmp_path / "plan.yaml"
     plan.write_text(LAB_BRIDGE)
     prefix = unique_prefix("bridge")
-    out, err = io.StringIO(), io.StringIO()
-    env = Environment(stdout=out, stderr=err, stdout_is_tty=False, stderr_is_tty=False)
     db, markdown = tmp_path / "runs.db", tmp_path / "report.md"
     argv = ["run", str(plan), "--db", str(db), "--lab-name", prefix, "--markdown", str(markdown)]
-    status = main(argv, env)
+    status, _, err = run_cli(*argv)
 
-    assert status == 0, err.getvalue()
+    assert status == 0, err
     assert namespaces_of(prefix) == []
     table = markdown.read_text()
     assert "| Test | Br0 |" in table
     assert "941.5" in table  # TCP's ceiling at 1 Gbit/s, MTU 1500
     assert "957.0" in table  # UDP's, 1470-byte datagrams
 
-    json_out = io.StringIO()
-    report_env = Environment(stdout=json_out, stderr=io.StringIO(), stdout_is_tty=False)
-    assert main(["report", "--db", str(db), "--format", "json"], report_env) == 0
-    document = json.loads(json_out.getvalue())
+    status, json_out, _ = run_cli("report", "--db", str(db), "--format", "json")
+    assert status == 0
+    document = json.loads(json_out)
     goodputs = {
         trial["test"]["id"]: trial["flows"][0]["goodput_bps"] for trial in document["trials"]
     }

@@ -9,7 +9,6 @@ end removed the lab the others still used. `lab down` keeps a lab a live run use
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -19,8 +18,7 @@ from pathlib import Path
 import pytest
 from lab_runs import WIRESPEED, namespaces_of, unique_prefix
 
-from wirespeed.cli.app import main
-from wirespeed.cli.env import Environment
+from support.cli import run_cli
 from wirespeed.lab import record
 from wirespeed.lab.lab import Lab, LabSpec, attach, down_lab
 from wirespeed.lab.links import parse_link
@@ -56,14 +54,8 @@ def default_named_labs() -> set[str]:
     return {n for n in names if n == TOPOLOGY or n.removeprefix(f"{TOPOLOGY}-").isdigit()}
 
 
-def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = main(list(argv), Environment(stdout=out, stderr=err, stdout_is_tty=False))
-    return status, out.getvalue(), err.getvalue()
-
-
 def report(db: Path) -> dict[str, object]:
-    status, out, err = cli("report", "--db", str(db), "--format", "json")
+    status, out, err = run_cli("report", "--db", str(db), "--format", "json")
     assert status == 0, err
     document: dict[str, object] = json.loads(out)
     return document
@@ -143,7 +135,7 @@ def test_runs_started_together_each_get_their_own_lab_and_remove_only_it(
 
 def test_lab_down_keeps_a_lab_a_live_run_uses_unless_forced(tmp_path: Path) -> None:
     name = unique_prefix("live")
-    status, _, err = cli("lab", "up", "--topology", "bridge", "--link", "fe", "--name", name)
+    status, _, err = run_cli("lab", "up", "--topology", "bridge", "--link", "fe", "--name", name)
     assert status == 0, err
     run = subprocess.Popen(["sleep", "60"])  # stands in for the run that owns the lab
     try:
@@ -152,17 +144,17 @@ def test_lab_down_keeps_a_lab_a_live_run_uses_unless_forced(tmp_path: Path) -> N
         assert lab_record is not None and lab_record.owner is None  # built by hand
         record.save(record.LabRecord(name, lab_record.topology, lab_record.link, 1500, owner=owner))
 
-        status, out, err = cli("lab", "down", name)
+        status, out, err = run_cli("lab", "down", name)
         assert status == 2
         assert f"lab {name} is in use by PID {run.pid} (sleep 60)" in err
         assert "--force" in err
         assert attach(name) is not None, "a live run's lab was removed"
 
-        status, _, err = cli("lab", "up", "--topology", "bridge", "--name", name)
+        status, _, err = run_cli("lab", "up", "--topology", "bridge", "--name", name)
         assert status == 2 and f"in use by PID {run.pid}" in err
         assert attach(name) is not None, "lab up replaced a live run's lab"
 
-        status, out, err = cli("lab", "down", "--force", name)
+        status, out, err = run_cli("lab", "down", "--force", name)
         assert status == 0 and f"lab {name} removed" in out, err
         assert namespaces_of(name) == []
         assert not os.path.exists(record.record_path(name))
@@ -192,7 +184,7 @@ def test_a_lab_name_given_for_a_run_is_refused_while_a_live_run_uses_it(
             )
         )
         db = tmp_path / "runs.db"
-        status, _, err = cli("run", str(plan), "--db", str(db), "--lab-name", prefix)
+        status, _, err = run_cli("run", str(plan), "--db", str(db), "--lab-name", prefix)
         assert status == 2
         assert f"lab {name} is in use by PID {run.pid}" in err
         assert "Traceback" not in err

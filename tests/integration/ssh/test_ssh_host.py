@@ -30,10 +30,10 @@ from wirespeed.hosts import ssh_connection
 from wirespeed.hosts.sockets import listening
 from wirespeed.hosts.ssh import LOST, SshHost
 from wirespeed.hosts.ssh_connection import SshError
+from wirespeed.hosts.ssh_target import SshTarget
 from wirespeed.lab import ssh_dut
 from wirespeed.lab.lab import Lab
 from wirespeed.model import Proto, Topology
-from wirespeed.plan.plan import SshTarget
 
 pytestmark = [
     pytest.mark.root,

@@ -3,7 +3,6 @@ also when the applying process is stopped with SIGTERM or killed with SIGKILL.""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import signal
@@ -21,9 +20,7 @@ from tune_lab import (
     start_applier,
 )
 
-from wirespeed.cli.app import build_parser
-from wirespeed.cli.commands import tune as tune_command
-from wirespeed.cli.env import Environment
+from support.cli import run_cli
 from wirespeed.hosts.netns import NetnsHost
 from wirespeed.model import Role
 from wirespeed.tune import (
@@ -144,7 +141,5 @@ def test_after_sigkill_tune_restore_brings_everything_back(host: NetnsHost, tmp_
 
 
 def run_restore(host_name: str, db: Path) -> tuple[int, str]:
-    args = build_parser().parse_args(["tune", "restore", host_name, "--db", str(db)])
-    out = io.StringIO()
-    env = Environment(stdout=out, stderr=out, stdout_is_tty=False, stderr_is_tty=False)
-    return tune_command.execute(args, env), out.getvalue()
+    status, out, err = run_cli("tune", "restore", host_name, "--db", str(db))
+    return status, out + err

@@ -68,7 +68,7 @@ import os, sys
 from pathlib import Path
 from wirespeed.hosts.ssh import SshHost
 from wirespeed.hosts.ssh_connection import SshSettings
-from wirespeed.plan.plan import SshTarget
+from wirespeed.hosts.ssh_target import SshTarget
 from wirespeed.tune import Change, Journal, apply_changes, control_interface_of
 from wirespeed.tune.model import mask_of
 

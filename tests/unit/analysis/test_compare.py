@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from support.samples import GBE, START, measured, run_record, store_runs
 from wirespeed.analysis.compare import (
     CompareBy,
     Verdict,
@@ -26,7 +27,6 @@ from wirespeed.model import (
     DirectionResult,
     Flow,
     LinkModel,
-    Measurement,
     PathSpec,
     Result,
     TestCase,
@@ -39,15 +39,13 @@ from wirespeed.model import (
 )
 from wirespeed.report.compare_export import render_compare_csv, render_compare_json
 from wirespeed.report.compare_render import render_compare_markdown
-from wirespeed.store import RunInfo, RunRecord, RunStatus, Store
+from wirespeed.store import RunRecord, Store
 
-GBE = LinkModel("gbe", 1_000_000_000)
 FE = LinkModel("fe", 100_000_000)
 TCP = TestCase(id="1", name="TCP", tool=Tool.IPERF2, spec=TestSpec(duration=10))
 DUAL = TestCase(
     id="2", name="TCP dual", tool=Tool.IPERF2, spec=TestSpec(duration=10, direction=Direction.DUAL)
 )
-START = 1_607_544_000.0
 
 
 def path(name: str, link: LinkModel) -> PathSpec:
@@ -55,7 +53,7 @@ def path(name: str, link: LinkModel) -> PathSpec:
 
 
 def direction(flow: Flow, mbit: float) -> DirectionResult:
-    m = Measurement(bytes=int(mbit * 1e6 / 8 * 10), seconds=10.0, bits_per_second=mbit * 1e6)
+    m = measured(mbit, seconds=10.0)
     return DirectionResult(flow=flow, sent=m, received=m)
 
 
@@ -98,26 +96,18 @@ def record(
     for k in range(n):  # interleaved, as the runner orders them
         outcomes.append(outcome(TCP, where, [tcp[k]], k + 1, variant))
         outcomes.append(outcome(DUAL, where, [up[k], down[k]], k + 1, variant))
-    return RunRecord(
-        id=run_id,
-        info=RunInfo(title=title, started_at=START + run_id * 1000),
-        status=RunStatus.COMPLETE,
+    return run_record(
+        *outcomes,
+        run_id=run_id,
+        title=title,
+        started_at=START + run_id * 1000,
         finished_at=START + run_id * 1000 + 500,
-        outcomes=tuple(outcomes),
     )
 
 
 def stored(tmp_path: Path, *records: RunRecord) -> tuple[Path, list[int]]:
     db = tmp_path / "wirespeed.db"
-    ids = []
-    with Store.open(db) as store:
-        for r in records:
-            run_id = store.begin_run(r.info)
-            for o in r.outcomes:
-                store.add_outcome(run_id, o)
-            store.finish_run(run_id, RunStatus.COMPLETE, finished_at=r.finished_at)
-            ids.append(run_id)
-    return db, ids
+    return db, store_runs(db, *records)
 
 
 def test_gbe_against_fe_is_significant_and_about_ten_times(tmp_path: Path) -> None:

@@ -2,29 +2,17 @@
 
 from __future__ import annotations
 
-import io
 import subprocess
 import sys
 
 import pytest
 
-from wirespeed.cli.app import main
-from wirespeed.cli.env import Environment
+from support.cli import run_cli
 from wirespeed.cli.exit import ExitStatus
 
 
-def run_cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    env = Environment(stdout=out, stderr=err, stdout_is_tty=False, stderr_is_tty=False)
-    try:
-        status = main(list(argv), env)
-    except SystemExit as exit_:  # argparse exits on --help and on bad options
-        status = int(exit_.code or 0)
-    return status, out.getvalue(), err.getvalue()
-
-
 def test_help_lists_every_command_and_the_exit_statuses(capsys: pytest.CaptureFixture[str]) -> None:
-    status, _, _ = run_cli("--help")
+    status, _, _ = run_cli("--help", usage_exit_as_status=True)
     text = capsys.readouterr().out
     assert status == 0
     for command in ("run", "lab", "import", "runs", "report"):
@@ -39,7 +27,7 @@ def test_no_command_prints_help_and_exits_2() -> None:
 
 
 def test_unknown_option_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
-    status, _, _ = run_cli("run", "--durration", "3", "plan.yaml")
+    status, _, _ = run_cli("run", "--durration", "3", "plan.yaml", usage_exit_as_status=True)
     assert status == 2
     assert "unrecognized arguments" in capsys.readouterr().err
 

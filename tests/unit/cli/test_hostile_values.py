@@ -22,8 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from wirespeed.cli.app import main
-from wirespeed.cli.env import Environment
+from support.cli import run_cli_to_preflight
 from wirespeed.model import (
     DirectionResult,
     Flow,
@@ -63,27 +62,6 @@ def no_process(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[str]]:
         monkeypatch.setattr(os, name, refuse(f"os.{name}"))
     yield attempts
     assert attempts == []
-
-
-def cli(*argv: str) -> tuple[int | None, str, str]:
-    """The real CLI in-process; `run` stopped at preflight (status None) once the plan is
-    loaded, so a valid plan never builds or runs anything."""
-    out, err = io.StringIO(), io.StringIO()
-    env = Environment(stdout=out, stderr=err, stdout_is_tty=False, stderr_is_tty=False)
-
-    class Preflight(Exception):
-        pass
-
-    def stop(*_: object) -> None:
-        raise Preflight
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("wirespeed.runner.preflight", stop)
-        try:
-            status: int | None = main(list(argv), env)
-        except Preflight:
-            status = None
-    return status, out.getvalue(), err.getvalue()
 
 
 # -- refused: values that reach command lines -----------------------------------------
@@ -142,7 +120,7 @@ def plan_with(tmp_path: Path, **values: str) -> Path:
 
 def assert_refused(path: Path, key: str, line: int, why: str) -> None:
     for command in ("check", "run"):
-        status, out, err = cli(command, str(path))
+        status, out, err = run_cli_to_preflight(command, str(path))
         assert status == 2, (command, out, err)
         assert "Traceback" not in err
         assert f"{path}:{line}:" in err, err
@@ -151,8 +129,8 @@ def assert_refused(path: Path, key: str, line: int, why: str) -> None:
 
 def test_the_plan_with_good_values_is_valid(tmp_path: Path) -> None:
     path = plan_with(tmp_path)
-    assert cli("check", str(path))[0] == 0
-    assert cli("run", str(path))[0] is None  # got as far as preflight
+    assert run_cli_to_preflight("check", str(path))[0] == 0
+    assert run_cli_to_preflight("run", str(path))[0] is None  # got as far as preflight
 
 
 @pytest.mark.parametrize("value", SHELL_METACHARACTERS)
@@ -192,7 +170,7 @@ def test_an_ssh_target_that_could_be_more_than_a_login_is_refused(
     ["192.168.0.62", "::1", "fe80::1%eth0", "r4s.lan", "r4s.lan.", "my-router", "host_1", "10"],
 )
 def test_addresses_and_host_names_as_written_are_accepted(tmp_path: Path, value: str) -> None:
-    assert cli("check", str(plan_with(tmp_path, address=value)))[0] == 0
+    assert run_cli_to_preflight("check", str(plan_with(tmp_path, address=value)))[0] == 0
 
 
 @pytest.mark.parametrize(
@@ -200,7 +178,7 @@ def test_addresses_and_host_names_as_written_are_accepted(tmp_path: Path, value:
     ["root@192.168.2.1", "r4s", "me@r4s.lan:2222", "root@[fe80::1]:22", "root@[fe80::1%eth0]"],
 )
 def test_ssh_targets_as_written_are_accepted(tmp_path: Path, value: str) -> None:
-    assert cli("check", str(plan_with(tmp_path, ssh=value)))[0] == 0
+    assert run_cli_to_preflight("check", str(plan_with(tmp_path, ssh=value)))[0] == 0
 
 
 # Ids and names become parts of result keys, file names and report columns.
@@ -289,7 +267,7 @@ def test_free_text_is_one_line_without_control_characters(
         f"title: {title}\nlab: {{}}\npaths: [{{name: WAN, topology: endpoint}}]\n"
         f"tests:\n  - id: 1\n    name: {name}\n"
     )
-    status, _, err = cli("check", str(path))
+    status, _, err = run_cli_to_preflight("check", str(path))
     assert status == 2
     assert f"{path}:{1 if key == 'title' else 6}:" in err
     assert "one line of printable text" in err
@@ -371,16 +349,20 @@ def _made_up(trial: object, mbit: float) -> TrialOutcome:
 
 def test_check_lists_free_text_names_as_written(hostile_run: tuple[Path, Path]) -> None:
     plan_path, _ = hostile_run
-    status, out, err = cli("check", str(plan_path))
+    status, out, err = run_cli_to_preflight("check", str(plan_path))
     assert status == 0, err
     for name in NAMES:
         assert f"s  {name}\n" in out  # "... 10 s  NAME"
-    assert cli("run", str(plan_path))[0] is None  # a valid plan; stopped at preflight
+    assert (
+        run_cli_to_preflight("run", str(plan_path))[0] is None
+    )  # a valid plan; stopped at preflight
 
 
 def report(db: Path, tmp_path: Path, form: str) -> str:
     target = tmp_path / f"report.{form}"
-    status, _, err = cli("report", "--format", form, "--db", str(db), "-o", str(target))
+    status, _, err = run_cli_to_preflight(
+        "report", "--format", form, "--db", str(db), "-o", str(target)
+    )
     assert status == 0, err
     return target.read_text(encoding="utf-8")
 
@@ -389,7 +371,7 @@ def test_the_terminal_report_prints_free_text_and_interprets_none_of_it(
     hostile_run: tuple[Path, Path], tmp_path: Path
 ) -> None:
     _, db = hostile_run
-    status, out, err = cli("report", "--db", str(db))
+    status, out, err = run_cli_to_preflight("report", "--db", str(db))
     assert status == 0, err
     assert out.splitlines()[0] == TITLE  # "[bold]" printed, not applied
     for name in NAMES:
@@ -463,6 +445,6 @@ def test_html_escapes_free_text_in_the_markup_and_the_data(
 def test_cli_values_that_name_tests_are_only_compared(tmp_path: Path) -> None:
     path = plan_with(tmp_path)
     for only in ("$(reboot)", "1;reboot", "`id`", "-1"):
-        status, _, err = cli("run", str(path), f"--only={only}")
+        status, _, err = run_cli_to_preflight("run", str(path), f"--only={only}")
         assert status == 2
         assert f"no test with id {only!r} in {path}" in err

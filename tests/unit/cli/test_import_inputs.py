@@ -4,7 +4,6 @@ and files too large to be a saved output (never read whole)."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import time
@@ -12,22 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from wirespeed.cli.app import main
+from support.cli import run_cli
 from wirespeed.cli.commands.import_ import MAX_FILE_BYTES
-from wirespeed.cli.env import Environment
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
 IPERF2 = FIXTURES / "iperf2"
 
 
-def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = main(list(argv), Environment(stdout=out, stderr=err, stdout_is_tty=False))
-    return status, out.getvalue(), err.getvalue()
-
-
 def imported(*files: Path) -> list[dict[str, object]]:
-    status, out, err = cli("import", "--json", *map(str, files))
+    status, out, err = run_cli("import", "--json", *map(str, files))
     assert status == 0, err
     files_: list[dict[str, object]] = json.loads(out)["files"]
     return files_
@@ -36,11 +28,11 @@ def imported(*files: Path) -> list[dict[str, object]]:
 def refused(path: Path, db: Path) -> str:
     """The error of importing `path` with a good file: exit 2, nothing stored."""
     good = IPERF2 / "exact-tcp-up.client.txt"
-    status, _, err = cli("import", "--db", str(db), str(good), str(path))
+    status, _, err = run_cli("import", "--db", str(db), str(good), str(path))
     assert status == 2
     assert "Traceback" not in err
     assert f"{path}: " in err and "nothing was imported" in err
-    assert cli("runs", "--db", str(db))[1].count("import") == 0
+    assert run_cli("runs", "--db", str(db))[1].count("import") == 0
     return err
 
 
@@ -57,9 +49,9 @@ def test_a_server_log_of_six_tests_is_six_results(tmp_path: Path) -> None:
     streams = [len(item["result"]["directions"][0]["streams"]) for item in items]  # type: ignore[index]
     assert streams == [1, 4, 2, 1, 8, 3]
     db = str(tmp_path / "runs.db")
-    status, _, err = cli("import", "--db", db, str(log))
+    status, _, err = run_cli("import", "--db", db, str(log))
     assert status == 0 and "1 file(s) (6 tests)" in err
-    status, out, _ = cli("report", "--db", db, "--format", "json")
+    status, out, _ = run_cli("report", "--db", db, "--format", "json")
     assert status == 0
     trials = json.loads(out)["trials"]
     assert len(trials) == 6 and all(t["status"] == "ok" for t in trials)

@@ -4,17 +4,14 @@ cannot be used (checked before any work), exit 1 for a disk that fills; no trace
 from __future__ import annotations
 
 import contextlib
-import io
 import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TextIO
 
 import pytest
 
-from wirespeed.cli.app import main
-from wirespeed.cli.env import Environment
+from support.cli import run_cli
 from wirespeed.cli.outputs import MAX_RUN_ID
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
@@ -22,18 +19,11 @@ EXAMPLES = Path(__file__).parents[3] / "examples"
 BEYOND_64_BITS = "99999999999999999999999"
 
 
-def cli(*argv: str, stdout: TextIO | None = None) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    env = Environment(stdout=stdout or out, stderr=err, stdout_is_tty=False)
-    status = main(list(argv), env)
-    return status, out.getvalue(), err.getvalue()
-
-
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A store holding run 1, imported from a seed output."""
     path = str(tmp_path_factory.mktemp("store") / "runs.db")
-    status, _, err = cli("import", "--db", path, str(FIXTURES / "seeds" / "r2s-br0-test1.txt"))
+    status, _, err = run_cli("import", "--db", path, str(FIXTURES / "seeds" / "r2s-br0-test1.txt"))
     assert status == 0, err
     return path
 
@@ -52,14 +42,14 @@ def assert_one_clear_line(err: str, *words: str) -> None:
 @pytest.mark.parametrize("fmt", ["html", "csv", "terminal"])
 def test_report_into_a_directory_that_does_not_exist(db: str, tmp_path: Path, fmt: str) -> None:
     target = tmp_path / "nonexistent" / "x.html"
-    status, _, err = cli("report", "1", "--db", db, "--format", fmt, "-o", str(target))
+    status, _, err = run_cli("report", "1", "--db", db, "--format", fmt, "-o", str(target))
     assert status == 2
     assert_one_clear_line(err, str(target), "does not exist")
     assert not target.parent.exists()
 
 
 def test_report_into_a_directory_names_a_file_to_give(db: str, tmp_path: Path) -> None:
-    status, _, err = cli("report", "1", "--db", db, "--format", "html", "-o", str(tmp_path))
+    status, _, err = run_cli("report", "1", "--db", db, "--format", "html", "-o", str(tmp_path))
     assert status == 2
     assert_one_clear_line(err, "is a directory")
     assert f"-o {tmp_path / 'report.html'}" in err
@@ -67,7 +57,7 @@ def test_report_into_a_directory_names_a_file_to_give(db: str, tmp_path: Path) -
 
 def test_report_under_a_file_taken_for_a_directory(db: str, tmp_path: Path) -> None:
     (tmp_path / "plain").write_text("x")
-    status, _, err = cli("report", "1", "--db", db, "-o", str(tmp_path / "plain" / "x.md"))
+    status, _, err = run_cli("report", "1", "--db", db, "-o", str(tmp_path / "plain" / "x.md"))
     assert status == 2
     assert_one_clear_line(err, "not a directory")
 
@@ -75,7 +65,7 @@ def test_report_under_a_file_taken_for_a_directory(db: str, tmp_path: Path) -> N
 @pytest.mark.parametrize("target", ["{tmp}/nonexistent/c.csv", "{tmp}"])
 def test_compare_output_is_checked_too(db: str, tmp_path: Path, target: str) -> None:
     path = target.format(tmp=tmp_path)
-    status, _, err = cli("compare", "1", "1", "--db", db, "--format", "csv", "-o", path)
+    status, _, err = run_cli("compare", "1", "1", "--db", db, "--format", "csv", "-o", path)
     assert status == 2
     assert_one_clear_line(err, path)
 
@@ -90,10 +80,12 @@ def test_run_refuses_a_markdown_file_it_could_not_write_before_the_run_starts(
     markdown = tmp_path / "nonexistent" / "t.md"
     plan = str(EXAMPLES / "mtu-matrix.yaml")
     db = str(tmp_path / "runs.db")
-    status, _, err = cli("run", plan, "--db", db, "--markdown", str(markdown), "--duration", "1")
+    status, _, err = run_cli(
+        "run", plan, "--db", db, "--markdown", str(markdown), "--duration", "1"
+    )
     assert status == 2
     assert_one_clear_line(err, "--markdown", "does not exist")
-    status, _, err = cli("run", plan, "--db", db, "--markdown", str(tmp_path))
+    status, _, err = run_cli("run", plan, "--db", db, "--markdown", str(tmp_path))
     assert status == 2
     assert_one_clear_line(err, "--markdown", "is a directory")
     assert not Path(db).exists()  # not even the store was opened
@@ -116,7 +108,7 @@ def test_run_ids_beyond_64_bits_are_a_usage_error(
     db: str, argv: tuple[str, ...], capsys: pytest.CaptureFixture[str]
 ) -> None:
     with pytest.raises(SystemExit) as exited:
-        cli(*argv, "--db", db)
+        run_cli(*argv, "--db", db)
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err
@@ -124,7 +116,7 @@ def test_run_ids_beyond_64_bits_are_a_usage_error(
 
 
 def test_the_largest_run_id_is_just_not_found(db: str) -> None:
-    status, _, err = cli("report", str(MAX_RUN_ID), "--db", db)
+    status, _, err = run_cli("report", str(MAX_RUN_ID), "--db", db)
     assert status == 2
     assert "Traceback" not in err
 
@@ -133,7 +125,7 @@ def test_the_largest_run_id_is_just_not_found(db: str) -> None:
 
 
 def test_report_to_dev_full_says_the_disk_is_full(db: str) -> None:
-    status, _, err = cli("report", "1", "--db", db, "--format", "csv", "-o", "/dev/full")
+    status, _, err = run_cli("report", "1", "--db", db, "--format", "csv", "-o", "/dev/full")
     assert status == 1
     assert_one_clear_line(err, "/dev/full", "no space left on device")
 
@@ -141,7 +133,7 @@ def test_report_to_dev_full_says_the_disk_is_full(db: str) -> None:
 @pytest.mark.parametrize("fmt", ["terminal", "markdown"])
 def test_report_to_a_full_stdout_says_the_disk_is_full(db: str, fmt: str) -> None:
     with open("/dev/full", "w", encoding="utf-8") as full:
-        status, _, err = cli("report", "1", "--db", db, "--format", fmt, stdout=full)
+        status, _, err = run_cli("report", "1", "--db", db, "--format", fmt, stdout=full)
     assert status == 1
     assert_one_clear_line(err, "no space left on device")
 
@@ -167,12 +159,12 @@ def test_report_on_a_full_tmpfs_exits_1_and_leaves_no_partial_file(db: str, tmp_
     with small_tmpfs(tmp_path / "small") as disk:
         (disk / "filler").write_bytes(b"\0" * 48 * 1024)  # 16 KiB left; the HTML is ~32
         target = disk / "report.html"
-        status, _, err = cli("report", "1", "--db", db, "--format", "html", "-o", str(target))
+        status, _, err = run_cli("report", "1", "--db", db, "--format", "html", "-o", str(target))
         assert status == 1
         assert_one_clear_line(err, str(target), "no space left on device")
         assert not target.exists()
         # With room again, the same command writes it.
         (disk / "filler").unlink()
-        status, _, err = cli("report", "1", "--db", db, "--format", "html", "-o", str(target))
+        status, _, err = run_cli("report", "1", "--db", db, "--format", "html", "-o", str(target))
         assert status == 0, err
         assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")

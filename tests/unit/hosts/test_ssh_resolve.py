@@ -17,7 +17,7 @@ from wirespeed.hosts.ssh_connection import (
     quote_argv,
     resolve,
 )
-from wirespeed.plan.plan import SshTarget
+from wirespeed.hosts.ssh_target import SshTarget
 
 CONFIG = """\
 Host dut

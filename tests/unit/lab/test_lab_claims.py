@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import io
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -11,8 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from wirespeed.cli.app import main
-from wirespeed.cli.env import Environment
+from support.cli import run_cli
 from wirespeed.lab import claim, record, system
 from wirespeed.lab import lab as lab_module
 from wirespeed.lab.claim import LabInUseError, candidate_names, first_free, held_by_other
@@ -137,14 +135,10 @@ def test_lab_down_says_which_labs_it_kept_and_why(
     machine: dict[str, str | None],
 ) -> None:
     machine.update({"by-hand": None, "running": RUN})
-    out, err = io.StringIO(), io.StringIO()
-    status = main(["lab", "down"], Environment(stdout=out, stderr=err, stdout_is_tty=False))
-    assert status == 0, err.getvalue()
-    assert out.getvalue() == (
-        "removed: by-hand\nkept running: in use by PID 200 (--force removes it)\n"
-    )
-    out = io.StringIO()
-    status = main(["lab", "down", "running"], Environment(stdout=out, stderr=err))
+    status, out, err = run_cli("lab", "down")
+    assert status == 0, err
+    assert out == "removed: by-hand\nkept running: in use by PID 200 (--force removes it)\n"
+    status, out, err = run_cli("lab", "down", "running")
     assert status == 2
-    assert "wirespeed: error: lab running is in use by PID 200" in err.getvalue()
-    assert "lab down --force running" in err.getvalue()
+    assert "wirespeed: error: lab running is in use by PID 200" in err
+    assert "lab down --force running" in err

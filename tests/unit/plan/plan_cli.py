@@ -9,14 +9,10 @@ thing it does after loading and expanding the plan, so nothing is built, run or 
 
 from __future__ import annotations
 
-import io
 import re
-from dataclasses import dataclass
 from pathlib import Path
-from unittest import mock
 
-from wirespeed.cli.app import main
-from wirespeed.cli.env import Environment
+from support.cli import PreflightOutcome, run_cli_to_preflight
 
 # Problems that are about the whole file, where no line can be given.
 WITHOUT_A_LINE = re.compile(
@@ -26,40 +22,11 @@ WITHOUT_A_LINE = re.compile(
 )
 
 
-class ReachedPreflight(Exception):  # a signal, not an error
-    """`run` got past loading and expanding the plan: the plan is valid."""
-
-
-def _stop(*_: object, **__: object) -> None:
-    raise ReachedPreflight
-
-
-@dataclass(frozen=True)
-class Outcome:
-    status: int | None  # None: `run` reached preflight
-    out: str
-    err: str
+Outcome = PreflightOutcome
 
 
 def cli(*argv: str) -> Outcome:
-    stdout_bytes, stderr_bytes = io.BytesIO(), io.BytesIO()
-    stdout = io.TextIOWrapper(stdout_bytes, encoding="utf-8", errors="strict", newline="")
-    # Python's own stderr escapes what it cannot encode rather than fail.
-    stderr = io.TextIOWrapper(stderr_bytes, encoding="utf-8", errors="backslashreplace")
-    env = Environment(
-        stdout=stdout, stderr=stderr, stdout_is_tty=False, stderr_is_tty=False, colour=False
-    )
-    status: int | None
-    with mock.patch("wirespeed.runner.preflight", _stop):
-        try:
-            status = main(list(argv), env)
-        except ReachedPreflight:
-            status = None
-    stdout.flush()
-    stderr.flush()
-    return Outcome(
-        status, stdout_bytes.getvalue().decode("utf-8"), stderr_bytes.getvalue().decode("utf-8")
-    )
+    return run_cli_to_preflight(*argv)
 
 
 def check_and_run(plan: Path, shown: str, db: Path, command: str) -> Outcome:

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from support.samples import (
+    START,
+    UDP_1000M,
+    bridge_path,
+    dual_tcp,
+    measured,
+    udp_1000m,
+    wan_path,
+)
 from wirespeed.model import (
-    Direction,
     DirectionResult,
     Flow,
     Interval,
-    LinkModel,
-    Measurement,
     PathSpec,
     Proto,
     RawOutput,
@@ -19,7 +25,6 @@ from wirespeed.model import (
     TestSpec,
     Tool,
     ToolWarning,
-    Topology,
     Trial,
     TrialOutcome,
     TrialStatus,
@@ -28,38 +33,18 @@ from wirespeed.model import (
 )
 from wirespeed.store.records import RunInfo, RunRecord, RunStatus
 
-GBE = LinkModel(name="gbe", rate_bps=1_000_000_000)
-WAN = PathSpec(name="WAN", topology=Topology.ENDPOINT, client="workstation", server="r4s", link=GBE)
-BR0 = PathSpec(
-    name="Br0", topology=Topology.BRIDGE, client="laptop", server="workstation", dut="r4s", link=GBE
-)
+WAN = wan_path()
+BR0 = bridge_path()
 TCP = TestCase(id="#1", name="TCP", tool=Tool.IPERF2, spec=TestSpec(duration=120))
-DUAL = TestCase(
-    id="#4",
-    name="TCP dual -P 2",
-    tool=Tool.IPERF2,
-    spec=TestSpec(duration=120, direction=Direction.DUAL, parallel=2),
-)
-UDP = TestCase(
-    id="#5",
-    name="UDP 1000M",
-    tool=Tool.IPERF2,
-    spec=TestSpec(protocol=Proto.UDP, duration=120, rate=1_048_576_000),
-)
+DUAL = dual_tcp()
+UDP = udp_1000m()
 UDP_512 = TestCase(
     id="#7",
     name="UDP 1000M, MTU 512",
     tool=Tool.IPERF2,
-    spec=TestSpec(protocol=Proto.UDP, duration=120, rate=1_048_576_000, mtu=512),
+    spec=TestSpec(protocol=Proto.UDP, duration=120, rate=UDP_1000M, mtu=512),
 )
-START = 1_607_544_000.0
 RAW = (RawOutput(host="workstation", side=Side.CLIENT, argv=("iperf",), format="text", text="."),)
-
-
-def measured(mbit: float, seconds: float = 120.0) -> Measurement:
-    return Measurement(
-        bytes=int(mbit * 1e6 / 8 * seconds), seconds=seconds, bits_per_second=mbit * 1e6
-    )
 
 
 def tcp_direction(flow: Flow, mbit: float) -> DirectionResult:

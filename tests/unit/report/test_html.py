@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import io
 import json
 import re
 from pathlib import Path
@@ -11,8 +10,7 @@ from pathlib import Path
 import pytest
 from report_samples import sample_record
 
-from wirespeed.cli.app import main
-from wirespeed.cli.env import Environment
+from support.cli import run_cli
 from wirespeed.model import Flow, Interval, ModelError
 from wirespeed.report import build_report
 from wirespeed.report.html import NO_SAMPLES, render_html, script_json
@@ -150,9 +148,8 @@ def test_samples_that_do_not_line_up_fail_at_the_door() -> None:
 
 def test_report_format_html_writes_one_file(tmp_path: Path) -> None:
     db, out = str(tmp_path / "runs.db"), tmp_path / "report.html"
-    env = Environment(stdout=io.StringIO(), stderr=io.StringIO(), stdout_is_tty=False)
-    assert main(["import", "--db", db, str(SEEDS / "r4s-wan-test4.txt")], env) == 0
-    assert main(["report", "--db", db, "--format", "html", "-o", str(out)], env) == 0
+    assert run_cli("import", "--db", db, str(SEEDS / "r4s-wan-test4.txt")).status == 0
+    assert run_cli("report", "--db", db, "--format", "html", "-o", str(out)).status == 0
     page = out.read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
     assert "r4s-wan-test4.txt" in page

@@ -9,8 +9,9 @@ import math
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from report_samples import BR0, DUAL, RAW, WAN, measured, ok, sample_record
+from report_samples import BR0, DUAL, RAW, WAN, ok, sample_record
 
+from support.samples import measured
 from wirespeed.model import (
     DirectionResult,
     Flow,

@@ -11,9 +11,10 @@ from typing import TypeVar
 
 import pytest
 from markdown_it import MarkdownIt
-from report_samples import BR0, TCP, UDP_512, WAN, measured, ok, sample_record, tcp_direction
+from report_samples import BR0, TCP, UDP_512, WAN, ok, sample_record, tcp_direction
 from rich.console import Console
 
+from support.samples import measured
 from wirespeed.analysis.compare import Comparison, compare_paths, compare_runs
 from wirespeed.model import DirectionResult, Flow, ToolWarning, Trial, WarningKind
 from wirespeed.report import (

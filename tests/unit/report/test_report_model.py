@@ -6,8 +6,9 @@ import dataclasses
 from pathlib import Path
 
 import pytest
-from report_samples import BR0, DUAL, GBE, START, TCP, ok, sample_record, tcp_direction
+from report_samples import BR0, DUAL, TCP, ok, sample_record, tcp_direction
 
+from support.samples import GBE, run_record
 from wirespeed.model import (
     DirectionResult,
     Flow,
@@ -20,7 +21,7 @@ from wirespeed.model import (
 from wirespeed.report.markdown import render_markdown
 from wirespeed.report.model import NoteKind, build_report
 from wirespeed.report.text import cell_lines, loss_text
-from wirespeed.store.records import RunInfo, RunRecord, RunStatus
+from wirespeed.store.records import RunRecord
 
 
 def test_tests_are_rows_and_paths_are_columns_in_the_order_they_ran() -> None:
@@ -149,13 +150,7 @@ def test_loss_just_below_100_never_reads_as_100() -> None:
 
 
 def _record(*outcomes: TrialOutcome) -> RunRecord:
-    return RunRecord(
-        id=1,
-        info=RunInfo(title="t", started_at=START),
-        status=RunStatus.COMPLETE,
-        finished_at=None,
-        outcomes=outcomes,
-    )
+    return run_record(*outcomes)
 
 
 def _variant(outcome: TrialOutcome, variant: str) -> TrialOutcome:

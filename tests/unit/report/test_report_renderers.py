@@ -11,6 +11,7 @@ from pathlib import Path
 from report_samples import sample_record
 from rich.console import Console
 
+from support.samples import store_runs
 from wirespeed.report import (
     build_report,
     render_csv,
@@ -121,11 +122,8 @@ def test_an_empty_list_of_runs_says_so() -> None:
 
 def test_a_report_from_the_store_alone_equals_one_from_memory(tmp_path: Path) -> None:
     record = sample_record()
+    (run_id,) = store_runs(tmp_path / "w.db", record)
     with Store.open(tmp_path / "w.db") as store:
-        run_id = store.begin_run(record.info)
-        for outcome in record.outcomes:
-            store.add_outcome(run_id, outcome)
-        store.finish_run(run_id, RunStatus.COMPLETE, finished_at=record.finished_at)
         stored = store.load_run(run_id)
     assert stored.outcomes == record.outcomes
     # Same report but for the run id the database gave.

@@ -6,12 +6,13 @@ import csv
 import io
 import json
 
-from report_samples import BR0, START, TCP, WAN, ok, sample_record, tcp_direction
+from report_samples import BR0, TCP, WAN, ok, sample_record, tcp_direction
 
+from support.samples import START, run_record
 from wirespeed.model import Flow
 from wirespeed.report import build_report, render_csv, render_json, render_markdown
 from wirespeed.report.text import SINGLE_RUN_ALL, SINGLE_RUN_SOME, cell_lines
-from wirespeed.store.records import RunInfo, RunRecord, RunStatus
+from wirespeed.store.records import RunRecord
 
 
 def _record(*values: tuple[str, list[float]]) -> RunRecord:
@@ -21,13 +22,7 @@ def _record(*values: tuple[str, list[float]]) -> RunRecord:
         for name, mbits in values
         for k, mbit in enumerate(mbits, start=1)
     )
-    return RunRecord(
-        id=1,
-        info=RunInfo(title="r2s", started_at=START),
-        status=RunStatus.COMPLETE,
-        finished_at=START + 100,
-        outcomes=outcomes,
-    )
+    return run_record(*outcomes, title="r2s", finished_at=START + 100)
 
 
 def test_five_steady_repetitions_show_median_interval_and_cv() -> None:

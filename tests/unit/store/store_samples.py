@@ -7,12 +7,11 @@ import sys
 import time
 from pathlib import Path
 
+from support.samples import bridge_path, dual_tcp, udp_1000m, wan_path
 from wirespeed.model import (
-    Direction,
     DirectionResult,
     Flow,
     Interval,
-    LinkModel,
     Measurement,
     PathSpec,
     Proto,
@@ -20,11 +19,8 @@ from wirespeed.model import (
     Result,
     Side,
     StreamResult,
-    TestCase,
-    TestSpec,
     Tool,
     ToolWarning,
-    Topology,
     Trial,
     TrialOutcome,
     TrialStatus,
@@ -33,23 +29,10 @@ from wirespeed.model import (
 )
 from wirespeed.store import RunInfo, RunStatus, Store
 
-GBE = LinkModel(name="gbe", rate_bps=1_000_000_000)
-WAN = PathSpec(name="WAN", topology=Topology.ENDPOINT, client="ws", server="r4s", link=GBE)
-BR0 = PathSpec(
-    name="Br0", topology=Topology.BRIDGE, client="laptop", server="ws", dut="r4s", link=GBE
-)
-DUAL_TCP = TestCase(
-    id="#4",
-    name="TCP dual, 2 streams",
-    tool=Tool.IPERF2,
-    spec=TestSpec(duration=120, direction=Direction.DUAL, parallel=2),
-)
-UDP = TestCase(
-    id="#5",
-    name="UDP 1000M",
-    tool=Tool.IPERF2,
-    spec=TestSpec(protocol=Proto.UDP, duration=120, rate=1_048_576_000, length=1470),
-)
+WAN = wan_path(client="ws")
+BR0 = bridge_path(server="ws")
+DUAL_TCP = dual_tcp("TCP dual, 2 streams")
+UDP = udp_1000m(length=1470)
 
 
 def stream_result(stream_id: int, flow: Flow, mbit: float) -> StreamResult:

@@ -17,6 +17,7 @@ from store_samples import WAN, dual_outcome
 from wirespeed.store import RunStatus, Store
 from wirespeed.store.schema import results, runs, trials
 
+TESTS = Path(__file__).parents[2]
 WRITERS = 2
 TRIALS = 40
 
@@ -33,6 +34,7 @@ def test_two_runs_writing_at_once_lose_nothing(db: str, tmp_path: Path) -> None:
     writers = [
         subprocess.Popen(
             [sys.executable, store_samples.__file__, db, f"writer {n}", str(TRIALS), str(go)],
+            env={**os.environ, "PYTHONPATH": str(TESTS)},  # store_samples imports support
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,

@@ -3,7 +3,6 @@ writes, and left as it is."""
 
 from __future__ import annotations
 
-import io
 import random
 import sqlite3
 from pathlib import Path
@@ -11,18 +10,11 @@ from pathlib import Path
 import pytest
 from store_samples import INFO, dual_outcome
 
-from wirespeed.cli.app import main
-from wirespeed.cli.env import Environment
+from support.cli import run_cli
 from wirespeed.errors import UsageError
 from wirespeed.store import Store
 
 SEED_OUTPUT = Path(__file__).parents[2] / "fixtures" / "seeds" / "r2s-br0-test1.txt"
-
-
-def cli(*argv: str) -> tuple[int, str, str]:
-    out, err = io.StringIO(), io.StringIO()
-    status = main(list(argv), Environment(stdout=out, stderr=err, stdout_is_tty=False))
-    return status, out.getvalue(), err.getvalue()
 
 
 def damaged_store(path: Path) -> bytes:
@@ -54,7 +46,7 @@ def test_a_damaged_store_is_refused_for_writing_and_left_as_it_was(tmp_path: Pat
     assert "quick_check" in refused.value.message
     assert refused.value.hint is not None and ".recover" in refused.value.hint
 
-    status, _, err = cli("import", "--db", str(db), str(SEED_OUTPUT))
+    status, _, err = run_cli("import", "--db", str(db), str(SEED_OUTPUT))
     assert status == 2, err
     assert "is damaged; wirespeed does not write into it" in err
     assert "Traceback" not in err

@@ -88,7 +88,7 @@ def _ssh_source(
     """A device over SSH, read with its own cat, ls and readlink (busybox has them)."""
     from wirespeed.facts import HostSource
     from wirespeed.hosts.ssh import SshHost
-    from wirespeed.plan.plan import SshTarget
+    from wirespeed.hosts.ssh_target import SshTarget
 
     try:
         target = SshTarget.parse(text)
