@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -55,6 +56,11 @@ def test_all_names_held_is_none_with_every_owner() -> None:
 def test_the_refusal_names_the_process_and_is_a_usage_error() -> None:
     child = subprocess.Popen(["sleep", "30"])
     try:
+        # Until the child has exec'd, /proc shows it as a copy of this Python.
+        cmdline = Path(f"/proc/{child.pid}/cmdline")
+        deadline = time.monotonic() + 10
+        while cmdline.read_bytes() != b"sleep\x0030\x00" and time.monotonic() < deadline:
+            time.sleep(0.01)
         error = LabInUseError("bridge", record.process_identity(child.pid))
     finally:
         child.kill()
