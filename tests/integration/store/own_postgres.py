@@ -78,7 +78,8 @@ class OwnPostgres:
         every packet, it answers none; continued on leaving."""
         stopped = self._processes()
         for pid in stopped:
-            os.kill(pid, signal.SIGSTOP)
+            with contextlib.suppress(ProcessLookupError):  # a backend that just ended
+                os.kill(pid, signal.SIGSTOP)
         try:
             yield
         finally:

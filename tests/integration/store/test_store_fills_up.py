@@ -78,6 +78,7 @@ def test_a_run_whose_disk_fills_up_names_the_trials_kept_and_lost(
             reason="stands for a measured trial",
         ),
     )
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # the spool's directory
     disk = tmp_path / "disk"
     disk.mkdir()
     with mounted("-t", "tmpfs", "-o", "size=2m", "wirespeed-test", disk):
@@ -88,7 +89,8 @@ def test_a_run_whose_disk_fills_up_names_the_trials_kept_and_lost(
         message = failed.value.message
         assert "database or disk is full" in message
         assert "run 1 keeps the 1 trial stored before: 1/lo/default/1" in message
-        assert "not stored: 2/lo/default/1 (measured, its result is lost)" in message
+        spool = tmp_path / "data" / "wirespeed" / "spool"
+        assert f"not stored: 2/lo/default/1 (measured, kept in {spool}/" in message
         assert "and the 1 trial not run: 3/lo/default/1" in message
         assert failed.value.hint == (
             "`wirespeed run --resume 1` measures the trials that are not stored, "
