@@ -301,8 +301,17 @@ def main() -> None:
         begin = time.perf_counter()
         run_id = _store_run(db, outcomes)
         stored = time.perf_counter() - begin
+        stored_bytes = db.stat().st_size
         trials = len(outcomes)
         del outcomes
+        # A writer (run, import) checks the whole file first (PRAGMA quick_check); a
+        # reader (runs, report) opens it read-only without the check.
+        opened: dict[str, list[float]] = {"writer": [], "reader": []}
+        for _ in range(args.repeat):
+            for role, read_only in (("writer", False), ("reader", True)):
+                begin = time.perf_counter()
+                Store.open(db, read_only=read_only).close()
+                opened[role].append(time.perf_counter() - begin)
         for _ in range(args.repeat):
             for name in RENDERERS:  # interleaved: a noisy moment hits every format alike
                 measured = _timed_apart(db, run_id, name)
@@ -333,6 +342,8 @@ def main() -> None:
             f"{len(monitor.raw)} bytes, summary of {len(monitor.summary)} bytes",
             "repeat": args.repeat,
             "store_seconds": round(stored, 2),
+            "store_bytes": stored_bytes,
+            "open_seconds": {role: _range(values) for role, values in opened.items()},
             # Per format: [fastest, slowest] of the repetitions, in seconds of the clock,
             # and (*_cpu) of the measuring process's CPU time.
             "seconds": {
