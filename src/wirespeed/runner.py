@@ -114,6 +114,8 @@ def preflight(plan: Plan, trials: Sequence[Trial]) -> None:
         if trial.variant not in known:
             raise UsageError(f"trial {trial.key}: the plan has no variant {trial.variant!r}")
     paths = {t.path.name: t.path for t in trials}.values()
+    for path in paths:
+        _refuse_cpu_variants_without_a_device(plan, path, trials)
     if any(is_lab_path(plan, p) for p in paths) and os.geteuid() != 0:
         raise NotRootError("the emulated lab")
     for path in paths:
@@ -128,7 +130,7 @@ def preflight(plan: Plan, trials: Sequence[Trial]) -> None:
             )
         changing = sorted(
             {t.variant for t in trials if t.path.name == path.name}
-            - {v.name for v in plan.variants if v.changes_nothing}
+            - {v.name for v in plan.variants if not v.changes_links}
         )
         if changing:
             raise UsageError(
@@ -141,6 +143,47 @@ def preflight(plan: Plan, trials: Sequence[Trial]) -> None:
     for program in sorted({program_for(t.test.tool) for t in trials}):
         if this_machine.which(program) is None:
             raise MissingToolError(program)
+
+
+def cpu_device(plan: Plan, path: PathSpec) -> str | None:
+    """The plan host whose CPUs a path's variants set: its DUT (on an endpoint path the
+    server); None on lab paths."""
+    if is_lab_path(plan, path):
+        return None
+    return path.dut or (path.server if path.topology is Topology.ENDPOINT else None)
+
+
+def _refuse_cpu_variants_without_a_device(
+    plan: Plan, path: PathSpec, trials: Sequence[Trial]
+) -> None:
+    """CPU variants need a DUT of its own over SSH: the lab's DUT (a namespace, or the
+    dropbear in one) and a host without ssh are this machine, whose cores wirespeed
+    never takes offline or reclocks."""
+    changing = sorted(
+        {t.variant for t in trials if t.path.name == path.name}
+        & {v.name for v in plan.variants if v.changes_cpus}
+    )
+    if not changing:
+        return
+    named = ", ".join(repr(v) for v in changing)
+    if is_lab_path(plan, path):
+        raise UsageError(
+            f"path {path.name!r} runs in the lab, whose DUT shares this machine's CPUs: "
+            f"variants {named} set cores online, a governor or a maximum frequency",
+            hint="run CPU variants on a path whose dut (or endpoint server) is a device "
+            "with ssh: under hosts:",
+        )
+    device = cpu_device(plan, path)
+    if device is None or plan.hosts[device].ssh is None:
+        raise UsageError(
+            f"path {path.name!r}: variants {named} set CPUs, and "
+            + (
+                "the path names no dut"
+                if device is None
+                else f"its DUT {device!r} is this machine (no ssh:)"
+            ),
+            hint="CPU variants act on a DUT reached over SSH; give the path a dut with ssh:",
+        )
 
 
 class Runner:
@@ -207,6 +250,7 @@ class Runner:
             from wirespeed.provenance import collect
             from wirespeed.store import RunInfo
 
+            devices = self._cpu_devices(trials)
             hosts = self._hosts_by_name(trials)
             facts: dict[str, dict[str, str | None]] = collect(hosts)
             for name, roles in self._roles(trials).items():
@@ -239,7 +283,7 @@ class Runner:
             self._samplers = SamplerPool()
             try:
                 # Leaving the block restores the variant in force, before the labs go.
-                with VariantStates(journal, self._labs) as states:
+                with VariantStates(journal, self._labs, devices) as states:
                     for index, trial in enumerate(trials):
                         problem = states.enter(self.plan.variant(trial.variant))
                         self.progress.trial_started(trial)
@@ -398,6 +442,34 @@ class Runner:
                     with contextlib.suppress(WirespeedError, OSError, TimeoutError):
                         host.close()
                 self._ssh_hosts.clear()
+
+    def _cpu_devices(self, trials: Sequence[Trial]) -> list[Host]:
+        """The DUTs whose CPUs the trials' variants set, each checked against every such
+        variant now (UsageError: a governor it lacks, a CPU it cannot unplug ...), before
+        anything is measured. Named as the journal must reach them again: user@host."""
+        from wirespeed.cpu_variants import cpu_changes_for
+        from wirespeed.hosts.renamed import RenamedHost
+
+        variants = [
+            v
+            for v in map(self.plan.variant, dict.fromkeys(t.variant for t in trials))
+            if v.changes_cpus
+        ]
+        names = {
+            name
+            for t in trials
+            if self.plan.variant(t.variant).changes_cpus
+            and (name := cpu_device(self.plan, t.path)) is not None
+        }
+        devices: list[Host] = []
+        for name in sorted(names):
+            ssh = self.plan.hosts[name].ssh
+            assert ssh is not None  # preflight refused a DUT without ssh
+            device = RenamedHost(self._host(name), str(ssh))
+            for variant in variants:
+                cpu_changes_for(variant, device)
+            devices.append(device)
+        return devices
 
     def _local(self, name: str) -> Host:
         if name not in self._local_hosts:

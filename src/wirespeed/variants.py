@@ -15,6 +15,11 @@ cannot express, and it only ever touches the lab's own namespaces. Those are del
 with everything in them at teardown, and a lab that a killed run left behind is deleted
 by the next Lab.up of that name, so no MTU of the lab outlives the run. The MTU is still
 put back when the variant ends, so the next variant starts from the lab as it was built.
+
+Cores online, the cpufreq governor and the maximum frequency (cpu_variants.py) act on a
+real DUT over SSH, never on a lab (whose DUT shares this machine's CPUs); they go through
+the same journal, under the name the device is reached by (`root@192.168.2.1`), so that
+recovery after a crash logs in to it again.
 """
 
 from __future__ import annotations
@@ -141,9 +146,17 @@ class VariantStates:
     """Applies one variant at a time to the labs of a run; restores it on leaving it,
     and whatever is applied when the with-block ends, however it ends."""
 
-    def __init__(self, journal: Journal, labs: Mapping[Topology, Lab]) -> None:
+    def __init__(
+        self,
+        journal: Journal,
+        labs: Mapping[Topology, Lab],
+        devices: Sequence[Host] = (),
+    ) -> None:
+        """devices: the DUTs over SSH whose CPUs the variants set (cores online,
+        governor, maximum frequency); each named as recovery reaches it again."""
         self.journal = journal
         self.labs = labs
+        self.devices = tuple(devices)
         self.current: str | None = None
         self._sessions: list[tuple[Host, str]] = []
         self._mtus: dict[str, int] = {}  # lab name -> its MTU before the variant set one
@@ -205,6 +218,13 @@ class VariantStates:
                 # to protect. apply_changes restores its own part if it fails.
                 session = apply_changes(host, changes, self.journal)
                 self._sessions.append((host, session))
+        if variant.changes_cpus:
+            from wirespeed.cpu_variants import cpu_changes_for
+
+            for device in self.devices:
+                changes = cpu_changes_for(variant, device)
+                if changes:
+                    self._sessions.append((device, apply_changes(device, changes, self.journal)))
 
     def leave(self) -> WirespeedError | None:
         """Restore the current variant's changes, newest first; the error if some value

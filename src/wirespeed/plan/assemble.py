@@ -340,6 +340,9 @@ def _variants(
             rps=entry.rps,
             xps=entry.xps,
             offloads=tuple((entry.offloads or {}).items()),
+            cpus_online=None if entry.cpus_online is None else tuple(entry.cpus_online),
+            governor=entry.governor,
+            max_freq=tuple(sorted((entry.max_freq or {}).items())),
         )
         if variant.mtu is not None:
             # One MTU per trial: a test's own would silently beat the variant's.

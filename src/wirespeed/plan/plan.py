@@ -52,6 +52,11 @@ class Variant:
     None (or no offloads) leaves that knob as it is. rps and xps are a hex CPU mask as
     sysfs takes it ("0" turns steering off) or RPS_SPREAD. offloads are (feature, on|off)
     with ethtool's long feature names, in the order written.
+
+    The CPU keys act on the DUT's own CPUs: cpus_online is the sorted set of CPUs left
+    online (every other one that can go offline does; cpu0 is always in it), governor a
+    cpufreq governor for every policy, max_freq kHz for every policy (ALL_POLICIES) or
+    per policy, each named by its first CPU.
     """
 
     name: str = "default"
@@ -59,10 +64,28 @@ class Variant:
     rps: str | None = None
     xps: str | None = None
     offloads: tuple[tuple[str, str], ...] = ()
+    cpus_online: tuple[int, ...] | None = None
+    governor: str | None = None
+    max_freq: tuple[tuple[int, int], ...] = ()  # (policy's first CPU or ALL_POLICIES, kHz)
 
     @property
     def changes_nothing(self) -> bool:
-        return self.mtu is None and self.rps is None and self.xps is None and not self.offloads
+        return not (self.changes_links or self.changes_cpus)
+
+    @property
+    def changes_links(self) -> bool:
+        """Sets a knob of the network interfaces (MTU, RPS, XPS, offloads)."""
+        return (
+            self.mtu is not None
+            or self.rps is not None
+            or self.xps is not None
+            or any(self.offloads)
+        )
+
+    @property
+    def changes_cpus(self) -> bool:
+        """Sets a knob of the DUT's CPUs (cores online, governor, maximum frequency)."""
+        return self.cpus_online is not None or self.governor is not None or bool(self.max_freq)
 
     def state(self) -> dict[str, object]:
         """What the variant sets, as plain data (run provenance, the A/B report)."""
@@ -75,7 +98,19 @@ class Variant:
             found["xps"] = self.xps
         if self.offloads:
             found["offloads"] = dict(self.offloads)
+        if self.cpus_online is not None:
+            found["cpus_online"] = list(self.cpus_online)
+        if self.governor is not None:
+            found["governor"] = self.governor
+        if self.max_freq:
+            found["max_freq_khz"] = {
+                "all policies" if policy == ALL_POLICIES else f"policy{policy}": khz
+                for policy, khz in self.max_freq
+            }
         return found
+
+
+ALL_POLICIES = -1  # max_freq's key for "every cpufreq policy"
 
 
 DEFAULT_VARIANTS = (Variant(),)

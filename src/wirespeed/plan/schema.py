@@ -21,7 +21,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 from wirespeed.hosts.ssh_target import SshTarget, is_host
 from wirespeed.lab.links import parse_link
 from wirespeed.model import Direction, Proto, Tool, Topology
-from wirespeed.plan.plan import RPS_SPREAD
+from wirespeed.plan.plan import ALL_POLICIES, RPS_SPREAD
 from wirespeed.units import parse_rate, parse_size
 
 # Ids and names end up in trial keys ("4/WAN/default/1"), file names and report columns.
@@ -29,6 +29,11 @@ from wirespeed.units import parse_rate, parse_size
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
 _MASK = re.compile(r"[0-9a-f]+(?:,[0-9a-f]+)*")
 _FEATURE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
+_GOVERNOR = re.compile(r"[a-z0-9_-]{1,15}")  # CPUFREQ_NAME_LEN is 16 with the NUL
+_FREQUENCY = re.compile(r"(?P<number>[0-9]+(?:\.[0-9]+)?)\s*(?P<unit>ghz|mhz|khz)")
+_FREQUENCY_UNITS = {"ghz": 1_000_000, "mhz": 1_000, "khz": 1}
+_POLICY = re.compile(r"(?:policy)?(?P<first>0|[1-9][0-9]{0,3})")
+MAX_CPU = 4095  # NR_CPUS tops out at 8192 on arm64; a number above is a typo
 
 MAX_RATE = 10**13  # 10 Tbit/s: anything above is a typo, not a link
 MAX_SIZE = 2**31 - 1  # iperf keeps sizes in a C int
@@ -168,6 +173,72 @@ def _feature(value: object) -> str:
     return value.strip().lower()
 
 
+def _cpu_number(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_CPU:
+        raise ValueError(f"expected a CPU number such as 0 or 1, got {_show(value)}")
+    return value
+
+
+def _cpus_online(value: list[int]) -> tuple[int, ...]:
+    if 0 not in value:
+        # cpu0 cannot go offline on most kernels (no online file), and where it can,
+        # timekeeping and most IRQs sit on it.
+        raise ValueError("cpu0 must stay online: list it in cpus_online, as [0] or [0, 1]")
+    if len(set(value)) != len(value):
+        raise ValueError(f"a CPU is listed twice in {sorted(value)}")
+    return tuple(sorted(value))
+
+
+def _governor(value: object) -> str:
+    if not isinstance(value, str) or not _GOVERNOR.fullmatch(value.strip()):
+        raise ValueError(
+            f"{_show(value)} is not a cpufreq governor's name, such as performance, "
+            "schedutil, ondemand or powersave"
+        )
+    return value.strip()
+
+
+def _frequency(value: object) -> int:
+    """ "1.2GHz", "1416MHz", "1416000kHz" -> kHz, the unit of scaling_max_freq."""
+    text = value.strip().lower() if isinstance(value, str) else None
+    found = _FREQUENCY.fullmatch(text) if text is not None else None
+    if found is None:
+        raise ValueError(
+            f"expected a frequency with its unit, such as 1.2GHz, 1416MHz or 1416000kHz, "
+            f"got {_show(value)}"
+        )
+    khz = float(found["number"]) * _FREQUENCY_UNITS[found["unit"]]
+    if khz != int(khz) or not 1 <= khz <= 10**10:
+        raise ValueError(f"{value!r} is not a whole number of kHz between 1 kHz and 10 THz")
+    return int(khz)
+
+
+def _policy(value: object) -> int:
+    text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+    found = _POLICY.fullmatch(text) if isinstance(text, str) else None
+    if found is None:
+        raise ValueError(f"expected a cpufreq policy such as policy0 or 4, got {_show(value)}")
+    return int(found["first"])
+
+
+def _max_freq(value: object) -> dict[int, int]:
+    """`1.2GHz` for every policy, or `{policy0: 1.2GHz, 4: 1.8GHz}` per policy."""
+    if not isinstance(value, dict):
+        return {ALL_POLICIES: _frequency(value)}
+    if not value:
+        raise ValueError("the mapping is empty: write a frequency, or {policyN: FREQ}")
+    found: dict[int, int] = {}
+    for key, khz in value.items():
+        policy = _policy(key)
+        if policy in found:
+            raise ValueError(f"policy{policy} is given twice")
+        try:
+            found[policy] = _frequency(khz)
+        except ValueError as error:
+            raise ValueError(f"{key}: {error}") from None
+    return found
+
+
 def _show(value: object) -> str:
     if isinstance(value, dict):
         return "a mapping"
@@ -194,6 +265,11 @@ TopologyName = Annotated[Topology, BeforeValidator(_lower)]
 CpuMask = Annotated[str, BeforeValidator(_cpu_mask)]
 OnOff = Annotated[str, BeforeValidator(_on_off)]
 Feature = Annotated[str, BeforeValidator(_feature)]
+CpuNumber = Annotated[int, BeforeValidator(_cpu_number)]
+CpusOnline = Annotated[list[CpuNumber], AfterValidator(_cpus_online)]
+Governor = Annotated[str, BeforeValidator(_governor)]
+# kHz by the policy's first CPU, ALL_POLICIES for one frequency written for every policy.
+MaxFreq = Annotated[dict[int, int], BeforeValidator(_max_freq)]
 
 
 class Entry(BaseModel):
@@ -271,6 +347,10 @@ class VariantEntry(Entry):
     rps: CpuMask | None = None
     xps: CpuMask | None = None
     offloads: dict[Feature, OnOff] | None = None
+    cpus_online: CpusOnline | None = None
+    governor: Governor | None = None
+    # One frequency for every cpufreq policy, or one per policy ({policy4: 1.8GHz}).
+    max_freq: MaxFreq | None = None
 
 
 SETTING_KEYS: tuple[str, ...] = tuple(TestSettings.model_fields)

@@ -7,6 +7,9 @@ A target is one of (nothing else is ever written):
     /sys/class/net/IF/queues/tx-N/xps_cpus    hex CPU mask
     /sys/class/net/IF/mtu                     68..65535
     ethtool:IF:FEATURE                        on|off, set with `ethtool -K IF FEATURE on|off`
+    /sys/devices/system/cpu/cpuN/online       0|1, N >= 1 (cpu0 is never taken offline)
+    /sys/devices/system/cpu/cpufreq/policyN/scaling_governor   a governor's name
+    /sys/devices/system/cpu/cpufreq/policyN/scaling_max_freq   kHz
 
 Interface names and values come from devices, plans and users, so they are checked
 against the kernel's own rules before they get near a path or an argv: a name like
@@ -39,7 +42,17 @@ _PATTERNS = {
     ),
     "mtu": re.compile(rf"/sys/class/net/{_IFNAME_PART}/mtu"),
     "offload": re.compile(r"ethtool:(?P<iface>[^:/]+(?::[^:/]+)*?):(?P<feature>[a-z0-9-]+)"),
+    "cpu_online": re.compile(r"/sys/devices/system/cpu/cpu(?P<cpu>0|[1-9][0-9]{0,3})/online"),
+    "scaling_governor": re.compile(
+        r"/sys/devices/system/cpu/cpufreq/policy(?P<policy>0|[1-9][0-9]{0,3})/scaling_governor"
+    ),
+    "scaling_max_freq": re.compile(
+        r"/sys/devices/system/cpu/cpufreq/policy(?P<policy>0|[1-9][0-9]{0,3})/scaling_max_freq"
+    ),
 }
+# CPUFREQ_NAME_LEN is 16 with the NUL; governors are lower-case words (schedutil, ondemand).
+_GOVERNOR = re.compile(r"[a-z0-9_-]{1,15}")
+_KHZ = re.compile(r"[1-9][0-9]{0,9}")
 MTU_MIN, MTU_MAX = 68, 65535
 
 # ethtool -k prints long names; -K takes both. The journal keeps the long name, so a
@@ -66,6 +79,9 @@ class Kind(enum.Enum):
     XPS = "xps_cpus"
     MTU = "mtu"
     OFFLOAD = "offload"
+    CPU_ONLINE = "cpu_online"
+    GOVERNOR = "scaling_governor"
+    MAX_FREQ = "scaling_max_freq"
 
 
 @dataclass(frozen=True)
@@ -111,10 +127,18 @@ def parse_target(path: str) -> Target:
         if feature is not None:
             feature = offload_feature(feature)
         irq = int(groups["irq"]) if groups.get("irq") else None
+        if kind is Kind.CPU_ONLINE and groups["cpu"] == "0":
+            # Most kernels cannot take the boot CPU offline, and those that can lose the
+            # CPU that timekeeping and many IRQs sit on.
+            raise RefusedError(
+                f"refused target {path!r}: cpu0 is never taken offline",
+                hint="keep cpu0 in a variant's cpus_online",
+            )
         return Target(kind, path, interface=iface, irq=irq, feature=feature)
     raise RefusedError(
         f"refused target {path!r}: not one of the knobs tuning may change",
-        hint="smp_affinity, rps_cpus, xps_cpus, mtu, or ethtool:IF:FEATURE (see docs/tuning.md)",
+        hint="smp_affinity, rps_cpus, xps_cpus, mtu, ethtool:IF:FEATURE, cpuN/online, "
+        "scaling_governor or scaling_max_freq (see docs/tuning.md)",
     )
 
 
@@ -139,6 +163,17 @@ def check_value(target: Target, value: str) -> str:
     elif target.kind is Kind.MTU:
         if not bare.isascii() or not bare.isdigit() or not MTU_MIN <= int(bare) <= MTU_MAX:
             raise RefusedError(f"refused MTU {value!r}", hint=f"an integer {MTU_MIN}..{MTU_MAX}")
+    elif target.kind is Kind.CPU_ONLINE:
+        if bare not in ("0", "1"):
+            raise RefusedError(f"refused value {value!r} for {target.path}", hint="0 or 1")
+    elif target.kind is Kind.GOVERNOR:
+        if not _GOVERNOR.fullmatch(bare):
+            raise RefusedError(
+                f"refused governor {value!r}", hint="a cpufreq governor's name, such as performance"
+            )
+    elif target.kind is Kind.MAX_FREQ:
+        if not _KHZ.fullmatch(bare):
+            raise RefusedError(f"refused frequency {value!r}", hint="a whole number of kHz")
     elif bare not in ("on", "off"):
         raise RefusedError(f"refused offload state {value!r}", hint="on or off")
     return value

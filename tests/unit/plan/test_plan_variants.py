@@ -8,6 +8,7 @@ from collections import Counter
 import pytest
 
 from wirespeed.plan import Plan, PlanError, Variant, expand, parse_plan
+from wirespeed.plan.plan import ALL_POLICIES
 
 BASE = """
 lab: {link: gbe}
@@ -157,3 +158,49 @@ def test_a_variants_mtu_is_its_trials_mtu_and_sets_their_ceiling() -> None:
     assert by_variant["mtu512"].test.spec.mtu == 512
     ceiling = ceiling_for(by_variant["mtu512"])
     assert ceiling is not None and round(ceiling.bits_per_second / 1e6, 1) == 836.4
+
+
+def test_cpu_variants_are_read_with_their_settings() -> None:
+    plan = plan_with(
+        """
+        variants:
+          - {name: one-core, cpus_online: [0]}
+          - {name: big, cpus_online: [6, 0, 7], governor: performance}
+          - {name: slow, max_freq: 1.2GHz}
+          - {name: per-policy, max_freq: {policy0: 1416MHz, 4: 1800000kHz}}
+        """
+    )
+    by_name = {v.name: v for v in plan.variants}
+    assert by_name["one-core"].cpus_online == (0,)
+    assert by_name["big"].cpus_online == (0, 6, 7)
+    assert by_name["big"].governor == "performance"
+    assert by_name["slow"].max_freq == ((ALL_POLICIES, 1_200_000),)
+    assert by_name["per-policy"].max_freq == ((0, 1_416_000), (4, 1_800_000))
+    assert all(v.changes_cpus and not v.changes_links for v in plan.variants)
+    # What a run keeps in its provenance.
+    assert by_name["big"].state() == {"cpus_online": [0, 6, 7], "governor": "performance"}
+    assert by_name["per-policy"].state() == {
+        "max_freq_khz": {"policy0": 1_416_000, "policy4": 1_800_000}
+    }
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ("{name: a, cpus_online: [1]}", "cpus_online: cpu0 must stay online"),
+        ("{name: a, cpus_online: []}", "cpus_online: cpu0 must stay online"),
+        ("{name: a, cpus_online: [0, 0]}", "a CPU is listed twice"),
+        ("{name: a, cpus_online: [0, -1]}", "cpus_online[1]: expected a CPU number"),
+        ("{name: a, governor: 'perf ormance'}", "not a cpufreq governor's name"),
+        ("{name: a, max_freq: 1200}", "expected a frequency with its unit, such as 1.2GHz"),
+        ("{name: a, max_freq: {big: 1GHz}}", "expected a cpufreq policy such as policy0"),
+        ("{name: a, max_freq: {0: 1GHz, policy0: 2GHz}}", "policy0 is given twice"),
+        ("{name: a, max_freq: {4: fast}}", "max_freq: 4: expected a frequency"),
+    ],
+)
+def test_a_cpu_variant_that_cannot_be_right_is_refused_at_plan_check(
+    entry: str, message: str
+) -> None:
+    problems = problems_of(f"variants:\n  - {entry}\n")
+    assert len(problems) == 1
+    assert message in problems[0]
