@@ -22,10 +22,16 @@ fi
 .venv/bin/mypy
 # The import contract: layers import downward only (pyproject.toml, [tool.importlinter]).
 .venv/bin/lint-imports --no-logo
+# The tests' own data directory: no test (nor a wirespeed it starts) writes the per-user
+# store or spool of whoever runs the suite.
+XDG_DATA_HOME=$(mktemp -d /tmp/wirespeed-tests-data.XXXXXX)
+export XDG_DATA_HOME
+cleanup() { rm -rf "$XDG_DATA_HOME"; }
+trap cleanup EXIT
 # A throwaway PostgreSQL on 127.0.0.1 for the store's tests on both backends (or your own).
 if [ -z "${WIRESPEED_TEST_POSTGRES_URL:-}" ]; then
   WIRESPEED_TEST_POSTGRES_URL=$(scripts/postgres-for-tests.sh)
   export WIRESPEED_TEST_POSTGRES_URL
-  trap 'scripts/postgres-for-tests.sh stop' EXIT
+  trap 'scripts/postgres-for-tests.sh stop; cleanup' EXIT
 fi
 .venv/bin/pytest "$@"
