@@ -38,7 +38,8 @@ examples:
   wirespeed lab up --topology nat --link fe           a lab to try things by hand
 
 exit status: 0 ok, 1 a trial or teardown failed, 2 bad input, 3 a tool is missing,
-4 root needed, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
+4 root needed, 5 measured but below the plan's expect:, 130 interrupted (Ctrl-C),
+143 terminated (SIGTERM).
 """
 
 # command name -> module in wirespeed.cli.commands that defines `execute(args, env) -> int`

@@ -21,6 +21,9 @@ class ExitStatus(enum.IntEnum):
     USAGE = 2  # bad input: options, plan files, unknown run ids
     MISSING_TOOL = 3  # a program to install (the message says which package)
     NOT_ROOT = 4  # the lab needs root
+    # Every trial measured, but below what the plan's `expect:` asks (or a figure it asks
+    # about was not reported): a regression gate's "no".
+    BELOW_EXPECTATION = 5
     INTERRUPTED = 130  # Ctrl-C (128 + SIGINT)
     TERMINATED = 143  # SIGTERM (128 + SIGTERM)
 

@@ -18,6 +18,7 @@ from wirespeed.lab.links import parse_link
 from wirespeed.model import ModelError, PathSpec, Role, Topology
 from wirespeed.plan.checks import check_test_on_paths
 from wirespeed.plan.collect import Collector, salvage
+from wirespeed.plan.expect import ReadExpectations, read_expect
 from wirespeed.plan.plan import DEFAULT_VARIANTS, HostPlan, LabPlan, Plan, Variant
 from wirespeed.plan.problems import did_you_mean
 from wirespeed.plan.resolve import ResolvedTest, resolve
@@ -55,8 +56,9 @@ def assemble(data: dict[Any, Any], out: Collector, *, text: str) -> Plan | None:
     lab = _lab(data, out)
     hosts, host_names = _hosts(data, out)
     paths, path_names = _paths(data, out, lab=lab, hosts=hosts, host_names=host_names)
-    tests = _tests(data, out, path_names=path_names)
+    tests, expectations = _tests(data, out, path_names=path_names)
     variants = _variants(data, out, tests=tests)
+    _check_expected_variants(data, expectations, variants, out)
     _cross_checks(
         out, hosts=hosts, paths=paths, path_names=path_names, tests=tests, variants=variants
     )
@@ -77,6 +79,15 @@ def assemble(data: dict[Any, Any], out: Collector, *, text: str) -> Plan | None:
             ),
             warnings=tuple(out.warnings),
             variants=tuple(variant for variant, _ in variants) or DEFAULT_VARIANTS,
+            expectations=MappingProxyType(
+                {
+                    test_id: read.expectations
+                    for test_id, read in expectations.items()
+                    if read.expectations.everywhere
+                    or read.expectations.paths
+                    or read.expectations.variants
+                }
+            ),
         )
     except (ModelError, ValueError) as error:  # a check above should have caught it
         out.error((), str(error))
@@ -273,7 +284,10 @@ def _host_path(
 _IN_A_TEST = "belongs to each test, not to defaults"
 
 
-def _tests(data: dict[Any, Any], out: Collector, *, path_names: _Names) -> list[ResolvedTest]:
+def _tests(
+    data: dict[Any, Any], out: Collector, *, path_names: _Names
+) -> tuple[list[ResolvedTest], dict[str, ReadExpectations]]:
+    """The tests, and what each must reach (`expect:`) by test id."""
     misplaced = {key: f"{key}: {_IN_A_TEST}" for key in TEST_ONLY_KEYS}
     raw_defaults = data.get("defaults") or {}
     defaults = out.validate(TestSettings, raw_defaults, ("defaults",), misplaced=misplaced)
@@ -283,6 +297,7 @@ def _tests(data: dict[Any, Any], out: Collector, *, path_names: _Names) -> list[
     if "tests" in data and isinstance(data["tests"], list | None) and not items:
         out.error(("tests",), "tests: the plan needs at least one test")
     tests: list[ResolvedTest] = []
+    expectations: dict[str, ReadExpectations] = {}
     seen: dict[str, Loc] = {}
     for index, value in enumerate(items):
         loc: Loc = ("tests", index)
@@ -303,10 +318,16 @@ def _tests(data: dict[Any, Any], out: Collector, *, path_names: _Names) -> list[
                     hint=f"paths are {', '.join(known)}" if known else None,
                 )
         try:
-            tests.append(resolve(entry, loc, defaults))
+            test = resolve(entry, loc, defaults)
         except ModelError as error:
             out.error(loc, f"test {entry.id!r}: {error}")
-    return tests
+            continue
+        tests.append(test)
+        runs_on = path_names.declared if test.paths is None else set(test.paths)
+        expectations[entry.id] = read_expect(
+            entry.expect, loc, test.case, out, paths=runs_on, declared_paths=path_names.declared
+        )
+    return tests, expectations
 
 
 def _variants(
@@ -357,6 +378,31 @@ def _variants(
                 )
         variants.append((variant, loc))
     return variants
+
+
+def _check_expected_variants(
+    data: dict[Any, Any],
+    expectations: Mapping[str, ReadExpectations],
+    variants: list[tuple[Variant, Loc]],
+    out: Collector,
+) -> None:
+    """`expect.variants` names only variants the plan has (`default` when it has none)."""
+    if "variants" in data:
+        raw = data["variants"] if isinstance(data["variants"], list) else []
+        declared = {str(v["name"]) for v in raw if isinstance(v, dict) and "name" in v}
+        declared |= {variant.name for variant, _ in variants}
+    else:
+        declared = {variant.name for variant in DEFAULT_VARIANTS}
+    known = sorted(declared)
+    for read in expectations.values():
+        for name, loc in read.variant_refs:
+            if name not in declared:
+                out.error(
+                    loc,
+                    f"expect.variants: unknown variant {name!r}{did_you_mean(name, known)}",
+                    hint=f"variants are {', '.join(known)}",
+                    key=True,
+                )
 
 
 def _cross_checks(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from wirespeed.plan.assemble import assemble
@@ -58,7 +59,10 @@ def parse_plan(text: str, source: str = "<plan>") -> Plan:
     try:
         document = load_yaml(text)
     except YamlProblem as problem:
-        raise PlanError([Problem(source, problem.line, problem.column, problem.message)]) from None
+        hint = _quote_comparison_hint(text, problem.line)
+        raise PlanError(
+            [Problem(source, problem.line, problem.column, problem.message, hint)]
+        ) from None
     data = document.data
     if data is None:
         raise PlanError(
@@ -74,6 +78,19 @@ def parse_plan(text: str, source: str = "<plan>") -> Plan:
     if plan is None or out.errors:
         raise PlanError(out.errors or [Problem(source, None, None, "the plan is not valid")])
     return plan
+
+
+# `goodput: >= 300M`: YAML reads a value starting with `>` as a folded block of text.
+_UNQUOTED_COMPARISON = re.compile(r"[:{,]\s*>")
+
+
+def _quote_comparison_hint(text: str, line: int | None) -> str | None:
+    lines = text.splitlines()
+    if line is None or not 1 <= line <= len(lines):
+        return None
+    if not _UNQUOTED_COMPARISON.search(lines[line - 1]):
+        return None
+    return 'quote a comparison that starts with ">": goodput: ">= 300M"'
 
 
 def _kind(value: object) -> str:

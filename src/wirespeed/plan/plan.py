@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from wirespeed.expectations import Expectation, TestExpectations
 from wirespeed.hosts.ssh_target import SshTarget
 from wirespeed.model import LinkModel, PathSpec, TestCase
 from wirespeed.plan.problems import Problem
@@ -138,6 +139,13 @@ class Plan:
     # The states to compare; a plan without `variants:` runs in one, "default", that
     # changes nothing.
     variants: tuple[Variant, ...] = DEFAULT_VARIANTS
+    # What each test must reach (`expect:`), by test id; tests without are absent.
+    expectations: Mapping[str, TestExpectations] = field(default_factory=dict)
+
+    def expectations_for(self, test_id: str, path: str, variant: str) -> tuple[Expectation, ...]:
+        """What test `test_id` must reach on `path` in `variant`; () when nothing."""
+        expectations = self.expectations.get(test_id)
+        return () if expectations is None else expectations.for_cell(path, variant)
 
     def paths_for(self, test: TestCase) -> tuple[PathSpec, ...]:
         """The paths this test runs on, in plan order."""

@@ -337,6 +337,8 @@ class TestEntry(TestSettings):
     id: Name
     name: Label | None = None
     paths: list[Name] | None = None  # run only on these paths; all when absent
+    # What the test must reach; read by plan/expect.py, which knows every measurement.
+    expect: Any = None
 
 
 class VariantEntry(Entry):

@@ -12,6 +12,8 @@ Version history:
   2  a cell's flows gain `statistics` (median, mean, sd, CV, min, max, the bootstrap
      interval of the median, outliers, a stability verdict) and `trials`; notes gain the
      codes `unstable` and `outlier`, which concern a cell's repetitions together.
+  (2, keys added) cells gain `expectations`, the report `expectations` (a verdict and
+     counts), notes the kind `expectation`: what the plan's `expect:` asked, met or not.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from wirespeed.analysis.ceiling import Ceiling
+from wirespeed.analysis.expectations import Judgement, Verdict
 from wirespeed.analysis.stats import ConfidenceInterval, Summary
 from wirespeed.model import (
     DirectionResult,
@@ -273,6 +276,29 @@ def summary_to_dict(summary: Summary | None, trials: tuple[str, ...] = ()) -> di
     }
 
 
+def _judgement(judgement: Judgement) -> dict[str, Any]:
+    expectation = judgement.expectation
+    return {
+        "measurement": expectation.measure.value,
+        "flow": judgement.flow.value,
+        "comparison": expectation.comparison.value,
+        "expected": expectation.value,
+        "written": expectation.written,
+        "measured": judgement.measured,
+        "n": judgement.n,
+        "verdict": judgement.verdict.value,
+    }
+
+
+def _expectations(report: Report) -> dict[str, Any]:
+    verdicts = [j.verdict for j in report.judgements]
+    verdict = report.verdict
+    return {
+        "verdict": None if verdict is None else verdict.value,
+        **{v.value.replace(" ", "_"): verdicts.count(v) for v in Verdict},
+    }
+
+
 def _cell(label: str, cell: Cell | None) -> dict[str, Any] | None:
     if cell is None:
         return None
@@ -283,6 +309,7 @@ def _cell(label: str, cell: Cell | None) -> dict[str, Any] | None:
         "notes": list(cell.notes),
         # The DUT's busiest core over the cell's trials (null: no device samples).
         "device": None if cell.device is None else dataclasses.asdict(cell.device),
+        "expectations": [_judgement(j) for j in cell.judgements],
         "flows": [
             {
                 "flow": f.flow.value,
@@ -363,6 +390,7 @@ def _report_head(report: Report) -> dict[str, Any]:
             }
             for n in report.notes
         ],
+        "expectations": _expectations(report),
     }
 
 

@@ -14,14 +14,16 @@ import dataclasses
 import enum
 import statistics
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
 from wirespeed.analysis.ceiling import Ceiling, ceiling_for
+from wirespeed.analysis.expectations import Judgement, Verdict, judge_cell, overall
 from wirespeed.analysis.findings import hint as finding_hint
 from wirespeed.analysis.findings import in_lab, restates_warning
 from wirespeed.analysis.stats import OUTLIER_Z, UNSTABLE_CV, Stability, Summary, summarize
+from wirespeed.expectations import Expectation, measured_text
 from wirespeed.model import (
     Direction,
     DirectionResult,
@@ -100,6 +102,7 @@ class NoteKind(enum.StrEnum):
     FAILURE = "failure"
     WARNING = "warning"
     FINDING = "finding"  # a verdict of analysis/findings.py
+    EXPECTATION = "expectation"  # what a test had to reach (`expect:`), met or not
 
 
 # How each finding reads as a note; the finding's own message (with its numbers) becomes
@@ -193,10 +196,17 @@ class Cell:
     trials_failed: int
     notes: tuple[int, ...]  # Note.number, ascending
     device: DeviceLoad | None = None
+    # The plan's expectations of this cell, each judged on each flow it concerns.
+    judgements: tuple[Judgement, ...] = ()
 
     @property
     def n(self) -> int:
         return max((f.n for f in self.flows), default=0)
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """The worst of the cell's judgements; None when nothing was expected of it."""
+        return overall(j.verdict for j in self.judgements)
 
 
 @dataclass(frozen=True)
@@ -239,6 +249,16 @@ class Report:
     @property
     def title(self) -> str:
         return self.info.title or f"wirespeed run {self.run_id}"
+
+    @property
+    def judgements(self) -> tuple[Judgement, ...]:
+        return tuple(j for row in self.rows for cell in row.cells if cell for j in cell.judgements)
+
+    @property
+    def verdict(self) -> Verdict | None:
+        """Whether the run reached what its plan expects: the worst of every judgement;
+        None when the plan expects nothing."""
+        return overall(j.verdict for j in self.judgements)
 
     def packed_series(self, trial: int, direction: DirectionResult) -> PackedDirection | None:
         """The packed series of one of the directions of trial number `trial`; None when
@@ -405,6 +425,48 @@ def _repetition_notes(
     return found
 
 
+def _plan_expectations(info: RunInfo) -> Callable[[str, str, str], tuple[Expectation, ...]]:
+    """What the run's plan expects of (test id, path, variant): read again from the plan
+    the run stored, so that every report of a run (and of a run resumed) judges the
+    same. A run without a plan (imported) or with one this version refuses expects
+    nothing."""
+    if info.plan_text is None:
+        return lambda test, path, variant: ()
+    from wirespeed.plan import PlanError, parse_plan
+
+    try:
+        plan = parse_plan(info.plan_text, source=info.plan_path or "<stored plan>")
+    except PlanError:
+        return lambda test, path, variant: ()
+    return plan.expectations_for
+
+
+def _expectation_notes(
+    cell: Cell, where: str, keys: Sequence[str], notes: _Notes, per_trial: dict[str, set[int]]
+) -> set[int]:
+    """A note per expectation and verdict: what was expected, what each cell measured.
+    keys: the cell's trials, which a flow nothing measured concerns."""
+    found: set[int] = set()
+    several_flows = len(cell.flows) > 1
+    for judgement in cell.judgements:
+        verdict = judgement.verdict
+        expectation = judgement.expectation
+        label = f"{where} {judgement.flow.value}" if several_flows else where
+        if judgement.measured is None:
+            detail = f"{label}: nothing measured"
+        else:
+            measured = measured_text(expectation.measure, judgement.measured)
+            of = f", median of {judgement.n}" if judgement.n > 1 else ""
+            detail = f"{label}: {measured}{of}"
+        text = f"{expectation.text} expected: {verdict.value}"
+        code = f"expectation-{verdict.value.replace(' ', '-')}"
+        for key in judgement.trials or keys:
+            number = notes.add(NoteKind.EXPECTATION, code, text, key, detail)
+            found.add(number)
+            per_trial[key].add(number)
+    return found
+
+
 def _column_links(outcomes: Sequence[TrialOutcome]) -> dict[tuple[str, str], LinkModel | None]:
     """The link of each (path, variant) as its trials had it: a variant's MTU (mtu512) is
     set on the lab's links for its trials, so its column is at that MTU, not the path's.
@@ -427,6 +489,7 @@ def _column_links(outcomes: Sequence[TrialOutcome]) -> dict[tuple[str, str], Lin
 def build_report(record: RunRecord) -> Report:
     notes = _Notes()
     outcomes = record.outcomes
+    expected_of = _plan_expectations(record.info)
     # A run's trials share a handful of tests and paths, and so their ceilings.
     ceiling_of: dict[tuple[int, int], Ceiling | None] = {}
     ceilings = []
@@ -470,6 +533,13 @@ def build_report(record: RunRecord) -> Report:
             numbers = {n for i in here for n in trial_notes[i]}
             cell = _cell([outcomes[i] for i in here], ceilings[here[0]], numbers)
             extra = _repetition_notes(cell, f"{test_id} {column.label}", notes, notes_by_key)
+            expected = expected_of(test_id, column.path, column.variant)
+            if expected:
+                of_cell = [outcomes[i] for i in here]
+                cell = dataclasses.replace(cell, judgements=judge_cell(expected, of_cell))
+                keys = [o.trial.key for o in of_cell]
+                where = f"{test_id} {column.label}"
+                extra |= _expectation_notes(cell, where, keys, notes, notes_by_key)
             if extra:
                 cell = dataclasses.replace(cell, notes=tuple(sorted(numbers | extra)))
             cells.append(cell)

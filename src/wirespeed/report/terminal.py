@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from wirespeed.analysis.expectations import Verdict
 from wirespeed.report.ab import (
     AB_LEGEND,
     AbTable,
@@ -19,6 +20,7 @@ from wirespeed.report.model import NoteKind, Report
 from wirespeed.report.text import (
     DASH,
     LEGEND,
+    VERDICT_MARKS,
     cell_lines,
     column_text,
     host_tools,
@@ -72,6 +74,8 @@ def render_terminal(report: Report, console: Console) -> None:
             text = _lines_text(cell_lines(cell))
             if cell is not None and cell.trials_ok == 0:
                 text.stylize("red")
+            text.highlight_words([VERDICT_MARKS[Verdict.NOT_MET]], "red")
+            text.highlight_words([VERDICT_MARKS[Verdict.MET]], "green")
             cells.append(text)
         table.add_row(*cells)
     console.print(table)

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from wirespeed.analysis.ceiling import link_rate_text
+from wirespeed.analysis.expectations import Verdict
 from wirespeed.analysis.stats import Summary
 from wirespeed.model import Flow, LinkModel, PathSpec
 from wirespeed.report.model import Cell, Column, DeviceLoad, FlowFigure, Report, cv_text
@@ -72,6 +73,14 @@ def loss_text(percent: float) -> str:
     return f"{percent:.2f} %" if percent < 10 else f"{percent:.1f} %"
 
 
+# A cell's line when the plan expects something of it; its notes say expected vs measured.
+VERDICT_MARKS = {
+    Verdict.MET: "\N{CHECK MARK} expectation met",
+    Verdict.NOT_MET: "\N{BALLOT X} expectation not met",
+    Verdict.NOT_MEASURED: "? expectation not measured",
+}
+
+
 def note_marks(numbers: tuple[int, ...]) -> str:
     return "".join(f"[{n}]" for n in numbers)
 
@@ -87,6 +96,8 @@ def cell_lines(cell: Cell | None, single_flow_arrow: bool = False) -> list[str]:
         lines = [_flow_line(cell, figure, single_flow_arrow) for figure in cell.flows]
     if cell.device is not None:
         lines.append(device_text(cell.device))
+    if cell.verdict is not None:
+        lines.append(VERDICT_MARKS[cell.verdict])
     if cell.notes:
         lines[-1] += " " + note_marks(cell.notes)
     return lines

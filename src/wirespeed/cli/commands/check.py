@@ -4,9 +4,20 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
+
+if TYPE_CHECKING:
+    from wirespeed.model import Trial
+    from wirespeed.plan import Plan
+
+
+def _expected(plan: Plan, trial: Trial) -> str:
+    """'  expect goodput >= 300.0 Mbit/s': what the plan's `expect:` asks of the trial."""
+    expected = plan.expectations_for(trial.test.id, trial.path.name, trial.variant)
+    return f"  expect {', '.join(e.text for e in expected)}" if expected else ""
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
@@ -28,6 +39,6 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         out.write(
             f"  {trial.path.name:<10} {variant}#{trial.test.id:<4} {trial.test.tool.value:<6} "
             f"{spec.protocol.value} {spec.direction.value:<5} {spec.duration:g} s  "
-            f"{trial.test.name}{repetition}\n"
+            f"{trial.test.name}{repetition}{_expected(plan, trial)}\n"
         )
     return ExitStatus.OK

@@ -28,7 +28,7 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
             hint=f"wirespeed run --resume {args.resume}",
         )
     from wirespeed.cli.app import build_parser
-    from wirespeed.cli.commands.run import ssh_settings, watched_roles
+    from wirespeed.cli.commands.run import expectations_status, ssh_settings, watched_roles
     from wirespeed.cli.progress import RichProgress
     from wirespeed.plan import expand, parse_plan
     from wirespeed.report import build_report, render_terminal
@@ -110,7 +110,8 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
     if not env.quiet:
         render_terminal(report, env.console())
     env.info(f"run {args.resume} stored; `wirespeed report {args.resume}` shows it again")
+    below = expectations_status(report, env)
     if outcome.failed:
         env.error(f"{len(outcome.failed)} of {len(outcome.outcomes)} resumed trials failed")
         return ExitStatus.FAILED
-    return ExitStatus.OK
+    return below

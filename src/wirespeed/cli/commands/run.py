@@ -13,6 +13,7 @@ from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
     from wirespeed.hosts.ssh_connection import SshSettings
+    from wirespeed.report.model import Report
 
 
 def ssh_settings(args: argparse.Namespace, env: Environment) -> SshSettings:
@@ -27,6 +28,36 @@ def ssh_settings(args: argparse.Namespace, env: Environment) -> SshSettings:
         accept_new=bool(getattr(args, "accept_new_host_key", False)),
         on_note=env.info,
     )
+
+
+def expectations_status(report: Report, env: Environment) -> ExitStatus:
+    """OK, or BELOW_EXPECTATION when a figure the plan expects was not reached (or not
+    measured), said on stderr with expected and measured figures."""
+    from wirespeed.analysis.expectations import Verdict
+    from wirespeed.expectations import measured_text
+
+    judgements = report.judgements
+    missed = [j for j in judgements if j.verdict is not Verdict.MET]
+    if not missed:
+        if judgements:
+            env.info(f"all {len(judgements)} expectations met")
+        return ExitStatus.OK
+    shown = []
+    for judgement in missed[:3]:
+        expectation = judgement.expectation
+        key = judgement.trials[0] if judgement.trials else ""
+        where = "/".join(key.split("/")[:3]) if key else "a cell"
+        measured = (
+            "nothing measured"
+            if judgement.measured is None
+            else f"measured {measured_text(expectation.measure, judgement.measured)}"
+        )
+        shown.append(f"{expectation.text} on {where} ({judgement.flow}), {measured}")
+    more = f"; and {len(missed) - 3} more" if len(missed) > 3 else ""
+    env.error(
+        f"{len(missed)} of {len(judgements)} expectations not met: " + "; ".join(shown) + more
+    )
+    return ExitStatus.BELOW_EXPECTATION
 
 
 def watched_roles(text: str | None) -> list[str]:
@@ -106,7 +137,8 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     if markdown is not None:
         write_output(markdown, render_markdown(report), "--markdown")
         env.info(f"Markdown report written to {markdown}")
+    below = expectations_status(report, env)
     if outcome.failed:
         env.error(f"{len(outcome.failed)} of {len(outcome.outcomes)} trials failed")
         return ExitStatus.FAILED
-    return ExitStatus.OK
+    return below
