@@ -16,6 +16,7 @@ from wirespeed.report.ab import (
     build_ab,
 )
 from wirespeed.report.model import NoteKind, Report
+from wirespeed.report.note_text import more_text, note_words, trial_words
 from wirespeed.report.text import (
     DASH,
     LEGEND,
@@ -79,13 +80,17 @@ def render_terminal(report: Report, console: Console) -> None:
     if single_run:
         console.print(Text(single_run, style="dim"))
 
+    trials = trial_words(report)
     for note in report.notes:
         style = "red" if note.kind is NoteKind.FAILURE else "yellow"
+        words = note_words(report, note, trials)
         mark = Text(f"[{note.number}] ", style=style)
-        mark.append_text(plain_text(note.text))
-        if note.details:
-            mark.append_text(plain_text(" (" + "; ".join(note.details) + ")", style="dim"))
-        mark.append_text(plain_text(": " + ", ".join(note.trials), style="dim"))
+        mark.append_text(plain_text(words.text))
+        quoted = "; ".join(q for q in (*words.details, more_text(words.more)) if q)
+        if words.details:
+            mark.append_text(plain_text(f" ({quoted})", style="dim"))
+        if words.where:
+            mark.append_text(plain_text(": " + words.where, style="dim"))
         console.print(mark)
 
     ab = build_ab(report)

@@ -5,14 +5,13 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
 
 from wirespeed.analysis.ceiling import link_rate_text
 from wirespeed.analysis.stats import Summary
 from wirespeed.model import Flow, LinkModel, PathSpec
 from wirespeed.report.model import Cell, Column, DeviceLoad, FlowFigure, Report, cv_text
+from wirespeed.report.provenance_text import provenance_lines as provenance_words
 from wirespeed.store.records import HostInfo
 
 ARROWS = {Flow.UP: "\N{UPWARDS ARROW}", Flow.DOWN: "\N{DOWNWARDS ARROW}"}
@@ -193,25 +192,10 @@ def host_tools(host: HostInfo) -> str:
     return ", ".join(f"{tool} {version}" for tool, version in host.tools.items())
 
 
-def _facts(value: Any) -> str:
-    if isinstance(value, Mapping):
-        return ", ".join(f"{k} {v}" for k, v in value.items() if v is not None)
-    if isinstance(value, list | tuple):
-        return ", ".join(str(v) for v in value)
-    return str(value)
-
-
 def provenance_lines(report: Report) -> list[str]:
-    """The run's other provenance (labs, imported files ...), one short line per item."""
-    lines = []
-    for key, value in report.info.provenance.items():
-        if key == "hosts":
-            continue  # shown as a table of HostInfo
-        if isinstance(value, Mapping) and all(isinstance(v, Mapping) for v in value.values()):
-            lines += [f"{key} {name}: {_facts(facts)}" for name, facts in value.items()]
-        else:
-            lines.append(f"{key}: {_facts(value)}")
-    return lines
+    """The run's other provenance (labs, variants, imported files ...) in words, one
+    short line per item."""
+    return provenance_words(report.info.provenance)
 
 
 def paths_of(report: Report) -> dict[str, PathSpec]:
