@@ -98,7 +98,7 @@ def _results(report: Report) -> str:
     for row in report.rows:
         cells = [f"<td>{_e(row.test_id)} {_e(row.test_name)}</td>"]
         for cell in row.cells:
-            lines = cell_lines(cell)
+            lines = cell_lines(cell, budgets=report.budgets)
             cells.append('<td class="num">' + "<br>".join(_e(line) for line in lines) + "</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     single = single_run_text(report)

@@ -107,7 +107,7 @@ def render_markdown(report: Report) -> str:
     lines.append(_table_row(["---"] + ["--:"] * len(report.columns)))
     for row in report.rows:
         cells = [markdown_text(f"{row.test_id} {row.test_name}")]
-        cells += [_figure_cell(cell_lines(cell)) for cell in row.cells]
+        cells += [_figure_cell(cell_lines(cell, budgets=report.budgets)) for cell in row.cells]
         lines.append(_table_row(cells))
     lines += ["", LEGEND, ""]
     single_run = single_run_text(report)

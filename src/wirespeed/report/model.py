@@ -35,6 +35,7 @@ from wirespeed.model import (
     TrialStatus,
     WarningKind,
 )
+from wirespeed.report.budgets import Budget
 from wirespeed.report.stored_summary import busiest_core_load, summary_fields
 from wirespeed.store.gc_pause import gc_paused
 from wirespeed.store.records import PackedDirection, RunInfo, RunRecord, RunStatus
@@ -261,6 +262,8 @@ class Report:
     # The trials' interval series as the store keeps them, when the run was loaded with
     # Store.load_run(intervals="packed") (RunRecord.packed); None: the outcomes' own.
     packed: tuple[tuple[PackedDirection, ...], ...] | None = None
+    # `--as`: each goodput also said as what an application needs (report/budgets.py).
+    budgets: tuple[Budget, ...] = ()
 
     @property
     def title(self) -> str:

@@ -70,7 +70,7 @@ def render_terminal(report: Report, console: Console) -> None:
     for row in report.rows:
         cells = [plain_text(f"{row.test_id} {row.test_name}")]
         for cell in row.cells:
-            text = _lines_text(cell_lines(cell))
+            text = _lines_text(cell_lines(cell, budgets=report.budgets))
             if cell is not None and cell.trials_ok == 0:
                 text.stylize("red")
             cells.append(text)

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from wirespeed.analysis.ceiling import link_rate_text
 from wirespeed.analysis.stats import Summary
 from wirespeed.model import Flow, LinkModel, PathSpec
+from wirespeed.report.budgets import Budget, budgets_text
 from wirespeed.report.model import Cell, Column, DeviceLoad, FlowFigure, Report, cv_text
 from wirespeed.report.provenance_text import provenance_lines as provenance_words
 from wirespeed.store.records import HostInfo
@@ -75,15 +76,22 @@ def note_marks(numbers: tuple[int, ...]) -> str:
     return "".join(f"[{n}]" for n in numbers)
 
 
-def cell_lines(cell: Cell | None, single_flow_arrow: bool = False) -> list[str]:
+def cell_lines(
+    cell: Cell | None, single_flow_arrow: bool = False, budgets: tuple[Budget, ...] = ()
+) -> list[str]:
     """A cell as lines, one per flow: '941 / 941.5', '↓ 915 / 941.5, loss 0.03 %',
-    '941.2 ±0.4 / 941.5 (n=5, CV 0.1 %)' over repetitions."""
+    '941.2 ±0.4 / 941.5 (n=5, CV 0.1 %)' over repetitions; with `budgets` (`--as`), the
+    median said as each on the line after it: '= 29.4 Msps sc16'."""
     if cell is None:
         return [""]
     if cell.trials_ok == 0:
         lines = ["failed"]
     else:
-        lines = [_flow_line(cell, figure, single_flow_arrow) for figure in cell.flows]
+        lines = []
+        for figure in cell.flows:
+            lines.append(_flow_line(cell, figure, single_flow_arrow))
+            if budgets and figure.summary is not None:  # on a line of its own: tables stay narrow
+                lines.append(budgets_text(budgets, figure.summary.median))
     if cell.device is not None:
         lines.append(device_text(cell.device))
     if cell.notes:
