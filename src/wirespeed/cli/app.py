@@ -66,6 +66,18 @@ def _add_db(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_budgets(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--as",
+        dest="budgets",
+        action="append",
+        metavar="BUDGET",
+        help="also say each goodput as an application's budget: sdr:sc16 or sdr:cs8 (Msps "
+        "of 4- or 2-byte complex samples), video:6M[,headroom=20%%] (whole streams of that "
+        "rate), MB/s, MiB/s; repeat for several (docs/budgets.md)",
+    )
+
+
 def _add_ssh(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--accept-new-host-key",
@@ -270,6 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="output format (default: terminal)",
     )
     report.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
+    _add_budgets(report)
     _add_db(report)
 
     compare = sub.add_parser(
@@ -300,6 +313,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="output format (default: terminal)",
     )
     compare.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
+    _add_budgets(compare)
     _add_db(compare)
 
     tune = sub.add_parser(

@@ -25,6 +25,7 @@ from wirespeed.analysis.stats import (
     RESAMPLES,
     SEED,
 )
+from wirespeed.report.budgets import Budget
 from wirespeed.report.csv_export import tidy_csv
 from wirespeed.report.json_export import interval_to_dict, summary_to_dict
 
@@ -73,7 +74,19 @@ def _side(side: SideInfo) -> dict[str, Any]:
     }
 
 
-def _cell(cell: ComparedCell) -> dict[str, Any]:
+def _as(budgets: tuple[Budget, ...], cell: ComparedCell) -> dict[str, Any]:
+    """`--as`: each side's median in each budget's unit; no keys at all without it."""
+    if not budgets:
+        return {}
+    return {
+        f"{side}_as": None
+        if summary is None
+        else {b.name: b.value(summary.median) for b in budgets}
+        for side, summary in (("a", cell.a), ("b", cell.b))
+    }
+
+
+def _cell(cell: ComparedCell, budgets: tuple[Budget, ...] = ()) -> dict[str, Any]:
     test = cell.test
     return {
         "test_id": cell.test_id,
@@ -98,10 +111,11 @@ def _cell(cell: ComparedCell) -> dict[str, Any]:
             "smallest_p_value": test.smallest_p_value,
         },
         "verdict": cell.verdict.value,
+        **_as(budgets, cell),
     }
 
 
-def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
+def comparison_to_dict(comparison: Comparison, budgets: tuple[Budget, ...] = ()) -> dict[str, Any]:
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -126,16 +140,20 @@ def comparison_to_dict(comparison: Comparison) -> dict[str, Any]:
             "alpha": comparison.alpha,
             "significant_when": "p < alpha and the ratio's interval excludes 1",
         },
-        "cells": [_cell(c) for c in comparison.cells],
+        "cells": [_cell(c, budgets) for c in comparison.cells],
     }
 
 
-def render_compare_json(comparison: Comparison) -> str:
+def render_compare_json(comparison: Comparison, budgets: tuple[Budget, ...] = ()) -> str:
     # allow_nan=False: NaN is not JSON, and no figure of ours should ever be one.
-    return json.dumps(comparison_to_dict(comparison), indent=2, ensure_ascii=False, allow_nan=False)
+    return json.dumps(
+        comparison_to_dict(comparison, budgets), indent=2, ensure_ascii=False, allow_nan=False
+    )
 
 
-def _csv_row(comparison: Comparison, cell: ComparedCell) -> dict[str, Any]:
+def _csv_row(
+    comparison: Comparison, cell: ComparedCell, budgets: tuple[Budget, ...] = ()
+) -> dict[str, Any]:
     row: dict[str, Any] = {
         "by": comparison.by.value,
         "a": comparison.a.label,
@@ -161,6 +179,7 @@ def _csv_row(comparison: Comparison, cell: ComparedCell) -> dict[str, Any]:
             f"{prefix}_ci_high_bps": None if interval is None else interval.high,
             f"{prefix}_cv": summary.cv,
         }
+        row |= {f"{prefix} as {b.name}": b.value(summary.median) for b in budgets}
     if cell.ratio_interval is not None:
         row |= {"ratio_ci_low": cell.ratio_interval.low, "ratio_ci_high": cell.ratio_interval.high}
     if cell.test is not None:
@@ -172,5 +191,8 @@ def _csv_row(comparison: Comparison, cell: ComparedCell) -> dict[str, Any]:
     return row
 
 
-def render_compare_csv(comparison: Comparison) -> str:
-    return tidy_csv(CSV_COLUMNS, (_csv_row(comparison, cell) for cell in comparison.cells))
+def render_compare_csv(comparison: Comparison, budgets: tuple[Budget, ...] = ()) -> str:
+    # `--as`: after every other column, A's then B's.
+    extra = [f"{side} as {b.name}" for side in ("a", "b") for b in budgets]
+    rows = (_csv_row(comparison, cell, budgets) for cell in comparison.cells)
+    return tidy_csv((*CSV_COLUMNS, *extra), rows)

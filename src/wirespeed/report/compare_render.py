@@ -16,6 +16,7 @@ from rich.text import Text
 from wirespeed.analysis.compare import CompareBy, ComparedCell, Comparison, SideInfo, Verdict
 from wirespeed.analysis.stats import ALPHA, CONFIDENCE, ConfidenceInterval, Summary
 from wirespeed.model import Flow
+from wirespeed.report.budgets import Budget, budgets_text
 from wirespeed.report.terminal import plain_text
 from wirespeed.report.text import (
     ARROWS,
@@ -98,12 +99,14 @@ def verdict_text(cell: ComparedCell) -> str:
     return f"not significant ({p_text(cell.test.p_value)})"
 
 
-def figure_text(summary: Summary | None) -> str:
+def figure_text(summary: Summary | None, budgets: tuple[Budget, ...] = ()) -> str:
+    """'941', '941.2 ±0.4 (n=5)'; with `budgets` (`--as`): '941 = 29.4 Msps sc16'."""
     if summary is None:
         return DASH
-    if summary.n == 1:
-        return mbit_text(summary.median)
-    return f"{spread_text(summary)} (n={summary.n})"
+    text = (
+        mbit_text(summary.median) if summary.n == 1 else f"{spread_text(summary)} (n={summary.n})"
+    )
+    return f"{text} {budgets_text(budgets, summary.median)}" if budgets else text
 
 
 def test_text(cell: ComparedCell, with_arrow: bool) -> str:
@@ -142,7 +145,7 @@ def where_headers(comparison: Comparison) -> list[str]:
     return headers
 
 
-def table_rows(comparison: Comparison) -> list[list[str]]:
+def table_rows(comparison: Comparison, budgets: tuple[Budget, ...] = ()) -> list[list[str]]:
     """[test, where..., A, B, B/A] per compared cell."""
     headers = where_headers(comparison)
     with_arrows = _tests_with_arrows(comparison)
@@ -157,8 +160,8 @@ def table_rows(comparison: Comparison) -> list[list[str]]:
             [
                 test_text(cell, cell.test_id in with_arrows),
                 *where,
-                figure_text(cell.a),
-                figure_text(cell.b),
+                figure_text(cell.a, budgets),
+                figure_text(cell.b, budgets),
                 verdict_text(cell),
             ]
         )
@@ -175,7 +178,9 @@ def header_row(comparison: Comparison) -> list[str]:
     ]
 
 
-def render_compare_terminal(comparison: Comparison, console: Console) -> None:
+def render_compare_terminal(
+    comparison: Comparison, console: Console, budgets: tuple[Budget, ...] = ()
+) -> None:
     console.print(plain_text(heading(comparison), style="bold"))
     for name, side in (("A", comparison.a), ("B", comparison.b)):
         console.print(plain_text("  " + side_line(name, side, comparison.by), style="dim"))
@@ -188,7 +193,7 @@ def render_compare_terminal(comparison: Comparison, console: Console) -> None:
         table.add_column(
             plain_text(header), justify="left" if index < len(headers) - 3 else "right"
         )
-    for cell, row in zip(comparison.cells, table_rows(comparison), strict=True):
+    for cell, row in zip(comparison.cells, table_rows(comparison, budgets), strict=True):
         verdict = plain_text(row[-1], style=VERDICT_STYLES.get(cell.verdict, ""))
         table.add_row(*(plain_text(value) for value in row[:-1]), verdict)
     console.print(table)
@@ -206,7 +211,7 @@ def _markdown_table_row(row: list[str]) -> str:
     return _markdown_row([markdown_text(text) for text in named] + figures)
 
 
-def render_compare_markdown(comparison: Comparison) -> str:
+def render_compare_markdown(comparison: Comparison, budgets: tuple[Budget, ...] = ()) -> str:
     lines = [f"# {markdown_text(heading(comparison))}", ""]
     lines += [
         f"- {markdown_text(side_line(name, side, comparison.by))}"
@@ -219,6 +224,6 @@ def render_compare_markdown(comparison: Comparison) -> str:
     headers = header_row(comparison)
     lines.append(_markdown_row([markdown_text(header) for header in headers]))
     lines.append("| " + " | ".join(["---"] * (len(headers) - 3) + ["--:"] * 3) + " |")
-    lines += [_markdown_table_row(row) for row in table_rows(comparison)]
+    lines += [_markdown_table_row(row) for row in table_rows(comparison, budgets)]
     lines += ["", LEGEND]
     return "\n".join(lines) + "\n"

@@ -193,8 +193,12 @@ def _rows(report: Report) -> Iterable[dict[str, Any]]:
         trial = detail.outcome.trial
         for flow in flows_of(detail):
             figure = groups.get((trial.test.id, trial.path.name, trial.variant, flow))
-            yield _row(report, detail, flow) | _group_columns(figure, trial.key)
+            row = _row(report, detail, flow) | _group_columns(figure, trial.key)
+            goodput = row.get("goodput_bps")
+            for budget in report.budgets:  # `--as`: after every other column
+                row[f"as {budget.name}"] = None if goodput is None else budget.value(goodput)
+            yield row
 
 
 def render_csv(report: Report) -> str:
-    return tidy_csv(COLUMNS, _rows(report))
+    return tidy_csv((*COLUMNS, *(f"as {b.name}" for b in report.budgets)), _rows(report))

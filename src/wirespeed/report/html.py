@@ -21,6 +21,7 @@ import orjson
 from wirespeed.report.html_data import report_data
 from wirespeed.report.html_monitor import DeviceSamples
 from wirespeed.report.model import Note, NoteKind, Report
+from wirespeed.report.note_text import NoteWords, more_text, note_words, trial_words
 from wirespeed.report.text import (
     LEGEND,
     cell_lines,
@@ -97,7 +98,7 @@ def _results(report: Report) -> str:
     for row in report.rows:
         cells = [f"<td>{_e(row.test_id)} {_e(row.test_name)}</td>"]
         for cell in row.cells:
-            lines = cell_lines(cell)
+            lines = cell_lines(cell, budgets=report.budgets)
             cells.append('<td class="num">' + "<br>".join(_e(line) for line in lines) + "</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     single = single_run_text(report)
@@ -139,15 +140,23 @@ def _monitor_section(samples: Sequence[DeviceSamples]) -> str:
     )
 
 
-def _note(note: Note) -> str:
+def _note(note: Note, words: NoteWords) -> str:
     details = ""
-    if note.details:
-        details = " " + "; ".join(f"<code>{_e(d)}</code>" for d in note.details)
+    if words.details:
+        quoted = [f"<code>{_e(d)}</code>" for d in words.details]
+        quoted += [_e(more_text(words.more))] if words.more else []
+        details = " " + "; ".join(quoted)
+    # Every trial stays one click away: the page's trial view links its notes here.
+    trials = (
+        _e(words.where)
+        if words.where
+        else f"<details><summary>{len(note.trials)} trials</summary>"
+        f"{_e(', '.join(note.trials))}</details>"
+    )
     css = "failure" if note.kind is NoteKind.FAILURE else "warning"
     return (
         f'<li class="{css}" id="note-{note.number}"><span class="num">[{note.number}]</span>'
-        f"{_e(note.text)}{details}"
-        f'<div class="trials">{_e(", ".join(note.trials))}</div></li>'
+        f'{_e(words.text)}{details}<div class="trials">{trials}</div></li>'
     )
 
 
@@ -155,7 +164,9 @@ def _notes(report: Report) -> str:
     if not report.notes:
         body = '<p class="muted">Nothing to note: no failures, no warnings.</p>'
     else:
-        body = '<ol class="notes">' + "".join(_note(n) for n in report.notes) + "</ol>"
+        names = trial_words(report)
+        items = "".join(_note(n, note_words(report, n, names)) for n in report.notes)
+        body = f'<ol class="notes">{items}</ol>'
     return f'<section class="card" id="notes"><h2>Findings and notes</h2>{body}</section>'
 
 

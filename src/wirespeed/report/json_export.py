@@ -36,6 +36,7 @@ from wirespeed.model import (
     TestCase,
     UdpStats,
 )
+from wirespeed.report.budgets import Budget
 from wirespeed.report.json_flows import FlowsWriter
 from wirespeed.report.model import Cell, Report, TrialDetail
 from wirespeed.store.codec import encode_spec
@@ -299,7 +300,14 @@ def _expectations(report: Report) -> dict[str, Any]:
     }
 
 
-def _cell(label: str, cell: Cell | None) -> dict[str, Any] | None:
+def _as(budgets: tuple[Budget, ...], goodput_bps: float | None) -> dict[str, Any]:
+    """`--as`: the flow's median in each budget's unit; no key at all without it."""
+    if not budgets:
+        return {}
+    return {"as": {b.name: None if goodput_bps is None else b.value(goodput_bps) for b in budgets}}
+
+
+def _cell(label: str, cell: Cell | None, budgets: tuple[Budget, ...] = ()) -> dict[str, Any] | None:
     if cell is None:
         return None
     return {
@@ -320,6 +328,7 @@ def _cell(label: str, cell: Cell | None) -> dict[str, Any] | None:
                 "ceiling_bps": None if f.ceiling is None else f.ceiling.bits_per_second,
                 "trials": list(f.trials),
                 "statistics": summary_to_dict(f.summary, f.trials),
+                **_as(budgets, f.goodput_bps),
             }
             for f in cell.flows
         ],
@@ -373,7 +382,7 @@ def _report_head(report: Report) -> dict[str, Any]:
                 "protocol": row.protocol.value,
                 "direction": row.direction.value,
                 "cells": [
-                    _cell(column.label, cell)
+                    _cell(column.label, cell, report.budgets)
                     for column, cell in zip(report.columns, row.cells, strict=True)
                 ],
             }

@@ -18,7 +18,8 @@ from wirespeed.report.ab import (
     ab_title,
     build_ab,
 )
-from wirespeed.report.model import Note, Report
+from wirespeed.report.model import Report
+from wirespeed.report.note_text import NoteWords, more_text, note_words, trial_words
 from wirespeed.report.text import (
     LEGEND,
     cell_lines,
@@ -67,12 +68,17 @@ def _beside_code(text: str) -> str:
     return markdown_text(text).replace("`", "&#96;")
 
 
-def _note_line(note: Note) -> str:
-    """'[3] no server report (`WARNING: ...`): #7/WAN/default/1', a hard break after it."""
-    line = f"[{note.number}] {_beside_code(note.text)}"
-    if note.details:
-        line += " (" + "; ".join(_code_span(detail) for detail in note.details) + ")"
-    return line + ": " + _beside_code(", ".join(note.trials)) + "  "
+def _note_line(words: NoteWords, number: int) -> str:
+    """'[3] no server report (`WARNING: ...`): test 7 on WAN', a hard break after it."""
+    line = f"[{number}] {_beside_code(words.text)}"
+    if words.details:
+        quoted = [_code_span(detail) for detail in words.details]
+        if words.more:
+            quoted.append(_beside_code(more_text(words.more)))
+        line += " (" + "; ".join(quoted) + ")"
+    if words.where:
+        line += ": " + _beside_code(words.where)
+    return line + "  "
 
 
 def render_markdown(report: Report) -> str:
@@ -101,14 +107,15 @@ def render_markdown(report: Report) -> str:
     lines.append(_table_row(["---"] + ["--:"] * len(report.columns)))
     for row in report.rows:
         cells = [markdown_text(f"{row.test_id} {row.test_name}")]
-        cells += [_figure_cell(cell_lines(cell)) for cell in row.cells]
+        cells += [_figure_cell(cell_lines(cell, budgets=report.budgets)) for cell in row.cells]
         lines.append(_table_row(cells))
     lines += ["", LEGEND, ""]
     single_run = single_run_text(report)
     if single_run:
         lines += [single_run, ""]
 
-    lines += [_note_line(note) for note in report.notes]
+    trials = trial_words(report)
+    lines += [_note_line(note_words(report, n, trials), n.number) for n in report.notes]
 
     ab = build_ab(report)
     if ab is not None:

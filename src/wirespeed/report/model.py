@@ -27,6 +27,7 @@ from wirespeed.expectations import Expectation, measured_text
 from wirespeed.model import (
     Direction,
     DirectionResult,
+    Finding,
     FindingKind,
     Flow,
     LinkModel,
@@ -36,6 +37,7 @@ from wirespeed.model import (
     TrialStatus,
     WarningKind,
 )
+from wirespeed.report.budgets import Budget
 from wirespeed.report.stored_summary import busiest_core_load, summary_fields
 from wirespeed.store.gc_pause import gc_paused
 from wirespeed.store.records import PackedDirection, RunInfo, RunRecord, RunStatus
@@ -135,6 +137,24 @@ class DeviceLoad:
 
 
 @dataclass(frozen=True)
+class Measure:
+    """What a note's figures measure, for saying their range once ('98.2-100.0 % of the
+    ceiling') instead of one message per cell."""
+
+    unit: str  # after the figures: "% of the ceiling"
+    digits: int  # decimals of each figure
+    before: str = ""  # before them: "CV "
+    # Whether the figure is all that each message says ("941.2 Mbit/s is 99.9 % of the
+    # ceiling"); else one message alone is worth showing beside the range.
+    says_all: bool = False
+
+
+OF_CEILING = Measure("% of the ceiling", 1, says_all=True)
+BUSIEST_CORE = Measure("% busy on the busiest core", 0)
+VARIATION = Measure("%", 1, before="CV ")
+
+
+@dataclass(frozen=True)
 class Note:
     """A numbered footnote: one failure reason or one kind of warning, with its trials."""
 
@@ -144,6 +164,13 @@ class Note:
     text: str
     details: tuple[str, ...]  # the tool's own words, each distinct message once
     trials: tuple[str, ...]  # Trial.key of each trial it concerns
+    # For the reports people read (report/note_text.py); the JSON export keeps the
+    # fields above. A finding's label ("line rate reached") and what to do about it,
+    # apart; and the figure each cell or trial gave (`measure`), said as their range.
+    label: str = ""
+    advice: str = ""
+    measure: Measure | None = None
+    values: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -245,6 +272,8 @@ class Report:
     # The trials' interval series as the store keeps them, when the run was loaded with
     # Store.load_run(intervals="packed") (RunRecord.packed); None: the outcomes' own.
     packed: tuple[tuple[PackedDirection, ...], ...] | None = None
+    # `--as`: each goodput also said as what an application needs (report/budgets.py).
+    budgets: tuple[Budget, ...] = ()
 
     @property
     def title(self) -> str:
@@ -270,31 +299,78 @@ class Report:
         return self.packed[trial][index]
 
 
+@dataclass
+class _Collected:
+    note: Note  # its number, kind, code, text and words; the lists below fill it
+    details: list[str]
+    trials: list[str]
+    values: list[float]
+
+
 class _Notes:
     """Collects notes, numbering each distinct one at first sight."""
 
     def __init__(self) -> None:
         self._by_key: dict[tuple[str, str], int] = {}
-        self._items: list[tuple[NoteKind, str, str, list[str], list[str]]] = []
+        self._items: list[_Collected] = []
 
-    def add(self, kind: NoteKind, code: str, text: str, trial: str, detail: str = "") -> int:
+    def add(
+        self,
+        kind: NoteKind,
+        code: str,
+        text: str,
+        trial: str,
+        detail: str = "",
+        *,
+        label: str = "",
+        advice: str = "",
+        value: tuple[Measure, float] | None = None,
+    ) -> int:
         key = (code, text)
         if key not in self._by_key:
-            self._items.append((kind, code, text, [], []))
+            measure = None if value is None else value[0]
+            note = Note(len(self._items) + 1, kind, code, text, (), (), label, advice, measure)
+            self._items.append(_Collected(note, [], [], []))
             self._by_key[key] = len(self._items)
         number = self._by_key[key]
-        _, _, _, details, trials = self._items[number - 1]
-        if detail and detail not in details:
-            details.append(detail)
-        if trial not in trials:
-            trials.append(trial)
+        item = self._items[number - 1]
+        if detail and detail not in item.details:
+            item.details.append(detail)
+        if trial not in item.trials:
+            item.trials.append(trial)
+        if value is not None and value[0] == item.note.measure:
+            item.values.append(value[1])
         return number
 
     def build(self) -> tuple[Note, ...]:
         return tuple(
-            Note(i, kind, code, text, tuple(details), tuple(trials))
-            for i, (kind, code, text, details, trials) in enumerate(self._items, start=1)
+            dataclasses.replace(
+                item.note,
+                details=tuple(item.details),
+                trials=tuple(item.trials),
+                values=tuple(item.values),
+            )
+            for item in self._items
         )
+
+
+def _finding_value(
+    outcome: TrialOutcome, finding: Finding, ceiling: Ceiling | None
+) -> tuple[Measure, float] | None:
+    """The figure a finding rests on, for its note's range: a flow's share of the
+    ceiling, the busiest core's load of the host it names."""
+    result = outcome.result
+    if finding.kind is FindingKind.LINE_RATE and finding.flow and ceiling and result:
+        direction = result.direction(finding.flow)
+        if direction is not None and direction.goodput_bps is not None:
+            return OF_CEILING, direction.goodput_bps / ceiling.bits_per_second * 100
+    if finding.kind in (FindingKind.CPU_BOUND, FindingKind.LAB_LIMITED):
+        for monitor in outcome.monitors:
+            if monitor.summary and finding.message.startswith(f"{monitor.host}:"):
+                load = busiest_core_load(monitor.summary)
+                if load is not None:
+                    return BUSIEST_CORE, load.busy_pct
+    return None
 
 
 def _notes_of(outcome: TrialOutcome, ceiling: Ceiling | None, notes: _Notes) -> set[int]:
@@ -337,9 +413,19 @@ def _notes_of(outcome: TrialOutcome, ceiling: Ceiling | None, notes: _Notes) -> 
     for finding in outcome.findings:
         if finding.kind is FindingKind.IMPOSSIBLE or restates_warning(finding):
             continue
-        advice = finding_hint(finding.kind, emulated=emulated)
-        text = f"{FINDING_LABELS[finding.kind]}: {advice}"
-        found.add(notes.add(NoteKind.FINDING, finding.kind.value, text, key, finding.message))
+        label, advice = FINDING_LABELS[finding.kind], finding_hint(finding.kind, emulated=emulated)
+        found.add(
+            notes.add(
+                NoteKind.FINDING,
+                finding.kind.value,
+                f"{label}: {advice}",
+                key,
+                finding.message,
+                label=label,
+                advice=advice,
+                value=_finding_value(outcome, finding, ceiling),
+            )
+        )
     return found
 
 
@@ -410,8 +496,12 @@ def _repetition_notes(
         label = f"{where} {figure.flow.value}" if several_flows else where
         if summary.stability is Stability.UNSTABLE and summary.cv is not None:
             detail = f"{label}: {cv_text(summary.cv)} over {summary.n} repetitions"
-            for key in figure.trials:
-                number = notes.add(NoteKind.WARNING, "unstable", UNSTABLE_HINT, key, detail)
+            for index, key in enumerate(figure.trials):
+                # One figure per cell and flow: its repetitions' variation together.
+                cv = (VARIATION, summary.cv * 100) if index == 0 else None
+                number = notes.add(
+                    NoteKind.WARNING, "unstable", UNSTABLE_HINT, key, detail, value=cv
+                )
                 found.add(number)
                 per_trial[key].add(number)
         for index, key in zip(summary.outliers, figure.outlier_trials, strict=True):

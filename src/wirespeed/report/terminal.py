@@ -17,6 +17,7 @@ from wirespeed.report.ab import (
     build_ab,
 )
 from wirespeed.report.model import NoteKind, Report
+from wirespeed.report.note_text import more_text, note_words, trial_words
 from wirespeed.report.text import (
     DASH,
     LEGEND,
@@ -71,7 +72,7 @@ def render_terminal(report: Report, console: Console) -> None:
     for row in report.rows:
         cells = [plain_text(f"{row.test_id} {row.test_name}")]
         for cell in row.cells:
-            text = _lines_text(cell_lines(cell))
+            text = _lines_text(cell_lines(cell, budgets=report.budgets))
             if cell is not None and cell.trials_ok == 0:
                 text.stylize("red")
             text.highlight_words([VERDICT_MARKS[Verdict.NOT_MET]], "red")
@@ -83,13 +84,17 @@ def render_terminal(report: Report, console: Console) -> None:
     if single_run:
         console.print(Text(single_run, style="dim"))
 
+    trials = trial_words(report)
     for note in report.notes:
         style = "red" if note.kind is NoteKind.FAILURE else "yellow"
+        words = note_words(report, note, trials)
         mark = Text(f"[{note.number}] ", style=style)
-        mark.append_text(plain_text(note.text))
-        if note.details:
-            mark.append_text(plain_text(" (" + "; ".join(note.details) + ")", style="dim"))
-        mark.append_text(plain_text(": " + ", ".join(note.trials), style="dim"))
+        mark.append_text(plain_text(words.text))
+        quoted = "; ".join(q for q in (*words.details, more_text(words.more)) if q)
+        if words.details:
+            mark.append_text(plain_text(f" ({quoted})", style="dim"))
+        if words.where:
+            mark.append_text(plain_text(": " + words.where, style="dim"))
         console.print(mark)
 
     ab = build_ab(report)

@@ -5,15 +5,15 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
 
 from wirespeed.analysis.ceiling import link_rate_text
 from wirespeed.analysis.expectations import Verdict
 from wirespeed.analysis.stats import Summary
 from wirespeed.model import Flow, LinkModel, PathSpec
+from wirespeed.report.budgets import Budget, budgets_text
 from wirespeed.report.model import Cell, Column, DeviceLoad, FlowFigure, Report, cv_text
+from wirespeed.report.provenance_text import provenance_lines as provenance_words
 from wirespeed.store.records import HostInfo
 
 ARROWS = {Flow.UP: "\N{UPWARDS ARROW}", Flow.DOWN: "\N{DOWNWARDS ARROW}"}
@@ -85,15 +85,22 @@ def note_marks(numbers: tuple[int, ...]) -> str:
     return "".join(f"[{n}]" for n in numbers)
 
 
-def cell_lines(cell: Cell | None, single_flow_arrow: bool = False) -> list[str]:
+def cell_lines(
+    cell: Cell | None, single_flow_arrow: bool = False, budgets: tuple[Budget, ...] = ()
+) -> list[str]:
     """A cell as lines, one per flow: '941 / 941.5', '↓ 915 / 941.5, loss 0.03 %',
-    '941.2 ±0.4 / 941.5 (n=5, CV 0.1 %)' over repetitions."""
+    '941.2 ±0.4 / 941.5 (n=5, CV 0.1 %)' over repetitions; with `budgets` (`--as`), the
+    median said as each on the line after it: '= 29.4 Msps sc16'."""
     if cell is None:
         return [""]
     if cell.trials_ok == 0:
         lines = ["failed"]
     else:
-        lines = [_flow_line(cell, figure, single_flow_arrow) for figure in cell.flows]
+        lines = []
+        for figure in cell.flows:
+            lines.append(_flow_line(cell, figure, single_flow_arrow))
+            if budgets and figure.summary is not None:  # on a line of its own: tables stay narrow
+                lines.append(budgets_text(budgets, figure.summary.median))
     if cell.device is not None:
         lines.append(device_text(cell.device))
     if cell.verdict is not None:
@@ -204,25 +211,10 @@ def host_tools(host: HostInfo) -> str:
     return ", ".join(f"{tool} {version}" for tool, version in host.tools.items())
 
 
-def _facts(value: Any) -> str:
-    if isinstance(value, Mapping):
-        return ", ".join(f"{k} {v}" for k, v in value.items() if v is not None)
-    if isinstance(value, list | tuple):
-        return ", ".join(str(v) for v in value)
-    return str(value)
-
-
 def provenance_lines(report: Report) -> list[str]:
-    """The run's other provenance (labs, imported files ...), one short line per item."""
-    lines = []
-    for key, value in report.info.provenance.items():
-        if key == "hosts":
-            continue  # shown as a table of HostInfo
-        if isinstance(value, Mapping) and all(isinstance(v, Mapping) for v in value.values()):
-            lines += [f"{key} {name}: {_facts(facts)}" for name, facts in value.items()]
-        else:
-            lines.append(f"{key}: {_facts(value)}")
-    return lines
+    """The run's other provenance (labs, variants, imported files ...) in words, one
+    short line per item."""
+    return provenance_words(report.info.provenance)
 
 
 def paths_of(report: Report) -> dict[str, PathSpec]:

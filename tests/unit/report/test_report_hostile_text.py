@@ -249,8 +249,9 @@ def test_markdown_keeps_ordinary_names_and_details_as_before() -> None:
     assert "| #4 TCP dual -P 2 | " in text
     assert "| #7 UDP 1000M, MTU 512 | " in text
     assert "(`WARNING: did not receive ack of last datagram after 10 tries.`)" in text
-    assert "[1] failed: the reverse connection never arrived (iperf2 -d): #4/Br0/default/1" in (
-        text
+    assert (
+        "[1] failed: the reverse connection never arrived (iperf2 -d): test #4 on Br0, repetition 1"
+        in (text)
     )
 
 

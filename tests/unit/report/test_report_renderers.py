@@ -34,11 +34,14 @@ def test_markdown_is_shaped_like_the_seeds_table() -> None:
     assert text.startswith("# Nanopi-R4S\n\nRun 7, 2020-12-09 20:00 UTC, 33 min 20 s, complete")
     assert "| r4s | dut | OpenWrt 19.07.4 | 5.4.75 | iperf2 2.0.13 |" in text
     assert "- WAN: workstation \N{RIGHTWARDS ARROW} r4s, endpoint; gbe (1 Gbit/s), MTU 1500" in text
-    assert "- labs bridge: topology bridge, link gbe, mtu 1500" in text
+    assert "- lab bridge: bridge topology, link gbe: MTU 1500" in text
     assert "| Test | WAN | Br0 |" in text
     assert "| #1 TCP | 941 ±2 / 941.5 (n=3, CV 0.1 %) | 940 / 941.5 |" in text
     assert "| #4 TCP dual -P 2 | \N{UPWARDS ARROW} 922 / 941.5<br>\N{DOWNWARDS ARROW} 915" in text
-    assert "[1] failed: the reverse connection never arrived (iperf2 -d): #4/Br0/default/1" in text
+    assert (
+        "[1] failed: the reverse connection never arrived (iperf2 -d): test #4 on Br0, repetition 1"
+        in text
+    )
 
 
 def test_markdown_escapes_pipes_in_names() -> None:

@@ -108,8 +108,10 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         render_compare_markdown,
         render_compare_terminal,
     )
+    from wirespeed.report.budgets import parse_budgets
     from wirespeed.store import Store
 
+    budgets = parse_budgets(getattr(args, "budgets", None))  # a bad one: exit 2 at once
     output = getattr(args, "output", None)
     fmt = getattr(args, "format", "terminal")
     suffix = {"terminal": "txt", "markdown": "md"}.get(fmt, fmt)
@@ -121,19 +123,19 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         store.close()
     if fmt == "terminal":
         if target is None:
-            render_compare_terminal(comparison, env.console())
+            render_compare_terminal(comparison, env.console(), budgets)
             return ExitStatus.OK
         buffer = io.StringIO()
         render_compare_terminal(
-            comparison, Environment(stdout=buffer, stdout_is_tty=False).console()
+            comparison, Environment(stdout=buffer, stdout_is_tty=False).console(), budgets
         )
         text = buffer.getvalue()
     elif fmt == "markdown":
-        text = render_compare_markdown(comparison)
+        text = render_compare_markdown(comparison, budgets)
     elif fmt == "csv":
-        text = render_compare_csv(comparison)
+        text = render_compare_csv(comparison, budgets)
     else:
-        text = render_compare_json(comparison)
+        text = render_compare_json(comparison, budgets)
     if target is not None:
         write_output(target, text, "-o")
         env.info(f"written to {target}")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import io
 from typing import Literal
 
@@ -19,8 +20,10 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         render_markdown,
         render_terminal,
     )
+    from wirespeed.report.budgets import parse_budgets
     from wirespeed.store import Store
 
+    budgets = parse_budgets(getattr(args, "budgets", None))  # a bad one: exit 2 at once
     suffix = {"terminal": "txt", "markdown": "md"}.get(args.format, args.format)
     output = check_output(args.output, "-o", f"report.{suffix}") if args.output else None
     store = Store.open(args.db, read_only=True)
@@ -41,7 +44,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
                 )
     finally:
         store.close()
-    report = build_report(record)
+    report = dataclasses.replace(build_report(record), budgets=budgets)
     if args.format == "terminal":
         if output:
             buffer = io.StringIO()
