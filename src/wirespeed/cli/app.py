@@ -56,14 +56,25 @@ COMMANDS = {
 }
 
 
+class _DefaultStorePath:
+    """The default store's path, worked out only when a help text is printed: it costs
+    the store's imports, which every other command line would pay for nothing."""
+
+    def __str__(self) -> str:
+        from wirespeed.store.location import shown_default_db_path
+
+        return shown_default_db_path()
+
+
 def _add_db(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+    db = parser.add_argument(
         "--db",
         metavar="DB",
-        help="the store: a SQLite file or an SQLAlchemy URL "
-        "(default: the per-user data directory's wirespeed.db; under sudo, the "
-        "invoking user's)",
+        help="the store: a SQLite file or a postgresql:// URL (default: $WIRESPEED_DB if "
+        "set and not empty, else %(default_store)s; under sudo, the invoking user's)",
     )
+    # argparse fills %(name)s of a help text from the action's attributes.
+    setattr(db, "default_store", _DefaultStorePath())  # noqa: B010
 
 
 def _add_budgets(parser: argparse.ArgumentParser) -> None:
@@ -183,7 +194,18 @@ def build_parser() -> argparse.ArgumentParser:
         "dropbear + busybox device in the DUT namespace, driven over SSH like a real router",
     )
     _add_ssh(run)
-    run.add_argument("-q", "--quiet", action="store_true", help="no progress bar, no table")
+    run.add_argument(
+        "-q",
+        "--quiet",
+        action="store_true",
+        help="no progress bar, no table: only the run id on stdout, for id=$(wirespeed run -q ...)",
+    )
+    run.add_argument(
+        "--json",
+        action="store_true",
+        help="print the run id, status and each trial's figures as JSON instead of the "
+        "table (docs/json-format.md)",
+    )
     _add_db(run)
 
     check = sub.add_parser(
@@ -191,6 +213,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="validate a plan (every problem, with line:column) and list its trials",
     )
     check.add_argument("plan", metavar="PLAN", help="the plan file (YAML)")
+    check.add_argument(
+        "--json",
+        action="store_true",
+        help="print the problems and trials as JSON (docs/json-format.md)",
+    )
 
     facts = sub.add_parser(
         "facts",
@@ -254,7 +281,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="also remove labs that live runs use (their next trials fail)",
     )
-    lab_sub.add_parser("status", help="list wirespeed's labs")
+    status = lab_sub.add_parser("status", help="list wirespeed's labs")
+    status.add_argument("--json", action="store_true", help="print JSON (docs/json-format.md)")
 
     imp = sub.add_parser(
         "import",
@@ -271,6 +299,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_db(imp)
 
     runs = sub.add_parser("runs", help="list the runs in the store")
+    runs.add_argument("--json", action="store_true", help="print JSON (docs/json-format.md)")
     _add_db(runs)
 
     report = sub.add_parser("report", help="report a run (default: the latest)")
@@ -365,6 +394,8 @@ def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> i
         parser.print_help(env.stdout)
         return ExitStatus.USAGE
     env.quiet = bool(getattr(args, "quiet", False))
+    if "db" in vars(args) and args.db is None:
+        args.db = env.db  # --db first, then WIRESPEED_DB, then the default store
     args.argv = list(sys.argv[1:] if argv is None else argv)  # for the run's provenance
     raise_on_sigterm()
     module = importlib.import_module(f"wirespeed.cli.commands.{COMMANDS[args.command]}")

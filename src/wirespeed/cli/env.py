@@ -21,6 +21,8 @@ class Environment:
     stderr_is_tty: bool = field(default_factory=lambda: sys.stderr.isatty())  # noqa: PLW0108
     colour: bool = field(default_factory=lambda: "NO_COLOR" not in os.environ)
     quiet: bool = False
+    # The store when no --db is given: WIRESPEED_DB, as --db takes it; empty is as unset.
+    db: str | None = field(default_factory=lambda: os.environ.get("WIRESPEED_DB") or None)
 
     def console(self) -> Console:
         """A rich console on stdout (imported here: rich costs 0.2 s to import)."""

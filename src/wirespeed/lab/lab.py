@@ -89,6 +89,8 @@ class LabInfo:
     mtu: int | None
     # namespace -> interface -> addresses ("198.18.1.2/24"), as the kernel has them now
     addresses: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
+    dut_access: str | None = None  # "netns" or "ssh"; None: no readable record
+    owner: str | None = None  # the run that built it and will remove it (record.owner)
 
     @property
     def complete(self) -> bool:
@@ -443,6 +445,8 @@ def lab_status() -> list[LabInfo]:
                 link=lab_record.link if lab_record else None,
                 mtu=lab_record.mtu if lab_record else None,
                 addresses=addresses,
+                dut_access=lab_record.dut_access if lab_record else None,
+                owner=lab_record.owner if lab_record else None,
             )
         )
     return infos

@@ -76,6 +76,19 @@ def default_db_path() -> Path:
     return data_dir(invoking_user()) / DEFAULT_DB_NAME
 
 
+def shown_default_db_path() -> str:
+    """The default store's path as `--help` shows it: ~/... when it is this user's own
+    (so a man page made from the parser names no builder's home), else in full (under
+    sudo, where ~ would be root's)."""
+    owner = invoking_user()
+    path = data_dir(owner) / DEFAULT_DB_NAME
+    if owner is None:
+        home = Path.home()
+        if path.is_relative_to(home):
+            return str(Path("~") / path.relative_to(home))
+    return str(path)
+
+
 def make_owned_file(path: Path, owner: Owner) -> None:
     """The store file and the directories above it, made if missing, the owner's.
 

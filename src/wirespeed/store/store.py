@@ -237,6 +237,15 @@ class Store:
             self._engine.dispose()
             raise
 
+    @property
+    def where(self) -> str:
+        """The store as a person names it: a SQLite file's path, else its URL with the
+        password masked (what --db and WIRESPEED_DB take)."""
+        url = make_url(self.url)
+        if url.get_backend_name() == "sqlite" and url.database:
+            return url.database
+        return self.url
+
     @classmethod
     def open(cls, db: str | Path | None, *, read_only: bool = False) -> Store:
         """None: the per-user default file; a path: SQLite there; a URL: as it is.

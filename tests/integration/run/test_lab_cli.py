@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+
 import pytest
 from lab_runs import unique_prefix
 
 from support.cli import run_cli
+from wirespeed.lab.lab import Lab
 
 pytestmark = pytest.mark.root
 
@@ -33,3 +37,22 @@ def test_an_unknown_link_is_a_usage_error() -> None:
     status, _, err = run_cli("lab", "up", "--link", "gigabit", "--name", unique_prefix("bad"))
     assert status == 2
     assert "unknown link 'gigabit'" in err
+
+
+def test_lab_status_as_json_gives_each_labs_topology_link_and_addresses(
+    make_lab: Callable[..., Lab],
+) -> None:
+    lab = make_lab("router", link="fe")
+    status, out, err = run_cli("lab", "status", "--json")
+    assert status == 0, err
+    document = json.loads(out)
+    assert document["format"] == "wirespeed-lab-status" and document["version"] == 1
+    (mine,) = [entry for entry in document["labs"] if entry["name"] == lab.name]
+    assert mine["topology"] == "router" and mine["complete"] is True
+    assert mine["link"] == {"name": "fe", "rate_bps": 100_000_000, "mtu": 1500}
+    assert mine["mtu"] == 1500 and mine["dut_access"] == "netns"
+    assert mine["owner"] is None  # built as by `lab up`, not by a run that will remove it
+    nodes = {namespace["node"]: namespace for namespace in mine["namespaces"]}
+    assert set(nodes) == {"client", "dut", "server"}
+    dut = {i["name"]: i["addresses"] for i in nodes["dut"]["interfaces"]}
+    assert dut["lan"] == ["198.18.1.1/24"] and dut["wan"] == ["198.19.1.1/24"]

@@ -58,3 +58,19 @@ def test_a_process_that_is_not_root_keeps_its_own_store(monkeypatch: pytest.Monk
     as_root_under_sudo(monkeypatch, SUDO_USER="nobody")
     monkeypatch.setattr(os, "geteuid", lambda: NOBODY.pw_uid)  # sudo -u nobody
     assert location.invoking_user() is None
+
+
+def test_help_shows_ones_own_default_store_under_home_as_tilde(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    for name in ("SUDO_USER", "SUDO_UID", "SUDO_GID", "XDG_DATA_HOME"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert location.shown_default_db_path() == "~/.local/share/wirespeed/wirespeed.db"
+
+
+def test_help_shows_the_invoking_users_store_in_full_under_sudo(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    as_root_under_sudo(monkeypatch, SUDO_USER="nobody", XDG_DATA_HOME="/srv/nobody-data")
+    assert location.shown_default_db_path() == "/srv/nobody-data/wirespeed/wirespeed.db"

@@ -23,6 +23,8 @@ def _expected(plan: Plan, trial: Trial) -> str:
 def execute(args: argparse.Namespace, env: Environment) -> int:
     from wirespeed.plan import expand, load_plan
 
+    if args.json:
+        return _as_json(args, env)
     plan = load_plan(Path(args.plan))
     for warning in plan.warnings:
         env.warn(str(warning))
@@ -41,4 +43,21 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
             f"{spec.protocol.value} {spec.direction.value:<5} {spec.duration:g} s  "
             f"{trial.test.name}{repetition}{_expected(plan, trial)}\n"
         )
+    return ExitStatus.OK
+
+
+def _as_json(args: argparse.Namespace, env: Environment) -> int:
+    """The problems as JSON, not as messages: a plan with errors is still one document
+    on stdout (exit status 2), so an editor or CI can place each at its line."""
+    from wirespeed.cli.documents import check_document, write_json
+    from wirespeed.plan import expand, load_plan
+    from wirespeed.plan.problems import PlanError
+
+    try:
+        plan = load_plan(Path(args.plan))
+    except PlanError as error:
+        source = error.problems[0].source
+        write_json(env, check_document(source, error.problems, [], []))
+        return ExitStatus.USAGE
+    write_json(env, check_document(plan.source, [], plan.warnings, expand(plan)))
     return ExitStatus.OK

@@ -14,7 +14,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         return _up(args, env)
     if args.lab_command == "down":
         return _down(args, env)
-    return _status(env)
+    return _status(args, env)
 
 
 def _up(args: argparse.Namespace, env: Environment) -> int:
@@ -75,10 +75,15 @@ def _down(args: argparse.Namespace, env: Environment) -> int:
     return ExitStatus.OK
 
 
-def _status(env: Environment) -> int:
+def _status(args: argparse.Namespace, env: Environment) -> int:
     from wirespeed.lab.lab import lab_status
 
     labs = lab_status()
+    if args.json:
+        from wirespeed.cli.documents import lab_status_document, write_json
+
+        write_json(env, lab_status_document(labs))
+        return ExitStatus.OK
     if not labs:
         env.stdout.write("no labs (wirespeed lab up builds one)\n")
         return ExitStatus.OK

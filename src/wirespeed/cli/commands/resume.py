@@ -28,10 +28,15 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
             hint=f"wirespeed run --resume {args.resume}",
         )
     from wirespeed.cli.app import build_parser
-    from wirespeed.cli.commands.run import expectations_status, ssh_settings, watched_roles
+    from wirespeed.cli.commands.run import (
+        expectations_status,
+        show_run,
+        ssh_settings,
+        watched_roles,
+    )
     from wirespeed.cli.progress import RichProgress
     from wirespeed.plan import expand, parse_plan
-    from wirespeed.report import build_report, render_terminal
+    from wirespeed.report import build_report
     from wirespeed.runner import NullProgress, Progress, Runner, preflight
     from wirespeed.store import Store
     from wirespeed.store.resume import claim_run, release_run, resumable_run
@@ -95,9 +100,8 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
         outcome = runner.run(
             missing, argv=stored.argv, resume_run=args.resume, replacing=frozenset(retried)
         )
-        report = build_report(
-            store.load_run(args.resume, intervals=False, outputs=False, commands=False)
-        )
+        record = store.load_run(args.resume, intervals=False, outputs=False, commands=False)
+        store_url = store.url
     except BaseException:
         if claim is not None and not measuring:
             # Stopped before measuring (a plan this version refuses, a missing tool): the
@@ -107,9 +111,8 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
         raise
     finally:
         store.close()
-    if not env.quiet:
-        render_terminal(report, env.console())
-    env.info(f"run {args.resume} stored; `wirespeed report {args.resume}` shows it again")
+    report = build_report(record)
+    show_run(args, env, record, report, store_url)
     below = expectations_status(report, env)
     if outcome.failed:
         env.error(f"{len(outcome.failed)} of {len(outcome.outcomes)} resumed trials failed")

@@ -14,6 +14,7 @@ from wirespeed.errors import UsageError
 if TYPE_CHECKING:
     from wirespeed.hosts.ssh_connection import SshSettings
     from wirespeed.report.model import Report
+    from wirespeed.store import RunRecord
 
 
 def ssh_settings(args: argparse.Namespace, env: Environment) -> SshSettings:
@@ -68,6 +69,25 @@ def watched_roles(text: str | None) -> list[str]:
     return watch
 
 
+def show_run(
+    args: argparse.Namespace, env: Environment, record: RunRecord, report: Report, store_url: str
+) -> None:
+    """A finished run on stdout: its table; with --json its JSON document instead; with
+    -q only its id, so that `id=$(wirespeed run -q plan.yaml)` has it. Progress and
+    notices stay on stderr."""
+    if args.json:
+        from wirespeed.cli.documents import run_document, write_json
+
+        write_json(env, run_document(record.id, record.status, record.outcomes, store_url))
+    elif env.quiet:
+        env.stdout.write(f"{record.id}\n")
+    else:
+        from wirespeed.report import render_terminal
+
+        render_terminal(report, env.console())
+    env.info(f"run {record.id} stored; `wirespeed report {record.id}` shows it again")
+
+
 def execute(args: argparse.Namespace, env: Environment) -> int:
     # Before anything runs: a Markdown file that cannot be written would only fail
     # after the whole run.
@@ -99,7 +119,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     trials = expand(plan, duration=args.duration, repetitions=args.repeat, only=only)
 
     from wirespeed.cli.progress import RichProgress
-    from wirespeed.report import build_report, render_markdown, render_terminal
+    from wirespeed.report import build_report, render_markdown
     from wirespeed.runner import NullProgress, Progress, Runner, preflight
     from wirespeed.store import Store
 
@@ -126,14 +146,12 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
             notice=env.info,
         )
         outcome = runner.run(trials, argv=args.argv)
-        report = build_report(
-            store.load_run(outcome.run_id, intervals=False, outputs=False, commands=False)
-        )
+        record = store.load_run(outcome.run_id, intervals=False, outputs=False, commands=False)
+        store_url = store.url
     finally:
         store.close()
-    if not env.quiet:
-        render_terminal(report, env.console())
-    env.info(f"run {outcome.run_id} stored; `wirespeed report {outcome.run_id}` shows it again")
+    report = build_report(record)
+    show_run(args, env, record, report, store_url)
     if markdown is not None:
         write_output(markdown, render_markdown(report), "--markdown")
         env.info(f"Markdown report written to {markdown}")
