@@ -125,7 +125,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
             return ExitStatus.OK
         buffer = io.StringIO()
         render_compare_terminal(
-            comparison, Environment(stdout=buffer, stdout_is_tty=False).console()
+            comparison, Environment(stdout=buffer, stdout_is_tty=False, colour=False).console()
         )
         text = buffer.getvalue()
     elif fmt == "markdown":
