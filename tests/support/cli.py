@@ -4,7 +4,8 @@
 
 stdout is a strict UTF-8 stream, as a terminal's is under a UTF-8 locale, so text that
 could not be printed fails here as it would for a user; stderr escapes what it cannot
-encode, as Python's own does. Neither is a TTY and colour is off, so output is plain text.
+encode, as Python's own does. Neither is a TTY and colour is off, so output is plain text
+(colour_from_environment=True: colour as NO_COLOR and FORCE_COLOR of os.environ say).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ def _stop(*_: object, **__: object) -> None:
 class _Streams:
     """stdout and stderr as a process has them, kept in memory."""
 
-    def __init__(self, stdout: TextIO | None) -> None:
+    def __init__(self, stdout: TextIO | None, colour_from_environment: bool = False) -> None:
         self._out_bytes, self._err_bytes = io.BytesIO(), io.BytesIO()
         self._out = io.TextIOWrapper(self._out_bytes, encoding="utf-8", newline="")
         self._err = io.TextIOWrapper(
@@ -51,8 +52,9 @@ class _Streams:
             stderr=self._err,
             stdout_is_tty=False,
             stderr_is_tty=False,
-            colour=False,
         )
+        if not colour_from_environment:
+            self.env.colour = False
 
     def texts(self) -> tuple[str, str]:
         self._out.flush()
@@ -61,12 +63,15 @@ class _Streams:
 
 
 def run_cli(
-    *argv: str, stdout: TextIO | None = None, usage_exit_as_status: bool = False
+    *argv: str,
+    stdout: TextIO | None = None,
+    usage_exit_as_status: bool = False,
+    colour_from_environment: bool = False,
 ) -> CliOutcome:
     """`wirespeed ARGV`. stdout: a stream of the caller's instead (out is then "").
     argparse exits on --help and on bad options (SystemExit, as for a user); with
     usage_exit_as_status its exit code is returned as the status instead."""
-    streams = _Streams(stdout)
+    streams = _Streams(stdout, colour_from_environment)
     try:
         status = main(list(argv), streams.env)
     except SystemExit as exit_:

@@ -7,7 +7,9 @@ starts (a lock; `max_sessions` > 1 lifts it for servers known to cope).
 
 Who you are and who they are, as OpenSSH users expect:
 - `~/.ssh/config` aliases: HostName, User, Port, IdentityFile, UserKnownHostsFile,
-  StrictHostKeyChecking (accept-new) and ProxyCommand are honoured.
+  StrictHostKeyChecking (accept-new), ProxyCommand and ProxyJump are honoured; a
+  ProxyJump host is logged in to as strictly as the device, and the device's SSH runs
+  inside a direct-tcpip channel from it (`ssh -W %h:%p jump`).
 - Keys from the agent (SSH_AUTH_SOCK), then the IdentityFiles (or ~/.ssh/id_*), then a
   password from WIRESPEED_SSH_PASSWORD if set (never stored, never printed), then "none"
   (an OpenWrt root without a password).
@@ -57,6 +59,8 @@ UNREACHABLE_COOLDOWN = 5.0
 _RECONNECT_ATTEMPTS = 3
 _RECONNECT_PAUSE = 0.5
 _DEFAULT_IDENTITIES = ("id_ed25519", "id_ecdsa", "id_rsa")
+# ProxyJump hosts between wirespeed and a device, at most; more is taken for a loop.
+_MAX_JUMPS = 8
 
 SocketFactory = Callable[[str, int, float], socket.socket]
 
@@ -93,7 +97,9 @@ class Destination:
     identities: tuple[Path, ...]
     known_hosts: tuple[Path, ...]
     accept_new: bool
-    proxy_command: str | None
+    proxy_command: str | None  # its %h, %p, %r already filled in
+    # The host to reach this one through (ProxyJump), itself maybe through another.
+    jump: Destination | None = None
 
     @property
     def known_hosts_name(self) -> str:
@@ -105,16 +111,28 @@ class Destination:
         return f"{self.user}@{host}:{self.port}"
 
 
-def resolve(target: SshTarget, settings: SshSettings) -> Destination:
-    """Apply ~/.ssh/config to a plan's target; explicit user and port win."""
+def resolve(
+    target: SshTarget,
+    settings: SshSettings,
+    *,
+    _via: tuple[SshTarget, ...] | None = None,
+    _hops: int = 0,
+) -> Destination:
+    """Apply ~/.ssh/config to a plan's target; explicit user and port win.
+
+    _via: the hosts before this one in a ProxyJump chain (`a,b` reaches the target
+    through b, and b through a), which replace this host's own ProxyJump and
+    ProxyCommand as `ssh -J` does; None: the config's."""
     import paramiko
+
+    from wirespeed.hosts import ssh_config
 
     home = Path.home() / ".ssh"
     config_path = settings.config_path or home / "config"
     options: dict[str, object] = {}
     if config_path.is_file():
         try:
-            options = dict(paramiko.SSHConfig.from_path(str(config_path)).lookup(target.host))
+            options = ssh_config.lookup(config_path, target.host)
         except (OSError, paramiko.ConfigParseError) as error:
             raise SshError(f"cannot read {config_path}: {error}") from None
     hostname = str(options.get("hostname", target.host))
@@ -138,7 +156,42 @@ def resolve(target: SshTarget, settings: SshSettings) -> Destination:
     if not known:
         known = (home / "known_hosts",)
     strict = str(options.get("stricthostkeychecking", "yes")).lower()
-    proxy = options.get("proxycommand")
+
+    def expand(option: str, value: str) -> str:
+        # After the target's own user and port have won: `root@dut:2222` is %p 2222.
+        try:
+            return ssh_config.expand(
+                value, option=option, hostname=hostname, port=port, user=user, alias=target.host
+            )
+        except ValueError as error:
+            raise SshError(f"{config_path}: {error}") from None
+
+    proxy_command: str | None = None
+    chain: tuple[SshTarget, ...] = ()
+    if _via is not None:
+        chain = _via
+    else:
+        # Whichever of the two was given first wins, and `none` means a direct
+        # connection (ssh_config(5)).
+        first = next((key for key in options if key in ("proxyjump", "proxycommand")), None)
+        value = options.get(first) if first else None
+        if first == "proxycommand" and value is not None and str(value) != "none":
+            proxy_command = expand("ProxyCommand", str(value))
+        elif first == "proxyjump" and str(value).lower() != "none":
+            try:
+                chain = ssh_config.jump_hosts(expand("ProxyJump", str(value)))
+            except ValueError as error:
+                raise SshError(f"{config_path}: ProxyJump of {target.host}: {error}") from None
+    jump: Destination | None = None
+    if chain:
+        if _hops + len(chain) > _MAX_JUMPS:
+            raise SshError(
+                f"{target.host} is reached through more than {_MAX_JUMPS} ProxyJump hosts "
+                f"in {config_path}: is there a loop?",
+                hint="a `Host *` block with ProxyJump needs `ProxyJump none` for the jump "
+                "host itself, before it",
+            )
+        jump = resolve(chain[-1], settings, _via=chain[:-1] or None, _hops=_hops + len(chain))
     return Destination(
         alias=target.host,
         hostname=hostname,
@@ -147,7 +200,8 @@ def resolve(target: SshTarget, settings: SshSettings) -> Destination:
         identities=identities,
         known_hosts=known,
         accept_new=settings.accept_new or strict in ("accept-new", "no", "off"),
-        proxy_command=None if proxy in (None, "none") else str(proxy),
+        proxy_command=proxy_command,
+        jump=jump,
     )
 
 
@@ -183,6 +237,9 @@ class SshConnection:
         self.reconnects = 0  # connections re-established after a loss
         self._connected_once = False
         self._closed = False
+        # The ProxyJump host's own connection, kept for as long as this one: each
+        # (re)connection here is a new direct-tcpip channel through it.
+        self._jump = SshConnection(destination.jump, settings) if destination.jump else None
 
     # -- connecting ---------------------------------------------------------------------
 
@@ -194,7 +251,9 @@ class SshConnection:
     def connected(self) -> bool:
         return self._transport is not None and self._transport.is_active()
 
-    def _ensure(self, attempts: int = _RECONNECT_ATTEMPTS) -> paramiko.Transport:
+    def _ensure(
+        self, attempts: int = _RECONNECT_ATTEMPTS, *, keep_permanent: bool = False
+    ) -> paramiko.Transport:
         with self._connect_lock:
             if self._closed:
                 raise SshError(f"the connection to {self.destination} is closed")
@@ -215,6 +274,8 @@ class SshConnection:
                 try:
                     self._transport = self._open()
                 except _Permanent as permanent:
+                    if keep_permanent:
+                        raise
                     raise permanent.error from None
                 except SshError as error:
                     last = error
@@ -260,14 +321,13 @@ class SshConnection:
         destination = self.destination
         timeout = self._settings.connect_timeout
         where = str(destination)
+        if self._jump is not None:
+            return self._through_jump(self._jump)
         if destination.proxy_command is not None:
             import paramiko
 
-            command = destination.proxy_command.replace("%h", destination.hostname).replace(
-                "%p", str(destination.port)
-            )
             try:
-                return paramiko.ProxyCommand(command)  # type: ignore[return-value]
+                return paramiko.ProxyCommand(destination.proxy_command)  # type: ignore[return-value]
             except paramiko.SSHException as error:
                 raise SshError(f"ProxyCommand for {where} failed: {error}") from None
         try:
@@ -296,6 +356,43 @@ class SshConnection:
         with contextlib.suppress(OSError):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         return sock
+
+    def _through_jump(self, jump: SshConnection) -> socket.socket:
+        """A direct-tcpip channel from the ProxyJump host to this device, as
+        `ssh -W host:port jump` opens: the device's SSH runs inside it, end to end, and
+        its host key is checked here as on a direct connection."""
+        import paramiko
+
+        destination = self.destination
+        where = str(destination)
+        try:
+            transport = jump._ensure(attempts=1, keep_permanent=True)
+        except _Permanent as permanent:
+            raise _Permanent(_through(permanent.error, where)) from None
+        except SshError as error:
+            raise _through(error, where) from None
+        try:
+            channel = transport.open_channel(
+                "direct-tcpip",
+                (destination.hostname, destination.port),
+                ("127.0.0.1", 0),
+                timeout=self._settings.connect_timeout,
+            )
+        except paramiko.ChannelException as error:
+            raise SshError(
+                f"cannot reach {where}: the ProxyJump host {jump.destination} could not "
+                f"connect to it ({error.text})",
+                hint="is the device up, and its address and SSH port right as the jump "
+                "host sees them? (dropbear -j and OpenSSH's AllowTcpForwarding no refuse "
+                "every forwarding)",
+            ) from None
+        except (paramiko.SSHException, OSError, EOFError) as error:
+            jump._lost(transport)
+            raise SshError(
+                f"cannot reach {where}: lost the connection to the ProxyJump host "
+                f"{jump.destination}: {error or type(error).__name__}"
+            ) from None
+        return channel  # type: ignore[return-value]  # paramiko takes a socket-like object
 
     def _known(self) -> paramiko.HostKeys:
         import paramiko
@@ -486,6 +583,8 @@ class SshConnection:
         with self._connect_lock:
             self._closed = True
             self._drop()
+        if self._jump is not None:
+            self._jump.close()
 
 
 class _Permanent(Exception):
@@ -494,6 +593,11 @@ class _Permanent(Exception):
     def __init__(self, error: SshError) -> None:
         super().__init__(error.message)
         self.error = error
+
+
+def _through(error: SshError, where: str) -> SshError:
+    """An error of the ProxyJump host's connection, said as the device's."""
+    return SshError(f"cannot reach {where} through its ProxyJump host: {error.message}", error.hint)
 
 
 class _ChannelLost(Exception):

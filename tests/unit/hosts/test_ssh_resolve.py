@@ -161,6 +161,127 @@ def test_a_proxy_command_gets_the_host_and_port(home: Path) -> None:
     assert destination.proxy_command == "ssh -W 192.0.2.9:22 jump.example"
 
 
+def test_a_proxy_command_gets_the_target_s_own_port_and_user(home: Path) -> None:
+    # paramiko fills %p and %r from the config alone: the plan's port and user must win.
+    config = _config(
+        home,
+        "Host dut\n  HostName 192.0.2.7\n  Port 2222\n  User admin\n"
+        "  ProxyCommand nc -X connect -x proxy:3128 %h %p # %r %n 100%%\n",
+    )
+    settings = SshSettings(config_path=config)
+    explicit = resolve(SshTarget.parse("root@dut:2200"), settings)
+    assert explicit.proxy_command == "nc -X connect -x proxy:3128 192.0.2.7 2200 # root dut 100%"
+    from_config = resolve(SshTarget.parse("dut"), settings)
+    assert from_config.proxy_command == (
+        "nc -X connect -x proxy:3128 192.0.2.7 2222 # admin dut 100%"
+    )
+    port_22 = resolve(SshTarget.parse("dut:22"), settings)
+    assert port_22.proxy_command is not None and " 192.0.2.7 22 #" in port_22.proxy_command
+
+
+def test_a_proxy_command_with_an_unknown_token_is_a_clear_error(home: Path) -> None:
+    config = _config(home, "Host dut\n  ProxyCommand ssh -W %h:%q jump\n")
+    with pytest.raises(SshError, match="%q is not a token"):
+        resolve(SshTarget("dut"), SshSettings(config_path=config))
+
+
+JUMPS = """\
+Host behind
+  HostName 10.0.0.5
+  ProxyJump admin@bastion:2022
+
+Host chained
+  HostName 10.0.0.6
+  ProxyJump ssh://first,second:2200
+
+Host first
+  HostName 192.0.2.1
+  User one
+
+Host second
+  HostName 198.51.100.2
+  ProxyJump elsewhere
+
+Host direct
+  ProxyJump none
+  ProxyCommand never-used %h
+
+Host commanded
+  ProxyCommand ssh -W %h:%p gateway
+  ProxyJump never-used
+
+Host bastion
+  HostName 192.0.2.254
+  User jumper
+  ProxyJump none
+
+Host loop
+  ProxyJump loop-b
+Host loop-b
+  ProxyJump loop
+
+Host bad
+  ProxyJump root@;reboot
+
+Host *
+  ProxyJump bastion
+"""
+
+
+def test_proxy_jump_reaches_the_target_through_the_jump_host(home: Path) -> None:
+    settings = SshSettings(config_path=_config(home, JUMPS))
+    destination = resolve(SshTarget.parse("root@behind:2200"), settings)
+    assert (destination.hostname, destination.port, destination.user) == ("10.0.0.5", 2200, "root")
+    assert destination.proxy_command is None
+    jump = destination.jump
+    assert jump is not None
+    # The jump host's own entry applies, and what ProxyJump writes out wins over it.
+    assert (jump.alias, jump.hostname, jump.port, jump.user) == (
+        "bastion",
+        "192.0.2.254",
+        2022,
+        "admin",
+    )
+    assert jump.jump is None  # its own `ProxyJump none`
+    assert jump.known_hosts == destination.known_hosts
+
+
+def test_a_proxy_jump_chain_goes_through_each_host_first_one_first(home: Path) -> None:
+    destination = resolve(SshTarget("chained"), SshSettings(config_path=_config(home, JUMPS)))
+    second = destination.jump
+    assert second is not None
+    # `-J first,second`: the target through second, second through first, whatever
+    # ProxyJump second's own entry names.
+    assert (second.alias, second.hostname, second.port) == ("second", "198.51.100.2", 2200)
+    first = second.jump
+    assert first is not None
+    assert (first.alias, first.hostname, first.user) == ("first", "192.0.2.1", "one")
+    # The first hop's own config applies to it, as OpenSSH's `ssh first` would.
+    assert first.jump is not None and first.jump.alias == "bastion"
+    assert first.jump.jump is None
+
+
+def test_proxy_jump_none_and_the_first_of_jump_and_command_win(home: Path) -> None:
+    settings = SshSettings(config_path=_config(home, JUMPS))
+    direct = resolve(SshTarget("direct"), settings)
+    assert (direct.jump, direct.proxy_command) == (None, None)
+    commanded = resolve(SshTarget("commanded"), settings)
+    assert commanded.jump is None
+    assert commanded.proxy_command == "ssh -W commanded:22 gateway"
+    # Any other host goes through `Host *`'s bastion, and bastion itself directly.
+    other = resolve(SshTarget("192.0.2.50"), settings)
+    assert other.jump is not None and other.jump.hostname == "192.0.2.254"
+
+
+def test_a_proxy_jump_loop_or_a_bad_jump_host_is_a_clear_error(home: Path) -> None:
+    config = _config(home, JUMPS)
+    with pytest.raises(SshError, match="more than 8 ProxyJump hosts") as raised:
+        resolve(SshTarget("loop"), SshSettings(config_path=config))
+    assert raised.value.hint is not None and "ProxyJump none" in raised.value.hint
+    with pytest.raises(SshError, match=r"ProxyJump of bad: .*not an SSH target"):
+        resolve(SshTarget("bad"), SshSettings(config_path=config))
+
+
 def test_an_unreadable_config_is_an_ssh_error_naming_it(home: Path) -> None:
     config = _config(home, "Host dut\n  Port\n")
     with pytest.raises(SshError) as raised:

@@ -127,7 +127,9 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
             return ExitStatus.OK
         buffer = io.StringIO()
         render_compare_terminal(
-            comparison, Environment(stdout=buffer, stdout_is_tty=False).console(), budgets
+            comparison,
+            Environment(stdout=buffer, stdout_is_tty=False, colour=False).console(),
+            budgets,
         )
         text = buffer.getvalue()
     elif fmt == "markdown":

@@ -48,7 +48,8 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     if args.format == "terminal":
         if output:
             buffer = io.StringIO()
-            render_terminal(report, Environment(stdout=buffer, stdout_is_tty=False).console())
+            plain = Environment(stdout=buffer, stdout_is_tty=False, colour=False)
+            render_terminal(report, plain.console())
             text = buffer.getvalue()
         else:
             render_terminal(report, env.console())
