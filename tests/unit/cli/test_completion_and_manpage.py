@@ -1,0 +1,154 @@
+"""`wirespeed completion bash|zsh|fish` and `wirespeed manpage`: made from the parser, so
+every command and option of the parser must be in each, and each must load in its
+program (bash, zsh, fish, man). The expected names are read from the parser itself: an
+option added tomorrow is expected without a change here."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from support.cli import run_cli
+from wirespeed.cli.app import build_parser
+from wirespeed.cli.parser_tree import Command, command_tree
+
+COMMANDS = command_tree(build_parser()).walk()
+
+
+def _generated(*argv: str) -> str:
+    status, out, err = run_cli(*argv)
+    assert status == 0, err
+    assert out
+    return out
+
+
+def _subcommand_names(command: Command) -> list[str]:
+    return [sub.path[-1] for sub in command.subcommands]
+
+
+def test_the_tree_holds_every_command() -> None:
+    names = {" ".join(command.path) for command in COMMANDS}
+    assert {"run", "check", "lab up", "lab down", "report", "completion", "manpage"} <= names
+
+
+@pytest.mark.parametrize("shell", ["bash", "zsh"])
+def test_bash_and_zsh_scripts_name_every_command_and_option(shell: str) -> None:
+    script = _generated("completion", shell)
+    for command in COMMANDS:
+        for name in _subcommand_names(command):
+            assert name in script, f"{shell}: command {name}"
+        for action in command.options:
+            for option in action.option_strings:
+                assert option in script, f"{shell}: {command.name} {option}"
+
+
+def test_fish_script_names_every_command_and_option_under_its_command() -> None:
+    lines = _generated("completion", "fish").splitlines()
+    for command in COMMANDS:
+        for name in _subcommand_names(command):
+            assert any(f" -a {name} " in line for line in lines), f"fish: command {name}"
+        own = [line for line in lines if all(word in line for word in command.path)]
+        for action in command.options:
+            for option in action.option_strings:
+                flag = f"-l {option[2:]}" if option.startswith("--") else f"-s {option[1:]}"
+                assert any(f" {flag} " in line for line in own), f"fish: {command.name} {option}"
+
+
+def test_manpage_names_every_command_option_and_argument() -> None:
+    page = _generated("manpage")
+    for command in COMMANDS[1:]:
+        assert f'.SS "{command.name}"' in page
+    for command in COMMANDS:
+        for action in command.options:
+            for option in action.option_strings:
+                roff = option.replace("-", "\\-")  # a hyphen, not a minus sign
+                assert rf"\fB{roff}\fR" in page, f"{command.name} {option}"
+
+
+def test_an_unknown_shell_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exited:
+        run_cli("completion", "tcsh")
+    assert exited.value.code == 2
+    assert "invalid choice: 'tcsh'" in capsys.readouterr().err
+
+
+def _write(tmp_path: Path, name: str, text: str) -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_bash_completion_loads_and_completes(tmp_path: Path) -> None:
+    script = _write(tmp_path, "wirespeed.bash", _generated("completion", "bash"))
+    loaded = subprocess.run(
+        ["bash", "-c", f'source "{script}" && complete -p wirespeed'],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    function = loaded.stdout.split(" -F ")[1].split()[0]
+    # What bash does on Tab after `wirespeed lab u` and `wirespeed report --format m`.
+    completed = subprocess.run(
+        [
+            "bash",
+            "-c",
+            f'source "{script}"; '
+            'COMP_WORDS=(wirespeed lab u); COMP_CWORD=2; COMP_LINE="wirespeed lab u"; '
+            f'COMP_POINT=${{#COMP_LINE}}; {function} wirespeed u lab; echo "${{COMPREPLY[@]}}"; '
+            "COMP_WORDS=(wirespeed report --format m); COMP_CWORD=3; "
+            'COMP_LINE="wirespeed report --format m"; COMP_POINT=${#COMP_LINE}; '
+            f'{function} wirespeed m --format; echo "${{COMPREPLY[@]}}"',
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert completed.stdout.split("\n")[:2] == ["up", "markdown"], completed.stderr
+
+
+@pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh not installed (scripts/test.sh)")
+def test_zsh_completion_parses(tmp_path: Path) -> None:
+    script = _write(tmp_path, "_wirespeed", _generated("completion", "zsh"))
+    subprocess.run(["zsh", "-n", str(script)], check=True)
+
+
+@pytest.mark.skipif(shutil.which("fish") is None, reason="fish not installed (scripts/test.sh)")
+def test_fish_completion_loads_and_completes(tmp_path: Path) -> None:
+    script = _write(tmp_path, "wirespeed.fish", _generated("completion", "fish"))
+
+    def complete(line: str) -> list[str]:
+        done = subprocess.run(
+            ["fish", "--no-config", "-c", f"source {script}; complete -C '{line}'"],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        assert not done.stderr
+        return [entry.split("\t")[0] for entry in done.stdout.splitlines()]
+
+    assert "up" in complete("wirespeed lab ")
+    assert "runs" in complete("wirespeed ru")
+    assert complete("wirespeed report --format m") == ["markdown"]
+    assert "--sample-interval" in complete("wirespeed run --sam")
+    assert "--sample-interval" not in complete("wirespeed report --")
+
+
+@pytest.mark.skipif(shutil.which("man") is None, reason="man-db not installed (scripts/test.sh)")
+def test_man_renders_the_page_without_warnings(tmp_path: Path) -> None:
+    page = _write(tmp_path, "wirespeed.1", _generated("manpage"))
+    shown = subprocess.run(
+        ["man", "--warnings", "-E", "UTF-8", "-l", str(page)],
+        capture_output=True,
+        text=True,
+        env={"MANWIDTH": "100", "MANPAGER": "cat", "PATH": "/usr/bin:/bin"},
+        check=True,
+    )
+    assert shown.stderr == ""
+    text = shown.stdout
+    assert "NAME" in text
+    assert "wirespeed lab up" in text
+    assert "EXIT STATUS" in text
+    assert "--sample-interval SECONDS" in text
