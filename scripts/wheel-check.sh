@@ -29,10 +29,11 @@ fail() {
 }
 step() { echo "wheel-check: $*" >&2; }
 
-"$uv" build --wheel --out-dir "$work/dist" --quiet "$repo"
+# As `uv build` does by default: the source archive, then the wheel built from it.
+"$uv" build --out-dir "$work/dist" --quiet "$repo" 2>"$work/err" || fail "uv build: $(cat "$work/err")"
 wheel=$(echo "$work"/dist/wirespeed-*-py3-none-any.whl)
 [ -f "$wheel" ] || fail "uv build made no wheel"
-step "built $(basename "$wheel")"
+step "built $(basename "$work"/dist/wirespeed-*.tar.gz) and $(basename "$wheel")"
 
 "$uv" tool install --quiet --from "$wheel" wirespeed
 wirespeed="$UV_TOOL_BIN_DIR/wirespeed"

@@ -110,9 +110,28 @@ def test_bash_completion_loads_and_completes(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh not installed (scripts/test.sh)")
-def test_zsh_completion_parses(tmp_path: Path) -> None:
-    script = _write(tmp_path, "_wirespeed", _generated("completion", "zsh"))
-    subprocess.run(["zsh", "-n", str(script)], check=True)
+def test_zsh_completion_loads_from_fpath_and_by_eval(tmp_path: Path) -> None:
+    functions = tmp_path / "zfunc"
+    functions.mkdir()
+    script = _write(functions, "_wirespeed", _generated("completion", "zsh"))
+    # As README says: a file _wirespeed in a directory on $fpath, found by compinit; and
+    # eval'd, which defines the functions in real zsh and registers them.
+    loaded = subprocess.run(
+        [
+            "zsh",
+            "-f",
+            "-c",
+            f'fpath=("{functions}" $fpath); autoload -Uz compinit && compinit -u -D '
+            '&& echo "${_comps[wirespeed]}" '
+            f'&& eval "$(<"{script}")" && echo "${{_comps[wirespeed]}}"',
+        ],
+        capture_output=True,
+        text=True,
+        env={"HOME": str(tmp_path), "PATH": "/usr/bin:/bin"},
+        check=True,
+    )
+    assert loaded.stdout.split() == ["_wirespeed", "_shtab_wirespeed"], loaded.stderr
+    assert loaded.stderr == ""
 
 
 @pytest.mark.skipif(shutil.which("fish") is None, reason="fish not installed (scripts/test.sh)")
