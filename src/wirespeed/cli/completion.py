@@ -59,10 +59,7 @@ def _fish_command(command: Command) -> list[str]:
     for action in command.options:
         flags = []
         for option in action.option_strings:
-            if option.startswith("--"):
-                flags.append(f"-l {option[2:]}")
-            else:
-                flags.append(f"-s {option[1:]}")
+            flags.append(fish_flag(option))
         lines.append(
             f"complete -c wirespeed -n {_quote(here)} {' '.join(flags)}"
             f"{_fish_value(action)} -d {_quote(_short(help_text(command.parser, action)))}"
@@ -74,6 +71,13 @@ def _fish_command(command: Command) -> list[str]:
         elif value_kind(action) == "file":
             lines.append(f"complete -c wirespeed -n {_quote(here)} -F")
     return lines
+
+
+def fish_flag(option: str) -> str:
+    """fish's words for an option: -l for --long, -s for -x, -o for an old-style -long."""
+    if option.startswith("--"):
+        return f"-l {option[2:]}"
+    return f"-s {option[1:]}" if len(option) == 2 else f"-o {option[1:]}"
 
 
 def _fish_condition(command: Command) -> str:

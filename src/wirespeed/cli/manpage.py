@@ -77,6 +77,8 @@ def _epilog(epilog: str) -> list[str]:
     layout (examples), others are filled."""
     lines: list[str] = []
     for block in epilog.strip().split("\n\n"):
+        if not block.strip():
+            continue
         head, *body = block.splitlines()
         match = _EPILOG_HEADING.match(head)
         if match is None:

@@ -5,6 +5,7 @@ option added tomorrow is expected without a change here."""
 
 from __future__ import annotations
 
+import argparse
 import shutil
 import subprocess
 from pathlib import Path
@@ -13,6 +14,8 @@ import pytest
 
 from support.cli import run_cli
 from wirespeed.cli.app import build_parser
+from wirespeed.cli.completion import completion_script, fish_flag
+from wirespeed.cli.manpage import manpage
 from wirespeed.cli.parser_tree import Command, command_tree
 
 COMMANDS = command_tree(build_parser()).walk()
@@ -53,7 +56,7 @@ def test_fish_script_names_every_command_and_option_under_its_command() -> None:
         own = [line for line in lines if all(word in line for word in command.path)]
         for action in command.options:
             for option in action.option_strings:
-                flag = f"-l {option[2:]}" if option.startswith("--") else f"-s {option[1:]}"
+                flag = fish_flag(option)
                 assert any(f" {flag} " in line for line in own), f"fish: {command.name} {option}"
 
 
@@ -171,3 +174,45 @@ def test_man_renders_the_page_without_warnings(tmp_path: Path) -> None:
     assert "wirespeed lab up" in text
     assert "EXIT STATUS" in text
     assert "--sample-interval SECONDS" in text
+
+
+def _parser_with_every_kind_of_argument() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="wirespeed", description="A parser.\n\nMore.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    run = sub.add_parser("run", help="run it")
+    run.add_argument("plan", nargs="?", metavar="PLAN", help="a plan, or - for stdin")
+    run.add_argument("-o", "--output", action="append", metavar="FILE", help="100 %% of it")
+    run.add_argument("--colour", action=argparse.BooleanOptionalAction, help="colour")
+    run.add_argument("--pair", nargs=2, metavar=("A", "B"), help="two")
+    run.add_argument("-old", help=".starts with a dot, and a back\\slash")
+    run.add_argument("--root", metavar="DIR", help="a directory")
+    # With help: shtab leaves out a subcommand without (the real parser's test above would
+    # fail on one, naming it).
+    deep = sub.add_parser("deep", help="deep").add_subparsers(dest="deeper", required=True)
+    deep.add_parser("er", help="er").add_argument("--tool", choices=["iperf2", "iperf3"])
+    return parser
+
+
+def test_new_kinds_of_arguments_are_completed_and_documented(tmp_path: Path) -> None:
+    parser = _parser_with_every_kind_of_argument()
+    for shell in ("bash", "zsh", "fish"):
+        script = completion_script(parser, shell)
+        for option in ("--output", "--no-colour", "--pair", "old", "--root", "--tool"):
+            assert option.lstrip("-") in script, f"{shell}: {option}"
+    fish = completion_script(parser, "fish")
+    assert "-o old" in fish
+    assert "-l output -r -F" in fish
+    assert "-l root -x -a '(__fish_complete_directories)'" in fish
+    page = _write(tmp_path, "wirespeed.1", manpage(parser))
+    shown = subprocess.run(
+        ["man", "--warnings", "-E", "UTF-8", "-l", str(page)],
+        capture_output=True,
+        text=True,
+        env={"MANWIDTH": "100", "MANPAGER": "cat", "PATH": "/usr/bin:/bin"},
+        check=True,
+    )
+    assert shown.stderr == ""
+    assert ".starts with a dot, and a back\\slash" in shown.stdout
+    assert "100 % of it" in shown.stdout
+    assert "--pair A B" in shown.stdout
+    assert "wirespeed deep er" in shown.stdout
