@@ -36,4 +36,5 @@ if [ ! -x .tools/uv/bin/uv ]; then
 fi
 # Never download a Python: use the machine's (3.11 on Debian 12).
 export UV_PYTHON_DOWNLOADS=never
-.tools/uv/bin/uv sync --frozen --quiet
+# The postgres extra too: the store is tested on PostgreSQL as well as SQLite.
+.tools/uv/bin/uv sync --frozen --quiet --extra postgres

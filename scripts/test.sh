@@ -4,11 +4,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
-# Programs only the tests use: the HTML report's test opens it in a real browser, and the
-# store's test of `sudo wirespeed` runs the real sudo.
+# Programs only the tests use: the HTML report's test opens it in a real browser, the
+# store's test of `sudo wirespeed` runs the real sudo, and the completion scripts and the
+# man page are loaded in the shells and man that read them.
 test_packages=()
 command -v chromium >/dev/null 2>&1 || test_packages+=(chromium)
 command -v sudo >/dev/null 2>&1 || test_packages+=(sudo)
+command -v man >/dev/null 2>&1 || test_packages+=(man-db)
+command -v zsh >/dev/null 2>&1 || test_packages+=(zsh)
+command -v fish >/dev/null 2>&1 || test_packages+=(fish)
 if [ "${#test_packages[@]}" -gt 0 ]; then
   echo "test: installing ${test_packages[*]} for the tests" >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
@@ -22,6 +26,8 @@ fi
 .venv/bin/mypy
 # The import contract: layers import downward only (pyproject.toml, [tool.importlinter]).
 .venv/bin/lint-imports --no-logo
+# The wheel as people install it: `uv tool install` in a throwaway directory, then used.
+scripts/wheel-check.sh
 # The tests' own data directory: no test (nor a wirespeed it starts) writes the per-user
 # store or spool of whoever runs the suite.
 XDG_DATA_HOME=$(mktemp -d /tmp/wirespeed-tests-data.XXXXXX)

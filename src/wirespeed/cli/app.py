@@ -53,6 +53,8 @@ COMMANDS = {
     "report": "report",
     "compare": "compare",
     "tune": "tune",
+    "completion": "completion",
+    "manpage": "manpage",
 }
 
 
@@ -383,6 +385,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_ssh(tune)
     _add_db(tune)
+
+    completion = sub.add_parser(
+        "completion",
+        help="print the shell completion script for bash, zsh or fish",
+        description="Print a completion script for every command and option of this "
+        "wirespeed. bash: source <(wirespeed completion bash) in ~/.bashrc; zsh: "
+        "wirespeed completion zsh > ~/.zfunc/_wirespeed (a directory on $fpath); fish: "
+        "wirespeed completion fish > ~/.config/fish/completions/wirespeed.fish.",
+    )
+    completion.add_argument(
+        "shell", choices=["bash", "zsh", "fish"], metavar="SHELL", help="bash, zsh or fish"
+    )
+    sub.add_parser(
+        "manpage",
+        help="print the man page, wirespeed(1), in roff",
+        description="Print wirespeed(1) in roff: man -l <(wirespeed manpage) reads it; "
+        "wirespeed manpage > ~/.local/share/man/man1/wirespeed.1 installs it for man wirespeed.",
+    )
     return parser
 
 

@@ -81,6 +81,12 @@ SQLITE_BUSY_TIMEOUT_S = 30.0
 
 # PostgreSQL drivers SQLAlchemy knows, in the order a bare postgresql:// URL tries them.
 POSTGRES_DRIVERS = ("psycopg", "psycopg2")
+# PostgreSQL support is an extra of the package (pyproject.toml): psycopg is not installed
+# with wirespeed itself.
+POSTGRES_EXTRA_HINT = (
+    "install wirespeed with PostgreSQL support: uv tool install 'wirespeed[postgres]' "
+    "(or pipx install / pip install 'wirespeed[postgres]')"
+)
 
 # Serializes creating the tables of a new PostgreSQL store: two runs started at once on an
 # empty database would otherwise both try to create them. Any constant: "wirespeed".
@@ -271,13 +277,15 @@ class Store:
                 ) from None
             except _NoDriverError as error:
                 raise UsageError(
-                    f"cannot open the store {shown}: {error}",
-                    hint="install one: pip install 'psycopg[binary]'",
+                    f"cannot open the store {shown}: {error}", hint=POSTGRES_EXTRA_HINT
                 ) from None
             except ImportError as error:
+                driver = error.name or "?"
                 raise UsageError(
-                    f"cannot open the store {shown}: its driver {error.name} is not installed",
-                    hint=f"install the Python package that provides {error.name}",
+                    f"cannot open the store {shown}: its driver {driver} is not installed",
+                    hint=POSTGRES_EXTRA_HINT
+                    if driver.startswith("psycopg")
+                    else f"install the Python package that provides {driver}",
                 ) from None
             except SQLAlchemyError as error:
                 raise UsageError(

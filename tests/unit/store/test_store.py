@@ -463,7 +463,7 @@ def test_no_postgresql_driver_is_a_usage_error_not_a_traceback(
         Store.open("postgresql://lab:s3cret@127.0.0.1/w")
     assert "s3cret" not in caught.value.message
     assert caught.value.hint is not None
-    assert "psycopg" in caught.value.hint
+    assert "'wirespeed[postgres]'" in caught.value.hint  # the extra that brings psycopg
 
 
 def test_a_url_that_is_not_one_is_a_usage_error() -> None:
