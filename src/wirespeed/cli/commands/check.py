@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+import sys
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
-    from wirespeed.plan import expand, load_plan
+    from wirespeed.plan import expand
+    from wirespeed.plan.sources import plan_from_argument
 
-    plan = load_plan(Path(args.plan))
+    plan = plan_from_argument(args.plan, sys.stdin.buffer)
     for warning in plan.warnings:
         env.warn(str(warning))
     trials = expand(plan)
