@@ -51,9 +51,10 @@ def test_a_device_is_reached_over_ssh_and_loopback_stays_on_this_machine() -> No
     assert parse_target("localhost") == HostTarget("loopback", address="localhost")
 
 
-# As iperf 2.1.8 and iperf3 3.12 read them, checked against the tools themselves (iperf2
-# -e prints the datagram size and the gap it keeps, iperf3 -J its target_bitrate and
-# blksize): tests/integration/run/test_run_adhoc.py asks them again.
+# As iperf 2.1.8 and iperf3 3.12 read them, checked against the tools on loopback: iperf2
+# -e prints the datagram size and the gap it keeps (-b 1M: 1024 B every 7812.5 us, so
+# 2^20 bit/s; -b 1m: 8192 us, 10^6), iperf3 -J its target_bitrate and blksize (-b 1M and
+# 1m: 1000000; -l 1k and 1K: 1024).
 @pytest.mark.parametrize(
     ("text", "tool", "bits"),
     [
