@@ -6,13 +6,15 @@ cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
 # Programs only the tests use: the HTML report's test opens it in a real browser, the
 # store's test of `sudo wirespeed` runs the real sudo, and the completion scripts and the
-# man page are loaded in the shells and man that read them.
+# man page are loaded in the shells and man that read them, and the ad-hoc run's test
+# watches it in a real terminal (tmux).
 test_packages=()
 command -v chromium >/dev/null 2>&1 || test_packages+=(chromium)
 command -v sudo >/dev/null 2>&1 || test_packages+=(sudo)
 command -v man >/dev/null 2>&1 || test_packages+=(man-db)
 command -v zsh >/dev/null 2>&1 || test_packages+=(zsh)
 command -v fish >/dev/null 2>&1 || test_packages+=(fish)
+command -v tmux >/dev/null 2>&1 || test_packages+=(tmux)
 if [ "${#test_packages[@]}" -gt 0 ]; then
   echo "test: installing ${test_packages[*]} for the tests" >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \

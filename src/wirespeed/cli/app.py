@@ -28,7 +28,9 @@ EPILOG = """\
 examples:
   wirespeed check examples/seed-matrix.yaml           validate a plan, list its trials
   wirespeed run examples/seed-matrix.yaml             the R4S/R2S post's six tests, in the lab
-  wirespeed run examples/seed-matrix.yaml --duration 3 a quick look: every test 3 s
+  wirespeed run seed-matrix --duration 3              the same, built in: every test 3 s
+  wirespeed run -c lab:router:fe -u -b 100M           one test in iperf's words, in the lab
+  wirespeed run -c root@r4s.lan -P 2 -R               one test against a device over SSH
   wirespeed report --format markdown -o table.md      the latest run as a Markdown table
   wirespeed compare 7 8                               run 8 against run 7, test by test
   wirespeed compare 7 --paths WAN Br0                 two paths of one run
@@ -55,6 +57,7 @@ COMMANDS = {
     "tune": "tune",
     "completion": "completion",
     "manpage": "manpage",
+    "plans": "plans",
 }
 
 
@@ -106,6 +109,40 @@ def _add_ssh(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_adhoc(run: argparse.ArgumentParser) -> None:
+    adhoc = run.add_argument_group(
+        "one test without a plan, in iperf's words (the plan it makes is checked and "
+        "stored like any other)"
+    )
+    adhoc.add_argument(
+        "-c",
+        dest="adhoc_host",
+        metavar="HOST",
+        help="lab[:TOPOLOGY[:LINK]] (lab alone: bridge, gbe), [user@]device[:port] (the "
+        "server is started there over SSH), or a loopback address (both ends here)",
+    )
+    adhoc.add_argument("-u", dest="adhoc_udp", action="store_true", help="UDP (default TCP)")
+    adhoc.add_argument(
+        "-b",
+        dest="adhoc_rate",
+        metavar="RATE",
+        help="target rate, read as the tool reads it "
+        "(iperf2: 100M is 100 x 2^20, 100m is 10^8; iperf3: both 10^8)",
+    )
+    adhoc.add_argument("-l", dest="adhoc_length", metavar="LEN", help="buffer / datagram size")
+    adhoc.add_argument("-P", dest="adhoc_parallel", type=int, metavar="N", help="streams")
+    adhoc.add_argument("-w", dest="adhoc_window", metavar="SIZE", help="socket buffer size")
+    adhoc.add_argument(
+        "-t", dest="adhoc_time", type=float, metavar="SEC", help="seconds (default 10)"
+    )
+    adhoc.add_argument("-R", dest="adhoc_reverse", action="store_true", help="server sends")
+    adhoc.add_argument("--bidir", dest="adhoc_bidir", action="store_true", help="both at once")
+    adhoc.add_argument(
+        "--tool", dest="adhoc_tool", choices=["iperf2", "iperf3"], help="default iperf3"
+    )
+    adhoc.add_argument("--save-plan", metavar="FILE", help="also write the plan run (YAML) to FILE")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="wirespeed",
@@ -131,7 +168,8 @@ def build_parser() -> argparse.ArgumentParser:
         "plan",
         metavar="PLAN",
         nargs="?",
-        help="the plan file (YAML); see docs/plan-format.md (not with --resume)",
+        help="the plan file (YAML, docs/plan-format.md), a built-in plan's name "
+        "(`wirespeed plans`), or - to read it from stdin; not with --resume or -c",
     )
     run.add_argument(
         "--resume",
@@ -208,18 +246,29 @@ def build_parser() -> argparse.ArgumentParser:
         help="print the run id, status and each trial's figures as JSON instead of the "
         "table (docs/json-format.md)",
     )
+    _add_adhoc(run)
     _add_db(run)
 
     check = sub.add_parser(
         "check",
         help="validate a plan (every problem, with line:column) and list its trials",
     )
-    check.add_argument("plan", metavar="PLAN", help="the plan file (YAML)")
+    check.add_argument(
+        "plan", metavar="PLAN", help="the plan file (YAML), a built-in plan's name, or - (stdin)"
+    )
     check.add_argument(
         "--json",
         action="store_true",
         help="print the problems and trials as JSON (docs/json-format.md)",
     )
+
+    plans = sub.add_parser(
+        "plans",
+        help="the plans built into wirespeed, one line each; with NAME, its YAML",
+        description="List the built-in plans (`wirespeed run NAME` runs one), or print "
+        "one's YAML to start a plan of your own from.",
+    )
+    plans.add_argument("name", nargs="?", metavar="NAME", help="print this plan's YAML")
 
     facts = sub.add_parser(
         "facts",

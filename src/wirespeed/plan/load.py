@@ -33,6 +33,12 @@ def load_plan(path: Path) -> Plan:
         raise PlanError([Problem(source, None, None, message)]) from None
     except ValueError:  # a NUL in the name: no file can have it
         raise PlanError([Problem(source, None, None, "no such plan file")]) from None
+    return parse_plan_bytes(data, source)
+
+
+def parse_plan_bytes(data: bytes, source: str) -> Plan:
+    """Validate a plan given as the bytes of a file (or of stdin): at most MAX_PLAN_BYTES
+    (one more says it was larger), UTF-8."""
     if len(data) > MAX_PLAN_BYTES:
         message = f"larger than {MAX_PLAN_BYTES // 2**20} MiB: not a plan file"
         raise PlanError([Problem(source, None, None, message)])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+import sys
 from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment
@@ -21,11 +21,12 @@ def _expected(plan: Plan, trial: Trial) -> str:
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
-    from wirespeed.plan import expand, load_plan
+    from wirespeed.plan import expand
+    from wirespeed.plan.sources import plan_from_argument
 
     if args.json:
         return _as_json(args, env)
-    plan = load_plan(Path(args.plan))
+    plan = plan_from_argument(args.plan, sys.stdin.buffer)
     for warning in plan.warnings:
         env.warn(str(warning))
     trials = expand(plan)
@@ -50,11 +51,12 @@ def _as_json(args: argparse.Namespace, env: Environment) -> int:
     """The problems as JSON, not as messages: a plan with errors is still one document
     on stdout (exit status 2), so an editor or CI can place each at its line."""
     from wirespeed.cli.documents import check_document, write_json
-    from wirespeed.plan import expand, load_plan
+    from wirespeed.plan import expand
     from wirespeed.plan.problems import PlanError
+    from wirespeed.plan.sources import plan_from_argument
 
     try:
-        plan = load_plan(Path(args.plan))
+        plan = plan_from_argument(args.plan, sys.stdin.buffer)
     except PlanError as error:
         source = error.problems[0].source
         write_json(env, check_document(source, error.problems, [], []))

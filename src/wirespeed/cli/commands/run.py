@@ -92,12 +92,23 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     # Before anything runs: a Markdown file that cannot be written would only fail
     # after the whole run.
     markdown = check_output(args.markdown, "--markdown", "report.md") if args.markdown else None
+    save_plan = (
+        check_output(args.save_plan, "--save-plan", "plan.yaml")
+        if args.save_plan is not None
+        else None
+    )
     if args.resume is not None:
+        from wirespeed.cli.commands.adhoc import given_adhoc_options
         from wirespeed.cli.commands.resume import resume
 
+        taken = given_adhoc_options(args) + ["-c"] * (args.adhoc_host is not None)
+        taken += ["--save-plan"] * (save_plan is not None)
+        if taken:
+            raise UsageError(
+                f"--resume takes the plan stored with the run: leave out {' '.join(taken)}",
+                hint=f"wirespeed run --resume {args.resume}",
+            )
         return resume(args, env)
-    if args.plan is None:
-        raise UsageError("give a PLAN file to run, or --resume RUN to continue a run")
     for flag, given in (("--retry-failed", args.retry_failed), ("--force", args.force)):
         if given:
             raise UsageError(
@@ -110,11 +121,15 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     if not 0.05 <= args.sample_interval <= 60:
         raise UsageError(f"--sample-interval must be 0.05..60 s, got {args.sample_interval}")
     watch = watched_roles(args.watch)
-    from wirespeed.plan import expand, load_plan
+    from wirespeed.cli.commands.adhoc import plan_to_run
+    from wirespeed.plan import expand
 
-    plan = load_plan(Path(args.plan))
+    plan = plan_to_run(args)
     for warning in plan.warnings:
         env.warn(str(warning))
+    if save_plan is not None:
+        write_output(save_plan, plan.text, "--save-plan")
+        env.info(f"plan written to {save_plan}")
     only = [part.strip() for part in args.only.split(",")] if args.only else None
     trials = expand(plan, duration=args.duration, repetitions=args.repeat, only=only)
 
