@@ -34,7 +34,11 @@ def write_json(env: Environment, document: dict[str, Any]) -> None:
 
 
 def run_document(
-    run_id: int, status: RunStatus, outcomes: Sequence[TrialOutcome], store: str
+    run_id: int,
+    status: RunStatus,
+    outcomes: Sequence[TrialOutcome],
+    store: str,
+    expectations: dict[str, Any],
 ) -> dict[str, Any]:
     """What `run --json` prints: the run, each trial's status and goodput. The table
     with its statistics, ceilings and notes is the report's JSON (`report RUN --format
@@ -48,6 +52,8 @@ def run_document(
         "trials_ok": sum(1 for o in outcomes if o.status.value == "ok"),
         "trials_failed": sum(1 for o in outcomes if o.status.value == "failed"),
         "trials": [_trial_outcome(outcome) for outcome in outcomes],
+        # What the exit status 5 stands on, for a CI gate that reads the document.
+        "expectations": expectations,
         "report": f"wirespeed report {run_id} --format json",
     }
 

@@ -291,7 +291,9 @@ def _judgement(judgement: Judgement) -> dict[str, Any]:
     }
 
 
-def _expectations(report: Report) -> dict[str, Any]:
+def expectations_summary(report: Report) -> dict[str, Any]:
+    """The run's verdict on its plan's `expect:` and how many were met, not met or not
+    measured (the report's `expectations`, and `run --json`'s)."""
     verdicts = [j.verdict for j in report.judgements]
     verdict = report.verdict
     return {
@@ -399,7 +401,7 @@ def _report_head(report: Report) -> dict[str, Any]:
             }
             for n in report.notes
         ],
-        "expectations": _expectations(report),
+        "expectations": expectations_summary(report),
     }
 
 

@@ -53,6 +53,7 @@ def test_run_as_json_gives_the_run_id_status_and_each_trials_figures(
     assert document["run"] == 1 and document["status"] == "complete"
     assert document["store"] == f"sqlite:///{db}"
     assert document["report"] == "wirespeed report 1 --format json"
+    assert document["expectations"]["verdict"] is None  # the plan expects nothing
     assert (document["trials_ok"], document["trials_failed"]) == (2, 0)
     tcp, udp = document["trials"]
     assert tcp["key"] == "1/lo/default/1" and tcp["status"] == "ok" and tcp["reason"] is None

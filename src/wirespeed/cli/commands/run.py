@@ -77,8 +77,12 @@ def show_run(
     notices stay on stderr."""
     if args.json:
         from wirespeed.cli.documents import run_document, write_json
+        from wirespeed.report.json_export import expectations_summary
 
-        write_json(env, run_document(record.id, record.status, record.outcomes, store_url))
+        document = run_document(
+            record.id, record.status, record.outcomes, store_url, expectations_summary(report)
+        )
+        write_json(env, document)
     elif env.quiet:
         env.stdout.write(f"{record.id}\n")
     else:
