@@ -29,7 +29,7 @@ examples:
   wirespeed check examples/seed-matrix.yaml           validate a plan, list its trials
   wirespeed run examples/seed-matrix.yaml             the R4S/R2S post's six tests, in the lab
   wirespeed run examples/seed-matrix.yaml --duration 3 a quick look: every test 3 s
-  wirespeed report --format markdown -o table.md      the latest run as a Markdown table
+  wirespeed report -o table.md -o run.json            the latest run as Markdown and JSON
   wirespeed compare 7 8                               run 8 against run 7, test by test
   wirespeed compare 7 --paths WAN Br0                 two paths of one run
   wirespeed import saved/*.txt                        bring old iperf outputs into the store
@@ -62,6 +62,17 @@ def _add_db(parser: argparse.ArgumentParser) -> None:
         help="the store: a SQLite file or an SQLAlchemy URL "
         "(default: the per-user data directory's wirespeed.db; under sudo, the "
         "invoking user's)",
+    )
+
+
+def _add_outputs(parser: argparse.ArgumentParser, html: str) -> None:
+    parser.add_argument(
+        "-o",
+        "--output",
+        action="append",
+        metavar="FILE",
+        help=f"write to FILE, not stdout, in the format of its extension (.md .csv .json "
+        f"{html}.txt: the terminal's text); repeat for several files, e.g. -o t.md -o t.json",
     )
 
 
@@ -264,11 +275,11 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("run", nargs="?", type=run_id, metavar="RUN", help="run id (`runs`)")
     report.add_argument(
         "--format",
-        default="terminal",
         choices=["terminal", "markdown", "csv", "json", "html"],
-        help="output format (default: terminal)",
+        help="output format of stdout and of every -o file (default: terminal, and each "
+        "file's from its extension)",
     )
-    report.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
+    _add_outputs(report, ".html ")
     _add_db(report)
 
     compare = sub.add_parser(
@@ -294,11 +305,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compare.add_argument(
         "--format",
-        default="terminal",
         choices=["terminal", "markdown", "csv", "json"],
-        help="output format (default: terminal)",
+        help="output format of stdout and of every -o file (default: terminal, and each "
+        "file's from its extension)",
     )
-    compare.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
+    _add_outputs(compare, "")
     _add_db(compare)
 
     tune = sub.add_parser(
