@@ -106,6 +106,8 @@ def output_targets(
     (--format, if given) for all of them, else each file's extension's. A UsageError for
     a path that cannot be written, an extension that names no format of the command's
     `formats`, or a file named twice; nothing is created."""
+    if isinstance(paths, str):  # one path, as a caller other than the parser may give it
+        paths = [paths]
     targets: list[OutputTarget] = []
     seen: dict[Path, str] = {}
     shown = fmt or "terminal"
