@@ -15,7 +15,7 @@ the store, which holds the whole run in memory as well); the figures are the fas
 and slowest of them, as [min, max], since a machine shared with other jobs adds noise.
 
     uv run --frozen python -m benchmarks.report_speed [--trials 10000] [--intervals 10]
-        [--repeat 3]
+        [--repeat 3] [--formats json,html]
 """
 
 from __future__ import annotations
@@ -279,6 +279,11 @@ def main() -> None:
     parser.add_argument("--intervals", type=int, default=10, help="1-s intervals per trial")
     parser.add_argument("--tests", type=int, default=25)
     parser.add_argument("--repeat", type=int, default=3, help="measurements per format")
+    parser.add_argument(
+        "--formats",
+        default=",".join(RENDERERS),
+        help="the formats to measure, comma-separated (default: all)",
+    )
     # One measurement of a stored run, in the process _timed_apart starts.
     parser.add_argument("--measure", choices=RENDERERS, help=argparse.SUPPRESS)
     parser.add_argument("--db", type=Path, help=argparse.SUPPRESS)
@@ -287,11 +292,15 @@ def main() -> None:
     if args.measure:
         print(json.dumps(_timed(args.db, args.run, args.measure)))
         return
+    formats = [name for name in args.formats.split(",") if name]
+    unknown = sorted(set(formats) - set(RENDERERS))
+    if unknown or not formats:
+        parser.error(f"--formats: choose from {', '.join(RENDERERS)} (not {unknown or 'none'})")
 
     steps = ("load", "build", "render")
     times: dict[str, dict[str, list[float]]] = {
         name: {key: [] for step in (*steps, "total") for key in (step, f"{step}_cpu")}
-        for name in RENDERERS
+        for name in formats
     }
     sizes: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -313,7 +322,7 @@ def main() -> None:
                 Store.open(db, read_only=read_only).close()
                 opened[role].append(time.perf_counter() - begin)
         for _ in range(args.repeat):
-            for name in RENDERERS:  # interleaved: a noisy moment hits every format alike
+            for name in formats:  # interleaved: a noisy moment hits every format alike
                 measured = _timed_apart(db, run_id, name)
                 for suffix in ("", "_cpu"):
                     for step in steps:

@@ -31,7 +31,7 @@ examples:
   wirespeed run seed-matrix --duration 3              the same, built in: every test 3 s
   wirespeed run -c lab:router:fe -u -b 100M           one test in iperf's words, in the lab
   wirespeed run -c root@r4s.lan -P 2 -R               one test against a device over SSH
-  wirespeed report --format markdown -o table.md      the latest run as a Markdown table
+  wirespeed report -o table.md -o run.json            the latest run as Markdown and JSON
   wirespeed compare 7 8                               run 8 against run 7, test by test
   wirespeed compare 7 --paths WAN Br0                 two paths of one run
   wirespeed import saved/*.txt                        bring old iperf outputs into the store
@@ -91,6 +91,17 @@ def _add_budgets(parser: argparse.ArgumentParser) -> None:
         help="also say each goodput as an application's budget: sdr:sc16 or sdr:cs8 (Msps "
         "of 4- or 2-byte complex samples), video:6M[,headroom=20%%] (whole streams of that "
         "rate), MB/s, MiB/s; repeat for several (docs/budgets.md)",
+    )
+
+
+def _add_outputs(parser: argparse.ArgumentParser, html: str) -> None:
+    parser.add_argument(
+        "-o",
+        "--output",
+        action="append",
+        metavar="FILE",
+        help=f"write to FILE, not stdout, in the format of its extension (.md .csv .json "
+        f"{html}.txt: the terminal's text); repeat for several files, e.g. -o t.md -o t.json",
     )
 
 
@@ -357,11 +368,11 @@ def build_parser() -> argparse.ArgumentParser:
     report.add_argument("run", nargs="?", type=run_id, metavar="RUN", help="run id (`runs`)")
     report.add_argument(
         "--format",
-        default="terminal",
         choices=["terminal", "markdown", "csv", "json", "html"],
-        help="output format (default: terminal)",
+        help="output format of stdout and of every -o file (default: terminal, and each "
+        "file's from its extension)",
     )
-    report.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
+    _add_outputs(report, ".html ")
     _add_budgets(report)
     _add_db(report)
 
@@ -388,11 +399,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compare.add_argument(
         "--format",
-        default="terminal",
         choices=["terminal", "markdown", "csv", "json"],
-        help="output format (default: terminal)",
+        help="output format of stdout and of every -o file (default: terminal, and each "
+        "file's from its extension)",
     )
-    compare.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
+    _add_outputs(compare, "")
     _add_budgets(compare)
     _add_db(compare)
 

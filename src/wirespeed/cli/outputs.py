@@ -3,6 +3,8 @@
 An output path is checked before any work is done, so that `run --markdown
 /nonexistent/t.md` is refused before the lab is built rather than after an hour of
 trials; the write itself can still fail (a disk that fills meanwhile), and says so.
+`report` and `compare` take -o several times, as hyperfine's exports: each file's format
+is its extension's (output_targets), unless --format names one for them all.
 A run id is a row id of the store: SQLite and PostgreSQL keep it in 64 bits, and a
 larger number would reach the database driver as an overflow instead of "no run N".
 """
@@ -12,6 +14,8 @@ from __future__ import annotations
 import argparse
 import os
 import stat
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from wirespeed.cli.exit import OUT_OF_ROOM
@@ -70,6 +74,74 @@ def check_output(path: str, option: str, example: str = "report") -> Path:
     if not os.access(parent, os.W_OK | os.X_OK):
         raise UsageError(f"{label}: cannot create a file in {parent} (permission denied)")
     return target
+
+
+# The format each -o extension stands for (lower-cased); .txt is the terminal's text.
+FORMAT_OF_EXTENSION = {
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".html": "html",
+    ".htm": "html",
+    ".csv": "csv",
+    ".json": "json",
+    ".txt": "terminal",
+}
+
+
+@dataclass(frozen=True)
+class OutputTarget:
+    """A file to write, in a format."""
+
+    path: Path
+    format: str
+
+
+def output_targets(
+    paths: Sequence[str] | None,
+    fmt: str | None,
+    formats: Sequence[str],
+    command: str,
+) -> list[OutputTarget]:
+    """The -o files of `command` with the format of each, every path checked: `fmt`
+    (--format, if given) for all of them, else each file's extension's. A UsageError for
+    a path that cannot be written, an extension that names no format of the command's
+    `formats`, or a file named twice; nothing is created."""
+    if isinstance(paths, str):  # one path, as a caller other than the parser may give it
+        paths = [paths]
+    targets: list[OutputTarget] = []
+    seen: dict[Path, str] = {}
+    shown = fmt or "terminal"
+    example = f"{command}.{_EXTENSION_OF_FORMAT.get(shown, shown)}"
+    for path in paths or ():
+        target = check_output(path, "-o", example)
+        same = seen.get(target.resolve())
+        if same is not None:
+            raise UsageError(f"-o {path}: the same file as -o {same}: give each file once")
+        seen[target.resolve()] = path
+        targets.append(OutputTarget(target, fmt or _format_of(path, formats, command)))
+    return targets
+
+
+# The extension a file of each format is given in examples (a hint's "-o report.md").
+_EXTENSION_OF_FORMAT = {"terminal": "txt", "markdown": "md"}
+
+
+def _format_of(path: str, formats: Sequence[str], command: str) -> str:
+    suffix = Path(path).suffix
+    known = [ext for ext, fmt in FORMAT_OF_EXTENSION.items() if fmt in formats]
+    fmt = FORMAT_OF_EXTENSION.get(suffix.lower())
+    if fmt is None:
+        said = f"its extension {suffix!r}" if suffix else "a name without an extension"
+        raise UsageError(
+            f"-o {path}: cannot tell the format from {said}; known: {', '.join(known)}",
+            hint=f"name the file {Path(path).stem or command}.md (or another of those), "
+            "or give --format",
+        )
+    if fmt not in formats:
+        raise UsageError(
+            f"-o {path}: {command} writes no {fmt.upper()}; known extensions: {', '.join(known)}"
+        )
+    return fmt
 
 
 def write_output(path: Path, text: str, option: str) -> None:

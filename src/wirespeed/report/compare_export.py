@@ -13,7 +13,6 @@ Version history:
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from wirespeed.analysis.compare import ComparedCell, Comparison, SideInfo
@@ -25,6 +24,7 @@ from wirespeed.analysis.stats import (
     RESAMPLES,
     SEED,
 )
+from wirespeed.report import json_text
 from wirespeed.report.budgets import Budget
 from wirespeed.report.csv_export import tidy_csv
 from wirespeed.report.json_export import interval_to_dict, summary_to_dict
@@ -145,10 +145,9 @@ def comparison_to_dict(comparison: Comparison, budgets: tuple[Budget, ...] = ())
 
 
 def render_compare_json(comparison: Comparison, budgets: tuple[Budget, ...] = ()) -> str:
-    # allow_nan=False: NaN is not JSON, and no figure of ours should ever be one.
-    return json.dumps(
-        comparison_to_dict(comparison, budgets), indent=2, ensure_ascii=False, allow_nan=False
-    )
+    """The comparison's JSON, written by orjson as json.dumps(indent=2, allow_nan=False)
+    writes it (json_text): NaN is not JSON, and no figure of ours should ever be one."""
+    return json_text.indented(comparison_to_dict(comparison, budgets))
 
 
 def _csv_row(

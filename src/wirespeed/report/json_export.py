@@ -1,8 +1,9 @@
 """The report as versioned JSON: the table, the notes and every trial with its intervals.
 
-report_to_dict defines the format; a report of more than INDENT_UP_TO_TRIALS trials is
-written compact, by _compact_text and json_flows, which make the same text as json.dumps
-of that dict without its hundreds of thousands of small dicts (the tests compare them).
+report_to_dict defines the format, and orjson writes it (json_text: byte for byte what
+json.dumps writes). A report of more than INDENT_UP_TO_TRIALS trials is written compact,
+each distinct interval series (json_series, straight from the store's packed records),
+test, path and ceiling written once and put in as text.
 The format is documented in docs/json-format.md. Readers check "format" and "version";
 a change that could break a reader (a renamed or removed key, a changed unit) raises the
 version, an added key does not.
@@ -19,8 +20,7 @@ Version history:
 from __future__ import annotations
 
 import dataclasses
-import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from wirespeed.analysis.ceiling import Ceiling
@@ -36,8 +36,9 @@ from wirespeed.model import (
     TestCase,
     UdpStats,
 )
+from wirespeed.report import json_text
 from wirespeed.report.budgets import Budget
-from wirespeed.report.json_flows import FlowsWriter
+from wirespeed.report.json_series import SeriesWriter, interval_entry
 from wirespeed.report.model import Cell, Report, TrialDetail
 from wirespeed.store.codec import encode_spec
 from wirespeed.store.gc_pause import gc_paused
@@ -66,43 +67,47 @@ def _udp(udp: UdpStats | None) -> dict[str, Any] | None:
     }
 
 
-def _interval(i: Interval) -> dict[str, Any]:
-    return {
-        "start": i.start,
-        "end": i.end,
-        "bytes": i.bytes,
-        "bits_per_second": i.bits_per_second,
-        "retransmits": i.retransmits,
-        "jitter_ms": i.jitter_ms,
-        "lost": i.lost,
-        "packets": i.packets,
-    }
+# A series to its JSON value: Interval objects, or a series as the store packs it.
+Series = Callable[[tuple[Interval, ...] | bytes | None], Any]
+
+
+def _interval_dicts(series: tuple[Interval, ...] | bytes | None) -> list[dict[str, Any]]:
+    intervals = series if isinstance(series, tuple) else _unpacked(series)
+    return [interval_entry(i) for i in intervals]
 
 
 def _unpacked(blob: bytes | None) -> tuple[Interval, ...]:
     return () if blob is None else unpack(blob)
 
 
-def _stream(s: StreamResult, intervals: Sequence[Interval]) -> dict[str, Any]:
+def _stream(s: StreamResult, intervals: Any) -> dict[str, Any]:
     return {
         "id": s.id,
         "sent": _measurement(s.sent),
         "received": _measurement(s.received),
         "retransmits": s.retransmits,
         "udp": _udp(s.udp),
-        "intervals": [_interval(i) for i in intervals],
+        "intervals": intervals,
     }
 
 
-def _flow(flow: Flow, d: DirectionResult | None, packed: PackedDirection | None) -> dict[str, Any]:
-    """A flow, with its series packed if it has them (Report.packed_series)."""
+def _flow(
+    flow: Flow,
+    d: DirectionResult | None,
+    packed: PackedDirection | None,
+    series: Series = _interval_dicts,
+) -> dict[str, Any]:
+    """A flow, with its series packed if it has them (Report.packed_series); `series`
+    writes each series' value."""
     if d is None:
         return {"flow": flow.value, "measured": False}
     source = d.goodput_source
+    total: tuple[Interval, ...] | bytes | None
+    streams: tuple[tuple[Interval, ...] | bytes | None, ...]
     if packed is None:
-        total, streams = d.intervals, [s.intervals for s in d.streams]
+        total, streams = d.intervals, tuple(s.intervals for s in d.streams)
     else:
-        total, streams = _unpacked(packed[0]), [_unpacked(blob) for blob in packed[1]]
+        total, streams = packed
     return {
         "flow": flow.value,
         "measured": True,
@@ -112,8 +117,8 @@ def _flow(flow: Flow, d: DirectionResult | None, packed: PackedDirection | None)
         "received": _measurement(d.received),
         "retransmits": d.retransmits,
         "udp": _udp(d.udp),
-        "intervals": [_interval(i) for i in total],
-        "streams": [_stream(s, series) for s, series in zip(d.streams, streams, strict=True)],
+        "intervals": series(total),
+        "streams": [_stream(s, series(t)) for s, t in zip(d.streams, streams, strict=True)],
     }
 
 
@@ -189,8 +194,8 @@ def _flows(at: tuple[Report, int]) -> list[dict[str, Any]]:
     return [_flow(*flow) for flow in _directions(*at)]
 
 
-# The parts of a trial written by functions of their own: the compact writer writes and
-# puts in their text afterwards (_compact_text).
+# The parts of a trial written by functions of their own: the compact writer writes each
+# test, path and ceiling once, and the flows' series once (_compact_text).
 _PARTS: dict[str, Callable[[Any], Any]] = {
     "test": _test,
     "path": _path,
@@ -416,70 +421,34 @@ def report_to_dict(report: Report) -> dict[str, Any]:
 INDENT_UP_TO_TRIALS = 1000
 
 
-# allow_nan=False: NaN is not JSON, and no figure of ours should ever be one.
-_compact = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
-
-
 @gc_paused
 def render_json(report: Report) -> str:
+    """The report's JSON, as json.dumps(report_to_dict(report), ensure_ascii=False,
+    allow_nan=False) writes it: indented by 2, or compact beyond INDENT_UP_TO_TRIALS."""
     if len(report.trials) > INDENT_UP_TO_TRIALS:
         return _compact_text(report)
-    return json.dumps(report_to_dict(report), indent=2, ensure_ascii=False, allow_nan=False)
-
-
-# In the trials of the compact JSON, some values are written as {} at first, and their
-# text put in afterwards (_compact_text): no other value there is an empty object.
-_PLACEHOLDER = '":{}'
-_NO_PART: tuple[str, Any] = ("", None)
+    return json_text.indented(report_to_dict(report))
 
 
 def _compact_text(report: Report) -> str:
-    """_compact(report_to_dict(report)), the same text, written faster: the trials are
-    encoded in one call with each test, path, ceiling and list of flows written as {},
-    and then each one's text put in where its {} is. The flows, with their interval
-    series (most of the text), are written by json_flows; a test, path or ceiling, which
-    hundreds of trials share, is written once.
+    """json_text.compact(report_to_dict(report)), the same text, written faster: each
+    interval series is written once (SeriesWriter), straight from the store's packed
+    records, and each test, path and ceiling, which hundreds of trials share, once."""
+    series = SeriesWriter()
+    shared: dict[int, json_text.Fragment] = {}  # by id(): the report keeps them alive
 
-    The places are found by their text, `":{}`. Where its quote follows a backslash, it
-    is inside a string (json escapes a quote there, and a backslash too, so a string's own
-    closing quote follows one only if the string ends in a backslash, which none of the
-    format's keys do); anywhere else it closes a key, and in the trials every key is the
-    format's own and no other value is an empty object, so it is one of the values put
-    there: the key before it says which, and is checked. The run's provenance, whose keys
-    are anyone's, is not searched.
-    """
-    later: list[tuple[str, Any]] = []  # (key, value), in the order they are written
-
-    def part(key: str, value: Any) -> dict[str, Any] | None:
+    def part(key: str, value: Any) -> Any:
+        if key == "flows":
+            return [_flow(*direction, series) for direction in _directions(*value)]
         if value is None:
             return None
-        later.append((key, value))
-        return {}
-
-    trials = [_trial(report, index, part) for index in range(len(report.trials))]
-    pieces = _compact(trials).split(_PLACEHOLDER)
-    writer = FlowsWriter()
-    shared: dict[int, str] = {}  # test, path and ceiling texts, by id(): all kept alive
-    parts = [_compact(_report_head(report))[:-1], ',"trials":']
-    values = iter(later)
-    inside = ""  # pieces cut where the text was inside a string
-    for piece in pieces[:-1]:
-        if piece.endswith("\\"):
-            inside += piece + _PLACEHOLDER
-            continue
-        key, value = next(values, _NO_PART)
-        if not key or not piece.endswith(f'"{key}'):
-            raise RuntimeError("the JSON report's parts and their places differ")
-        parts += (inside, piece, '":')
-        inside = ""
-        if key == "flows":
-            writer.flows(_directions(*value), parts)
-            continue
         text = shared.get(id(value))
         if text is None:
-            text = shared[id(value)] = _compact(_whole(key, value))
-        parts.append(text)
-    if next(values, None) is not None:
-        raise RuntimeError("the JSON report's parts and their places differ")
-    parts += (inside, pieces[-1], "}")
-    return "".join(parts)
+            text = shared[id(value)] = json_text.Fragment(json_text.compact(_whole(key, value)))
+        return text
+
+    trials = [_trial(report, index, part) for index in range(len(report.trials))]
+    try:
+        return json_text.orjson_text({**_report_head(report), "trials": trials}).decode()
+    except json_text.OrjsonRefused:  # what orjson refuses and json writes: json writes it
+        return json_text.compact(report_to_dict(report))

@@ -5,13 +5,14 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from pathlib import Path
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from report_samples import BR0, DUAL, RAW, WAN, ok, sample_record
 
-from support.samples import measured
+from support.samples import measured, run_record, store_runs
 from wirespeed.model import (
     DirectionResult,
     Flow,
@@ -28,7 +29,8 @@ from wirespeed.model import (
 )
 from wirespeed.report import build_report, json_export, render_json
 from wirespeed.report.json_export import report_to_dict
-from wirespeed.report.json_flows import series_json
+from wirespeed.report.json_series import interval_entry, series_json
+from wirespeed.store import Store
 from wirespeed.store.records import RunRecord
 
 # What the writer splices values in after, and what it once did: hostile strings hold it.
@@ -186,6 +188,39 @@ def intervals(draw: st.DrawFn) -> Interval:
 @given(st.lists(intervals(), max_size=5))
 def test_any_series_is_written_as_json_writes_it(series: list[Interval]) -> None:
     expected = json.dumps(
-        [json_export._interval(i) for i in series], separators=(",", ":"), allow_nan=False
+        [interval_entry(i) for i in series], separators=(",", ":"), allow_nan=False
     )
     assert series_json(series) == expected
+
+
+def test_stored_series_with_small_floats_are_written_as_json_writes_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """orjson writes 2.5e-05 as 0.000025 and 1.5e-07 as 1.5e-7: a packed series holding
+    such a float is written again from its intervals, as json writes them."""
+    small = (
+        Interval(start=0.0, end=2.5e-05, bytes=0, bits_per_second=1.5e-07),
+        Interval(start=2.5e-05, end=1.0, bytes=1, bits_per_second=8.0),
+    )
+    plain = (Interval(start=0.0, end=1.0, bytes=117_000_000, bits_per_second=936e6),)
+    streams = tuple(
+        StreamResult(id=n, flow=Flow.UP, received=measured(1e-10), intervals=series)
+        for n, series in enumerate((small, plain))
+    )
+    direction = DirectionResult(
+        flow=Flow.UP, received=measured(936.0), streams=streams, intervals=small
+    )
+    outcome = ok(DUAL, WAN, direction, DirectionResult(flow=Flow.DOWN, received=measured(1.0)))
+    db = tmp_path / "runs.db"
+    (run,) = store_runs(db, run_record(outcome))
+    with Store.open(str(db), read_only=True) as store:
+        packed = store.load_run(run, intervals="packed", outputs=False, commands=True)
+        objects = store.load_run(run, intervals=True, outputs=False, commands=True)
+    assert packed.packed is not None
+    expected = build_report(objects)
+    monkeypatch.setattr(json_export, "INDENT_UP_TO_TRIALS", 0)
+    written = render_json(build_report(packed))
+    assert written == json.dumps(
+        report_to_dict(expected), separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+    assert '"end":2.5e-05,"bytes":0,"bits_per_second":1.5e-07' in written

@@ -1,41 +1,4 @@
-"""`wirespeed compare [A B]`: two runs, or two paths or variants of one run, side by side.
-
-To wire it, in wirespeed/cli/app.py add to COMMANDS:
-
-    "compare": "compare",
-
-and in build_parser(), after the `report` parser:
-
-    compare = sub.add_parser(
-        "compare",
-        help="compare two runs (default: the latest two), or two paths or variants of one",
-        description="Match the trials of A and B by test, path, variant and flow; show "
-        "both medians, the ratio B/A with its 95 % bootstrap interval, and whether a "
-        "permutation test tells the difference from noise.",
-    )
-    compare.add_argument(
-        "runs", nargs="*", type=int, metavar="RUN",
-        help="run ids (`runs`): A B for two runs (default: the latest two); "
-        "one run with --paths or --variants (default: the latest)",
-    )
-    compare.add_argument(
-        "--paths", nargs=2, metavar=("A", "B"), help="compare two paths of one run, e.g. WAN Br0"
-    )
-    compare.add_argument(
-        "--variants", nargs=2, metavar=("A", "B"), help="compare two variants of one run"
-    )
-    compare.add_argument(
-        "--format", default="terminal", choices=["terminal", "markdown", "csv", "json"],
-        help="output format (default: terminal)",
-    )
-    compare.add_argument("-o", "--output", metavar="FILE", help="write to FILE, not stdout")
-    _add_db(compare)
-
-and to EPILOG:
-
-    wirespeed compare 7 8                               run 8 against run 7, test by test
-    wirespeed compare 7 --paths WAN Br0                 two paths of one run
-"""
+"""`wirespeed compare [A B]`: two runs, or two paths or variants of one run, side by side."""
 
 from __future__ import annotations
 
@@ -45,12 +8,15 @@ from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
-from wirespeed.cli.outputs import check_output, write_output
+from wirespeed.cli.outputs import output_targets, write_output
 from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
     from wirespeed.analysis.compare import Comparison
+    from wirespeed.report.budgets import Budget
     from wirespeed.store import Store
+
+FORMATS = ("terminal", "markdown", "csv", "json")
 
 
 def _latest_two(store: Store) -> tuple[int, int]:
@@ -102,45 +68,46 @@ def _comparison(args: argparse.Namespace, store: Store) -> Comparison:
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
+    from wirespeed.report import render_compare_terminal
+    from wirespeed.report.budgets import parse_budgets
+    from wirespeed.store import Store
+
+    budgets = parse_budgets(getattr(args, "budgets", None))  # a bad one: exit 2 at once
+    fmt: str | None = getattr(args, "format", None)
+    targets = output_targets(getattr(args, "output", None), fmt, FORMATS, "compare")
+    store = Store.open(args.db, read_only=True)
+    try:
+        comparison = _comparison(args, store)
+    finally:
+        store.close()
+    if not targets:
+        if fmt in (None, "terminal"):
+            render_compare_terminal(comparison, env.console(), budgets)
+        else:
+            env.stdout.write(_render(fmt, comparison, budgets))
+        return ExitStatus.OK
+    for target in targets:
+        write_output(target.path, _render(target.format, comparison, budgets), "-o")
+        env.info(f"written to {target.path}")
+    return ExitStatus.OK
+
+
+def _render(fmt: str, comparison: Comparison, budgets: tuple[Budget, ...]) -> str:
+    """The comparison's text in a format; the terminal's as plain text, without colour."""
     from wirespeed.report import (
         render_compare_csv,
         render_compare_json,
         render_compare_markdown,
         render_compare_terminal,
     )
-    from wirespeed.report.budgets import parse_budgets
-    from wirespeed.store import Store
 
-    budgets = parse_budgets(getattr(args, "budgets", None))  # a bad one: exit 2 at once
-    output = getattr(args, "output", None)
-    fmt = getattr(args, "format", "terminal")
-    suffix = {"terminal": "txt", "markdown": "md"}.get(fmt, fmt)
-    target = check_output(output, "-o", f"compare.{suffix}") if output else None
-    store = Store.open(args.db, read_only=True)
-    try:
-        comparison = _comparison(args, store)
-    finally:
-        store.close()
     if fmt == "terminal":
-        if target is None:
-            render_compare_terminal(comparison, env.console(), budgets)
-            return ExitStatus.OK
         buffer = io.StringIO()
-        render_compare_terminal(
-            comparison,
-            Environment(stdout=buffer, stdout_is_tty=False, colour=False).console(),
-            budgets,
-        )
-        text = buffer.getvalue()
-    elif fmt == "markdown":
-        text = render_compare_markdown(comparison, budgets)
-    elif fmt == "csv":
-        text = render_compare_csv(comparison, budgets)
-    else:
-        text = render_compare_json(comparison, budgets)
-    if target is not None:
-        write_output(target, text, "-o")
-        env.info(f"written to {target}")
-    else:
-        env.stdout.write(text)
-    return ExitStatus.OK
+        plain = Environment(stdout=buffer, stdout_is_tty=False, colour=False)
+        render_compare_terminal(comparison, plain.console(), budgets)
+        return buffer.getvalue()
+    if fmt == "markdown":
+        return render_compare_markdown(comparison, budgets)
+    if fmt == "csv":
+        return render_compare_csv(comparison, budgets)
+    return render_compare_json(comparison, budgets)
