@@ -72,6 +72,16 @@ class OwnPostgres:
                 found.append(int(entry))
         return found
 
+    def signal_all(self, number: signal.Signals) -> None:
+        """Every process of the server, if it runs, gets the signal."""
+        try:
+            processes = self._processes()
+        except (OSError, ValueError, IndexError):
+            return  # never started, or already gone
+        for pid in processes:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, number)
+
     @contextmanager
     def frozen(self) -> Iterator[None]:
         """Every process of the server stopped (SIGSTOP): its kernel still acknowledges
@@ -102,7 +112,13 @@ def own_postgres() -> Iterator[OwnPostgres]:
         server.start()
         yield server
     finally:
+        # A test that failed while the server was frozen must not leave it stopped:
+        # a stopped server cannot shut down, and would outlive the suite.
+        server.signal_all(signal.SIGCONT)
         try:
             server.purge()
+        except BaseException:
+            server.signal_all(signal.SIGKILL)
+            raise
         finally:
             shutil.rmtree(directory, ignore_errors=True)
