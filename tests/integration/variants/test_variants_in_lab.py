@@ -194,7 +194,8 @@ def test_after_sigkill_the_next_run_restores_the_journal_first(tmp_path: Path) -
             process.wait()
         down_lab(f"{lab}-router")
         down_lab(f"{next_lab}-router")
-    recovered = " ".join(stdout[stdout.index("recovered") :].split())  # rich wraps lines
+    # The report's provenance says what was recovered "before the run:" (rich wraps lines).
+    recovered = " ".join(stdout[stdout.index("before the run:") :].split())
     # Every journaled knob was written back (the MTU is the lab's own and goes with its
     # namespaces, variants.py says why), and only then was the orphaned lab removed.
     restored = [k for k in changed(before, left) if not k.endswith("/mtu")]
