@@ -362,6 +362,8 @@ def _lab_limited(
     busiest = summary.busiest
     if busiest is not None and round(busiest.busy_pct) > round(least):
         cores = f"cpu{busiest.cpu} {busiest.busy_pct:.0f} % busy, {cores}"
+    elif busiest is not None:  # named, without saying one figure twice
+        cores = f"{cores}, cpu{busiest.cpu} the busiest"
     message = (
         f"{summary.host}: this machine's CPUs were saturated ({cores}); outside the lab, "
         f"{took}: the result is the lab's limit, not the device's"

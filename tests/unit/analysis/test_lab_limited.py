@@ -41,6 +41,7 @@ def test_a_lab_trial_on_a_machine_saturated_by_yes_is_lab_limited_and_names_them
     # busy, every core at least 100 % busy".
     busy = re.findall(r"(\d+) % busy", limited.message)
     assert len(busy) == len(set(busy)), limited.message
+    assert re.search(r"cpu\d ", limited.message), limited.message  # the busiest, by name
     for pid in HOGS:
         assert re.search(rf"yes \(pid {pid}\)( took)? \d+ %", limited.message), limited.message
     # Not the device's CPU, and the hogs are not said twice as background load.
