@@ -6,6 +6,7 @@ option added tomorrow is expected without a change here."""
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -141,12 +142,20 @@ def test_zsh_completion_loads_from_fpath_and_by_eval(tmp_path: Path) -> None:
 def test_fish_completion_loads_and_completes(tmp_path: Path) -> None:
     script = _write(tmp_path, "wirespeed.fish", _generated("completion", "fish"))
 
+    # fish keeps its own state under the XDG directories: the test's, not the user's.
+    env = {
+        **os.environ,
+        "XDG_CONFIG_HOME": str(tmp_path / "config"),
+        "XDG_DATA_HOME": str(tmp_path / "data"),
+    }
+
     def complete(line: str) -> list[str]:
         done = subprocess.run(
             ["fish", "--no-config", "-c", f"source {script}; complete -C '{line}'"],
             capture_output=True,
             text=True,
             check=True,
+            env=env,
         )
         assert not done.stderr
         return [entry.split("\t")[0] for entry in done.stdout.splitlines()]
