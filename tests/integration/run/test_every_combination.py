@@ -124,6 +124,11 @@ def bbr() -> bool:
     return Path("/proc/sys/net/ipv4/tcp_congestion_control").read_text().strip() == "bbr"
 
 
+def _reverse_connect_raced(trial: dict[str, Any]) -> bool:
+    reason = trial["reason"] or ""
+    return trial["status"] != "ok" and "expected reverse connect did not occur" in reason
+
+
 def problems_of(trial: dict[str, Any]) -> list[str]:
     """What is wrong with one trial of the run: nothing for a figure near its ceiling."""
     name = trial["test"]["id"]
@@ -202,11 +207,15 @@ def test_every_combination_the_plan_accepts_reaches_its_ceiling(
     trials, document = measure(topology, dut, runnable, tmp_path / "first")
     # A figure below its bound is measured once more, in a new lab: other jobs on this
     # machine's two cores can starve a trial of CPU for a second. One that failed, ran
-    # long or missed a flow is a fault of the combination and is never measured again.
+    # long or missed a flow is a fault of the combination and is never measured again,
+    # but for iperf2's own race in `-d`: its server may connect back before the client's
+    # listener accepts ("expected reverse connect did not occur ... Connection refused",
+    # seen once in six full runs on a quiet machine), which wirespeed reports as it is.
     low = [
         c
         for c in runnable
         if problems_of(trials[key_of(c)]) == figure_problems(trials[key_of(c)]) != []
+        or _reverse_connect_raced(trials[key_of(c)])
     ]
     if low:
         print(f"measured again: {[key_of(c) for c in low]}")
