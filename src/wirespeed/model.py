@@ -22,6 +22,54 @@ class ModelError(ValueError):
 class Tool(enum.StrEnum):
     IPERF2 = "iperf2"
     IPERF3 = "iperf3"
+    # Benchmarks that run on one host, no traffic (tools/openssl.py, sevenzip.py ...).
+    OPENSSL = "openssl"
+    SEVENZIP = "7zip"
+    UNIXBENCH = "unixbench"
+
+    @property
+    def moves_traffic(self) -> bool:
+        """iperf's kind: a client and a server on a path. The others run on one host."""
+        return self in (Tool.IPERF2, Tool.IPERF3)
+
+
+class Better(enum.StrEnum):
+    """Which way a measurement improves: goodput and MIPS up, loss and latency down."""
+
+    HIGHER = "higher"
+    LOWER = "lower"
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One measured quantity of a trial: the common currency of statistics, compare and
+    every export. A tool's richer detail (iperf's streams and intervals) is kept beside.
+
+    `name` says what was measured ("AES-128-CBC", "compress", "goodput"), `labels` the
+    conditions that tell two of a trial apart (block size, EVP, threads, flow), as text
+    meant for reading; name and labels together are the measurement's identity across
+    repetitions, runs and devices."""
+
+    name: str
+    unit: str  # "B/s", "bit/s", "MIPS", "%", "ms", "index", "count"
+    better: Better
+    value: float
+    labels: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        _require(bool(self.name), "a measurement needs a name")
+        _require(self.value == self.value, f"{self.name}: value is not a number")
+
+    @property
+    def key(self) -> tuple[str, tuple[tuple[str, str], ...]]:
+        return (self.name, self.labels)
+
+    @property
+    def item(self) -> str:
+        """How a report names it: "AES-128-CBC 1 KB, EVP"."""
+        if not self.labels:
+            return self.name
+        return f"{self.name} " + ", ".join(value for _, value in self.labels)
 
 
 class Proto(enum.StrEnum):
@@ -52,6 +100,7 @@ class Flow(enum.StrEnum):
 class Side(enum.StrEnum):
     CLIENT = "client"
     SERVER = "server"
+    DEVICE = "device"  # a benchmark's output, on the host it ran on
 
 
 class Topology(enum.StrEnum):
@@ -61,6 +110,8 @@ class Topology(enum.StrEnum):
     BRIDGE = "bridge"  # the DUT bridges two ports (the seeds' "Br0" test)
     ROUTER = "router"  # two subnets, the DUT forwards
     NAT = "nat"  # as router, plus masquerade on the DUT's WAN port
+    # No traffic: a benchmark (openssl speed, 7-zip) runs on the device itself.
+    DEVICE = "device"
 
 
 class Role(enum.StrEnum):
@@ -109,8 +160,24 @@ class TestSpec:
 
 
 @dataclass(frozen=True)
+class BenchSpec:
+    """A benchmark that runs on one host: its tool's settings as the plan's `options:`
+    gave them, validated by the tool's own schema (plan/bench_options.py), kept as
+    JSON-able pairs so that the store and reports need not know any tool."""
+
+    options: tuple[tuple[str, object], ...] = ()
+    timeout: float | None = None  # seconds the whole benchmark may take; None: the tool's
+
+    def option(self, name: str, default: object = None) -> object:
+        return dict(self.options).get(name, default)
+
+
+@dataclass(frozen=True)
 class TestCase:
-    """A test of the plan: an id the user chose, a name, a tool and what to run."""
+    """A test of the plan: an id the user chose, a name, a tool and what to run.
+
+    A traffic test (iperf) has its spec; a benchmark on one host has `bench` too, and
+    its `spec` is unused."""
 
     __test__ = False
 
@@ -118,6 +185,7 @@ class TestCase:
     name: str
     tool: Tool
     spec: TestSpec
+    bench: BenchSpec | None = None
 
 
 @dataclass(frozen=True)
@@ -191,7 +259,7 @@ class Interval:
 
 
 @dataclass(frozen=True)
-class Measurement:
+class Transfer:
     """What one end saw of a flow: bytes over seconds."""
 
     bytes: int
@@ -223,8 +291,8 @@ class StreamResult:
 
     id: int  # the tool's own id: iperf2's [  3], iperf3's socket number
     flow: Flow
-    sent: Measurement | None = None
-    received: Measurement | None = None
+    sent: Transfer | None = None
+    received: Transfer | None = None
     retransmits: int | None = None
     udp: UdpStats | None = None
     intervals: tuple[Interval, ...] = ()
@@ -235,8 +303,8 @@ class DirectionResult:
     """Everything measured of one flow direction, summed over its streams."""
 
     flow: Flow
-    sent: Measurement | None = None
-    received: Measurement | None = None
+    sent: Transfer | None = None
+    received: Transfer | None = None
     retransmits: int | None = None
     udp: UdpStats | None = None
     streams: tuple[StreamResult, ...] = ()
@@ -263,16 +331,42 @@ class DirectionResult:
 
 @dataclass(frozen=True)
 class Result:
-    """A test's normalized result: the same shape whichever tool and format produced it."""
+    """A test's normalized result: the same shape whichever tool and format produced it.
+
+    A traffic tool's result is its flow directions (protocol set); a benchmark's is its
+    measurements (protocol None, no directions). `measured()` gives both kinds alike."""
 
     tool: Tool
-    protocol: Proto
+    protocol: Proto | None
     directions: tuple[DirectionResult, ...]
     warnings: tuple[ToolWarning, ...] = ()
     tool_version: str | None = None
+    measurements: tuple[Measurement, ...] = ()  # what a benchmark's parser yielded
 
     def direction(self, flow: Flow) -> DirectionResult | None:
         return next((d for d in self.directions if d.flow is flow), None)
+
+    def measured(self) -> tuple[Measurement, ...]:
+        """Every measurement of the trial: a benchmark's own, and for a traffic test
+        goodput, loss, jitter and retransmits of each flow, derived from its detail."""
+        derived: list[Measurement] = []
+        for direction in self.directions:
+            flow = (("flow", direction.flow.value),)
+            goodput = direction.goodput_bps
+            if goodput is not None:
+                derived.append(Measurement("goodput", "bit/s", Better.HIGHER, goodput, flow))
+            udp = direction.udp
+            if udp is not None and udp.loss_percent is not None:
+                derived.append(Measurement("loss", "%", Better.LOWER, udp.loss_percent, flow))
+            if udp is not None and udp.jitter_ms is not None:
+                derived.append(Measurement("jitter", "ms", Better.LOWER, udp.jitter_ms, flow))
+            if direction.retransmits is not None:
+                derived.append(
+                    Measurement(
+                        "retransmits", "count", Better.LOWER, float(direction.retransmits), flow
+                    )
+                )
+        return (*derived, *self.measurements)
 
 
 @dataclass(frozen=True)
@@ -318,6 +412,10 @@ class FindingKind(enum.StrEnum):
     PARTIAL_SAMPLES = "partial-samples"
     STALLED = "stalled"
     LAB_LIMITED = "lab-limited"
+    # A benchmark's device was already busy when it started (load average, processes).
+    BUSY_BEFORE_START = "busy-before-start"
+    # The CPU's top clock is below what the board is sold at (seed 002: 816 MHz, not 1.5 GHz).
+    CLOCK_BELOW_ADVERTISED = "clock-below-advertised"
 
 
 @dataclass(frozen=True)

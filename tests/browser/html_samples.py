@@ -9,7 +9,7 @@ from wirespeed.model import (
     DirectionResult,
     Flow,
     Interval,
-    Measurement,
+    Transfer,
     Proto,
     Result,
     StreamResult,
@@ -64,7 +64,7 @@ def _direction(
         for parts in zip(*per_stream, strict=True)
     )
     mean = sum(i.bits_per_second for i in total) / len(total)
-    measure = Measurement(bytes=int(mean / 8 * DURATION), seconds=DURATION, bits_per_second=mean)
+    measure = Transfer(bytes=int(mean / 8 * DURATION), seconds=DURATION, bits_per_second=mean)
     return DirectionResult(
         flow=flow,
         sent=measure,

@@ -15,7 +15,7 @@ from typing import Any
 from wirespeed.model import (
     Direction,
     LinkModel,
-    Measurement,
+    Transfer,
     PathSpec,
     Proto,
     TestCase,
@@ -55,9 +55,9 @@ def udp_1000m(duration: int = 120, length: int | None = None) -> TestCase:
     return TestCase(id="#5", name="UDP 1000M", tool=Tool.IPERF2, spec=spec)
 
 
-def measured(mbit: float, seconds: float = 120.0) -> Measurement:
+def measured(mbit: float, seconds: float = 120.0) -> Transfer:
     """mbit Mbit/s over `seconds`, its bytes to match."""
-    return Measurement(
+    return Transfer(
         bytes=int(mbit * 1e6 / 8 * seconds), seconds=seconds, bits_per_second=mbit * 1e6
     )
 

@@ -30,7 +30,7 @@ from wirespeed.model import (
     DirectionResult,
     Flow,
     Interval,
-    Measurement,
+    Transfer,
     PathSpec,
     StreamResult,
     TestCase,
@@ -49,7 +49,7 @@ FORMAT = "wirespeed-report"
 VERSION = 2
 
 
-def _measurement(m: Measurement | None) -> dict[str, Any] | None:
+def _measurement(m: Transfer | None) -> dict[str, Any] | None:
     if m is None:
         return None
     return {"bytes": m.bytes, "seconds": m.seconds, "bits_per_second": m.bits_per_second}

@@ -15,7 +15,7 @@ from wirespeed.model import (
     FindingKind,
     Flow,
     LinkModel,
-    Measurement,
+    Transfer,
     MonitorRecord,
     PathSpec,
     Proto,
@@ -96,7 +96,7 @@ def decode_path(data: Mapping[str, Any]) -> PathSpec:
 
 
 def encode_measurements(
-    sent: Measurement | None, received: Measurement | None
+    sent: Transfer | None, received: Transfer | None
 ) -> dict[str, int | float | None]:
     row: dict[str, int | float | None] = {}
     for prefix, m in (("sent", sent), ("received", received)):
@@ -106,10 +106,10 @@ def encode_measurements(
     return row
 
 
-def decode_measurement(row: Row, prefix: str) -> Measurement | None:
+def decode_measurement(row: Row, prefix: str) -> Transfer | None:
     if row[f"{prefix}_bytes"] is None:
         return None
-    return Measurement(
+    return Transfer(
         bytes=row[f"{prefix}_bytes"],
         seconds=row[f"{prefix}_seconds"],
         bits_per_second=row[f"{prefix}_bps"],

@@ -45,7 +45,7 @@ from wirespeed.model import (
     DirectionResult,
     Flow,
     Interval,
-    Measurement,
+    Transfer,
     PathSpec,
     Proto,
     RawOutput,
@@ -1063,7 +1063,7 @@ _STATUSES = {status.value: status for status in TrialStatus}
 
 # The loader makes these as direct.py says: 65,000 measurements, 33,000 directions and
 # streams, and 10,000 of each of the rest in a run of 10,000 trials.
-_set_measurement = field_setter(Measurement, ("bytes", "seconds", "bits_per_second"))
+_set_measurement = field_setter(Transfer, ("bytes", "seconds", "bits_per_second"))
 _SHARED = ("flow", "sent", "received", "retransmits", "udp")
 _set_stream = field_setter(StreamResult, ("id", *_SHARED, "intervals"))
 _set_direction = field_setter(DirectionResult, (*_SHARED, "streams", "intervals"))
@@ -1124,12 +1124,12 @@ def _each(
     return () if rows is None else tuple(map(decode, rows))
 
 
-def _measurement(size: int | None, seconds: float, bps: float) -> Measurement | None:
+def _measurement(size: int | None, seconds: float, bps: float) -> Transfer | None:
     if size is None:
         return None
-    if size < 0 or seconds < 0:  # Measurement's own checks: let it raise its error
-        return Measurement(bytes=size, seconds=seconds, bits_per_second=bps)
-    measurement = _new(Measurement)
+    if size < 0 or seconds < 0:  # Transfer's own checks: let it raise its error
+        return Transfer(bytes=size, seconds=seconds, bits_per_second=bps)
+    measurement = _new(Transfer)
     _set_measurement(measurement, {"bytes": size, "seconds": seconds, "bits_per_second": bps})
     return measurement
 

@@ -18,7 +18,7 @@ from wirespeed.model import (
     DirectionResult,
     Flow,
     Interval,
-    Measurement,
+    Transfer,
     Proto,
     Result,
     StreamResult,
@@ -35,8 +35,8 @@ class StreamDraft:
 
     id: int
     flow: Flow
-    sent: Measurement | None = None
-    received: Measurement | None = None
+    sent: Transfer | None = None
+    received: Transfer | None = None
     retransmits: int | None = None
     udp: UdpStats | None = None
     intervals: list[Interval] = field(default_factory=list)
@@ -53,7 +53,7 @@ class StreamDraft:
         )
 
 
-def sum_measurements(items: Iterable[Measurement | None]) -> Measurement | None:
+def sum_measurements(items: Iterable[Transfer | None]) -> Transfer | None:
     """Several streams' figures as one: all their bytes over the longest one's time."""
     known = [m for m in items if m is not None]
     if not known:
@@ -62,7 +62,7 @@ def sum_measurements(items: Iterable[Measurement | None]) -> Measurement | None:
         return known[0]
     total = sum(m.bytes for m in known)
     longest = max(m.seconds for m in known)
-    return Measurement(
+    return Transfer(
         bytes=total,
         seconds=longest,
         bits_per_second=total * 8 / longest if longest > 0 else 0.0,
@@ -138,8 +138,8 @@ def build_result(
     warnings: Iterable[ToolWarning],
     *,
     tool_version: str | None = None,
-    sent_totals: Mapping[Flow, Measurement] | None = None,
-    received_totals: Mapping[Flow, Measurement] | None = None,
+    sent_totals: Mapping[Flow, Transfer] | None = None,
+    received_totals: Mapping[Flow, Transfer] | None = None,
 ) -> Result:
     """sent_totals, received_totals: a flow's total as the tool gives it for the flow as
     a whole (over the span of all its streams), which wins over the sum of its streams.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wirespeed.model import Flow, Interval, Measurement, Side
+from wirespeed.model import Flow, Interval, Transfer, Side
 
 ROLE_FLOW = {
     (Side.CLIENT, "sent"): Flow.UP,
@@ -39,8 +39,8 @@ class ReportLine:
             packets=self.total,
         )
 
-    def measurement(self) -> Measurement:
-        return Measurement(self.bytes, self.end - self.start, self.bits_per_second)
+    def measurement(self) -> Transfer:
+        return Transfer(self.bytes, self.end - self.start, self.bits_per_second)
 
 
 def final_line(lines: list[ReportLine]) -> ReportLine | None:

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 
 from wirespeed.model import (
     Flow,
-    Measurement,
+    Transfer,
     Proto,
     Result,
     Side,
@@ -347,10 +347,10 @@ def _same_bytes(printed: int, counted: int) -> bool:
 
 def _flow_totals(
     state: _State, drafts: list[StreamDraft]
-) -> tuple[dict[Flow, Measurement], dict[Flow, Measurement]]:
+) -> tuple[dict[Flow, Transfer], dict[Flow, Transfer]]:
     """(sent, received) totals of the flows of several streams, from the final [SUM]."""
-    sent: dict[Flow, Measurement] = {}
-    received: dict[Flow, Measurement] = {}
+    sent: dict[Flow, Transfer] = {}
+    received: dict[Flow, Transfer] = {}
     from_zero = [(line, role) for line, role in state.sums if line.start == 0]
     if not drafts:
         _sum_only_totals(state, from_zero, sent, received)
@@ -384,9 +384,9 @@ def _flow_totals(
         final = max(own, key=lambda line: line.end)
         span = final.end - final.start
         if span >= longest:
-            measurement = Measurement(total, span, final.bits_per_second)
+            measurement = Transfer(total, span, final.bits_per_second)
         else:  # the sender's clock stopped before its streams' data had drained
-            measurement = Measurement(total, longest, total * 8 / longest)
+            measurement = Transfer(total, longest, total * 8 / longest)
         (sent if role == "sent" else received)[flow] = measurement
     return sent, received
 
@@ -394,8 +394,8 @@ def _flow_totals(
 def _sum_only_totals(
     state: _State,
     from_zero: list[tuple[ReportLine, str | None]],
-    sent: dict[Flow, Measurement],
-    received: dict[Flow, Measurement],
+    sent: dict[Flow, Transfer],
+    received: dict[Flow, Transfer],
 ) -> None:
     """--sum-only: the final [SUM-n] of each role is the flow's figure. Without -e's
     columns, a client's is what it sent, a server's what it received (up)."""

@@ -19,7 +19,7 @@ from typing import Any
 from wirespeed.model import (
     Flow,
     Interval,
-    Measurement,
+    Transfer,
     Proto,
     Result,
     Side,
@@ -61,8 +61,8 @@ def _flow(side: Side, *, this_end_sends: bool) -> Flow:
     return Flow.UP if (side is Side.CLIENT) == this_end_sends else Flow.DOWN
 
 
-def _measurement(record: JsonObject) -> Measurement:
-    return Measurement(
+def _measurement(record: JsonObject) -> Transfer:
+    return Transfer(
         bytes=int(record["bytes"]),
         seconds=float(record["seconds"]),
         bits_per_second=float(record["bits_per_second"]),
@@ -191,7 +191,7 @@ def _end_stream(stream: JsonObject, side: Side, warnings: list[ToolWarning]) -> 
 
 def _received_totals(
     data: JsonObject, side: Side, test_start: JsonObject
-) -> dict[Flow, Measurement]:
+) -> dict[Flow, Transfer]:
     """Receiver bytes and rate per flow, from `sum_received*`: UDP gives them per flow
     only; TCP per stream too, but a client's copy of a stream's receiver record has the
     client's seconds (2.000116 for the server's 2.015455), the sum the server's own.

@@ -13,7 +13,7 @@ from wirespeed.analysis.findings import judge_result
 from wirespeed.model import (
     FindingKind,
     Flow,
-    Measurement,
+    Transfer,
     PathSpec,
     Proto,
     Result,
@@ -51,5 +51,5 @@ def test_a_total_of_many_streams_above_the_ceiling_is_flagged() -> None:
     assert up is not None and up.received is not None
     # What adding the 32 streams' rates would say: 98.7 Mbit/s against 94.1.
     added = sum(s.received.bits_per_second for s in up.streams if s.received)
-    inflated = replace(up, received=Measurement(up.received.bytes, 3.0, added))
+    inflated = replace(up, received=Transfer(up.received.bytes, 3.0, added))
     assert FindingKind.IMPOSSIBLE in judged_kinds(replace(result, directions=(inflated,)))

@@ -27,7 +27,7 @@ from wirespeed.model import (
     DirectionResult,
     Flow,
     Interval,
-    Measurement,
+    Transfer,
     Result,
     StreamResult,
     TrialOutcome,
@@ -328,7 +328,7 @@ def _made_up(trial: object, mbit: float) -> TrialOutcome:
     from wirespeed.model import Trial
 
     assert isinstance(trial, Trial)
-    measured = Measurement(bytes=int(mbit * 1.25e6), seconds=10.0, bits_per_second=mbit * 1e6)
+    measured = Transfer(bytes=int(mbit * 1.25e6), seconds=10.0, bits_per_second=mbit * 1e6)
     direction = DirectionResult(
         flow=Flow.UP,
         sent=measured,

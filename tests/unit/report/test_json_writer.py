@@ -17,7 +17,7 @@ from wirespeed.model import (
     DirectionResult,
     Flow,
     Interval,
-    Measurement,
+    Transfer,
     RawOutput,
     Side,
     StreamResult,
@@ -144,7 +144,7 @@ def test_a_figure_that_is_not_a_number_fails_as_json_does(
     first = record.outcomes[0]
     assert first.result is not None
     up = first.result.directions[0]
-    stream = dataclasses.replace(up.streams[0], sent=Measurement(1, 1.0, math.nan))
+    stream = dataclasses.replace(up.streams[0], sent=Transfer(1, 1.0, math.nan))
     direction = dataclasses.replace(up, streams=(stream,))
     result = dataclasses.replace(first.result, directions=(direction,))
     record = dataclasses.replace(record, outcomes=(dataclasses.replace(first, result=result),))

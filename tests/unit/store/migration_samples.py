@@ -23,7 +23,7 @@ from wirespeed.model import (
     FindingKind,
     Flow,
     Interval,
-    Measurement,
+    Transfer,
     MonitorRecord,
     Proto,
     Result,
@@ -60,14 +60,14 @@ def odd_intervals_outcome() -> TrialOutcome:
     stream = StreamResult(
         id=5,
         flow=Flow.UP,
-        sent=Measurement(bytes=1_250_000_000, seconds=10.0, bits_per_second=1e9),
+        sent=Transfer(bytes=1_250_000_000, seconds=10.0, bits_per_second=1e9),
         retransmits=17,
         intervals=MIXED,
     )
     single = StreamResult(
         id=7,
         flow=Flow.DOWN,
-        received=Measurement(bytes=10, seconds=10.0, bits_per_second=8.0),
+        received=Transfer(bytes=10, seconds=10.0, bits_per_second=8.0),
         intervals=(Interval(start=9.5, end=9.5, bytes=10, bits_per_second=8.0, jitter_ms=1.25),),
     )
     return TrialOutcome(

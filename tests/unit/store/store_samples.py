@@ -12,7 +12,7 @@ from wirespeed.model import (
     DirectionResult,
     Flow,
     Interval,
-    Measurement,
+    Transfer,
     PathSpec,
     Proto,
     RawOutput,
@@ -39,8 +39,8 @@ def stream_result(stream_id: int, flow: Flow, mbit: float) -> StreamResult:
     return StreamResult(
         id=stream_id,
         flow=flow,
-        sent=Measurement(bytes=int(mbit * 15e6), seconds=120.0, bits_per_second=mbit * 1e6),
-        received=Measurement(bytes=int(mbit * 15e6), seconds=120.2, bits_per_second=mbit * 1e6),
+        sent=Transfer(bytes=int(mbit * 15e6), seconds=120.0, bits_per_second=mbit * 1e6),
+        received=Transfer(bytes=int(mbit * 15e6), seconds=120.2, bits_per_second=mbit * 1e6),
         intervals=(
             Interval(start=0.0, end=1.0, bytes=int(mbit * 125e3), bits_per_second=mbit * 1e6),
             Interval(start=1.0, end=2.0, bytes=int(mbit * 125e3), bits_per_second=mbit * 1e6),
@@ -52,8 +52,8 @@ def dual_outcome(path: PathSpec = WAN, repetition: int = 1) -> TrialOutcome:
     directions = tuple(
         DirectionResult(
             flow=flow,
-            sent=Measurement(bytes=13_800_000_000, seconds=120.0, bits_per_second=920.4e6),
-            received=Measurement(bytes=13_790_000_000, seconds=120.01, bits_per_second=919.3e6),
+            sent=Transfer(bytes=13_800_000_000, seconds=120.0, bits_per_second=920.4e6),
+            received=Transfer(bytes=13_790_000_000, seconds=120.01, bits_per_second=919.3e6),
             retransmits=None,
             streams=(stream_result(3 + i, flow, 460.1), stream_result(5 + i, flow, 459.2)),
             intervals=(
@@ -94,8 +94,8 @@ def udp_outcome_with_loss() -> TrialOutcome:
     udp = UdpStats(jitter_ms=0.0, lost=2_137_748_578, packets=2_138_402_602, out_of_order=1)
     up = DirectionResult(
         flow=Flow.UP,
-        sent=Measurement(bytes=13_314_398_208, seconds=120.0, bits_per_second=890e6),
-        received=Measurement(bytes=961_544_192, seconds=120.2, bits_per_second=64.0e6),
+        sent=Transfer(bytes=13_314_398_208, seconds=120.0, bits_per_second=890e6),
+        received=Transfer(bytes=961_544_192, seconds=120.2, bits_per_second=64.0e6),
         udp=udp,
         streams=(StreamResult(id=3, flow=Flow.UP, udp=udp),),
         intervals=(

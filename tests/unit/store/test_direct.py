@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import pytest
 
-from wirespeed.model import Measurement, ModelError
+from wirespeed.model import Transfer, ModelError
 from wirespeed.store.direct import field_setter
 from wirespeed.store.store import _measurement
 
 
 def test_a_measurement_made_directly_equals_one_made_by_its_class() -> None:
     made = _measurement(1_000, 1.5, 5333.3)
-    assert made == Measurement(bytes=1_000, seconds=1.5, bits_per_second=5333.3)
-    assert hash(made) == hash(Measurement(bytes=1_000, seconds=1.5, bits_per_second=5333.3))
+    assert made == Transfer(bytes=1_000, seconds=1.5, bits_per_second=5333.3)
+    assert hash(made) == hash(Transfer(bytes=1_000, seconds=1.5, bits_per_second=5333.3))
     assert _measurement(None, 0.0, 0.0) is None
 
 
@@ -24,4 +24,4 @@ def test_a_value_the_model_refuses_is_refused_with_its_error() -> None:
 
 def test_the_fields_must_be_the_models() -> None:
     with pytest.raises(TypeError, match="has the fields"):
-        field_setter(Measurement, ("bytes", "seconds"))
+        field_setter(Transfer, ("bytes", "seconds"))

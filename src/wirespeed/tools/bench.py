@@ -1,0 +1,94 @@
+"""The driver protocol of a benchmark that runs on one host (openssl speed, 7-zip, UnixBench).
+
+A driver is a module with constants and two pure functions: `commands` builds the argv
+of each command from the test's options and what the host is (its CPUs, clusters,
+whether it has taskset), and `parse` turns one command's output into measurements. The
+run loop (bench_trial.py) runs the commands, keeps their raw output, samples the host,
+and adds the command's labels to each measurement it parsed: nothing in report/,
+analysis/ or store/ knows any benchmark by name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from pydantic import BaseModel
+
+from wirespeed.model import Measurement, Tool
+
+
+class BenchParseError(ValueError):
+    """The output holds no figure this driver knows: an error, never an empty success."""
+
+
+@dataclass(frozen=True)
+class HostCpus:
+    """What a benchmark's argv may depend on: the host's CPUs, as read just before."""
+
+    count: int  # online CPUs
+    clusters: tuple[tuple[int, ...], ...] = ()  # CPUs by core type/cpufreq policy, >1: big.LITTLE
+    cluster_names: tuple[str, ...] = ()  # "Cortex-A72 (cpu4-5)", one per cluster
+    has_taskset: bool = False
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command of a benchmark, and the labels its measurements get."""
+
+    argv: tuple[str, ...]
+    labels: tuple[tuple[str, str], ...] = ()
+    timeout: float = 600.0  # seconds it may take before it is stopped as hung
+    cwd: str | None = None  # where to run it (UnixBench's ./Run wants its own directory)
+
+
+class BenchDriver(Protocol):
+    """What a benchmark's module offers the run loop (see tools/openssl.py)."""
+
+    TOOL: Tool
+    # The program's names, in the order to look for them on a host ("7zz", "7z", "7za").
+    PROGRAMS: tuple[str, ...]
+    # Where to get it, for the message when a host lacks it: {"Debian": "7zip", ...}.
+    PACKAGES: Mapping[str, str]
+    # The plan's `options:` for this tool (extra keys forbidden, defaults as the seeds);
+    # `commands` gets its model_dump().
+    Options: type[BaseModel]
+
+    def commands(
+        self, options: Mapping[str, object], program: str, cpus: HostCpus
+    ) -> Sequence[Command]: ...
+
+    def parse(self, text: str) -> tuple[Measurement, ...]: ...
+
+    def version_argv(self, program: str) -> Sequence[str] | None: ...
+
+    def parse_version(self, text: str) -> str | None: ...
+
+
+def bench_driver_for(tool: Tool) -> BenchDriver:
+    """The module of a benchmark tool; ValueError for a traffic tool."""
+    if tool is Tool.OPENSSL:
+        from wirespeed.tools import openssl
+
+        return openssl
+    if tool is Tool.SEVENZIP:
+        from wirespeed.tools import sevenzip
+
+        return sevenzip
+    if tool is Tool.UNIXBENCH:
+        from wirespeed.tools import unixbench
+
+        return unixbench
+    raise ValueError(f"{tool} is not a benchmark that runs on one host")
+
+
+def with_labels(
+    measurements: Sequence[Measurement], labels: tuple[tuple[str, str], ...]
+) -> tuple[Measurement, ...]:
+    """The command's labels (cluster, threads) after the parser's own."""
+    if not labels:
+        return tuple(measurements)
+    return tuple(
+        Measurement(m.name, m.unit, m.better, m.value, (*m.labels, *labels)) for m in measurements
+    )
