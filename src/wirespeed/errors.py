@@ -3,6 +3,7 @@ one place (cli/errors.py); everything else is a bug and keeps its traceback."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import ClassVar
 
 
@@ -43,13 +44,27 @@ class MissingToolError(WirespeedError):
         "unshare": "util-linux",
     }
 
-    def __init__(self, tool: str, where: str = "this machine") -> None:
-        package = self.PACKAGES.get(tool, tool)
-        super().__init__(
-            f"{tool} is not installed on {where}",
-            hint=f"install it: apt-get install {package}  (OpenWrt: opkg install {package})",
-        )
+    def __init__(
+        self, tool: str, where: str = "this machine", packages: Mapping[str, str] | None = None
+    ) -> None:
+        if packages:
+            # A benchmark's driver says where its tool comes from, system by system.
+            hint = "install it: " + "; ".join(
+                f"{system}: {_install(system, package)}" for system, package in packages.items()
+            )
+        else:
+            package = self.PACKAGES.get(tool, tool)
+            hint = f"install it: apt-get install {package}  (OpenWrt: opkg install {package})"
+        super().__init__(f"{tool} is not installed on {where}", hint=hint)
         self.tool = tool
+
+
+def _install(system: str, package: str) -> str:
+    if system == "Debian":
+        return f"apt-get install {package}"
+    if system == "OpenWrt":
+        return f"opkg install {package}"
+    return package
 
 
 class NotRootError(WirespeedError):

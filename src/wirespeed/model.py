@@ -171,6 +171,30 @@ class BenchSpec:
     def option(self, name: str, default: object = None) -> object:
         return dict(self.options).get(name, default)
 
+    def as_dict(self) -> dict[str, object]:
+        """The options as a driver takes them: JSON's shapes (lists, dicts)."""
+
+        def thaw(value: object) -> object:
+            if isinstance(value, tuple):
+                return [thaw(v) for v in value]
+            return value
+
+        return {key: thaw(value) for key, value in self.options}
+
+
+def frozen_options(options: dict[str, object]) -> tuple[tuple[str, object], ...]:
+    """JSON-shaped options as BenchSpec keeps them: lists as tuples, so that a spec is
+    hashable and one read back from the store equals the one written."""
+
+    def freeze(value: object) -> object:
+        if isinstance(value, list | tuple):
+            return tuple(freeze(v) for v in value)
+        if isinstance(value, dict):
+            return tuple((k, freeze(v)) for k, v in value.items())
+        return value
+
+    return tuple((key, freeze(value)) for key, value in options.items())
+
 
 @dataclass(frozen=True)
 class TestCase:

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Protocol
 from wirespeed import __version__
 from wirespeed.errors import MissingToolError, NotRootError, UsageError, WirespeedError
 from wirespeed.hosts.base import Host
-from wirespeed.model import PathSpec, Role, Topology, Trial, TrialOutcome, TrialStatus
+from wirespeed.model import Finding, PathSpec, Role, Topology, Trial, TrialOutcome, TrialStatus
 from wirespeed.sampling.pool import SamplerPool
 from wirespeed.signals import deferred_signals
 from wirespeed.trial import Endpoints, program_for, run_trial
@@ -98,6 +98,11 @@ class RunOutcome:
         return [o for o in self.outcomes if o.status is TrialStatus.FAILED]
 
 
+def lab_topology(path: PathSpec) -> Topology:
+    """The lab a path runs in: a device path's benchmarks run on the endpoint lab's DUT."""
+    return Topology.ENDPOINT if path.topology is Topology.DEVICE else path.topology
+
+
 def is_lab_path(plan: Plan, path: PathSpec) -> bool:
     """A path that names no host of the plan runs in the emulated lab."""
     return plan.lab is not None and path.client not in plan.hosts
@@ -140,9 +145,30 @@ def preflight(plan: Plan, trials: Sequence[Trial]) -> None:
                 "change nothing on this path",
             )
     this_machine = LocalHost(name="this machine")
-    for program in sorted({program_for(t.test.tool) for t in trials}):
+    for program in sorted({program_for(t.test.tool) for t in trials if t.test.tool.moves_traffic}):
         if this_machine.which(program) is None:
             raise MissingToolError(program)
+    _refuse_missing_benchmarks(plan, trials, this_machine)
+
+
+def _refuse_missing_benchmarks(plan: Plan, trials: Sequence[Trial], this_machine: Host) -> None:
+    """A benchmark on this machine or in the lab (whose namespaces share its files) needs
+    its program here: refused before anything runs, naming the package. (An SSH device
+    is asked when it is logged in to.)"""
+    from wirespeed.bench_trial import find_program
+    from wirespeed.tools.bench import bench_driver_for
+
+    seen: set[tuple[str, str]] = set()
+    for trial in trials:
+        bench = trial.test.bench
+        path = trial.path
+        if bench is None or (not is_lab_path(plan, path) and plan.hosts[path.dut or ""].ssh):
+            continue
+        options = bench.as_dict()
+        key = (trial.test.tool.value, str(options.get("directory")))
+        if key not in seen:
+            seen.add(key)
+            find_program(this_machine, bench_driver_for(trial.test.tool), options)
 
 
 def cpu_device(plan: Plan, path: PathSpec) -> str | None:
@@ -319,6 +345,8 @@ class Runner:
 
     def _run_one(self, trial: Trial, variant_problem: str | None = None) -> TrialOutcome:
         started_at = time.time()
+        if trial.test.bench is not None:
+            return self._run_bench(trial, variant_problem, started_at)
         try:
             if variant_problem is not None:
                 raise WirespeedError(variant_problem)
@@ -362,12 +390,60 @@ class Runner:
             )
         return outcome
 
+    def _run_bench(
+        self, trial: Trial, variant_problem: str | None, started_at: float
+    ) -> TrialOutcome:
+        from wirespeed.bench_trial import run_bench_trial
+
+        lab = self._labs.get(Topology.ENDPOINT) if self._is_lab_path(trial.path) else None
+        try:
+            if variant_problem is not None:
+                raise WirespeedError(variant_problem)
+            if lab is not None:
+                lab.check_still_ours()
+            host = self._device_host(trial.path)
+        except WirespeedError as error:
+            return TrialOutcome(
+                trial=trial,
+                status=TrialStatus.FAILED,
+                started_at=started_at,
+                finished_at=time.time(),
+                reason=error.message,
+            )
+        # The benchmark's own host is watched whatever --watch says: its clock and
+        # temperature are what the figures depend on.
+        return run_bench_trial(
+            trial,
+            host,
+            on_tick=self.progress.tick,
+            watch=[("dut", host)],
+            sample_interval=self.sample_interval,
+            samplers_from=self._samplers,
+            before_start=self._before_start,
+        )
+
+    def _device_host(self, path: PathSpec) -> Host:
+        if self._is_lab_path(path):
+            return self._labs[Topology.ENDPOINT].device_hosts[Role.DUT]
+        assert path.dut is not None
+        return self._host(path.dut)
+
+    def _before_start(self, host: Host) -> list[Finding]:
+        from wirespeed.analysis.bench_findings import judge_before_start
+        from wirespeed.sampling.before import read_before_start
+
+        try:
+            before = read_before_start(host)
+        except (WirespeedError, OSError, TimeoutError, ValueError):
+            return []  # best effort: the benchmark's figures stand without it
+        return judge_before_start(before, host.name, controller_pid=os.getpid())
+
     def _watched(self, path: PathSpec) -> list[tuple[str, Host]]:
         """The hosts to sample, by role, each once (an endpoint DUT is also the server)."""
         hosts: dict[str, Host] = {}
         by_role: dict[str, Host]
         if self._is_lab_path(path):
-            lab = self._labs[path.topology]
+            lab = self._labs[lab_topology(path)]
             by_role = {role.value: host for role, host in lab.device_hosts.items()}
         else:
             names = {"client": path.client, "server": path.server, "dut": path.dut}
@@ -412,12 +488,22 @@ class Runner:
     def _devices_connected(self, trials: Sequence[Trial]) -> Iterator[None]:
         """Log in to every SSH host the trials use and check its tools, before anything
         is measured; close the sessions (stopping what still runs there) at the end."""
+        from wirespeed.bench_trial import find_program
         from wirespeed.hosts.ssh import SshHost
+        from wirespeed.tools.bench import bench_driver_for
 
         needs: dict[str, set[str]] = {}
+        benches: dict[str, dict[tuple[str, str], Trial]] = {}
         for trial in trials:
             path = trial.path
             if self._is_lab_path(path):
+                continue
+            if trial.test.bench is not None:
+                if path.dut is not None and self.plan.hosts[path.dut].ssh is not None:
+                    needs.setdefault(path.dut, set())
+                    benches.setdefault(path.dut, {})[
+                        (trial.test.tool.value, str(trial.test.bench.option("directory")))
+                    ] = trial
                 continue
             program = program_for(trial.test.tool)
             for name in (path.client, path.server, path.dut):
@@ -435,6 +521,18 @@ class Runner:
                 for program in sorted(tools):
                     if host.which(program) is None:
                         raise MissingToolError(program, f"{name} ({host.destination})")
+                for bench_trial in benches.get(name, {}).values():
+                    bench = bench_trial.test.bench
+                    assert bench is not None
+                    driver = bench_driver_for(bench_trial.test.tool)
+                    try:
+                        find_program(host, driver, bench.as_dict())
+                    except MissingToolError as error:
+                        raise MissingToolError(
+                            " or ".join(driver.PROGRAMS),
+                            f"{name} ({host.destination})",
+                            driver.PACKAGES,
+                        ) from error
             yield
         finally:
             with deferred_signals():
@@ -481,7 +579,9 @@ class Runner:
     @contextlib.contextmanager
     def _labs_up(self, trials: Sequence[Trial]) -> Iterator[None]:
         lab_plan = self.plan.lab
-        topologies = sorted({t.path.topology for t in trials if self._is_lab_path(t.path)}, key=str)
+        topologies = sorted(
+            {lab_topology(t.path) for t in trials if self._is_lab_path(t.path)}, key=str
+        )
         if not topologies or lab_plan is None:
             yield
             return
@@ -513,7 +613,7 @@ class Runner:
             path = trial.path
             if self._is_lab_path(path):
                 # Every lab namespace runs on this machine's kernel with its tools: one entry.
-                lab = self._labs[path.topology]
+                lab = self._labs[lab_topology(path)]
                 hosts.setdefault("lab (this machine)", lab.hosts[Role.CLIENT])
                 if lab.ssh_host is not None:
                     hosts.setdefault("lab DUT (ssh)", lab.ssh_host)
@@ -528,8 +628,11 @@ class Runner:
         for path in {t.path.name: t.path for t in trials}.values():
             if self._is_lab_path(path):
                 roles.setdefault("lab (this machine)", set()).update(
-                    role.value for role in self._labs[path.topology].hosts
+                    role.value for role in self._labs[lab_topology(path)].hosts
                 )
+                continue
+            if path.topology is Topology.DEVICE:
+                roles.setdefault(path.client, set()).add("dut")
                 continue
             for role, name in (("client", path.client), ("server", path.server)):
                 roles.setdefault(name, set()).add(role)

@@ -137,7 +137,7 @@ def run_trial(
         _check_port_free(endpoints.server, port, listen_on)
         server = endpoints.server.start(server_argv)
         _wait_listening(endpoints.server, server, port, listen_on)
-        samplers = _start_samplers(watch, sample_interval, samplers_from or Sampler())
+        samplers = start_samplers(watch, sample_interval, samplers_from or Sampler())
         client = endpoints.client.start(client_argv)
         _wait_client(
             endpoints.client,
@@ -173,7 +173,7 @@ def run_trial(
     result: Result | None = None
     if reason is None:
         result, reason = _parse(driver, raw, spec)
-    monitors, summaries = _monitor_records(sample_sets)
+    monitors, summaries = monitor_records(sample_sets)
     outcome = TrialOutcome(
         trial=trial,
         status=TrialStatus.OK if reason is None else TrialStatus.FAILED,
@@ -201,7 +201,7 @@ def without_moot(findings: list[Finding], spec: TestSpec) -> list[Finding]:
     return findings
 
 
-def _start_samplers(
+def start_samplers(
     watch: Sequence[tuple[str, Host]], interval: float, source: SamplerSource
 ) -> list[tuple[str, Host, TrialSampler | str]]:
     """One sampler per watched host; one that cannot start is noted, not fatal: the
@@ -219,7 +219,7 @@ def _start_samplers(
     return started
 
 
-def _monitor_records(
+def monitor_records(
     sample_sets: Sequence[tuple[str, Host, SampleSet | str]],
 ) -> tuple[tuple[MonitorRecord, ...], list[MonitorSummary]]:
     records: list[MonitorRecord] = []

@@ -8,6 +8,7 @@ are not reported again as unknown.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -16,10 +17,11 @@ from typing import Any
 from wirespeed.hosts.ssh_target import SshTarget
 from wirespeed.lab.links import parse_link
 from wirespeed.model import ModelError, PathSpec, Role, Topology
+from wirespeed.plan.bench import bench_spec, describe_bench
 from wirespeed.plan.checks import check_test_on_paths
 from wirespeed.plan.collect import Collector, salvage
 from wirespeed.plan.expect import ReadExpectations, read_expect
-from wirespeed.plan.plan import DEFAULT_VARIANTS, HostPlan, LabPlan, Plan, Variant
+from wirespeed.plan.plan import DEFAULT_VARIANTS, HostPlan, LabPlan, Plan, Variant, runs_on
 from wirespeed.plan.problems import did_you_mean
 from wirespeed.plan.resolve import ResolvedTest, resolve
 from wirespeed.plan.schema import (
@@ -177,7 +179,9 @@ def _paths(
             out.error((*loc, "name"), f"duplicate path name {entry.name!r} (first at line {line})")
             continue
         names.valid[entry.name] = (*loc, "name")
-        if entry.client is None and entry.server is None and entry.dut is None:
+        if entry.topology is Topology.DEVICE:
+            path = _device_path(entry, loc, lab, host_names, out, lab_declared="lab" in data)
+        elif entry.client is None and entry.server is None and entry.dut is None:
             path = _lab_path(entry, loc, lab, out, lab_declared="lab" in data)
         else:
             path = _host_path(entry, loc, hosts, host_names, out)
@@ -216,6 +220,58 @@ def _lab_path(
         dut=Role.DUT.value,
         link=lab.link,
     )
+
+
+def _device_path(
+    entry: PathEntry,
+    loc: Loc,
+    lab: LabPlan | None,
+    host_names: _Names,
+    out: Collector,
+    *,
+    lab_declared: bool,
+) -> PathSpec | None:
+    """A path with no traffic: benchmarks run on its DUT, a host of the plan or, without
+    one, the lab's DUT. Client, server and DUT are that host, so that every role names it."""
+    for role in ("client", "server"):
+        if getattr(entry, role) is not None:
+            out.error(
+                (*loc, role),
+                f"path {entry.name!r} is a device path: benchmarks run on its dut alone, "
+                f"it has no {role}",
+                hint="give dut: only (or nothing, for the lab's DUT)",
+            )
+            return None
+    if entry.link is not None:
+        out.error(
+            (*loc, "link"),
+            f"path {entry.name!r} is a device path: no traffic crosses a link there",
+            hint="remove link:",
+        )
+        return None
+    if entry.dut is None:
+        if lab is None and lab_declared:
+            return None
+        if lab is None:
+            out.error(
+                loc,
+                f"device path {entry.name!r} names no dut and the plan has no lab",
+                hint="give dut: a host from hosts: (localhost, or one with ssh:), "
+                "or add `lab: {link: gbe}` to run on the lab's DUT",
+            )
+            return None
+        name = Role.DUT.value
+    else:
+        name = entry.dut
+        if host_names.unknown(name):
+            known = sorted(host_names.declared)
+            out.error(
+                (*loc, "dut"),
+                f"unknown host {name!r}{did_you_mean(name, known)}",
+                hint=f"hosts are {', '.join(known)}" if known else "declare it under hosts:",
+            )
+            return None
+    return PathSpec(entry.name, Topology.DEVICE, name, name, name, None)
 
 
 def _host_path(
@@ -322,12 +378,59 @@ def _tests(
         except ModelError as error:
             out.error(loc, f"test {entry.id!r}: {error}")
             continue
+        if not test.case.tool.moves_traffic:
+            bench = bench_spec(entry, test.case.tool, loc, out)
+            if bench is None:
+                continue
+            test = dataclasses.replace(
+                test,
+                case=dataclasses.replace(
+                    test.case,
+                    bench=bench,
+                    name=entry.name if entry.name is not None else describe_bench(test.case.tool),
+                ),
+            )
+        elif entry.options is not None:
+            out.error(
+                (*loc, "options"),
+                f"test {entry.id!r}: options: are a benchmark's settings "
+                f"(tool: openssl, 7zip or unixbench); {test.case.tool.value} takes the "
+                "test's own keys (protocol, direction, parallel ...)",
+                key=True,
+            )
+            continue
         tests.append(test)
         runs_on = path_names.declared if test.paths is None else set(test.paths)
         expectations[entry.id] = read_expect(
             entry.expect, loc, test.case, out, paths=runs_on, declared_paths=path_names.declared
         )
     return tests, expectations
+
+
+def _paths_kind_checks(
+    tests: list[ResolvedTest], paths: Mapping[str, PathSpec], out: Collector
+) -> None:
+    """A benchmark runs on a device path, a traffic test on the others: a test limited
+    to a path of the other kind is pointed at."""
+    for test in tests:
+        for position, name in enumerate(test.paths or ()):
+            path = paths.get(name)
+            if path is None or runs_on(test.case.tool, path):
+                continue
+            tool = test.case.tool.value
+            if test.case.tool.moves_traffic:
+                message = (
+                    f"test {test.case.id!r}: {tool} needs a client and a server, and "
+                    f"{name!r} is a device path (no traffic)"
+                )
+                hint = "run it on a path of topology endpoint, bridge, router or nat"
+            else:
+                message = (
+                    f"test {test.case.id!r}: {tool} runs on one host, and {name!r} is a "
+                    f"{path.topology.value} path"
+                )
+                hint = "add a path `{name: DUT, topology: device}` (dut: a host, or the lab's)"
+            out.error((*test.loc, "paths", position), message, hint=hint)
 
 
 def _variants(
@@ -415,8 +518,11 @@ def _cross_checks(
     variants: list[tuple[Variant, Loc]],
 ) -> None:
     variant_mtus = [(v.name, v.mtu) for v, _ in variants if v.mtu is not None]
+    _paths_kind_checks(tests, paths, out)
     for test in tests:
         chosen = test.paths
+        if not test.case.tool.moves_traffic:
+            continue  # a benchmark's options were checked by its driver's schema
         on = [p for p in paths.values() if chosen is None or p.name in chosen]
         check_test_on_paths(test, on, out, variant_mtus=variant_mtus)
     used = {name for p in paths.values() for name in (p.client, p.server, p.dut)}
@@ -424,5 +530,13 @@ def _cross_checks(
         if name not in used:
             out.warn(("hosts", name), f"host {name!r} is not used by any path", key=True)
     for path in paths.values():
-        if tests and not any(t.paths is None or path.name in t.paths for t in tests):
-            out.warn(path_names.valid[path.name], f"no test runs on path {path.name!r}")
+        if tests and not any(
+            path.name in t.paths if t.paths is not None else runs_on(t.case.tool, path)
+            for t in tests
+        ):
+            kind = (
+                "benchmark (openssl, 7zip, unixbench)"
+                if path.topology is Topology.DEVICE
+                else "test"
+            )
+            out.warn(path_names.valid[path.name], f"no {kind} runs on path {path.name!r}")

@@ -8,7 +8,7 @@ from types import MappingProxyType
 
 from wirespeed.expectations import Expectation, TestExpectations
 from wirespeed.hosts.ssh_target import SshTarget
-from wirespeed.model import LinkModel, PathSpec, TestCase
+from wirespeed.model import LinkModel, PathSpec, TestCase, Tool, Topology
 from wirespeed.plan.problems import Problem
 
 
@@ -151,7 +151,8 @@ class Plan:
         """The paths this test runs on, in plan order."""
         chosen = self.test_paths.get(test.id)
         if chosen is None:
-            return self.paths
+            # A benchmark runs on the device paths, iperf on the others.
+            return tuple(p for p in self.paths if runs_on(test.tool, p))
         return tuple(path for path in self.paths if path.name in chosen)
 
     def tests_for(self, path: PathSpec) -> tuple[TestCase, ...]:
@@ -169,3 +170,9 @@ class Plan:
             if test.id == test_id:
                 return test
         raise KeyError(test_id)
+
+
+def runs_on(tool: Tool, path: PathSpec) -> bool:
+    """Whether a test of this tool can run on the path: a benchmark on a device path
+    (one host), a traffic tool on the others (a client and a server)."""
+    return tool.moves_traffic is not (path.topology is Topology.DEVICE)

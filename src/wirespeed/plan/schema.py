@@ -339,6 +339,9 @@ class TestEntry(TestSettings):
     paths: list[Name] | None = None  # run only on these paths; all when absent
     # What the test must reach; read by plan/expect.py, which knows every measurement.
     expect: Any = None
+    # A benchmark's own settings (tool: openssl, 7zip, unixbench), validated by its
+    # driver's Options model (tools/openssl.py ...) where the plan is assembled.
+    options: dict[str, Any] | None = None
 
 
 class VariantEntry(Entry):

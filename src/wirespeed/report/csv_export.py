@@ -14,6 +14,7 @@ from typing import Any
 
 from wirespeed.model import Flow
 from wirespeed.report.json_export import flows_of
+from wirespeed.report.measured import MeasuredCell
 from wirespeed.report.model import FlowFigure, Report, TrialDetail
 
 COLUMNS = (
@@ -187,10 +188,95 @@ def _group_columns(figure: FlowFigure | None, trial: str) -> dict[str, Any]:
     }
 
 
+# After the others, in a run with benchmarks only: a traffic run's CSV is as it was.
+MEASUREMENT_COLUMNS = (
+    "measurement",
+    "labels",
+    "unit",
+    "better",
+    "value",
+    "group_median",
+    "group_ci_low",
+    "group_ci_high",
+)
+
+
+def _measured_cells(report: Report) -> dict[tuple[str, str, str, str, str], MeasuredCell]:
+    """Each benchmark cell by (test id, path, variant, measurement, labels as text)."""
+    cells = {}
+    for row in report.measured:
+        labels = _labels_text(row.labels)
+        for place, cell in zip(report.measured_columns, row.cells, strict=True):
+            if cell is not None:
+                cells[(row.test_id, place.path, place.variant, row.name, labels)] = cell
+    return cells
+
+
+def _labels_text(labels: tuple[tuple[str, str], ...]) -> str:
+    return ";".join(f"{key}={value}" for key, value in labels)
+
+
+def _measurement_rows(
+    report: Report,
+    detail: TrialDetail,
+    cells: Mapping[tuple[str, str, str, str, str], MeasuredCell],
+) -> Iterable[dict[str, Any]]:
+    """A benchmark trial's rows: one per measurement (one without, when it failed)."""
+    outcome = detail.outcome
+    trial, result = outcome.trial, outcome.result
+    base: dict[str, Any] = {
+        "run_id": report.run_id,
+        "trial": trial.key,
+        "test_id": trial.test.id,
+        "test_name": trial.test.name,
+        "tool": trial.test.tool.value,
+        "path": trial.path.name,
+        "topology": trial.path.topology.value,
+        "variant": trial.variant,
+        "repetition": trial.repetition,
+        "status": outcome.status.value,
+        "reason": outcome.reason,
+        "warnings": "" if result is None else ";".join(w.kind.value for w in result.warnings),
+        "notes": ";".join(str(n) for n in detail.notes),
+        "started_at": outcome.started_at,
+        "finished_at": outcome.finished_at,
+    }
+    if result is None or not result.measurements:
+        yield base
+        return
+    for m in result.measurements:
+        labels = _labels_text(m.labels)
+        row = base | {
+            "measurement": m.name,
+            "labels": labels,
+            "unit": m.unit,
+            "better": m.better.value,
+            "value": m.value,
+        }
+        cell = cells.get((trial.test.id, trial.path.name, trial.variant, m.name, labels))
+        summary = None if cell is None else cell.summary
+        if cell is not None and summary is not None and trial.key in cell.trials:
+            interval = summary.interval
+            row |= {
+                "group_n": summary.n,
+                "group_median": summary.median,
+                "group_cv": summary.cv,
+                "group_ci_low": None if interval is None else interval.low,
+                "group_ci_high": None if interval is None else interval.high,
+                "group_stability": summary.stability.value,
+                "outlier": "yes" if trial.key in cell.outlier_trials else "no",
+            }
+        yield row
+
+
 def _rows(report: Report) -> Iterable[dict[str, Any]]:
     groups = _group_figures(report)
+    measured = _measured_cells(report)
     for detail in report.trials:
         trial = detail.outcome.trial
+        if trial.test.bench is not None:
+            yield from _measurement_rows(report, detail, measured)
+            continue
         for flow in flows_of(detail):
             figure = groups.get((trial.test.id, trial.path.name, trial.variant, flow))
             row = _row(report, detail, flow) | _group_columns(figure, trial.key)
@@ -201,4 +287,5 @@ def _rows(report: Report) -> Iterable[dict[str, Any]]:
 
 
 def render_csv(report: Report) -> str:
-    return tidy_csv((*COLUMNS, *(f"as {b.name}" for b in report.budgets)), _rows(report))
+    extra = MEASUREMENT_COLUMNS if report.measured else ()
+    return tidy_csv((*COLUMNS, *extra, *(f"as {b.name}" for b in report.budgets)), _rows(report))

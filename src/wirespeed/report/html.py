@@ -39,6 +39,10 @@ _JSON_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"))
 
 
 @functools.cache
+from wirespeed.report.measure_text import LEGEND as MEASURED_LEGEND  # noqa: E402
+from wirespeed.report.measure_text import item_text, measured_cell_lines  # noqa: E402
+
+
 def _asset(name: str) -> str:
     return (resources.files("wirespeed.report") / "assets" / name).read_text(encoding="utf-8")
 
@@ -113,6 +117,28 @@ def _results(report: Report) -> str:
         f"<tbody>{''.join(body)}</tbody></table></div>"
         f'<p class="legend-text">{_e(LEGEND)}'
         f"{' ' + _e(single) if single else ''}</p></section>"
+    )
+
+
+def _measured(report: Report) -> str:
+    """The benchmarks' table (report/measured.py), when the run has any."""
+    if not report.measured:
+        return ""
+    head = "<tr><th>Benchmark</th>" + "".join(
+        f'<th class="num">{_e(p.label)}</th>' for p in report.measured_columns
+    )
+    body = []
+    for row in report.measured:
+        cells = [f"<td>{_e(item_text(row))}</td>"]
+        for cell in row.cells:
+            lines = measured_cell_lines(cell, row.unit)
+            cells.append('<td class="num">' + "<br>".join(_e(line) for line in lines) + "</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    return (
+        '<section class="card" id="benchmarks"><h2>Benchmarks</h2>'
+        f'<div class="scroll"><table class="results"><thead>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table></div>"
+        f'<p class="legend-text">{_e(MEASURED_LEGEND)}</p></section>'
     )
 
 
@@ -221,7 +247,8 @@ def render_html(report: Report, samples: Sequence[DeviceSamples] = ()) -> str:
         f"<title>{_e(report.title)} \N{EN DASH} wirespeed</title>"
         f"<style>{_asset('report.css')}</style></head><body>"
         f"{_header(report)}<main>"
-        f"{_results(report)}{_trials_section()}{_monitor_section(samples)}"
+        f"{_results(report) if report.rows or not report.measured else ''}"
+        f"{_measured(report)}{_trials_section()}{_monitor_section(samples)}"
         f"{_notes(report)}{_provenance(report)}"
         f"<footer>wirespeed {_e(report.info.wirespeed_version)} \N{MIDDLE DOT} "
         f"run {report.run_id}</footer></main>"

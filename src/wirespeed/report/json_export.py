@@ -30,17 +30,18 @@ from wirespeed.model import (
     DirectionResult,
     Flow,
     Interval,
-    Transfer,
+    Measurement,
     PathSpec,
     StreamResult,
     TestCase,
+    Transfer,
     UdpStats,
 )
 from wirespeed.report import json_text
 from wirespeed.report.budgets import Budget
 from wirespeed.report.json_series import SeriesWriter, interval_entry
 from wirespeed.report.model import Cell, Report, TrialDetail
-from wirespeed.store.codec import encode_spec
+from wirespeed.store.codec import encode_bench, encode_spec
 from wirespeed.store.gc_pause import gc_paused
 from wirespeed.store.packed_intervals import unpack
 from wirespeed.store.records import PackedDirection
@@ -150,6 +151,7 @@ def _test(test: TestCase) -> dict[str, Any]:
         "name": test.name,
         "tool": test.tool.value,
         "spec": encode_spec(test.spec),  # the same shape the store keeps
+        **({"bench": encode_bench(test.bench)} if test.bench is not None else {}),
     }
 
 
@@ -240,6 +242,58 @@ def _trial(report: Report, index: int, part: Callable[[str, Any], Any] = _whole)
             for raw in outcome.raw
         ],
         "flows": part("flows", (report, index)),
+        # A benchmark's measurements; absent for a traffic test, whose figures are flows.
+        **(
+            {"measurements": [_measurement_dict(m) for m in result.measurements]}
+            if result is not None and trial.test.bench is not None
+            else {}
+        ),
+    }
+
+
+def _measurement_dict(m: Measurement) -> dict[str, Any]:
+    return {
+        "name": m.name,
+        "labels": dict(m.labels),
+        "unit": m.unit,
+        "better": m.better.value,
+        "value": m.value,
+    }
+
+
+def _measured_table(report: Report) -> dict[str, Any]:
+    """The benchmarks' table: rows of measurements, a cell per place with its summary."""
+    return {
+        "measured_columns": [
+            {"label": p.label, "path": p.path, "variant": p.variant}
+            for p in report.measured_columns
+        ],
+        "measured": [
+            {
+                "test_id": row.test_id,
+                "test_name": row.test_name,
+                "tool": row.tool.value,
+                "name": row.name,
+                "labels": dict(row.labels),
+                "item": row.item,
+                "unit": row.unit,
+                "better": row.better.value,
+                "cells": [
+                    None
+                    if cell is None
+                    else {
+                        "label": place.label,
+                        "n": cell.n,
+                        "trials_failed": cell.trials_failed,
+                        "values": list(cell.values),
+                        "summary": summary_to_dict(cell.summary, cell.trials),
+                        "notes": list(cell.notes),
+                    }
+                    for place, cell in zip(report.measured_columns, row.cells, strict=True)
+                ],
+            }
+            for row in report.measured
+        ],
     }
 
 
@@ -407,6 +461,9 @@ def _report_head(report: Report) -> dict[str, Any]:
             for n in report.notes
         ],
         "expectations": expectations_summary(report),
+        # Only in a run with benchmarks (docs/json-format.md): a traffic run's JSON is
+        # as it was.
+        **(_measured_table(report) if report.measured else {}),
     }
 
 

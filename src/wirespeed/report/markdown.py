@@ -18,6 +18,8 @@ from wirespeed.report.ab import (
     ab_title,
     build_ab,
 )
+from wirespeed.report.measure_text import LEGEND as MEASURED_LEGEND
+from wirespeed.report.measure_text import item_text, measured_cell_lines
 from wirespeed.report.model import Report
 from wirespeed.report.note_text import NoteWords, more_text, note_words, trial_words
 from wirespeed.report.text import (
@@ -103,13 +105,23 @@ def render_markdown(report: Report) -> str:
     lines += [f"- {markdown_text(line)}" for line in provenance_lines(report)]
     lines.append("")
 
-    lines.append(_table_row(["Test", *(markdown_text(c.label) for c in report.columns)]))
-    lines.append(_table_row(["---"] + ["--:"] * len(report.columns)))
-    for row in report.rows:
-        cells = [markdown_text(f"{row.test_id} {row.test_name}")]
-        cells += [_figure_cell(cell_lines(cell, budgets=report.budgets)) for cell in row.cells]
-        lines.append(_table_row(cells))
-    lines += ["", LEGEND, ""]
+    if report.rows or not report.measured:
+        lines.append(_table_row(["Test", *(markdown_text(c.label) for c in report.columns)]))
+        lines.append(_table_row(["---"] + ["--:"] * len(report.columns)))
+        for row in report.rows:
+            cells = [markdown_text(f"{row.test_id} {row.test_name}")]
+            cells += [_figure_cell(cell_lines(cell, budgets=report.budgets)) for cell in row.cells]
+            lines.append(_table_row(cells))
+        lines += ["", LEGEND, ""]
+    if report.measured:
+        places = report.measured_columns
+        lines.append(_table_row(["Benchmark", *(markdown_text(p.label) for p in places)]))
+        lines.append(_table_row(["---"] + ["--:"] * len(places)))
+        for measured in report.measured:
+            cells = [markdown_text(item_text(measured))]
+            cells += [_figure_cell(measured_cell_lines(c, measured.unit)) for c in measured.cells]
+            lines.append(_table_row(cells))
+        lines += ["", MEASURED_LEGEND, ""]
     single_run = single_run_text(report)
     if single_run:
         lines += [single_run, ""]

@@ -38,6 +38,7 @@ from wirespeed.model import (
     WarningKind,
 )
 from wirespeed.report.budgets import Budget
+from wirespeed.report.measured import MeasuredRow, Place, measured_table
 from wirespeed.report.stored_summary import busiest_core_load, summary_fields
 from wirespeed.store.gc_pause import gc_paused
 from wirespeed.store.records import PackedDirection, RunInfo, RunRecord, RunStatus
@@ -274,6 +275,10 @@ class Report:
     packed: tuple[tuple[PackedDirection, ...], ...] | None = None
     # `--as`: each goodput also said as what an application needs (report/budgets.py).
     budgets: tuple[Budget, ...] = ()
+    # The benchmarks' measurements (openssl speed, 7-zip ...): one row per test and
+    # measurement, one column per place their trials ran (report/measured.py).
+    measured_columns: tuple[Place, ...] = ()
+    measured: tuple[MeasuredRow, ...] = ()
 
     @property
     def title(self) -> str:
@@ -593,7 +598,9 @@ def build_report(record: RunRecord) -> Report:
     # Repetition notes (unstable, outlier) name trials by key; they join those trials too.
     notes_by_key: dict[str, set[int]] = defaultdict(set)
 
-    places = _first_seen((o.trial.path.name, o.trial.variant) for o in outcomes)
+    places = _first_seen(
+        (o.trial.path.name, o.trial.variant) for o in outcomes if o.trial.test.bench is None
+    )
     several_variants = len({variant for _, variant in places}) > 1
     links = _column_links(outcomes)
     columns = tuple(
@@ -609,6 +616,8 @@ def build_report(record: RunRecord) -> Report:
     # The positions of each test's trials per place, tests in the order first met.
     by_test: dict[str, dict[tuple[str, str], list[int]]] = {}
     for i, o in enumerate(outcomes):
+        if o.trial.test.bench is not None:
+            continue  # a benchmark's figures are measurements: see measured_table()
         place = (o.trial.path.name, o.trial.variant)
         by_test.setdefault(o.trial.test.id, {}).setdefault(place, []).append(i)
     rows = []
@@ -648,6 +657,7 @@ def build_report(record: RunRecord) -> Report:
         TrialDetail(o, ceiling, tuple(sorted(numbers.union(notes_by_key.get(o.trial.key, ())))))
         for o, ceiling, numbers in zip(outcomes, ceilings, trial_notes, strict=True)
     )
+    measured_columns, measured = measured_table(outcomes, trial_notes, several_variants)
     return Report(
         run_id=record.id,
         info=record.info,
@@ -658,4 +668,6 @@ def build_report(record: RunRecord) -> Report:
         notes=notes.build(),
         trials=details,
         packed=record.packed,
+        measured_columns=measured_columns,
+        measured=measured,
     )

@@ -16,6 +16,8 @@ from wirespeed.report.ab import (
     ab_title,
     build_ab,
 )
+from wirespeed.report.measure_text import LEGEND as MEASURED_LEGEND
+from wirespeed.report.measure_text import item_text, measured_cell_lines
 from wirespeed.report.model import NoteKind, Report
 from wirespeed.report.note_text import more_text, note_words, trial_words
 from wirespeed.report.text import (
@@ -65,21 +67,24 @@ def render_terminal(report: Report, console: Console) -> None:
     for line in provenance_lines(report):
         console.print(plain_text("  " + line, style="dim"))
 
-    table = Table(caption=Text(LEGEND), caption_justify="left")
-    table.add_column("Test")
-    for column in report.columns:
-        table.add_column(plain_text(column.label), justify="right")
-    for row in report.rows:
-        cells = [plain_text(f"{row.test_id} {row.test_name}")]
-        for cell in row.cells:
-            text = _lines_text(cell_lines(cell, budgets=report.budgets))
-            if cell is not None and cell.trials_ok == 0:
-                text.stylize("red")
-            text.highlight_words([VERDICT_MARKS[Verdict.NOT_MET]], "red")
-            text.highlight_words([VERDICT_MARKS[Verdict.MET]], "green")
-            cells.append(text)
-        table.add_row(*cells)
-    console.print(table)
+    if report.rows or not report.measured:
+        table = Table(caption=Text(LEGEND), caption_justify="left")
+        table.add_column("Test")
+        for column in report.columns:
+            table.add_column(plain_text(column.label), justify="right")
+        for row in report.rows:
+            cells = [plain_text(f"{row.test_id} {row.test_name}")]
+            for cell in row.cells:
+                text = _lines_text(cell_lines(cell, budgets=report.budgets))
+                if cell is not None and cell.trials_ok == 0:
+                    text.stylize("red")
+                text.highlight_words([VERDICT_MARKS[Verdict.NOT_MET]], "red")
+                text.highlight_words([VERDICT_MARKS[Verdict.MET]], "green")
+                cells.append(text)
+            table.add_row(*cells)
+        console.print(table)
+    if report.measured:
+        _render_measured(report, console)
     single_run = single_run_text(report)
     if single_run:
         console.print(Text(single_run, style="dim"))
@@ -100,6 +105,22 @@ def render_terminal(report: Report, console: Console) -> None:
     ab = build_ab(report)
     if ab is not None:
         render_ab(ab, console)
+
+
+def _render_measured(report: Report, console: Console) -> None:
+    table = Table(caption=Text(MEASURED_LEGEND), caption_justify="left")
+    table.add_column("Benchmark")
+    for place in report.measured_columns:
+        table.add_column(plain_text(place.label), justify="right")
+    for row in report.measured:
+        cells = [plain_text(item_text(row))]
+        for cell in row.cells:
+            text = _lines_text(measured_cell_lines(cell, row.unit))
+            if cell is not None and cell.summary is None:
+                text.stylize("red")
+            cells.append(text)
+        table.add_row(*cells)
+    console.print(table)
 
 
 def render_ab(ab: AbTable, console: Console) -> None:

@@ -10,12 +10,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from wirespeed.model import (
+    BenchSpec,
+    Better,
     Direction,
     Finding,
     FindingKind,
     Flow,
     LinkModel,
-    Transfer,
+    Measurement,
     MonitorRecord,
     PathSpec,
     Proto,
@@ -25,8 +27,10 @@ from wirespeed.model import (
     Tool,
     ToolWarning,
     Topology,
+    Transfer,
     UdpStats,
     WarningKind,
+    frozen_options,
 )
 
 Row = Mapping[Any, Any]  # a database row (RowMapping) or a plain dict
@@ -215,3 +219,34 @@ def decode_flow(value: str) -> Flow:
 
 def decode_tool(value: str) -> Tool:
     return Tool(value)
+
+
+def encode_bench(bench: BenchSpec | None) -> Json | None:
+    if bench is None:
+        return None
+    return {"options": dict(bench.options), "timeout": bench.timeout}
+
+
+def decode_bench(data: Mapping[str, Any]) -> BenchSpec:
+    options = data.get("options") or {}
+    return BenchSpec(options=frozen_options(dict(options)), timeout=data.get("timeout"))
+
+
+def encode_measurement(measurement: Measurement) -> dict[str, Any]:
+    return {
+        "name": measurement.name,
+        "unit": measurement.unit,
+        "better": measurement.better.value,
+        "value": measurement.value,
+        "labels": [list(pair) for pair in measurement.labels],
+    }
+
+
+def decode_measurement_row(row: Row) -> Measurement:
+    return Measurement(
+        name=row["name"],
+        unit=row["unit"],
+        better=Better(row["better"]),
+        value=float(row["value"]),
+        labels=tuple((str(k), str(v)) for k, v in row["labels"]),
+    )

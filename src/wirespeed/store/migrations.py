@@ -13,6 +13,7 @@ import operator
 from collections.abc import Callable
 
 from sqlalchemy import (
+    JSON,
     BigInteger,
     Column,
     Connection,
@@ -87,8 +88,17 @@ def _v2_to_v3(conn: Connection) -> None:
     conn.exec_driver_sql("ALTER TABLE runs ADD COLUMN owner TEXT")
 
 
+def _v3_to_v4(conn: Connection) -> None:
+    """trials.bench and the measurements table added. The trials stored before are all
+    traffic tests: no bench options, no benchmark measurements (their goodput, loss ...
+    are derived from their results rows, as they always were)."""
+    json_type = JSON().compile(dialect=conn.dialect)
+    conn.exec_driver_sql(f"ALTER TABLE trials ADD COLUMN bench {json_type}")
+    schema.measurements.create(conn, checkfirst=True)
+
+
 # Each step takes a store from its version to the next.
-STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3}
+STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
 
 
 def migrate(conn: Connection, found: int) -> None:

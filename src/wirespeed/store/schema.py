@@ -15,6 +15,9 @@ Version history of the schema (SCHEMA_VERSION, kept in the meta table):
      store when it is opened.
   3  runs.owner: the process writing the run (process_owner.py), so that `run --resume`
      refuses a run that is still going; NULL for runs stored before (migrations.py).
+  4  measurements: what a benchmark's parser yielded (openssl speed, 7-zip ...), one row
+     each; trials.bench: a benchmark's options. A traffic trial has neither: its
+     measurements (goodput, loss ...) are derived from its results rows when read.
 """
 
 from __future__ import annotations
@@ -71,7 +74,7 @@ class FreeText(TypeDecorator[str]):
         return decoded
 
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 metadata = MetaData()
 
@@ -127,6 +130,9 @@ trials = Table(
     Column("result_tool", String(16)),
     Column("result_protocol", String(8)),
     Column("tool_version", FreeText),
+    # A benchmark's options ({"options": {...}, "timeout": s}); NULL for a traffic test,
+    # whose settings are its spec. `protocol` is "" for a benchmark.
+    Column("bench", JSON(none_as_null=True)),
     Index("ix_trials_run_position", "run_id", "position", unique=True),
     Index("ix_trials_run_key", "run_id", "key"),
     Index("ix_trials_test_path", "test_id", "path_name"),
@@ -164,6 +170,22 @@ results = Table(
     Column("intervals", LargeBinary),  # packed_intervals.py; NULL: no interval series
     Index("ix_results_trial", "trial_id", "position"),
     Index("ix_results_parent", "parent_id"),
+)
+
+# What a benchmark measured: one row per Measurement of its result, in the parser's order.
+measurements = Table(
+    "measurements",
+    metadata,
+    Column("id", Id, primary_key=True, autoincrement=True),
+    Column("trial_id", Id, ForeignKey("trials.id", ondelete="CASCADE"), nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("name", FreeText, nullable=False),
+    Column("unit", FreeText, nullable=False),
+    Column("better", String(8), nullable=False),
+    Column("value", Double, nullable=False),
+    Column("labels", JSON(none_as_null=True), nullable=False),  # [[key, value], ...]
+    Index("ix_measurements_trial", "trial_id", "position"),
+    Index("ix_measurements_name", "name"),
 )
 
 raw_outputs = Table(

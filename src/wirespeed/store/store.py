@@ -45,7 +45,6 @@ from wirespeed.model import (
     DirectionResult,
     Flow,
     Interval,
-    Transfer,
     PathSpec,
     Proto,
     RawOutput,
@@ -55,6 +54,7 @@ from wirespeed.model import (
     TestCase,
     TestSpec,
     Tool,
+    Transfer,
     Trial,
     TrialOutcome,
     TrialStatus,
@@ -748,8 +748,9 @@ def _insert_trial(conn: Connection, run_id: int, position: int, outcome: TrialOu
             test_id=trial.test.id,
             test_name=trial.test.name,
             tool=trial.test.tool.value,
-            protocol=trial.test.spec.protocol.value,
+            protocol="" if trial.test.bench else trial.test.spec.protocol.value,
             spec=codec.encode_spec(trial.test.spec),
+            bench=codec.encode_bench(trial.test.bench),
             path_name=trial.path.name,
             path=codec.encode_path(trial.path),
             variant=trial.variant,
@@ -760,7 +761,9 @@ def _insert_trial(conn: Connection, run_id: int, position: int, outcome: TrialOu
             finished_at=outcome.finished_at,
             has_result=result is not None,
             result_tool=None if result is None else result.tool.value,
-            result_protocol=None if result is None else result.protocol.value,
+            result_protocol=None
+            if result is None or result.protocol is None
+            else result.protocol.value,
             tool_version=None if result is None else result.tool_version,
         )
     ).inserted_primary_key
@@ -799,6 +802,14 @@ def _insert_result(conn: Connection, trial_id: int, result: Result) -> None:
         direction_row = add_row(None, direction, None)
         for stream in direction.streams:
             add_row(direction_row, stream, stream.id)
+    if result.measurements:
+        conn.execute(
+            insert(schema.measurements),
+            [
+                {"trial_id": trial_id, "position": i, **codec.encode_measurement(m)}
+                for i, m in enumerate(result.measurements)
+            ],
+        )
     if result.warnings:
         conn.execute(
             insert(schema.warnings),
@@ -892,6 +903,7 @@ _TRIAL_COLUMNS = (
     schema.trials.c.result_tool,
     schema.trials.c.result_protocol,
     schema.trials.c.tool_version,
+    cast(schema.trials.c.bench, Text),
 )
 
 # The result columns _rebuild_directions reads, by position; with the intervals, their
@@ -976,9 +988,10 @@ def _load_outcomes(
         "trial_id",
     )
     findings = _group(_rows_of_run(conn, schema.findings, run_id), "trial_id")
+    measured = _group(_rows_of_run(conn, schema.measurements, run_id), "trial_id")
     decoded = _Decoded()
     unpack = packed_intervals.Unpacker() if intervals is True else None
-    tests: dict[tuple[str, str, str, str], TestCase] = {}
+    tests: dict[tuple[str, str, str, str, str | None], TestCase] = {}
     outcomes = []
     for (
         trial_id,
@@ -997,6 +1010,7 @@ def _load_outcomes(
         result_tool,
         result_protocol,
         tool_version,
+        bench,
     ) in trial_rows:
         result = None
         if has_result:
@@ -1008,19 +1022,28 @@ def _load_outcomes(
                 result,
                 {
                     "tool": _TOOLS.get(result_tool) or codec.decode_tool(result_tool),
-                    "protocol": _PROTOCOLS.get(result_protocol) or Proto(result_protocol),
+                    "protocol": (
+                        None
+                        if result_protocol is None
+                        else _PROTOCOLS.get(result_protocol) or Proto(result_protocol)
+                    ),
                     "directions": _rebuild_directions(rows, unpack),
                     "warnings": _each(warnings, trial_id, codec.decode_warning),
                     "tool_version": tool_version,
+                    "measurements": _each(measured, trial_id, codec.decode_measurement_row),
                 },
             )
         elif packed is not None:
             packed.append(())
-        test_key = (test_id, test_name, tool, spec)
+        test_key = (test_id, test_name, tool, spec, bench)
         test = tests.get(test_key)
         if test is None:
             test = tests[test_key] = TestCase(
-                id=test_id, name=test_name, tool=codec.decode_tool(tool), spec=decoded.spec(spec)
+                id=test_id,
+                name=test_name,
+                tool=codec.decode_tool(tool),
+                spec=decoded.spec(spec),
+                bench=None if bench is None else codec.decode_bench(json.loads(bench)),
             )
         trial = _new(Trial)
         _set_trial(
@@ -1067,7 +1090,9 @@ _set_measurement = field_setter(Transfer, ("bytes", "seconds", "bits_per_second"
 _SHARED = ("flow", "sent", "received", "retransmits", "udp")
 _set_stream = field_setter(StreamResult, ("id", *_SHARED, "intervals"))
 _set_direction = field_setter(DirectionResult, (*_SHARED, "streams", "intervals"))
-_set_result = field_setter(Result, ("tool", "protocol", "directions", "warnings", "tool_version"))
+_set_result = field_setter(
+    Result, ("tool", "protocol", "directions", "warnings", "tool_version", "measurements")
+)
 _set_trial = field_setter(Trial, ("test", "path", "variant", "repetition"))
 _set_outcome = field_setter(
     TrialOutcome,

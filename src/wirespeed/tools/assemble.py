@@ -18,12 +18,12 @@ from wirespeed.model import (
     DirectionResult,
     Flow,
     Interval,
-    Transfer,
     Proto,
     Result,
     StreamResult,
     Tool,
     ToolWarning,
+    Transfer,
     UdpStats,
     WarningKind,
 )

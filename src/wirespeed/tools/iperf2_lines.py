@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wirespeed.model import Flow, Interval, Transfer, Side
+from wirespeed.model import Flow, Interval, Side, Transfer
 
 ROLE_FLOW = {
     (Side.CLIENT, "sent"): Flow.UP,

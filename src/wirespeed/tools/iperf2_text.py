@@ -34,12 +34,12 @@ from dataclasses import dataclass, field
 
 from wirespeed.model import (
     Flow,
-    Transfer,
     Proto,
     Result,
     Side,
     Tool,
     ToolWarning,
+    Transfer,
     UdpStats,
     WarningKind,
 )

@@ -19,12 +19,12 @@ from typing import Any
 from wirespeed.model import (
     Flow,
     Interval,
-    Transfer,
     Proto,
     Result,
     Side,
     Tool,
     ToolWarning,
+    Transfer,
     UdpStats,
     WarningKind,
 )
@@ -189,9 +189,7 @@ def _end_stream(stream: JsonObject, side: Side, warnings: list[ToolWarning]) -> 
     return draft
 
 
-def _received_totals(
-    data: JsonObject, side: Side, test_start: JsonObject
-) -> dict[Flow, Transfer]:
+def _received_totals(data: JsonObject, side: Side, test_start: JsonObject) -> dict[Flow, Transfer]:
     """Receiver bytes and rate per flow, from `sum_received*`: UDP gives them per flow
     only; TCP per stream too, but a client's copy of a stream's receiver record has the
     client's seconds (2.000116 for the server's 2.015455), the sum the server's own.

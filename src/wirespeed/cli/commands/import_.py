@@ -17,6 +17,7 @@ from wirespeed.cli.exit import ExitStatus
 from wirespeed.errors import UsageError
 from wirespeed.model import (
     PathSpec,
+    Proto,
     RawOutput,
     Result,
     TestCase,
@@ -145,7 +146,7 @@ def _store(args: argparse.Namespace, env: Environment, parsed: list[_Parsed]) ->
                 id=str(index),
                 name=item.name,
                 tool=result.tool,
-                spec=TestSpec(protocol=result.protocol, duration=max(seconds, 0.001)),
+                spec=TestSpec(protocol=result.protocol or Proto.TCP, duration=max(seconds, 0.001)),
             )
             where = item.path.parent.name or "imported"
             trial = Trial(

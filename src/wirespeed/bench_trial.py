@@ -1,0 +1,227 @@
+"""Run one benchmark trial on one host: openssl speed, 7-zip, UnixBench.
+
+find the program → read the host's CPUs → note whether it was busy → start the sampler →
+run the driver's commands one after the other → stop the sampler → parse each output
+into measurements (with its command's labels) → judge findings.
+
+As with a traffic trial, failures become a FAILED outcome with the reason, never an
+exception (KeyboardInterrupt and SIGTERM pass through after the process is stopped),
+and every command's raw output is kept so parsing can be redone.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Sequence
+
+from wirespeed.analysis.findings import judge_monitor
+from wirespeed.errors import MissingToolError, WirespeedError
+from wirespeed.hosts.base import Host, Process
+from wirespeed.model import (
+    Finding,
+    Measurement,
+    RawOutput,
+    Result,
+    Side,
+    Trial,
+    TrialOutcome,
+    TrialStatus,
+)
+from wirespeed.sampling.model import SampleSet
+from wirespeed.sampling.session import Sampler, SamplerSource, TrialSampler
+from wirespeed.signals import deferred_signals
+from wirespeed.tools.bench import (
+    BenchDriver,
+    BenchParseError,
+    Command,
+    HostCpus,
+    bench_driver_for,
+    with_labels,
+)
+from wirespeed.trial import TrialFailure, monitor_records, start_samplers
+
+POLL = 0.05
+# Run in the command's directory without a shell string built from its name: the
+# directory is sh's $1, never part of the script.
+_IN_DIRECTORY = 'cd "$1" || exit 127; shift; exec "$@"'
+
+
+def find_program(host: Host, driver: BenchDriver, options: dict[str, object]) -> str:
+    """The first of the driver's programs that the host has; MissingToolError naming
+    where to get it otherwise. UnixBench's ./Run is looked for in its directory."""
+    directory = options.get("directory")
+    for program in driver.PROGRAMS:
+        if isinstance(directory, str) and program.startswith("./"):
+            found = host.run(["test", "-x", f"{directory.rstrip('/')}/{program[2:]}"], timeout=10)
+            if found.returncode == 0:
+                return program
+            continue
+        if host.which(program) is not None:
+            return program
+    shown = " or ".join(driver.PROGRAMS)
+    if isinstance(directory, str):
+        shown = f"{shown} in {directory}"
+    raise MissingToolError(shown, host.name, driver.PACKAGES)
+
+
+def host_cpus(host: Host) -> HostCpus:
+    """The host's online CPUs and clusters (facts/cpus.py), and whether it has taskset."""
+    from wirespeed.facts.cpus import read_clusters
+    from wirespeed.facts.read import HostSource
+
+    clusters, count, _ = read_clusters(HostSource(host))
+    names = tuple(_cluster_name(c.core, c.cpus) for c in clusters)
+    return HostCpus(
+        count=count or max(1, sum(len(c.cpus) for c in clusters)),
+        clusters=tuple(c.cpus for c in clusters),
+        cluster_names=names,
+        has_taskset=host.which("taskset") is not None,
+    )
+
+
+def _cluster_name(core: str | None, cpus: Sequence[int]) -> str:
+    span = f"cpu{cpus[0]}" if len(cpus) == 1 else f"cpu{cpus[0]}-{cpus[-1]}"
+    if len(cpus) > 1 and list(cpus) != list(range(cpus[0], cpus[-1] + 1)):
+        span = "cpu" + ",".join(str(c) for c in cpus)
+    return f"{core} ({span})" if core else span
+
+
+def tool_version(host: Host, driver: BenchDriver, program: str) -> str | None:
+    argv = driver.version_argv(program)
+    if argv is None:
+        return None
+    try:
+        done = host.run(list(argv), timeout=10.0)
+    except (OSError, TimeoutError, WirespeedError):
+        return None
+    return driver.parse_version(done.stdout + done.stderr)
+
+
+def run_bench_trial(
+    trial: Trial,
+    host: Host,
+    *,
+    on_tick: Callable[[float], None] | None = None,
+    watch: Sequence[tuple[str, Host]] = (),
+    sample_interval: float = 1.0,
+    samplers_from: SamplerSource | None = None,
+    before_start: Callable[[Host], list[Finding]] | None = None,
+) -> TrialOutcome:
+    """Run a benchmark trial on `host` to its outcome (see the module's docstring).
+    `before_start` judges, just before the first command, whether the host was already
+    busy; `watch` are the hosts to sample meanwhile (the benchmark's own host)."""
+    bench = trial.test.bench
+    if bench is None:
+        raise ValueError(f"trial {trial.key} is not a benchmark")
+    driver = bench_driver_for(trial.test.tool)
+    options = bench.as_dict()
+    started_at = time.time()
+    raw: list[RawOutput] = []
+    measurements: list[Measurement] = []
+    findings: list[Finding] = []
+    reason: str | None = None
+    version: str | None = None
+    samplers: list[tuple[str, Host, TrialSampler | str]] = []
+    sample_sets: list[tuple[str, Host, SampleSet | str]] = []
+    running: Process | None = None
+    try:
+        program = find_program(host, driver, options)
+        version = tool_version(host, driver, program)
+        commands = driver.commands(options, program, host_cpus(host))
+        if before_start is not None:
+            findings += before_start(host)
+        samplers = start_samplers(watch, sample_interval, samplers_from or Sampler())
+        begun = time.monotonic()
+        for command in commands:
+            running = host.start(_argv(command))
+            status = _wait(running, command, begun, on_tick)
+            raw.append(_raw(host, running, status))
+            running = None
+            if status != 0:
+                raise TrialFailure(_exit_reason(raw[-1], status))
+            try:
+                parsed = driver.parse(raw[-1].text)
+            except BenchParseError as error:
+                raise TrialFailure(str(error)) from None
+            measurements += with_labels(parsed, command.labels)
+    except TrialFailure as failure:
+        reason = str(failure)
+    except (WirespeedError, TimeoutError) as error:
+        reason = error.message if isinstance(error, WirespeedError) else str(error)
+    finally:
+        with deferred_signals():
+            if running is not None:
+                status = running.stop()
+                raw.append(_raw(host, running, status))
+            sample_sets = [
+                (role, h, s if isinstance(s, str) else s.stop()) for role, h, s in samplers
+            ]
+    monitors, summaries = monitor_records(sample_sets)
+    for summary in summaries:
+        findings += judge_monitor(summary, controller_pid=os.getpid())
+    result = None
+    if reason is None:
+        result = Result(
+            tool=trial.test.tool,
+            protocol=None,
+            directions=(),
+            tool_version=version,
+            measurements=tuple(measurements),
+        )
+    return TrialOutcome(
+        trial=trial,
+        status=TrialStatus.OK if reason is None else TrialStatus.FAILED,
+        started_at=started_at,
+        finished_at=time.time(),
+        result=result,
+        reason=reason,
+        raw=tuple(raw),
+        monitors=monitors,
+        findings=tuple(findings),
+    )
+
+
+def _argv(command: Command) -> list[str]:
+    if command.cwd is None:
+        return list(command.argv)
+    return ["sh", "-c", _IN_DIRECTORY, "sh", command.cwd, *command.argv]
+
+
+def _wait(
+    process: Process, command: Command, begun: float, on_tick: Callable[[float], None] | None
+) -> int:
+    deadline = time.monotonic() + command.timeout
+    while True:
+        status = process.poll()
+        if status is not None:
+            return status
+        now = time.monotonic()
+        if now > deadline:
+            process.stop()
+            raise TrialFailure(
+                f"{command.argv[0]} did not finish within {command.timeout:.0f} s and was "
+                "stopped: the device may be far slower than expected, or hung"
+            )
+        if on_tick is not None:
+            on_tick(now - begun)
+        time.sleep(POLL)
+
+
+def _raw(host: Host, process: Process, status: int | None) -> RawOutput:
+    return RawOutput(
+        host=host.name,
+        side=Side.DEVICE,
+        argv=process.argv,
+        format="text",
+        text=process.stdout(),
+        stderr=process.stderr(),
+        exit_status=status,
+    )
+
+
+def _exit_reason(raw: RawOutput, status: int) -> str:
+    said = [line for line in (raw.stderr or raw.text).strip().splitlines() if line.strip()]
+    detail = f": {said[-1].strip()}" if said else ""
+    program = raw.argv[0] if raw.argv[0] != "sh" else raw.argv[5]
+    return f"{program} exited with status {status}{detail}"

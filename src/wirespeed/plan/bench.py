@@ -1,0 +1,54 @@
+"""A benchmark test's settings: its `options:` checked by the driver's own schema.
+
+The keys of a traffic test (protocol, direction, parallel ...) mean nothing to a
+benchmark that runs on one host: written in the test they are errors, inherited from
+`defaults:` they are ignored (the defaults are the traffic tests').
+"""
+
+from __future__ import annotations
+
+from wirespeed.model import BenchSpec, Tool, frozen_options
+from wirespeed.plan.collect import Collector
+from wirespeed.plan.schema import SETTING_KEYS, TestEntry
+from wirespeed.plan.yamltree import Loc
+
+# What a test without a name is called in reports.
+_NAMES = {
+    Tool.OPENSSL: "openssl speed",
+    Tool.SEVENZIP: "7-zip benchmark",
+    Tool.UNIXBENCH: "UnixBench",
+}
+
+
+def describe_bench(tool: Tool) -> str:
+    return _NAMES.get(tool, tool.value)
+
+
+def bench_spec(entry: TestEntry, tool: Tool, loc: Loc, out: Collector) -> BenchSpec | None:
+    """The test's BenchSpec, or None after each problem was recorded at its place."""
+    from wirespeed.tools.bench import bench_driver_for
+
+    ok = True
+    for key in SETTING_KEYS:
+        if key != "tool" and key in entry.model_fields_set:
+            out.error(
+                (*loc, key),
+                f"test {entry.id!r}: {tool.value} runs on one host: {key} does not apply",
+                hint=f"remove {key}:, or set the benchmark's own settings under options:",
+                key=True,
+            )
+            ok = False
+    if entry.expect is not None:
+        out.error(
+            (*loc, "expect"),
+            f"test {entry.id!r}: expect: checks traffic figures (goodput, loss); "
+            f"a {tool.value} benchmark has none of them",
+            hint="remove expect:, and compare benchmark runs with `wirespeed compare`",
+            key=True,
+        )
+        ok = False
+    driver = bench_driver_for(tool)
+    options = out.validate(driver.Options, entry.options or {}, (*loc, "options"))
+    if options is None or not ok:
+        return None
+    return BenchSpec(options=frozen_options(options.model_dump(mode="json")))
