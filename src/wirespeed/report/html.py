@@ -20,6 +20,8 @@ import orjson
 
 from wirespeed.report.html_data import report_data
 from wirespeed.report.html_monitor import DeviceSamples
+from wirespeed.report.measure_text import LEGEND as MEASURED_LEGEND
+from wirespeed.report.measure_text import item_text, measured_cell_lines
 from wirespeed.report.model import Note, NoteKind, Report
 from wirespeed.report.note_text import NoteWords, more_text, note_words, trial_words
 from wirespeed.report.text import (
@@ -39,10 +41,6 @@ _JSON_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"))
 
 
 @functools.cache
-from wirespeed.report.measure_text import LEGEND as MEASURED_LEGEND  # noqa: E402
-from wirespeed.report.measure_text import item_text, measured_cell_lines  # noqa: E402
-
-
 def _asset(name: str) -> str:
     return (resources.files("wirespeed.report") / "assets" / name).read_text(encoding="utf-8")
 
