@@ -33,6 +33,7 @@ examples:
   wirespeed run -c root@r4s.lan -P 2 -R               one test against a device over SSH
   wirespeed report -o table.md -o run.json            the latest run as Markdown and JSON
   wirespeed compare 7 8                               run 8 against run 7, test by test
+  wirespeed compare 3 4 5                             runs as columns, each % against run 3
   wirespeed compare 7 --paths WAN Br0                 two paths of one run
   wirespeed import saved/*.txt                        bring old iperf outputs into the store
   wirespeed facts --root tests/fixtures/boards/r4s    a board's CPUs, NICs and their IRQs
@@ -378,18 +379,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     compare = sub.add_parser(
         "compare",
-        help="compare two runs (default: the latest two), or two paths or variants of one",
+        help="compare runs (default: the latest two), or two paths or variants of one",
         description="Match the trials of A and B by test, path, variant and flow; show "
         "both medians, the ratio B/A with its 95 % bootstrap interval, and whether a "
-        "permutation test tells the difference from noise.",
+        "permutation test tells the difference from noise. Three runs or more, runs with "
+        "benchmarks (openssl, 7zip, unixbench), or --format html give a table of runs: "
+        "one row per measurement, one column per run, each figure with its change "
+        "against the first run in %.",
     )
     compare.add_argument(
         "runs",
         nargs="*",
         type=run_id,
         metavar="RUN",
-        help="run ids (`runs`): A B for two runs (default: the latest two); "
-        "one run with --paths or --variants (default: the latest)",
+        help="run ids (`runs`): A B for two runs (default: the latest two), A B C ... "
+        "for a table of runs; one run with --paths or --variants (default: the latest)",
     )
     compare.add_argument(
         "--paths", nargs=2, metavar=("A", "B"), help="compare two paths of one run, e.g. WAN Br0"
@@ -399,7 +403,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     compare.add_argument(
         "--format",
-        choices=["terminal", "markdown", "csv", "json"],
+        choices=["terminal", "markdown", "csv", "json", "html"],
         help="output format of stdout and of every -o file (default: terminal, and each "
         "file's from its extension)",
     )

@@ -13,10 +13,11 @@ from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
     from wirespeed.analysis.compare import Comparison
+    from wirespeed.analysis.compare_many import ManyComparison
     from wirespeed.report.budgets import Budget
     from wirespeed.store import Store
 
-FORMATS = ("terminal", "markdown", "csv", "json")
+FORMATS = ("terminal", "markdown", "csv", "json", "html")
 
 
 def _latest_two(store: Store) -> tuple[int, int]:
@@ -57,14 +58,81 @@ def _comparison(args: argparse.Namespace, store: Store) -> Comparison:
             hint=f"e.g. `wirespeed compare {runs[0]} OTHER` or "
             f"`wirespeed compare {runs[0]} --paths WAN Br0`",
         )
-    if len(runs) > 2:
-        raise UsageError(f"compare takes two runs, got {len(runs)}")
     first, second = runs if runs else _latest_two(store)
     # Compare shows neither interval series nor raw outputs.
     return compare_runs(
         store.load_run(first, intervals=False, outputs=False, commands=False),
         store.load_run(second, intervals=False, outputs=False, commands=False),
     )
+
+
+def _runs_as_table(args: argparse.Namespace, store: Store) -> ManyComparison | None:
+    """The table of runs, when the command asks for one: three runs or more, runs with
+    benchmarks, or HTML; None for the comparison of two (or of paths, variants)."""
+    from wirespeed.analysis.compare_many import compare_many
+
+    runs: list[int] = list(args.runs or [])
+    if getattr(args, "paths", None) or getattr(args, "variants", None):
+        return None
+    if len(runs) == 1:
+        return None  # _comparison says what is missing
+    ids = runs or list(_latest_two(store))
+    if len(set(ids)) != len(ids):
+        raise UsageError("a run is given twice", hint="give each run once")
+    records = [store.load_run(run, intervals=False, outputs=False, commands=False) for run in ids]
+    wants_html = "html" in {getattr(args, "format", None)} | {
+        t.format for t in output_targets(getattr(args, "output", None), None, FORMATS, "compare")
+    }
+    has_bench = any(o.trial.test.bench is not None for r in records for o in r.outcomes)
+    if len(ids) > 2 or has_bench or wants_html:
+        return compare_many(records)
+    return None
+
+
+def _render_many(fmt: str, comparison: ManyComparison) -> str:
+    from wirespeed.report.compare_many_render import (
+        render_many_csv,
+        render_many_html,
+        render_many_json,
+        render_many_markdown,
+        render_many_terminal,
+    )
+
+    if fmt == "terminal":
+        buffer = io.StringIO()
+        plain = Environment(stdout=buffer, stdout_is_tty=False, colour=False)
+        render_many_terminal(comparison, plain.console())
+        return buffer.getvalue()
+    renderers = {
+        "markdown": render_many_markdown,
+        "csv": render_many_csv,
+        "json": render_many_json,
+        "html": render_many_html,
+    }
+    return renderers[fmt](comparison)
+
+
+def _execute_many(args: argparse.Namespace, env: Environment, comparison: ManyComparison) -> int:
+    from wirespeed.report.compare_many_render import render_many_terminal
+
+    if getattr(args, "budgets", None):
+        raise UsageError(
+            "--as says goodput as an application's needs; a table of runs holds other "
+            "measurements too",
+            hint="compare two traffic runs with --as, or leave --as out",
+        )
+    fmt: str | None = getattr(args, "format", None)
+    targets = output_targets(getattr(args, "output", None), fmt, FORMATS, "compare")
+    if not targets:
+        if fmt in (None, "terminal"):
+            render_many_terminal(comparison, env.console())
+        else:
+            env.stdout.write(_render_many(fmt, comparison))
+        return ExitStatus.OK
+    for target in targets:
+        write_output(target.path, _render_many(target.format, comparison), "-o")
+        env.info(f"written to {target.path}")
+    return ExitStatus.OK
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
@@ -77,6 +145,9 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     targets = output_targets(getattr(args, "output", None), fmt, FORMATS, "compare")
     store = Store.open(args.db, read_only=True)
     try:
+        table = _runs_as_table(args, store)
+        if table is not None:
+            return _execute_many(args, env, table)
         comparison = _comparison(args, store)
     finally:
         store.close()

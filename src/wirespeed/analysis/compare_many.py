@@ -1,0 +1,203 @@
+"""Any number of runs side by side, measurement by measurement: the table people make of
+boards and kernels (the seeds' "R4S FriendlyCore 4.19 | R4S Armbian 5.10 | Neo2", each
+figure also as a % against the first column).
+
+Rows are the measurements the runs share (a benchmark's "AES-128-CBC 1 KB, EVP", a traffic
+test's goodput of each flow), matched on test id, variant, name and labels; the path is
+part of the match only where a run measured the same thing on several paths (across
+devices the paths are the devices, and differ by name). Each cell is the median of its
+repetitions; from the second column on also its ratio to the first with the interval of
+that ratio and a permutation test, and the same verdict as `compare` of two runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from wirespeed.analysis.compare import Verdict
+from wirespeed.analysis.stats import (
+    ALPHA,
+    ConfidenceInterval,
+    PermutationTest,
+    Summary,
+    permutation_test,
+    ratio_interval,
+    summarize,
+)
+from wirespeed.model import Better, TrialStatus
+from wirespeed.store.records import RunRecord
+
+
+@dataclass(frozen=True)
+class RunColumn:
+    """One run as a column: who it measured, on which kernel."""
+
+    run_id: int
+    title: str | None
+    started_at: float
+    devices: tuple[str, ...]  # the paths its trials ran on ("R4S", "WAN")
+    kernels: tuple[str, ...]  # of its devices (or of the lab machine), distinct
+    label: str  # "run 3: R4S, Linux 5.10.12"
+
+
+@dataclass(frozen=True)
+class ManyCell:
+    summary: Summary
+    trials: tuple[str, ...]
+    # Against the first column's cell of the row (None in the first column, or when the
+    # first column has none): median / first median, its interval, the test, the verdict.
+    ratio: float | None = None
+    ratio_interval: ConfidenceInterval | None = None
+    test: PermutationTest | None = None
+    verdict: Verdict | None = None
+
+    @property
+    def percent(self) -> float | None:
+        """The change against the first column, in %: +43.7 for a ratio of 1.437."""
+        return None if self.ratio is None else (self.ratio - 1.0) * 100.0
+
+
+@dataclass(frozen=True)
+class ManyRow:
+    test_id: str
+    test_name: str
+    path: str | None  # set only where a run measured this on several paths
+    variant: str
+    name: str
+    labels: tuple[tuple[str, str], ...]
+    unit: str
+    better: Better
+    cells: tuple[ManyCell | None, ...]  # one per column; None: not measured in that run
+
+    @property
+    def item(self) -> str:
+        text = self.name
+        if self.labels:
+            text += " " + ", ".join(value for _, value in self.labels)
+        if self.path is not None:
+            text += f" on {self.path}"
+        if self.variant != "default":
+            text += f" ({self.variant})"
+        return text
+
+
+@dataclass(frozen=True)
+class ManyComparison:
+    columns: tuple[RunColumn, ...]
+    rows: tuple[ManyRow, ...]
+    alpha: float = ALPHA
+
+
+_Labels = tuple[tuple[str, str], ...]
+_Key = tuple[str, str, str, str, _Labels]  # test, path, variant, name, labels
+_RowKey = tuple[str, str | None, str, str, _Labels]  # the path only where it must match
+
+
+def _groups(record: RunRecord) -> dict[_Key, tuple[str, str, Better, list[float], list[str]]]:
+    """The run's passed trials' measurements grouped over repetitions, in run order."""
+    grouped: dict[_Key, tuple[str, str, Better, list[float], list[str]]] = {}
+    for outcome in record.outcomes:
+        if outcome.status is not TrialStatus.OK or outcome.result is None:
+            continue
+        trial = outcome.trial
+        for m in outcome.result.measured():
+            key = (trial.test.id, trial.path.name, trial.variant, m.name, m.labels)
+            _, _, _, values, keys = grouped.setdefault(
+                key, (trial.test.name, m.unit, m.better, [], [])
+            )
+            values.append(m.value)
+            keys.append(trial.key)
+    return grouped
+
+
+def _column(record: RunRecord) -> RunColumn:
+    devices = tuple(dict.fromkeys(o.trial.path.name for o in record.outcomes))
+    hosts = record.info.hosts
+    duts = [h for h in hosts if h.role and "dut" in h.role] or list(hosts)
+    kernels = tuple(dict.fromkeys(h.kernel for h in duts if h.kernel))
+    said = ", ".join(devices) or "no trials"
+    if kernels:
+        said += " \N{MIDDLE DOT} " + ", ".join(kernels)
+    return RunColumn(
+        run_id=record.id,
+        title=record.info.title,
+        started_at=record.info.started_at,
+        devices=devices,
+        kernels=kernels,
+        label=f"run {record.id}: {said}",
+    )
+
+
+def _cell(
+    values: Sequence[float], trials: Sequence[str], first: ManyCell | None, is_first: bool
+) -> ManyCell:
+    summary = summarize(values)
+    if is_first or first is None:
+        return ManyCell(summary, tuple(trials))
+    base = first.summary
+    if base.median == 0:
+        return ManyCell(summary, tuple(trials), verdict=Verdict.NO_RATIO)
+    ratio = summary.median / base.median
+    if base.n < 2 or summary.n < 2:
+        return ManyCell(summary, tuple(trials), ratio=ratio, verdict=Verdict.SINGLE_RUN)
+    interval = ratio_interval(base.values, summary.values)
+    test = permutation_test(base.values, summary.values)
+    # As compare_groups: the test says they differ and the interval keeps clear of 1.
+    differs = test.significant(ALPHA) and interval is not None and not interval.contains(1.0)
+    return ManyCell(
+        summary,
+        tuple(trials),
+        ratio=ratio,
+        ratio_interval=interval,
+        test=test,
+        verdict=Verdict.SIGNIFICANT if differs else Verdict.NOT_SIGNIFICANT,
+    )
+
+
+def compare_many(records: Sequence[RunRecord]) -> ManyComparison:
+    """The runs in the order given, the first the baseline of every %."""
+    per_run = [_groups(record) for record in records]
+    # A measurement met on several paths of one run keeps its path in the match.
+    several_paths: set[tuple[str, str, str, tuple[tuple[str, str], ...]]] = set()
+    for groups in per_run:
+        seen: dict[tuple[str, str, str, tuple[tuple[str, str], ...]], str] = {}
+        for test_id, path, variant, name, labels in groups:
+            match = (test_id, variant, name, labels)
+            if seen.setdefault(match, path) != path:
+                several_paths.add(match)
+    rows: dict[_RowKey, list[tuple[list[float], list[str]] | None]] = {}
+    meta: dict[_RowKey, tuple[str, str, Better]] = {}
+    for index, groups in enumerate(per_run):
+        for (test_id, path, variant, name, labels), (
+            test_name,
+            unit,
+            better,
+            values,
+            keys,
+        ) in groups.items():
+            shown = path if (test_id, variant, name, labels) in several_paths else None
+            key = (test_id, shown, variant, name, labels)
+            meta.setdefault(key, (test_name, unit, better))
+            slots = rows.setdefault(key, [None] * len(records))
+            if slots[index] is None:
+                slots[index] = (values, keys)
+    built = []
+    for key, slots in rows.items():
+        test_id, shown, variant, name, labels = key
+        test_name, unit, better = meta[key]
+        cells: list[ManyCell | None] = []
+        first: ManyCell | None = None
+        for index, slot in enumerate(slots):
+            if slot is None:
+                cells.append(None)
+                continue
+            values, keys = slot
+            cell = _cell(values, keys, first, index == 0)
+            if index == 0:
+                first = cell
+            cells.append(cell)
+        built.append(
+            ManyRow(test_id, test_name, shown, variant, name, labels, unit, better, tuple(cells))
+        )
+    return ManyComparison(tuple(_column(r) for r in records), tuple(built))

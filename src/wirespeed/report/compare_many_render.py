@@ -1,0 +1,247 @@
+"""`wirespeed compare A B C ...` as a table of runs: terminal, Markdown, CSV, JSON, HTML.
+
+Rows are measurements, columns runs; each cell its median in the measurement's unit and,
+from the second column on, its change against the first in % with a mark: * the
+repetitions show a difference, ~ they cannot tell it from noise, nothing when a side has
+one repetition (no test is possible). The shape of the seeds' kernel and board tables.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from wirespeed.analysis.compare import Verdict
+from wirespeed.analysis.compare_many import ManyCell, ManyComparison, ManyRow
+from wirespeed.report.csv_export import tidy_csv
+from wirespeed.report.json_export import interval_to_dict, summary_to_dict
+from wirespeed.report.measure_text import summary_text
+from wirespeed.report.text import markdown_table_safe, markdown_text, terminal_safe
+
+FORMAT = "wirespeed-compare-runs"
+VERSION = 1
+
+MARKS = {Verdict.SIGNIFICANT: "*", Verdict.NOT_SIGNIFICANT: "~"}
+LEGEND = (
+    "Each cell: the median of the run's repetitions (\N{PLUS-MINUS SIGN} the farther end of "
+    "its 95 % interval), and its change against the first run's. "
+    "* the repetitions show a difference (permutation test and the ratio's interval agree); "
+    "~ not significant: the repetitions cannot tell it from noise; "
+    "no mark: one side has a single repetition, no test is possible."
+)
+
+
+def percent_text(cell: ManyCell) -> str:
+    if cell.percent is None:
+        return "no ratio" if cell.verdict is Verdict.NO_RATIO else ""
+    sign = "+" if cell.percent >= 0 else "\N{MINUS SIGN}"
+    mark = MARKS.get(cell.verdict, "") if cell.verdict is not None else ""
+    return f"{sign}{abs(cell.percent):.1f} %{mark}"
+
+
+def cell_lines(row: ManyRow, cell: ManyCell | None) -> list[str]:
+    if cell is None:
+        return ["\N{EN DASH}"]
+    lines = [summary_text(cell.summary, row.unit)]
+    change = percent_text(cell)
+    if change:
+        lines.append(change)
+    return lines
+
+
+def _item(row: ManyRow) -> str:
+    arrow = "\N{UPWARDS ARROW}" if row.better.value == "higher" else "\N{DOWNWARDS ARROW}"
+    return f"{row.test_id} {row.item} {arrow}"
+
+
+def render_many_terminal(comparison: ManyComparison, console: Console) -> None:
+    console.print(Text(f"{len(comparison.columns)} runs compared", style="bold"))
+    for column in comparison.columns:
+        title = f" \N{EM DASH} {column.title}" if column.title else ""
+        console.print(Text(terminal_safe(f"  {column.label}{title}")))
+    table = Table(caption=Text(LEGEND), caption_justify="left")
+    table.add_column("Measurement")
+    for column in comparison.columns:
+        table.add_column(Text(f"run {column.run_id}"), justify="right")
+    for row in comparison.rows:
+        cells = [Text(terminal_safe(_item(row)))]
+        for cell in row.cells:
+            cells.append(Text(terminal_safe("\n".join(cell_lines(row, cell)))))
+        table.add_row(*cells)
+    console.print(table)
+
+
+def render_many_markdown(comparison: ManyComparison) -> str:
+    lines = [f"# {len(comparison.columns)} runs compared", ""]
+    for column in comparison.columns:
+        title = f" \N{EM DASH} {column.title}" if column.title else ""
+        lines.append(f"- {markdown_text(column.label + title)}")
+    lines.append("")
+    header = ["Measurement", *(f"run {c.run_id}" for c in comparison.columns)]
+    lines.append("| " + " | ".join(header) + " |")
+    lines.append("| " + " | ".join(["---"] + ["--:"] * len(comparison.columns)) + " |")
+    for row in comparison.rows:
+        cells = [markdown_text(_item(row))]
+        cells += [
+            "<br>".join(markdown_table_safe(line) for line in cell_lines(row, cell))
+            for cell in row.cells
+        ]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", LEGEND]
+    return "\n".join(lines) + "\n"
+
+
+def many_to_dict(comparison: ManyComparison) -> dict[str, Any]:
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "alpha": comparison.alpha,
+        "columns": [
+            {
+                "run_id": c.run_id,
+                "title": c.title,
+                "started_at": c.started_at,
+                "devices": list(c.devices),
+                "kernels": list(c.kernels),
+                "label": c.label,
+            }
+            for c in comparison.columns
+        ],
+        "rows": [
+            {
+                "test_id": row.test_id,
+                "test_name": row.test_name,
+                "path": row.path,
+                "variant": row.variant,
+                "name": row.name,
+                "labels": dict(row.labels),
+                "item": row.item,
+                "unit": row.unit,
+                "better": row.better.value,
+                "cells": [_cell_dict(cell) for cell in row.cells],
+            }
+            for row in comparison.rows
+        ],
+    }
+
+
+def _cell_dict(cell: ManyCell | None) -> dict[str, Any] | None:
+    if cell is None:
+        return None
+    return {
+        "summary": summary_to_dict(cell.summary, cell.trials),
+        "ratio": cell.ratio,
+        "percent": cell.percent,
+        "ratio_interval": interval_to_dict(cell.ratio_interval),
+        "p_value": None if cell.test is None else cell.test.p_value,
+        "verdict": None if cell.verdict is None else cell.verdict.value,
+    }
+
+
+def render_many_json(comparison: ManyComparison) -> str:
+    return (
+        json.dumps(many_to_dict(comparison), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    )
+
+
+CSV_COLUMNS = (
+    "test_id",
+    "test_name",
+    "path",
+    "variant",
+    "measurement",
+    "labels",
+    "unit",
+    "better",
+    "run_id",
+    "run_label",
+    "n",
+    "median",
+    "ci_low",
+    "ci_high",
+    "cv",
+    "ratio",
+    "percent",
+    "ratio_ci_low",
+    "ratio_ci_high",
+    "p_value",
+    "verdict",
+)
+
+
+def render_many_csv(comparison: ManyComparison) -> str:
+    """Tidy: one line per measurement and run."""
+    rows = []
+    for row in comparison.rows:
+        for column, cell in zip(comparison.columns, row.cells, strict=True):
+            if cell is None:
+                continue
+            interval = cell.summary.interval
+            ratio_interval = cell.ratio_interval
+            rows.append(
+                {
+                    "test_id": row.test_id,
+                    "test_name": row.test_name,
+                    "path": row.path,
+                    "variant": row.variant,
+                    "measurement": row.name,
+                    "labels": ";".join(f"{k}={v}" for k, v in row.labels),
+                    "unit": row.unit,
+                    "better": row.better.value,
+                    "run_id": column.run_id,
+                    "run_label": column.label,
+                    "n": cell.summary.n,
+                    "median": cell.summary.median,
+                    "ci_low": None if interval is None else interval.low,
+                    "ci_high": None if interval is None else interval.high,
+                    "cv": cell.summary.cv,
+                    "ratio": cell.ratio,
+                    "percent": cell.percent,
+                    "ratio_ci_low": None if ratio_interval is None else ratio_interval.low,
+                    "ratio_ci_high": None if ratio_interval is None else ratio_interval.high,
+                    "p_value": None if cell.test is None else cell.test.p_value,
+                    "verdict": None if cell.verdict is None else cell.verdict.value,
+                }
+            )
+    return tidy_csv(CSV_COLUMNS, rows)
+
+
+def render_many_html(comparison: ManyComparison) -> str:
+    """A page of its own, with no script and nothing fetched: the table and its legend."""
+
+    def e(text: object) -> str:
+        return html.escape(str(text), quote=True)
+
+    head = "<tr><th>Measurement</th>" + "".join(
+        f'<th class="num">{e(c.label)}</th>' for c in comparison.columns
+    )
+    body = []
+    for row in comparison.rows:
+        cells = [f"<td>{e(_item(row))}</td>"]
+        for cell in row.cells:
+            lines = cell_lines(row, cell)
+            cells.append('<td class="num">' + "<br>".join(e(line) for line in lines) + "</td>")
+        body.append("<tr>" + "".join(cells) + "</tr>")
+    title = f"{len(comparison.columns)} runs compared"
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'\">"
+        '<meta name="generator" content="wirespeed">'
+        f"<title>{e(title)} \N{EN DASH} wirespeed</title>"
+        "<style>body{font:14px system-ui,sans-serif;margin:2em;color:#1e293b}"
+        "table{border-collapse:collapse}th,td{border-bottom:1px solid #e2e8f0;"
+        "padding:.3em .7em;vertical-align:top}.num{text-align:right;"
+        "font-variant-numeric:tabular-nums}p{max-width:60em;color:#475569}</style>"
+        f"</head><body><h1>{e(title)}</h1>"
+        f'<table id="compare-runs"><thead>{head}</tr></thead>'
+        f"<tbody>{''.join(body)}</tbody></table>"
+        f"<p>{e(LEGEND)}</p></body></html>\n"
+    )
