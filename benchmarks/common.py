@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from wirespeed.plan import Plan, expand, parse_plan
-from wirespeed.runner import Runner, RunOutcome
+from wirespeed.run.runner import Runner, RunOutcome
 from wirespeed.store import Store
 
 

@@ -44,7 +44,7 @@ from wirespeed.model import (
     Flow,
     Interval,
     LinkModel,
-    Measurement,
+    Transfer,
     MonitorRecord,
     PathSpec,
     RawOutput,
@@ -111,7 +111,7 @@ def _direction(rng: random.Random, flow: Flow, parallel: int, intervals: int) ->
             for rate in (rng.gauss(930e6 / parallel, 5e6),)
         )
         mean = sum(i.bits_per_second for i in series) / intervals
-        got = Measurement(bytes=int(mean / 8 * intervals), seconds=intervals, bits_per_second=mean)
+        got = Transfer(bytes=int(mean / 8 * intervals), seconds=intervals, bits_per_second=mean)
         streams.append(StreamResult(id=3 + stream, flow=flow, received=got, intervals=series))
     total = tuple(
         Interval(
@@ -123,7 +123,7 @@ def _direction(rng: random.Random, flow: Flow, parallel: int, intervals: int) ->
         for parts in zip(*(s.intervals for s in streams), strict=True)
     )
     mean = sum(i.bits_per_second for i in total) / intervals
-    got = Measurement(bytes=int(mean / 8 * intervals), seconds=intervals, bits_per_second=mean)
+    got = Transfer(bytes=int(mean / 8 * intervals), seconds=intervals, bits_per_second=mean)
     return DirectionResult(
         flow=flow, sent=got, received=got, streams=tuple(streams), intervals=total
     )

@@ -19,7 +19,7 @@ from wirespeed.analysis.ceiling import ceiling
 from wirespeed.lab.lab import Lab, LabSpec
 from wirespeed.lab.links import parse_link
 from wirespeed.model import Flow, PathSpec, Proto, Role, TestCase, TestSpec, Tool, Topology, Trial
-from wirespeed.trial import Endpoints, run_trial
+from wirespeed.run.trial import Endpoints, run_trial
 
 
 def measure(lab: Lab, tool: Tool, streams: int, duration: float) -> dict[str, float]:

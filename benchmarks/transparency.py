@@ -16,7 +16,7 @@ from benchmarks.common import emit, summary
 from wirespeed.lab.lab import Lab, LabSpec
 from wirespeed.lab.links import parse_link
 from wirespeed.model import Flow, PathSpec, Role, TestCase, TestSpec, Tool, Topology, Trial
-from wirespeed.trial import Endpoints, run_trial
+from wirespeed.run.trial import Endpoints, run_trial
 
 
 def bare(lab: Lab, duration: float) -> float:

@@ -15,13 +15,13 @@ from typing import Any
 from wirespeed.model import (
     Direction,
     LinkModel,
-    Transfer,
     PathSpec,
     Proto,
     TestCase,
     TestSpec,
     Tool,
     Topology,
+    Transfer,
     TrialOutcome,
 )
 from wirespeed.store.records import RunInfo, RunRecord, RunStatus

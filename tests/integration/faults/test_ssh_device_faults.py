@@ -21,7 +21,7 @@ from wirespeed.lab.lab import Lab, LabSpec, down_lab
 from wirespeed.lab.links import parse_link
 from wirespeed.model import FindingKind, Role, Topology, Trial, TrialOutcome, TrialStatus
 from wirespeed.plan import expand, parse_plan
-from wirespeed.trial import CLIENT_MARGIN, Endpoints, run_trial
+from wirespeed.run.trial import CLIENT_MARGIN, Endpoints, run_trial
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 

@@ -16,11 +16,11 @@ from collections.abc import Callable
 
 import pytest
 
-from wirespeed import trial as trial_module
 from wirespeed.lab.lab import Lab
 from wirespeed.model import Role, TrialStatus
 from wirespeed.plan import expand, parse_plan
-from wirespeed.trial import Endpoints, run_trial
+from wirespeed.run import trial as trial_module
+from wirespeed.run.trial import Endpoints, run_trial
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 

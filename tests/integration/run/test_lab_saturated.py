@@ -18,7 +18,7 @@ from lab_runs import unique_prefix
 from wirespeed.model import FindingKind, TrialStatus
 from wirespeed.plan import expand, parse_plan
 from wirespeed.report import build_report, render_json, render_markdown
-from wirespeed.runner import Runner
+from wirespeed.run.runner import Runner
 from wirespeed.store import Store
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]

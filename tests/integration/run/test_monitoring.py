@@ -13,9 +13,9 @@ from lab_runs import unique_prefix
 
 from wirespeed.model import FindingKind, Role, TrialOutcome, TrialStatus
 from wirespeed.plan import expand, parse_plan
-from wirespeed.runner import Runner
+from wirespeed.run.runner import Runner
+from wirespeed.run.trial import Endpoints, run_trial
 from wirespeed.store import Store
-from wirespeed.trial import Endpoints, run_trial
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 

@@ -9,7 +9,7 @@ from plans import LOOPBACK
 from wirespeed.model import Flow, TrialStatus
 from wirespeed.plan import expand, parse_plan
 from wirespeed.report import build_report, render_markdown
-from wirespeed.runner import Runner
+from wirespeed.run.runner import Runner
 from wirespeed.store import Store
 
 

@@ -25,7 +25,7 @@ from wirespeed.lab.links import parse_link
 from wirespeed.lab.system import project_namespaces
 from wirespeed.model import Topology, Trial, TrialStatus
 from wirespeed.plan import expand, parse_plan
-from wirespeed.runner import NullProgress, Runner
+from wirespeed.run.runner import NullProgress, Runner
 from wirespeed.store import Store
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]

@@ -68,7 +68,7 @@ def test_an_unreachable_server_fails_its_trial_quickly_with_a_reason(
     from wirespeed.lab.lab import Lab
     from wirespeed.model import Role, TrialStatus
     from wirespeed.plan import expand, parse_plan
-    from wirespeed.trial import Endpoints, run_trial
+    from wirespeed.run.trial import Endpoints, run_trial
 
     assert callable(make_lab)
     build: Callable[..., Lab] = make_lab

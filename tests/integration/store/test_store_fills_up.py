@@ -15,7 +15,7 @@ from store_mounts import LOOPBACK, mounted
 from wirespeed.errors import WirespeedError
 from wirespeed.model import Trial, TrialOutcome, TrialStatus
 from wirespeed.plan import expand, parse_plan
-from wirespeed.runner import Runner
+from wirespeed.run.runner import Runner
 from wirespeed.store import Store
 
 pytestmark = pytest.mark.root

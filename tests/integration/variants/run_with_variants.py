@@ -20,7 +20,7 @@ from wirespeed.cli.exit import Terminated, raise_on_sigterm
 from wirespeed.model import Trial, TrialOutcome
 from wirespeed.plan import expand, load_plan
 from wirespeed.report import build_report, render_terminal
-from wirespeed.runner import Runner
+from wirespeed.run.runner import Runner
 from wirespeed.store import Store
 
 

@@ -34,14 +34,14 @@ GBE = 1_000_000_000
 
 
 def outcome_of(result: Result) -> TrialOutcome:
-    test = TestCase("1", "seed", Tool.IPERF2, TestSpec(protocol=result.protocol))
+    test = TestCase("1", "seed", Tool.IPERF2, TestSpec(protocol=result.protocol or Proto.TCP))
     trial = Trial(test, PathSpec("WAN", Topology.ENDPOINT, "workstation", "r4s"))
     return TrialOutcome(trial, TrialStatus.OK, 0.0, 1.0, result=result)
 
 
 def judged(fixture: str, side: Side = Side.CLIENT) -> list[Finding]:
     result = iperf2.parse((FIXTURES / fixture).read_text(), side)
-    return judge_result(outcome_of(result), ceiling(GBE, result.protocol))
+    return judge_result(outcome_of(result), ceiling(GBE, result.protocol or Proto.TCP))
 
 
 def kinds(findings: list[Finding]) -> set[FindingKind]:

@@ -11,10 +11,10 @@ from pathlib import Path
 
 from wirespeed.analysis.findings import EMULATED_HINTS, emulated, hint, judge_monitor
 from wirespeed.model import Finding, FindingKind, Flow, Proto, TestSpec
+from wirespeed.run.trial import without_moot
 from wirespeed.sampling.session import sample_set
 from wirespeed.sampling.stream import parse_stream
 from wirespeed.sampling.summary import MonitorSummary, ProcessLoad, summarize
-from wirespeed.trial import without_moot
 
 SAMPLING = Path(__file__).parents[2] / "fixtures" / "sampling"
 INDEX = (SAMPLING / "INDEX-lab.txt").read_text()

@@ -7,6 +7,7 @@ import dataclasses
 
 from wirespeed.analysis.findings import judge_monitor
 from wirespeed.model import Finding, FindingKind, Flow, Proto, TestSpec
+from wirespeed.run.trial import without_moot
 from wirespeed.sampling.summary import (
     BusiestCore,
     ClockRange,
@@ -20,7 +21,6 @@ from wirespeed.sampling.summary import (
     ProcessLoad,
     ZoneTemperature,
 )
-from wirespeed.trial import without_moot
 
 
 def core(cpu: int, busy: float, softirq: float = 0.0, peak: float | None = None) -> CoreLoad:

@@ -27,9 +27,9 @@ from wirespeed.model import (
     DirectionResult,
     Flow,
     Interval,
-    Transfer,
     Result,
     StreamResult,
+    Transfer,
     TrialOutcome,
     TrialStatus,
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from wirespeed.model import Transfer, ModelError
+from wirespeed.model import ModelError, Transfer
 from wirespeed.store.direct import field_setter
 from wirespeed.store.store import _measurement
 

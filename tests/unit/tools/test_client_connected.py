@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from wirespeed.trial import _same_host
+from wirespeed.run.trial import _same_host
 
 
 @pytest.mark.parametrize(

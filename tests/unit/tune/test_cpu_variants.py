@@ -24,15 +24,15 @@ from pathlib import Path
 import pytest
 from tune_helpers import TreeHost, copy_board, snapshot
 
-from wirespeed.cpu_variants import cpu_changes_for
 from wirespeed.errors import UsageError
 from wirespeed.plan import Variant, expand, parse_plan
 from wirespeed.plan.plan import ALL_POLICIES
 from wirespeed.process_owner import process_owner
-from wirespeed.runner import preflight
+from wirespeed.run.cpu_variants import cpu_changes_for
+from wirespeed.run.runner import preflight
+from wirespeed.run.variants import VariantStates
 from wirespeed.tune import Journal, RefusedError, State, apply_changes, parse_target, recover
 from wirespeed.tune.targets import check_value
-from wirespeed.variants import VariantStates
 
 CPU = "sys/devices/system/cpu"
 GOVERNORS = "conservative ondemand userspace powersave performance schedutil \n"
@@ -258,7 +258,7 @@ def test_a_cpu_variant_on_a_dut_over_ssh_passes_preflight() -> None:
 def test_a_run_checks_its_dut_once_logged_in_and_journals_it_by_its_ssh_name(
     rk3588_tree: Path, tmp_path: Path
 ) -> None:
-    from wirespeed.runner import Runner
+    from wirespeed.run.runner import Runner
     from wirespeed.store import Store
 
     plan = parse_plan(

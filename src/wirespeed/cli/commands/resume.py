@@ -37,7 +37,7 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
     from wirespeed.cli.progress import RichProgress
     from wirespeed.plan import expand, parse_plan
     from wirespeed.report import build_report
-    from wirespeed.runner import NullProgress, Progress, Runner, preflight
+    from wirespeed.run.runner import NullProgress, Progress, Runner, preflight
     from wirespeed.store import Store
     from wirespeed.store.resume import claim_run, release_run, resumable_run
     from wirespeed.store.spool import commit_kept, spool_path

@@ -139,7 +139,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
 
     from wirespeed.cli.progress import RichProgress
     from wirespeed.report import build_report, render_markdown
-    from wirespeed.runner import NullProgress, Progress, Runner, preflight
+    from wirespeed.run.runner import NullProgress, Progress, Runner, preflight
     from wirespeed.store import Store
 
     preflight(plan, trials)  # root, tools, hosts: before anything is opened or built

@@ -219,7 +219,7 @@ class VariantStates:
                 session = apply_changes(host, changes, self.journal)
                 self._sessions.append((host, session))
         if variant.changes_cpus:
-            from wirespeed.cpu_variants import cpu_changes_for
+            from wirespeed.run.cpu_variants import cpu_changes_for
 
             for device in self.devices:
                 changes = cpu_changes_for(variant, device)

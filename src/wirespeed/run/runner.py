@@ -22,9 +22,9 @@ from wirespeed import __version__
 from wirespeed.errors import MissingToolError, NotRootError, UsageError, WirespeedError
 from wirespeed.hosts.base import Host
 from wirespeed.model import Finding, PathSpec, Role, Topology, Trial, TrialOutcome, TrialStatus
+from wirespeed.run.trial import Endpoints, program_for, run_trial
 from wirespeed.sampling.pool import SamplerPool
 from wirespeed.signals import deferred_signals
-from wirespeed.trial import Endpoints, program_for, run_trial
 
 if TYPE_CHECKING:
     from wirespeed.hosts.ssh import SshHost
@@ -155,7 +155,7 @@ def _refuse_missing_benchmarks(plan: Plan, trials: Sequence[Trial], this_machine
     """A benchmark on this machine or in the lab (whose namespaces share its files) needs
     its program here: refused before anything runs, naming the package. (An SSH device
     is asked when it is logged in to.)"""
-    from wirespeed.bench_trial import find_program
+    from wirespeed.run.bench_trial import find_program
     from wirespeed.tools.bench import bench_driver_for
 
     seen: set[tuple[str, str]] = set()
@@ -258,9 +258,9 @@ class Runner:
         """Run trials as a new run, or (resume_run) add them to that stored run, which
         this process owns (store/resume.py claim_run). A trial whose key is in
         `replacing` is a failed one tried again: its outcome replaces the failed one."""
+        from wirespeed.run.variants import VariantStates, journal_for, recover_left_changes
         from wirespeed.store.not_stored import commit_failed
         from wirespeed.store.store import StoreError
-        from wirespeed.variants import VariantStates, journal_for, recover_left_changes
 
         preflight(self.plan, trials)
         journal = journal_for(self.store)  # shares the store's engine; not closed here
@@ -393,7 +393,7 @@ class Runner:
     def _run_bench(
         self, trial: Trial, variant_problem: str | None, started_at: float
     ) -> TrialOutcome:
-        from wirespeed.bench_trial import run_bench_trial
+        from wirespeed.run.bench_trial import run_bench_trial
 
         lab = self._labs.get(Topology.ENDPOINT) if self._is_lab_path(trial.path) else None
         try:
@@ -488,8 +488,8 @@ class Runner:
     def _devices_connected(self, trials: Sequence[Trial]) -> Iterator[None]:
         """Log in to every SSH host the trials use and check its tools, before anything
         is measured; close the sessions (stopping what still runs there) at the end."""
-        from wirespeed.bench_trial import find_program
         from wirespeed.hosts.ssh import SshHost
+        from wirespeed.run.bench_trial import find_program
         from wirespeed.tools.bench import bench_driver_for
 
         needs: dict[str, set[str]] = {}
@@ -545,8 +545,8 @@ class Runner:
         """The DUTs whose CPUs the trials' variants set, each checked against every such
         variant now (UsageError: a governor it lacks, a CPU it cannot unplug ...), before
         anything is measured. Named as the journal must reach them again: user@host."""
-        from wirespeed.cpu_variants import cpu_changes_for
         from wirespeed.hosts.renamed import RenamedHost
+        from wirespeed.run.cpu_variants import cpu_changes_for
 
         variants = [
             v

@@ -28,6 +28,7 @@ from wirespeed.model import (
     TrialOutcome,
     TrialStatus,
 )
+from wirespeed.run.trial import TrialFailure, monitor_records, start_samplers
 from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.session import Sampler, SamplerSource, TrialSampler
 from wirespeed.signals import deferred_signals
@@ -39,7 +40,6 @@ from wirespeed.tools.bench import (
     bench_driver_for,
     with_labels,
 )
-from wirespeed.trial import TrialFailure, monitor_records, start_samplers
 
 POLL = 0.05
 # Run in the command's directory without a shell string built from its name: the
