@@ -16,13 +16,63 @@ _PRETTY_NAME = re.compile(r'^PRETTY_NAME="?(?P<name>[^"\n]*)"?', re.MULTILINE)
 
 
 def host_facts(host: Host) -> dict[str, str | None]:
-    """kernel, os, iperf2 and iperf3 versions of one host."""
-    return {
+    """kernel, os, iperf2 and iperf3 versions of one host; its board and CPU governors
+    where it says them (a benchmark's figures depend on both)."""
+    facts = {
         "kernel": _first_line(host, ["uname", "-srm"]),
         "os": _os_name(host),
         "iperf2": _iperf2_version(host),
         "iperf3": _iperf3_version(host),
     }
+    board = _board(host)
+    if board is not None:
+        facts["machine"] = board
+    governors = _governors(host)
+    if governors is not None:
+        facts["governor"] = governors
+    return facts
+
+
+# Where a board says its name: the device tree's model (ARM boards), else the firmware's
+# product name (x86, VMs).
+_BOARD_FILES = ("/proc/device-tree/model", "/sys/class/dmi/id/product_name")
+_CPUFREQ = "/sys/devices/system/cpu/cpufreq"
+
+
+def _read(host: Host, path: str) -> str | None:
+    try:
+        text = host.read_file(path)
+    except (OSError, ValueError, WirespeedError):
+        return None
+    text = text.replace("\x00", "").strip()
+    return text or None
+
+
+def _board(host: Host) -> str | None:
+    for path in _BOARD_FILES:
+        found = _read(host, path)
+        if found is not None:
+            return found.splitlines()[0]
+    return None
+
+
+def _governors(host: Host) -> str | None:
+    """ "schedutil", or "policy0 schedutil, policy4 performance" when they differ."""
+    try:
+        done = host.run(["ls", _CPUFREQ], timeout=5.0)
+    except (OSError, TimeoutError, ValueError, WirespeedError):
+        return None
+    policies = sorted(
+        (p for p in done.stdout.split() if p.startswith("policy") and p[6:].isdigit()),
+        key=lambda p: int(p[6:]),
+    )
+    found = {p: _read(host, f"{_CPUFREQ}/{p}/scaling_governor") for p in policies}
+    said = {p: g for p, g in found.items() if g}
+    if not said:
+        return None
+    if len(set(said.values())) == 1:
+        return next(iter(said.values()))
+    return ", ".join(f"{p} {g}" for p, g in said.items())
 
 
 def collect(hosts: Mapping[str, Host]) -> dict[str, dict[str, str | None]]:

@@ -290,7 +290,7 @@ def test_the_command_writes_markdown_to_a_file(tmp_path: Path) -> None:
     [
         ((), {}, "compare needs two runs, the store has 1"),
         ((1,), {}, "compare needs two runs, or one run with --paths"),
-        ((1, 1, 1), {}, "compare takes two runs, got 3"),
+        ((1, 1, 1), {}, "a run is given twice"),
         ((1, 1), {"paths": ["WAN", "Br0"]}, "--paths compares within one run, got 2"),
         ((), {"paths": ["a", "b"], "variants": ["c", "d"]}, "not both"),
     ],
