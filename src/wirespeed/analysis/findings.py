@@ -56,6 +56,10 @@ HINTS: dict[FindingKind, str] = {
     "the figure averages the gap in",
     FindingKind.LAB_LIMITED: "the result is the lab's limit, not the device's: stop the "
     "other work (or use a quiet machine) and measure again",
+    FindingKind.BUSY_BEFORE_START: "the benchmark shared the CPU with what was running: "
+    "stop it (or wait until the device is idle) and measure again",
+    FindingKind.CLOCK_BELOW_ADVERTISED: "the kernel caps the CPU below the clock its SoC is "
+    "sold at (device tree, regulator, firmware): compare boards at the clocks they ran",
 }
 # What differs for an emulated device: its cores and interrupts are this machine's, so
 # there is nothing on the device to tune.
