@@ -19,7 +19,7 @@ from rich.text import Text
 from wirespeed.analysis.compare import Verdict
 from wirespeed.analysis.compare_many import ManyCell, ManyComparison, ManyRow
 from wirespeed.report.csv_export import tidy_csv
-from wirespeed.report.json_export import interval_to_dict, summary_to_dict
+from wirespeed.report.json_export import interval_to_dict, measured_summary_to_dict
 from wirespeed.report.measure_text import summary_text
 from wirespeed.report.text import markdown_table_safe, markdown_text, terminal_safe
 
@@ -134,7 +134,7 @@ def _cell_dict(cell: ManyCell | None) -> dict[str, Any] | None:
     if cell is None:
         return None
     return {
-        "summary": summary_to_dict(cell.summary, cell.trials),
+        "summary": measured_summary_to_dict(cell.summary, cell.trials),
         "ratio": cell.ratio,
         "percent": cell.percent,
         "ratio_interval": interval_to_dict(cell.ratio_interval),

@@ -286,7 +286,7 @@ def _measured_table(report: Report) -> dict[str, Any]:
                         "n": cell.n,
                         "trials_failed": cell.trials_failed,
                         "values": list(cell.values),
-                        "summary": summary_to_dict(cell.summary, cell.trials),
+                        "summary": measured_summary_to_dict(cell.summary, cell.trials),
                         "notes": list(cell.notes),
                     }
                     for place, cell in zip(report.measured_columns, row.cells, strict=True)
@@ -313,6 +313,17 @@ def interval_to_dict(interval: ConfidenceInterval | None) -> dict[str, Any] | No
         "resamples": interval.resamples,
         "seed": interval.seed,
     }
+
+
+def measured_summary_to_dict(
+    summary: Summary | None, trials: tuple[str, ...] = ()
+) -> dict[str, Any] | None:
+    """summary_to_dict of a measurement: its figures in the measurement's own unit, so
+    without the _bps of goodput's keys."""
+    found = summary_to_dict(summary, trials)
+    if found is None:
+        return None
+    return {key.removesuffix("_bps"): value for key, value in found.items()}
 
 
 def summary_to_dict(summary: Summary | None, trials: tuple[str, ...] = ()) -> dict[str, Any] | None:

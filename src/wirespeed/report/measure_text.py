@@ -31,8 +31,12 @@ def scale_for(value: float, unit: str) -> tuple[float, str]:
     scales = _SCALES.get(unit)
     if not scales:
         return 1.0, unit
-    for divisor, shown in scales:
+    # The largest unit that keeps two digits before the point: 1282.5 MB/s rather than
+    # 1.28 GB/s, whose spread would round to nothing (openssl's figures span 10-10,000 MB/s).
+    for index, (divisor, shown) in enumerate(scales):
         if abs(value) >= divisor:
+            if abs(value) < 10 * divisor and index + 1 < len(scales):
+                return scales[index + 1]
             return divisor, shown
     return scales[-1]
 

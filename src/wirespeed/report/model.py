@@ -399,7 +399,9 @@ def _notes_of(outcome: TrialOutcome, ceiling: Ceiling | None, notes: _Notes) -> 
     for warning in result.warnings:
         hint = WARNING_HINTS[warning.kind]
         found.add(notes.add(NoteKind.WARNING, warning.kind.value, hint, key, warning.message))
-    for flow in outcome.trial.test.spec.flows:
+    # A benchmark has measurements, no flows (report/measured.py).
+    flows = () if outcome.trial.test.bench is not None else outcome.trial.test.spec.flows
+    for flow in flows:
         direction = result.direction(flow)
         if direction is None or direction.goodput_bps is None:
             found.add(notes.add(NoteKind.WARNING, "missing-flow", MISSING_FLOW_HINT, key))

@@ -65,19 +65,24 @@ def find_program(host: Host, driver: BenchDriver, options: dict[str, object]) ->
     raise MissingToolError(shown, host.name, driver.PACKAGES)
 
 
-def host_cpus(host: Host) -> HostCpus:
-    """The host's online CPUs and clusters (facts/cpus.py), and whether it has taskset."""
+def host_cpus(host: Host) -> tuple[HostCpus, list[Finding]]:
+    """The host's online CPUs and clusters (facts/cpus.py), whether it has taskset; and
+    whether its clusters reach the clock its SoC is sold at (analysis/bench_findings.py)."""
+    from wirespeed.analysis.bench_findings import judge_clock
+    from wirespeed.facts.advertised import read_compatible
     from wirespeed.facts.cpus import read_clusters
     from wirespeed.facts.read import HostSource
 
-    clusters, count, _ = read_clusters(HostSource(host))
+    source = HostSource(host)
+    clusters, count, _ = read_clusters(source)
     names = tuple(_cluster_name(c.core, c.cpus) for c in clusters)
-    return HostCpus(
+    cpus = HostCpus(
         count=count or max(1, sum(len(c.cpus) for c in clusters)),
         clusters=tuple(c.cpus for c in clusters),
         cluster_names=names,
         has_taskset=host.which("taskset") is not None,
     )
+    return cpus, judge_clock(clusters, read_compatible(source), host.name)
 
 
 def _cluster_name(core: str | None, cpus: Sequence[int]) -> str:
@@ -128,7 +133,9 @@ def run_bench_trial(
     try:
         program = find_program(host, driver, options)
         version = tool_version(host, driver, program)
-        commands = driver.commands(options, program, host_cpus(host))
+        cpus, clock_findings = host_cpus(host)
+        findings += clock_findings
+        commands = driver.commands(options, program, cpus)
         if before_start is not None:
             findings += before_start(host)
         samplers = start_samplers(watch, sample_interval, samplers_from or Sampler())

@@ -430,10 +430,10 @@ class Runner:
 
     def _before_start(self, host: Host) -> list[Finding]:
         from wirespeed.analysis.bench_findings import judge_before_start
-        from wirespeed.sampling.before import read_before_start
+        from wirespeed.sampling.before import measure_before_start
 
         try:
-            before = read_before_start(host)
+            before, _ = measure_before_start(host)
         except (WirespeedError, OSError, TimeoutError, ValueError):
             return []  # best effort: the benchmark's figures stand without it
         return judge_before_start(before, host.name, controller_pid=os.getpid())
