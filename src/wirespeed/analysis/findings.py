@@ -71,6 +71,26 @@ EMULATED_HINTS: dict[FindingKind, str] = {
 }
 
 
+# How each finding reads as a note in a report; the finding's own message (with its
+# numbers) becomes the note's detail. IMPOSSIBLE and warning-based SUSPECT findings restate
+# notes the report makes anyway ("above-ceiling", the tool's warnings): they have none.
+LABELS: dict[FindingKind, str] = {
+    FindingKind.LINE_RATE: "line rate reached",
+    FindingKind.SUSPECT: "suspect measurement",
+    FindingKind.CPU_BOUND: "CPU-bound",
+    FindingKind.IRQS_ON_ONE_CORE: "interrupts all on one core",
+    FindingKind.THROTTLED: "throttled",
+    FindingKind.BACKGROUND_LOAD: "background load",
+    FindingKind.DROPS: "drops or errors on an interface",
+    FindingKind.KERNEL_EVENT: "kernel event during the trial",
+    FindingKind.PARTIAL_SAMPLES: "device samples are partial",
+    FindingKind.STALLED: "traffic stalled mid-test",
+    FindingKind.LAB_LIMITED: "lab-limited",
+    FindingKind.BUSY_BEFORE_START: "busy before the benchmark started",
+    FindingKind.CLOCK_BELOW_ADVERTISED: "CPU clock below the advertised one",
+}
+
+
 def hint(kind: FindingKind, *, emulated: bool = False) -> str:
     """What to do about a finding; `emulated` for a trial in a lab (see in_lab)."""
     if emulated and kind in EMULATED_HINTS:

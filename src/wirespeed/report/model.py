@@ -20,6 +20,7 @@ from functools import cached_property
 
 from wirespeed.analysis.ceiling import Ceiling, ceiling_for
 from wirespeed.analysis.expectations import Judgement, Verdict, judge_cell, overall
+from wirespeed.analysis.findings import LABELS as FINDING_LABELS
 from wirespeed.analysis.findings import hint as finding_hint
 from wirespeed.analysis.findings import in_lab, restates_warning
 from wirespeed.analysis.stats import OUTLIER_Z, UNSTABLE_CV, Stability, Summary, summarize
@@ -107,23 +108,6 @@ class NoteKind(enum.StrEnum):
     FINDING = "finding"  # a verdict of analysis/findings.py
     EXPECTATION = "expectation"  # what a test had to reach (`expect:`), met or not
 
-
-# How each finding reads as a note; the finding's own message (with its numbers) becomes
-# the note's detail. IMPOSSIBLE and warning-based SUSPECT findings restate notes the
-# report makes anyway ("above-ceiling", the tool's warnings), so they are not repeated.
-FINDING_LABELS = {
-    FindingKind.LINE_RATE: "line rate reached",
-    FindingKind.SUSPECT: "suspect measurement",
-    FindingKind.CPU_BOUND: "CPU-bound",
-    FindingKind.IRQS_ON_ONE_CORE: "interrupts all on one core",
-    FindingKind.THROTTLED: "throttled",
-    FindingKind.BACKGROUND_LOAD: "background load",
-    FindingKind.DROPS: "drops or errors on an interface",
-    FindingKind.KERNEL_EVENT: "kernel event during the trial",
-    FindingKind.PARTIAL_SAMPLES: "device samples are partial",
-    FindingKind.STALLED: "traffic stalled mid-test",
-    FindingKind.LAB_LIMITED: "lab-limited",
-}
 
 
 @dataclass(frozen=True)

@@ -57,7 +57,8 @@ def _extent(report: Report, note: Note) -> str:
 def trial_words(report: Report) -> dict[str, str]:
     """Each trial's key in words: 'test 5 on WAN', with the variant when the run has
     several ('WAN (mtu9000)', the column's label) and the repetition when there are."""
-    labels = {(c.path, c.variant): c.label for c in (*report.columns, *report.measured_columns)}
+    labels = {(c.path, c.variant): c.label for c in report.columns}
+    labels |= {(p.path, p.variant): p.label for p in report.measured_columns}
     several = max((d.outcome.trial.repetition for d in report.trials), default=1) > 1
     words = {}
     for detail in report.trials:

@@ -112,6 +112,7 @@ def run_bench_trial(
     sample_interval: float = 1.0,
     samplers_from: SamplerSource | None = None,
     before_start: Callable[[Host], list[Finding]] | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> TrialOutcome:
     """Run a benchmark trial on `host` to its outcome (see the module's docstring).
     `before_start` judges, just before the first command, whether the host was already
@@ -135,7 +136,10 @@ def run_bench_trial(
         version = tool_version(host, driver, program)
         cpus, clock_findings = host_cpus(host)
         findings += clock_findings
-        commands = driver.commands(options, program, cpus)
+        commands = driver.commands(options, program, cpus, version=version)
+        if notice is not None:
+            for said in driver.notices(options, cpus, version):
+                notice(f"{trial.test.id} on {host.name}: {said}")
         if before_start is not None:
             findings += before_start(host)
         samplers = start_samplers(watch, sample_interval, samplers_from or Sampler())
@@ -148,10 +152,12 @@ def run_bench_trial(
             if status != 0:
                 raise TrialFailure(_exit_reason(raw[-1], status))
             try:
-                parsed = driver.parse(raw[-1].text)
+                # Both streams: a tool's error line (openssl's "Unknown algorithm") is on
+                # stderr, and the parser quotes it when it finds no figure.
+                parsed = driver.parse(_both(raw[-1]))
             except BenchParseError as error:
                 raise TrialFailure(str(error)) from None
-            measurements += with_labels(parsed, command.labels)
+            measurements += [m for m in with_labels(parsed, command.labels) if command.keeps(m)]
     except TrialFailure as failure:
         reason = str(failure)
     except (WirespeedError, TimeoutError) as error:
@@ -225,6 +231,10 @@ def _raw(host: Host, process: Process, status: int | None) -> RawOutput:
         stderr=process.stderr(),
         exit_status=status,
     )
+
+
+def _both(raw: RawOutput) -> str:
+    return raw.text if not raw.stderr else f"{raw.text}\n{raw.stderr}"
 
 
 def _exit_reason(raw: RawOutput, status: int) -> str:

@@ -246,6 +246,7 @@ class Runner:
         self._local_hosts: dict[str, Host] = {}
         self._ssh_hosts: dict[str, SshHost] = {}
         self._samplers = SamplerPool()  # each run() makes its own
+        self._said: set[str] = set()
 
     def run(
         self,
@@ -420,7 +421,15 @@ class Runner:
             sample_interval=self.sample_interval,
             samplers_from=self._samplers,
             before_start=self._before_start,
+            notice=self._notice_once,
         )
+
+    def _notice_once(self, message: str) -> None:
+        """A benchmark's notice (an unpinned big.LITTLE board ...) once per run, not per
+        repetition."""
+        if message not in self._said:
+            self._said.add(message)
+            self.notice(message)
 
     def _device_host(self, path: PathSpec) -> Host:
         if self._is_lab_path(path):

@@ -41,6 +41,13 @@ class Command:
     labels: tuple[tuple[str, str], ...] = ()
     timeout: float = 600.0  # seconds it may take before it is stopped as hung
     cwd: str | None = None  # where to run it (UnixBench's ./Run wants its own directory)
+    # Keep only the measurements whose label `key` has one of these values: a tool that
+    # measures more than was asked (an old openssl runs all its block sizes).
+    only: tuple[tuple[str, frozenset[str]], ...] = ()
+
+    def keeps(self, measurement: Measurement) -> bool:
+        labels = dict(measurement.labels)
+        return all(labels.get(key) in values for key, values in self.only)
 
 
 class BenchDriver(Protocol):
@@ -51,13 +58,28 @@ class BenchDriver(Protocol):
     PROGRAMS: tuple[str, ...]
     # Where to get it, for the message when a host lacks it: {"Debian": "7zip", ...}.
     PACKAGES: Mapping[str, str]
+
     # The plan's `options:` for this tool (extra keys forbidden, defaults as the seeds);
-    # `commands` gets its model_dump().
-    Options: type[BaseModel]
+    # `commands` gets its model_dump(). (Read-only here, so that a module's own class
+    # satisfies the protocol.)
+    @property
+    def Options(self) -> type[BaseModel]: ...
 
     def commands(
-        self, options: Mapping[str, object], program: str, cpus: HostCpus
+        self,
+        options: Mapping[str, object],
+        program: str,
+        cpus: HostCpus,
+        *,
+        version: str | None = None,
     ) -> Sequence[Command]: ...
+
+    def notices(
+        self, options: Mapping[str, object], cpus: HostCpus, version: str | None
+    ) -> list[str]:
+        """What the run should say before measuring: an unpinned big.LITTLE board, an
+        old tool that cannot do what was asked ..."""
+        ...
 
     def parse(self, text: str) -> tuple[Measurement, ...]: ...
 

@@ -47,6 +47,7 @@ __all__ = [
     "commands",
     "cpu_list",
     "measurement_name",
+    "notices",
     "own_block_sizes",
     "parse",
     "parse_version",
@@ -203,6 +204,7 @@ def commands(
     each = int(opts.seconds) if sized and opts.seconds is not None else DEFAULT_SECONDS
     sizes_per_run = 1 if sized else len(_OWN_SIZES)
     blocks: Sequence[int | None] = opts.blocks if sized else [None]
+    requested = frozenset(block_label(size) for size in opts.blocks)
 
     result = []
     for pin, cluster_labels in _placements(opts, cpus):
@@ -221,6 +223,8 @@ def commands(
                             argv=(*pin, *common, *size_argv, *algorithms),
                             labels=labels,
                             timeout=_STARTUP_SECONDS + 2 * measurements * each,
+                            # Without -bytes openssl measures all its sizes: keep the asked.
+                            only=() if sized else (("block", requested),),
                         )
                     )
     return result
@@ -253,6 +257,13 @@ def cpu_list(cpus: Sequence[int]) -> str:
         else:
             ranges.append([cpu, cpu])
     return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in ranges)
+
+
+def notices(options: Mapping[str, object], cpus: HostCpus, version: str | None) -> list[str]:
+    """What to say before measuring (the BenchDriver protocol): an unpinned big.LITTLE
+    host, an openssl too old to measure the asked block sizes alone."""
+    said = [pinning_note(cpus, options), version_note(options, version)]
+    return [note for note in said if note is not None]
 
 
 def pinning_note(cpus: HostCpus, options: Mapping[str, object] | None = None) -> str | None:

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from support.bench_samples import (
     NEO2,
     R4S_419,
@@ -20,7 +21,6 @@ from support.bench_samples import (
 )
 from support.cli import run_cli
 from support.samples import run_record, store_runs
-
 from wirespeed.analysis.compare import Verdict
 from wirespeed.analysis.compare_many import compare_many
 from wirespeed.store.records import RunRecord

@@ -33,7 +33,9 @@ FE = ceiling(100_000_000, Proto.TCP)
 
 
 def judged_kinds(result: Result) -> set[FindingKind]:
-    test = TestCase("1", "streams", Tool.IPERF2, TestSpec(protocol=result.protocol or Proto.TCP, parallel=32))
+    test = TestCase(
+        "1", "streams", Tool.IPERF2, TestSpec(protocol=result.protocol or Proto.TCP, parallel=32)
+    )
     trial = Trial(test, PathSpec("fe", Topology.ENDPOINT, "client", "server"))
     outcome = TrialOutcome(trial, TrialStatus.OK, 0.0, 1.0, result=result)
     return {f.kind for f in judge_result(outcome, FE)}

@@ -9,18 +9,19 @@ import io
 import json
 
 from rich.console import Console
+
 from support.bench_samples import NEO2, R4S_419, device_path, failed_bench, repeated
 from support.samples import run_record
-
 from wirespeed.report import build_report, render_csv, render_json, render_markdown
 from wirespeed.report.html import render_html
+from wirespeed.report.model import Report
 from wirespeed.report.terminal import render_terminal
 
 R4S, NEO = device_path("R4S"), device_path("Neo2")
 SPREAD = (1.0, 1.002, 0.998)
 
 
-def _report():  # type: ignore[no-untyped-def]
+def _report() -> Report:
     outcomes = [*repeated(R4S, R4S_419, SPREAD), *repeated(NEO, NEO2, (1.0,)), failed_bench(NEO, 2)]
     return build_report(run_record(*outcomes))
 
@@ -29,7 +30,10 @@ def test_the_table_has_a_row_per_measurement_and_a_column_per_place() -> None:
     report = _report()
     assert report.rows == ()  # no traffic test
     assert [p.label for p in report.measured_columns] == ["R4S", "Neo2"]
-    assert [r.item for r in report.measured] == ["AES-128-CBC 1 KB, no EVP", "AES-128-CBC 1 KB, EVP"]
+    assert [r.item for r in report.measured] == [
+        "AES-128-CBC 1 KB, no EVP",
+        "AES-128-CBC 1 KB, EVP",
+    ]
     r4s, neo2 = report.measured[0].cells
     assert r4s is not None and r4s.n == 3 and r4s.summary is not None
     assert r4s.summary.median == R4S_419[0]

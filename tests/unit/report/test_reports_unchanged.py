@@ -52,7 +52,9 @@ def test_the_fixture_store_is_older_than_this_schema(tmp_path: Path) -> None:
 def test_every_report_of_a_migrated_store_is_written_as_before(store: Store, run: int) -> None:
     report = build_report(store.load_run(run, intervals="packed", outputs=False, commands=True))
     buffer = io.StringIO()
-    render_terminal(report, Console(file=buffer, width=160, color_system=None, force_terminal=False))
+    render_terminal(
+        report, Console(file=buffer, width=160, color_system=None, force_terminal=False)
+    )
     assert buffer.getvalue() == _before(f"report-{run}.txt")
     assert render_markdown(report) == _before(f"report-{run}.md")
     assert render_csv(report) == _before(f"report-{run}.csv")

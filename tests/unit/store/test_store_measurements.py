@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from store_backends import BACKENDS, fresh_store
 from store_samples import INFO, dual_outcome
-from support.bench_samples import NEO2, R4S_419, bench_outcome, device_path, failed_bench
 
+from support.bench_samples import NEO2, R4S_419, bench_outcome, device_path, failed_bench
 from wirespeed.model import Better, Flow, Measurement
 from wirespeed.store import RunStatus, Store
 

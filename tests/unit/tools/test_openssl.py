@@ -31,7 +31,7 @@ CAPTURES = Path(__file__).parents[2] / "fixtures" / "openssl"
 # All but `Options`, which bench.py declares as a settable `type[BaseModel]`: mypy holds a
 # settable member invariant, so no module's own class can match it; declared read-only
 # (`@property def Options(self) -> type[BaseModel]`) it matches, and this ignore goes.
-driver: BenchDriver = openssl  # type: ignore[assignment]
+driver: BenchDriver = openssl
 
 ONE_KIND = HostCpus(count=4, clusters=((0, 1, 2, 3),), cluster_names=("Cortex-A53 (cpu0-3)",))
 R4S = HostCpus(
