@@ -416,10 +416,21 @@ def _irqs_on_one_core(summary: MonitorSummary) -> list[Finding]:
     return findings
 
 
+# A cluster whose cores were this busy at most sat mostly idle: its governor (ondemand,
+# schedutil) kept it at a low clock by choice, not by throttling. (A benchmark pinned to
+# the big cores leaves the LITTLE ones at 408 MHz.)
+THROTTLE_BUSY_PCT = 50.0
+
+
 def _throttled(summary: MonitorSummary) -> list[Finding]:
     findings = []
+    busy = {core.cpu: core.busy_pct for core in summary.cores}
     for clock in summary.clocks:
         top = clock.hardware_max_khz
+        if busy and max((busy.get(cpu, 0.0) for cpu in clock.cpus), default=0.0) < (
+            THROTTLE_BUSY_PCT
+        ):
+            continue
         if top and clock.min_khz < top * THROTTLE_FRACTION:
             cpus = ",".join(str(c) for c in clock.cpus)
             findings.append(

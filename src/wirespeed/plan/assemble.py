@@ -427,7 +427,7 @@ def _paths_kind_checks(
             else:
                 message = (
                     f"test {test.case.id!r}: {tool} runs on one host, and {name!r} is a "
-                    f"{path.topology.value} path"
+                    f"path of topology {path.topology.value}"
                 )
                 hint = "add a path `{name: DUT, topology: device}` (dut: a host, or the lab's)"
             out.error((*test.loc, "paths", position), message, hint=hint)

@@ -109,7 +109,6 @@ class NoteKind(enum.StrEnum):
     EXPECTATION = "expectation"  # what a test had to reach (`expect:`), met or not
 
 
-
 @dataclass(frozen=True)
 class DeviceLoad:
     """What the DUT's CPU did during a cell's trials (median over its repetitions)."""

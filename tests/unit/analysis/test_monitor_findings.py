@@ -100,12 +100,27 @@ def test_a_core_busy_only_in_one_burst_is_not_cpu_bound() -> None:
 def test_a_clock_below_its_maximum_or_a_hot_zone_is_throttling() -> None:
     hot = dataclasses.replace(
         R4S,
+        cores=(*(core(c, 6.0) for c in range(4)), core(4, 97.0), core(5, 60.0)),
         clocks=(ClockRange("policy4", (4, 5), 1008000, 1800000, 1800000),),
         thermal=(ZoneTemperature("thermal_zone0", "soc-thermal", 71.0, 70.0),),
     )
     messages = [f.message for f in judge_monitor(hot) if f.kind is FindingKind.THROTTLED]
     assert any("as low as 1008 MHz of 1800 MHz" in m for m in messages)
     assert any("71 °C reached its trip point 70 °C" in m for m in messages)
+
+
+def test_an_idle_cluster_at_a_low_clock_is_not_throttled() -> None:
+    # A benchmark pinned to the A72s: the A53s idle at their lowest clock, by choice of
+    # the governor.
+    pinned = dataclasses.replace(
+        R4S,
+        cores=(*(core(c, 3.0) for c in range(4)), core(4, 99.0), core(5, 99.0)),
+        clocks=(
+            ClockRange("policy0", (0, 1, 2, 3), 408000, 1416000, 1416000),
+            ClockRange("policy4", (4, 5), 1800000, 1800000, 1800000),
+        ),
+    )
+    assert FindingKind.THROTTLED not in kinds(judge_monitor(pinned))
 
 
 def test_a_docker_daemon_is_background_load_but_iperf_and_ksoftirqd_are_not() -> None:
