@@ -34,6 +34,7 @@ __all__ = [
     "Options",
     "SevenZipOptions",
     "commands",
+    "notices",
     "parse",
     "parse_version",
     "version_argv",
@@ -101,12 +102,21 @@ Options: type[BaseModel] = SevenZipOptions
 
 
 def thread_label(setting: int | str, count: int) -> str:
-    """How a report names a thread setting: "1 thread", "4 threads", "all (6 threads)"."""
-    threads = f"{count} thread" if count == 1 else f"{count} threads"
-    return f"all ({threads})" if setting == ALL else threads
+    """How a report names a thread setting: "1 thread", "4 threads", "all threads". "all"
+    is named so whatever the count, so that boards with 4 and 6 cores share the row (the
+    count is in the command's -mmtN)."""
+    if setting == ALL:
+        return "all threads"
+    return f"{count} thread" if count == 1 else f"{count} threads"
 
 
-def commands(options: Mapping[str, object], program: str, cpus: HostCpus) -> list[Command]:
+def commands(
+    options: Mapping[str, object],
+    program: str,
+    cpus: HostCpus,
+    *,
+    version: str | None = None,  # every version takes the same arguments
+) -> list[Command]:
     """One `b` run per thread setting. A setting that comes to the same number of
     threads as an earlier one ("all" on a one-CPU host after 1) is run only once."""
     chosen = SevenZipOptions.model_validate(options)
@@ -201,3 +211,9 @@ def parse_version(text: str) -> str | None:
         return f"{p7zip[1]} (p7zip)"
     banner = _VERSION.search(text)
     return banner[1] if banner is not None else None
+
+
+def notices(options: Mapping[str, object], cpus: HostCpus, version: str | None) -> list[str]:
+    """Nothing to say before measuring (the BenchDriver protocol)."""
+    del options, cpus, version
+    return []

@@ -42,6 +42,7 @@ __all__ = [
     "Options",
     "UnixBenchOptions",
     "commands",
+    "notices",
     "parse",
     "parse_version",
     "version_argv",
@@ -150,7 +151,13 @@ def copies_label(copies: int) -> str:
     return "1 copy" if copies == 1 else f"{copies} copies"
 
 
-def commands(options: Mapping[str, object], program: str, cpus: HostCpus) -> list[Command]:
+def commands(
+    options: Mapping[str, object],
+    program: str,
+    cpus: HostCpus,
+    *,
+    version: str | None = None,  # every version takes the same arguments
+) -> list[Command]:
     """One ./Run for every copy count, in the directory UnixBench was built in. A copy
     count that comes to an earlier one ("all" on a one-CPU host after 1) is dropped:
     Run would spend half an hour on it again, and both sections would carry one label."""
@@ -295,3 +302,9 @@ def parse_version(text: str) -> str | None:
     if found is None:
         return None
     return found["report"] or found["logo"]
+
+
+def notices(options: Mapping[str, object], cpus: HostCpus, version: str | None) -> list[str]:
+    """Nothing to say before measuring (the BenchDriver protocol)."""
+    del options, cpus, version
+    return []
