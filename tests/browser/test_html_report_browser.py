@@ -162,3 +162,51 @@ def test_a_run_with_ceilings_and_device_samples_draws_every_plot(tmp_path: Path)
         page.evaluate("document.querySelector('#bars .legend .lg').click()")
         assert page.evaluate(count) == before
         assert _problems(page) == []
+
+
+def test_a_run_of_benchmarks_shows_its_table_and_its_trials(tmp_path: Path) -> None:
+    from support.bench_samples import NEO2, R4S_419, device_path, failed_bench, repeated
+    from support.samples import run_record
+
+    assert CHROMIUM is not None
+    r4s, neo2 = device_path("R4S"), device_path("Neo2")
+    record = run_record(
+        *repeated(r4s, R4S_419, (1.0, 1.002, 0.998)),
+        *repeated(neo2, NEO2, (1.0,)),
+        failed_bench(neo2, 2),
+        title="openssl speed, R4S and Neo2",
+    )
+    out = tmp_path / "report.html"
+    out.write_text(render_html(build_report(record)), encoding="utf-8")
+    with chromium(CHROMIUM) as browser:
+        page = browser.open(out.as_uri())
+        assert page.wait_for("document.documentElement.getAttribute('data-ready')") == "true"
+        table = page.evaluate("document.getElementById('benchmarks').innerText")
+        assert "AES-128-CBC 1 KB, EVP" in table and "Neo2" in table
+        assert page.evaluate("document.getElementById('results')") is None
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(ARTIFACTS / "html-report-benchmarks.png")
+        assert _problems(page) == []
+
+
+def test_the_table_of_runs_is_a_page_of_its_own(tmp_path: Path) -> None:
+    from support.bench_samples import NEO2, R4S_419, R4S_510, device_path, repeated
+    from support.samples import run_record, store_runs
+
+    assert CHROMIUM is not None
+    db, out = tmp_path / "runs.db", tmp_path / "compare.html"
+    spread = (1.0, 1.001, 0.999)
+    store_runs(
+        db,
+        run_record(*repeated(device_path("R4S"), R4S_419, spread), title=HOSTILE),
+        run_record(*repeated(device_path("R4S"), R4S_510, spread)),
+        run_record(*repeated(device_path("Neo2"), NEO2, spread)),
+    )
+    _cli("compare", "1", "2", "3", "--db", str(db), "-o", str(out))
+    with chromium(CHROMIUM) as browser:
+        page = browser.open(out.as_uri())
+        page.browser.pump(0.5)
+        assert page.evaluate("document.querySelectorAll('#compare-runs tbody tr').length") == 2
+        assert page.evaluate("document.querySelectorAll('script').length") == 0
+        assert HOSTILE in page.evaluate("document.body.innerText")  # shown as text
+        assert _problems(page) == []

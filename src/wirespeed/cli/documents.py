@@ -59,13 +59,21 @@ def run_document(
 
 
 def _trial_outcome(outcome: TrialOutcome) -> dict[str, Any]:
-    directions = outcome.result.directions if outcome.result is not None else ()
-    return {
+    result = outcome.result
+    directions = result.directions if result is not None else ()
+    document = {
         **_trial(outcome.trial),
         "status": outcome.status.value,
         "reason": outcome.reason,
         "flows": [_flow(direction) for direction in directions],
     }
+    if outcome.trial.test.bench is not None:
+        # A benchmark's figures: its measurements, as the report's trials have them.
+        document["measurements"] = [
+            {"name": m.name, "labels": dict(m.labels), "unit": m.unit, "value": m.value}
+            for m in (result.measurements if result is not None else ())
+        ]
+    return document
 
 
 def _trial(trial: Trial) -> dict[str, Any]:

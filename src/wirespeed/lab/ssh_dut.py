@@ -8,7 +8,9 @@ SSH connections, as a laptop reaches a router over its LAN. The management link 
 shaped and carries no test traffic.
 
 dropbear runs in a private mount namespace in which the device looks like OpenWrt:
-/usr/bin (and so /bin) holds only busybox's applets plus iperf and iperf3, root's shell
+/usr/bin (and so /bin) holds only busybox's applets plus iperf, iperf3 and the
+benchmarks' tools where this machine has them (openssl, 7zz: OpenWrt's openssl-util and
+p7zip packages), root's shell
 is busybox sh, and root's home (with authorized_keys) is the lab's own directory. No bash
 on its PATH, no Python. Nothing of this machine's is changed: the bind mounts exist only
 in dropbear's mount namespace and end with it.
@@ -46,8 +48,10 @@ MGMT_PORT = "mgmt"  # the DUT's management interface
 SSH_PORT = 22
 USER = "root"
 _START_TIMEOUT = 5.0
-# What a device needs beside busybox: the tools wirespeed runs there.
+# What a device needs beside busybox: the tools wirespeed runs there (a benchmark's
+# only where this machine has it; a plan that needs a missing one is told so).
 _EXTRA_PROGRAMS = ("iperf", "iperf3")
+_BENCHMARK_PROGRAMS = ("openssl", "7zz")
 
 # dropbear's own options: no passwords, no forwarding, host key and pid file of the lab.
 _SERVER_SCRIPT = """\
@@ -151,9 +155,11 @@ def prepare_files(device: SshDevice) -> None:
     for applet in applets:
         if "/" not in applet:
             (directory / "bin" / applet).symlink_to(real_bin / os.path.basename(busybox))
-    for program in _EXTRA_PROGRAMS:
+    for program in (*_EXTRA_PROGRAMS, *_BENCHMARK_PROGRAMS):
         found = shutil.which(program)
-        if found is not None and os.path.dirname(os.path.realpath(found)) == "/usr/bin":
+        # By its name in the real /usr/bin, which stays reachable as usr-bin (a link
+        # there into /usr/lib, as 7zz's, still resolves).
+        if found is not None and os.path.dirname(found) == "/usr/bin":
             (directory / "bin" / program).unlink(missing_ok=True)
             (directory / "bin" / program).symlink_to(real_bin / os.path.basename(found))
     (directory / "passwd").write_text(f"{USER}:x:0:0:{USER}:{directory / 'home'}:/bin/sh\n")

@@ -21,11 +21,14 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     for name in names:
         plan = load_builtin(name)
         trials = expand(plan)
-        seconds = sum(t.test.spec.duration for t in trials)
-        out.write(
-            f"{name:<{width}}  {plan.title or name}  "
-            f"({len(trials)} trials, {_duration(seconds)} of traffic)\n"
-        )
+        traffic = [t for t in trials if t.test.bench is None]
+        said = [f"{len(trials)} trials"]
+        if traffic:
+            seconds = sum(t.test.spec.duration for t in traffic)
+            said.append(f"{_duration(seconds)} of traffic")
+        if len(traffic) < len(trials):
+            said.append(f"{len(trials) - len(traffic)} benchmarks")
+        out.write(f"{name:<{width}}  {plan.title or name}  ({', '.join(said)})\n")
     example = "seed-matrix" if "seed-matrix" in names else names[0]
     out.write(
         f"\n`wirespeed run NAME` runs one (wirespeed run {example} --duration 2: a quick "
