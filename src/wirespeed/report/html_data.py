@@ -18,8 +18,7 @@ from wirespeed.report.html_monitor import DeviceSamples
 from wirespeed.report.json_export import flows_of
 from wirespeed.report.model import Report
 from wirespeed.store.gc_pause import gc_paused
-from wirespeed.store.packed_intervals import plain_records, unpack
-from wirespeed.store.records import PackedDirection
+from wirespeed.store.records import PackedDirection, series_rows, unpack_series
 
 
 def _mbit(bits_per_second: float | None) -> float | None:
@@ -35,12 +34,12 @@ def _series(source: Source) -> dict[str, Any]:
     """Each interval's rate (10 kbit/s) at its middle (ms), where a line through the
     rates belongs. Evenly spaced times, as iperf's intervals usually are, are given as
     the first and the step ("t0", "dt") instead of a list of them."""
-    records = plain_records(source) if isinstance(source, bytes) else None
+    records = series_rows(source) if isinstance(source, bytes) else None
     if records is not None:  # packed without optional fields: no object per interval
         t = [round((start + end) * 500) for start, end, _, _ in records]
         v = [round(bps / 1e4) for _, _, _, bps in records]
     else:
-        intervals = unpack(source) if isinstance(source, bytes) else source
+        intervals = unpack_series(source) if isinstance(source, bytes) else source
         t = [round((i.start + i.end) * 500) for i in intervals]
         v = [round(i.bits_per_second / 1e4) for i in intervals]
     if len(t) > 1 and (step := t[1] - t[0]) > 0 and t == list(range(t[0], t[-1] + 1, step)):

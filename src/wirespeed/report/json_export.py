@@ -41,10 +41,8 @@ from wirespeed.report import json_text
 from wirespeed.report.budgets import Budget
 from wirespeed.report.json_series import SeriesWriter, interval_entry
 from wirespeed.report.model import Cell, Report, TrialDetail
-from wirespeed.store.codec import encode_bench, encode_spec
 from wirespeed.store.gc_pause import gc_paused
-from wirespeed.store.packed_intervals import unpack
-from wirespeed.store.records import PackedDirection
+from wirespeed.store.records import PackedDirection, bench_fields, spec_fields, unpack_series
 
 FORMAT = "wirespeed-report"
 VERSION = 2
@@ -78,7 +76,7 @@ def _interval_dicts(series: tuple[Interval, ...] | bytes | None) -> list[dict[st
 
 
 def _unpacked(blob: bytes | None) -> tuple[Interval, ...]:
-    return () if blob is None else unpack(blob)
+    return () if blob is None else unpack_series(blob)
 
 
 def _stream(s: StreamResult, intervals: Any) -> dict[str, Any]:
@@ -150,8 +148,8 @@ def _test(test: TestCase) -> dict[str, Any]:
         "id": test.id,
         "name": test.name,
         "tool": test.tool.value,
-        "spec": encode_spec(test.spec),  # the same shape the store keeps
-        **({"bench": encode_bench(test.bench)} if test.bench is not None else {}),
+        "spec": spec_fields(test.spec),  # the same shape the store keeps
+        **({"bench": bench_fields(test.bench)} if test.bench is not None else {}),
     }
 
 

@@ -19,7 +19,7 @@ import orjson
 
 from wirespeed.model import Interval
 from wirespeed.report.json_text import Fragment, OrjsonRefused, compact, orjson_text
-from wirespeed.store.packed_intervals import plain_records, unpack
+from wirespeed.store.records import series_rows, unpack_series
 
 
 def interval_entry(i: Interval) -> dict[str, Any]:
@@ -53,14 +53,14 @@ def _packed_text(blob: bytes | None) -> bytes:
     """The text of a series as the store keeps it."""
     if blob is None:
         return b"[]"
-    records = plain_records(blob)
+    records = series_rows(blob)
     if records is None:  # optional fields: rare, and written from Interval objects
-        return _objects_text(unpack(blob))
+        return _objects_text(unpack_series(blob))
     # NaN or an infinity: orjson would write null. The sum of every 8-byte word as a
     # float is finite if they are (the bytes column's whole numbers read as floats are
     # tiny, or at worst send a series the careful way for nothing).
     if not math.isfinite(sum(memoryview(blob)[2:].cast("d"))):
-        return _objects_text(unpack(blob))
+        return _objects_text(unpack_series(blob))
     text = orjson.dumps(
         [
             {
@@ -79,7 +79,7 @@ def _packed_text(blob: bytes | None) -> bytes:
     # A float orjson writes otherwise than json (0.00001, 1e-7): a series has no string,
     # so either text in it is one.
     if b"0.0000" in text or b"e-" in text:
-        return _objects_text(unpack(blob))
+        return _objects_text(unpack_series(blob))
     return text
 
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from wirespeed import __version__
-from wirespeed.model import TrialOutcome, TrialStatus
+from wirespeed.model import BenchSpec, Interval, TestSpec, TrialOutcome, TrialStatus
+from wirespeed.store import codec, packed_intervals
 
 
 class RunStatus(enum.StrEnum):
@@ -118,3 +119,32 @@ class RunRecord:
     @property
     def trials_failed(self) -> int:
         return sum(1 for o in self.outcomes if o.status is TrialStatus.FAILED)
+
+
+# -- reading what a run record carries -------------------------------------------------
+# Readers of RunRecord.packed (Store.load_run(intervals="packed")) decode its series with
+# these, and exports that write a test's settings "as the store keeps them" take their
+# shape from here: the encodings themselves stay the store's (packed_intervals.py,
+# codec.py), which reports never import.
+
+
+def unpack_series(blob: bytes) -> tuple[Interval, ...]:
+    """One packed interval series of RunRecord.packed, as Interval objects."""
+    return packed_intervals.unpack(blob)
+
+
+def series_rows(blob: bytes) -> list[tuple[float, float, int, float]] | None:
+    """A packed series without optional fields as (start, end, bytes, bit/s) rows, without
+    an object each (None for another layout: unpack_series it); for reports that write
+    hundreds of thousands of intervals."""
+    return packed_intervals.plain_records(blob)
+
+
+def spec_fields(spec: TestSpec) -> dict[str, Any]:
+    """A test's settings as the store keeps them (trials.spec)."""
+    return codec.encode_spec(spec)
+
+
+def bench_fields(bench: BenchSpec | None) -> dict[str, Any] | None:
+    """A benchmark's options as the store keeps them (trials.bench)."""
+    return codec.encode_bench(bench)
