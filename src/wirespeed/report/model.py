@@ -20,9 +20,9 @@ from functools import cached_property
 
 from wirespeed.analysis.ceiling import Ceiling, ceiling_for
 from wirespeed.analysis.expectations import Judgement, Verdict, judge_cell, overall
+from wirespeed.analysis.findings import IMPOSSIBLE_FRACTION, in_lab, restates_warning
 from wirespeed.analysis.findings import LABELS as FINDING_LABELS
 from wirespeed.analysis.findings import hint as finding_hint
-from wirespeed.analysis.findings import in_lab, restates_warning
 from wirespeed.analysis.stats import OUTLIER_Z, UNSTABLE_CV, Stability, Summary, summarize
 from wirespeed.expectations import Expectation, measured_text
 from wirespeed.model import (
@@ -93,7 +93,9 @@ OUTLIER_HINT = (
     "something disturbed it, or the device has two states (check that trial's raw output)"
 )
 SATURATED_LOSS = 99.5  # iperf rounds anything above to 1e+02%
-CEILING_TOLERANCE = 1.01  # clocks and rounding: 1 % above the ceiling is not news
+# A figure above the ceiling by more than the IMPOSSIBLE finding's margin (clocks and
+# rounding: 1 % is not news) is noted: the same margin, judged in analysis/findings.py.
+CEILING_TOLERANCE = IMPOSSIBLE_FRACTION
 
 
 def cv_text(cv: float) -> str:
