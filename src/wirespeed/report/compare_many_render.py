@@ -228,6 +228,10 @@ def render_many_html(comparison: ManyComparison) -> str:
             cells.append('<td class="num">' + "<br>".join(e(line) for line in lines) + "</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     title = f"{len(comparison.columns)} runs compared"
+    runs = "".join(
+        "<li>" + e(c.label) + (f" \N{EM DASH} {e(c.title)}" if c.title else "") + "</li>"
+        for c in comparison.columns
+    )
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -240,7 +244,7 @@ def render_many_html(comparison: ManyComparison) -> str:
         "table{border-collapse:collapse}th,td{border-bottom:1px solid #e2e8f0;"
         "padding:.3em .7em;vertical-align:top}.num{text-align:right;"
         "font-variant-numeric:tabular-nums}p{max-width:60em;color:#475569}</style>"
-        f"</head><body><h1>{e(title)}</h1>"
+        f"</head><body><h1>{e(title)}</h1><ul>{runs}</ul>"
         f'<table id="compare-runs"><thead>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table>"
         f"<p>{e(LEGEND)}</p></body></html>\n"
