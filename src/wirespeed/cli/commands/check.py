@@ -30,19 +30,29 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     for warning in plan.warnings:
         env.warn(str(warning))
     trials = expand(plan)
-    seconds = sum(t.test.spec.duration for t in trials)
+    traffic = [t for t in trials if t.test.bench is None]
+    said = [f"{len(trials)} trials"]
+    if traffic or not trials:
+        seconds = sum(t.test.spec.duration for t in traffic)
+        said.append(f"{seconds:.0f} s of traffic")
+    if len(traffic) < len(trials):
+        said.append(f"{len(trials) - len(traffic)} benchmarks")
     out = env.stdout
     # plan.source, not args.plan: a file name that is not UTF-8 cannot be printed as given.
-    out.write(f"{plan.source}: ok — {len(trials)} trials, {seconds:.0f} s of traffic\n")
+    out.write(f"{plan.source}: ok — {', '.join(said)}\n")
     several_variants = len({t.variant for t in trials}) > 1
     for trial in trials:
         spec = trial.test.spec
         variant = f"{trial.variant:<12} " if several_variants else ""
         repetition = f" (rep {trial.repetition})" if trial.repetition > 1 else ""
+        what = (
+            f"{spec.protocol.value} {spec.direction.value:<5} {spec.duration:g} s"
+            if trial.test.bench is None
+            else "on the device"
+        )
         out.write(
             f"  {trial.path.name:<10} {variant}#{trial.test.id:<4} {trial.test.tool.value:<6} "
-            f"{spec.protocol.value} {spec.direction.value:<5} {spec.duration:g} s  "
-            f"{trial.test.name}{repetition}{_expected(plan, trial)}\n"
+            f"{what}  {trial.test.name}{repetition}{_expected(plan, trial)}\n"
         )
     return ExitStatus.OK
 
