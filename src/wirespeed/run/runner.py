@@ -51,8 +51,8 @@ def _passed_over_notice(lab: Lab) -> str:
 def _keep_in_spool(store: Store, run_id: int, outcome: TrialOutcome) -> str:
     """Keep the trial the store could not take in the spool (store/spool.py); where it
     is, or why it could not be kept either."""
+    from wirespeed.store import StoreError
     from wirespeed.store.spool import keep
-    from wirespeed.store.store import StoreError
 
     try:
         return f"kept in {keep(store.url, run_id, outcome)}: `--resume` commits it"
@@ -260,8 +260,8 @@ class Runner:
         this process owns (store/resume.py claim_run). A trial whose key is in
         `replacing` is a failed one tried again: its outcome replaces the failed one."""
         from wirespeed.run.variants import VariantStates, journal_for, recover_left_changes
+        from wirespeed.store import StoreError
         from wirespeed.store.not_stored import commit_failed
-        from wirespeed.store.store import StoreError
 
         preflight(self.plan, trials)
         journal = journal_for(self.store)  # shares the store's engine; not closed here

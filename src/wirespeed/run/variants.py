@@ -56,10 +56,9 @@ def journal_for(store: Store) -> Journal:
     from wirespeed.tune.journal import Journal
 
     journal = Journal(store)
-    with journal._engine.connect() as conn:
-        conn.execution_options(wirespeed_write=True)  # one creator at a time on SQLite
-        with conn.begin():
-            journal_table.tune_journal.create(conn, checkfirst=True)
+    # A writer's connection: one creator at a time on SQLite.
+    with store.connect(write=True) as conn, conn.begin():
+        journal_table.tune_journal.create(conn, checkfirst=True)
     return journal
 
 

@@ -7,7 +7,7 @@ neither TCP keepalives nor tcp_user_timeout notice it, and its own statement_tim
 cannot fire. So, besides those options (which catch a host or a network that is gone),
 each connection taken from the pool is watched: if it is still out after the call
 timeout, its socket is shut down, and whatever libpq was waiting for fails at once
-with a connection error that the store reports, or retries (Store._write).
+with a connection error that the store reports, or retries (Store.write).
 """
 
 from __future__ import annotations

@@ -55,7 +55,7 @@ class RunInUseError(UsageError):
 
 def resumable_run(store: Store, run_id: int) -> ResumableRun:
     """The stored run and the keys of the trials it holds; UsageError if there is none."""
-    with store._reading() as conn:
+    with store.reading() as conn:
         row = conn.execute(
             select(
                 schema.runs.c.status,
@@ -116,7 +116,7 @@ def claim_run(store: Store, run_id: int, *, force: bool = False) -> Claim:
         )
         return Claim(run_id, status, owner, row.finished_at)
 
-    return store._write(claim)
+    return store.write(claim)
 
 
 def _refuse_live_owner(run_id: int, owner: str, *, force: bool) -> None:
@@ -138,7 +138,7 @@ def _refuse_live_owner(run_id: int, owner: str, *, force: bool) -> None:
 
 def release_run(store: Store, claim: Claim) -> None:
     """Give the run back as it was: the resume stopped before it measured anything."""
-    store._write(
+    store.write(
         lambda conn, _retried: conn.execute(
             update(schema.runs)
             .where(schema.runs.c.id == claim.run_id, schema.runs.c.owner == process_owner())

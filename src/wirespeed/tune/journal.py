@@ -27,9 +27,9 @@ from wirespeed.process_owner import process_owner
 from wirespeed.store import journal_table  # adds tune_journal to schema.metadata
 
 if TYPE_CHECKING:
-    from sqlalchemy import Connection, Engine
+    from sqlalchemy import Connection
 
-    from wirespeed.store.store import Store
+    from wirespeed.store import Store
 
 
 class State(enum.StrEnum):
@@ -64,14 +64,11 @@ class Journal:
     def __init__(self, store: Store, owner: str | None = None) -> None:
         self._store = store
         self.owner = owner or process_owner()
-        # The Store offers no public connection yet; its engine carries the SQLite
-        # pragmas (WAL, synchronous=FULL, busy timeout) and the IMMEDIATE-begin hook.
-        self._engine: Engine = store._engine
 
     @classmethod
     def open(cls, db: str | Path | None, owner: str | None = None) -> Journal:
         """The journal in the store `db` (None: the per-user default store)."""
-        from wirespeed.store.store import Store
+        from wirespeed.store import Store
 
         return cls(Store.open(db), owner)
 
@@ -93,10 +90,10 @@ class Journal:
         return uuid.uuid4().hex
 
     def _write(self) -> Connection:
-        # IMMEDIATE on SQLite (the Store's begin hook): a writer waits its turn.
-        conn = self._engine.connect()
-        conn.execution_options(wirespeed_write=True)
-        return conn
+        # The store's own connection: on SQLite its pragmas (WAL, synchronous=FULL, busy
+        # timeout), and a writer's transaction begins IMMEDIATE: it waits its turn. Not
+        # Store.write: a row inserted again after an outage would be a second row.
+        return self._store.connect(write=True)
 
     def record(
         self,
@@ -157,7 +154,7 @@ class Journal:
             query = query.where(table.c.host == host)
         if session is not None:
             query = query.where(table.c.session == session)
-        with self._engine.connect() as conn:
+        with self._store.connect() as conn:
             rows = conn.execute(query.order_by(table.c.id)).mappings().all()
         return [_entry(row) for row in rows]
 
@@ -166,7 +163,7 @@ class Journal:
         from sqlalchemy import select
 
         table = journal_table.tune_journal
-        with self._engine.connect() as conn:
+        with self._store.connect() as conn:
             rows = (
                 conn.execute(select(table).where(table.c.session == session).order_by(table.c.id))
                 .mappings()

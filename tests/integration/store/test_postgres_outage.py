@@ -18,9 +18,8 @@ from own_postgres import OwnPostgres, own_postgres
 from sqlalchemy import create_engine, make_url, text
 
 from wirespeed.model import TrialOutcome, TrialStatus
-from wirespeed.store import RunInfo, Store
+from wirespeed.store import RunInfo, Store, StoreUnavailableError
 from wirespeed.store.postgres import Timeouts
-from wirespeed.store.store import StoreUnavailableError
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 

@@ -22,7 +22,7 @@ import pytest
 from sqlalchemy import URL, Engine, create_engine, make_url
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
-from wirespeed.store.store import display_url
+from wirespeed.store.redaction import display_url
 
 POSTGRES_ENV = "WIRESPEED_TEST_POSTGRES_URL"
 BACKENDS = ("sqlite", "postgresql")

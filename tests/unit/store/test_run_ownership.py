@@ -38,7 +38,7 @@ def _set_owner(db: str, run_id: int, owner: str | None) -> None:
 def test_a_run_is_owned_by_the_process_that_began_it(db: str) -> None:
     with Store.open(db) as store:
         run_id = store.begin_run(INFO)
-        with store._reading() as conn:
+        with store.reading() as conn:
             owner = conn.execute(runs.select().where(runs.c.id == run_id)).one().owner
     assert owner == process_owner()
 
@@ -59,12 +59,12 @@ def test_a_run_whose_owner_still_runs_is_not_taken_over(db: str) -> None:
     with Store.open(db) as store:
         claim = claim_run(store, run_id)
         assert claim.owner == owner
-        with store._reading() as conn:
+        with store.reading() as conn:
             row = conn.execute(runs.select().where(runs.c.id == run_id)).one()
         assert (row.owner, row.status) == (process_owner(), RunStatus.RUNNING.value)
         # A resume that stops before measuring gives it back as it was.
         release_run(store, claim)
-        with store._reading() as conn:
+        with store.reading() as conn:
             row = conn.execute(runs.select().where(runs.c.id == run_id)).one()
         assert row.owner == owner
 

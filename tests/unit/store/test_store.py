@@ -456,9 +456,9 @@ def test_a_password_in_argv_is_stored_masked(db: str) -> None:
 def test_no_postgresql_driver_is_a_usage_error_not_a_traceback(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from wirespeed.store import store as store_module
+    from wirespeed.store import backends
 
-    monkeypatch.setattr(store_module, "POSTGRES_DRIVERS", ("no_such_driver_module",))
+    monkeypatch.setattr(backends, "POSTGRES_DRIVERS", ("no_such_driver_module",))
     with pytest.raises(UsageError, match=r"no PostgreSQL driver is installed") as caught:
         Store.open("postgresql://lab:s3cret@127.0.0.1/w")
     assert "s3cret" not in caught.value.message
