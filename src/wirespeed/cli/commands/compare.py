@@ -77,7 +77,8 @@ def _runs_as_table(args: argparse.Namespace, store: Store) -> ManyComparison | N
     if len(runs) == 1:
         return None  # _comparison says what is missing
     ids = runs or list(_latest_two(store))
-    if len(set(ids)) != len(ids):
+    if len(ids) > 2 and len(set(ids)) != len(ids):
+        # Two runs may be one (a run against itself: every ratio 1); a table's columns not.
         raise UsageError("a run is given twice", hint="give each run once")
     records = [store.load_run(run, intervals=False, outputs=False, commands=False) for run in ids]
     wants_html = "html" in {getattr(args, "format", None)} | {
