@@ -1,26 +1,21 @@
-"""/proc/interrupts as data: per-CPU counts, the controller, and the action names per IRQ.
+"""/proc/interrupts as the facts see it: per-CPU counts, the controller as printed, and the
+action names per IRQ.
 
-The tail after the counts differs by architecture and kernel:
+The parsing is wirespeed.procfs_interrupts' (shared with the sampler); this is its view
+for the facts: None where a line says nothing, the hardware IRQ as the line prints it
+(x86's "5-edge" stays one word, so the controller reads as in the file), and the names
+split per action:
 
-    27:  10628015  0 ...   GICv3  44 Level     eth0                      (arm64)
-   234:    855861  0 ...   ITS-MSI 524288 Edge      eth1                 (PCIe MSI)
-    24:         1  0       IO-APIC   5-edge      ACPI:Ged                (x86: hwirq-type)
-    65:         0  0 ...   rockchip_gpio_irq   5 Edge      GPIO Key Power (a name with spaces)
-    47:         0  0 ...   GICv3 151 Level     ff8f3f00.iommu, ff8f0000.vop  (shared IRQ)
-
-so the name is whatever follows the controller, the hardware IRQ and (when it is a word of
-its own) the trigger; a shared IRQ lists its actions separated by ", ".
+    27:  10628015  0 ...   GICv3  44 Level     eth0           controller "GICv3 44 Level"
+    24:         1  0       IO-APIC   5-edge      ACPI:Ged     controller "IO-APIC 5-edge"
+    47:         0  0 ...   GICv3 151 Level     ff8f3f00.iommu, ff8f0000.vop  two names
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
-_HEADER_CPU = re.compile(r"CPU(\d+)")
-_TAIL = re.compile(
-    r"^(?P<chip>\S+)\s+(?P<hwirq>\S+)(?:\s+(?P<trigger>Level|Edge))?(?:\s+(?P<name>.*))?$"
-)
+from wirespeed import procfs_interrupts
 
 
 @dataclass(frozen=True)
@@ -28,9 +23,20 @@ class InterruptLine:
     irq: str  # "27", or a per-CPU kind like "IPI0", "NMI", "LOC"
     counts: tuple[int, ...]  # one per CPU column (fewer for lines like "Err:")
     chip: str | None
-    hwirq: str | None
-    trigger: str | None
+    hwirq: str | None  # as printed: "44", or x86's "5-edge" (hwirq and trigger in one word)
+    trigger: str | None  # "Level"/"Edge" when printed as a word of its own
     names: tuple[str, ...]  # the actions sharing this IRQ
+
+    @classmethod
+    def of(cls, line: procfs_interrupts.IrqLine) -> InterruptLine:
+        if not line.numbered:
+            # Per-CPU kinds ("IPI0:", "LOC:") carry a description, not device names.
+            return cls(line.irq, line.counts, None, None, None, (line.name,) if line.name else ())
+        hwirq: str | None = line.hwirq or None
+        trigger: str | None = line.trigger or None
+        if line.joined:
+            hwirq, trigger = f"{line.hwirq}-{line.trigger}", None
+        return cls(line.irq, line.counts, line.chip or None, hwirq, trigger, line.actions)
 
     @property
     def number(self) -> int | None:
@@ -56,41 +62,5 @@ class InterruptTable:
 
 
 def parse_interrupts(text: str) -> InterruptTable:
-    rows = text.splitlines()
-    if not rows:
-        return InterruptTable(cpus=(), lines=())
-    cpus = tuple(int(n) for n in _HEADER_CPU.findall(rows[0]))
-    lines = []
-    for row in rows[1:]:
-        line = _parse_line(row, len(cpus))
-        if line is not None:
-            lines.append(line)
-    return InterruptTable(cpus=cpus, lines=tuple(lines))
-
-
-def _parse_line(row: str, columns: int) -> InterruptLine | None:
-    label, colon, rest = row.partition(":")
-    if not colon or not label.strip():
-        return None
-    fields = rest.split()
-    counts: list[int] = []
-    while fields and len(counts) < columns and fields[0].isdigit():
-        counts.append(int(fields.pop(0)))
-    tail = " ".join(fields)
-    chip = hwirq = trigger = None
-    names: tuple[str, ...] = ()
-    match = _TAIL.match(tail)
-    if match and label.strip().isdigit():
-        chip, hwirq, trigger = match["chip"], match["hwirq"], match["trigger"]
-        names = tuple(n.strip() for n in (match["name"] or "").split(",") if n.strip())
-    elif tail:
-        # Per-CPU kinds ("IPI0:", "LOC:") carry a description, not device names.
-        names = (tail,)
-    return InterruptLine(
-        irq=label.strip(),
-        counts=tuple(counts),
-        chip=chip,
-        hwirq=hwirq,
-        trigger=trigger,
-        names=names,
-    )
+    table = procfs_interrupts.parse_interrupts(text)
+    return InterruptTable(cpus=table.cpus, lines=tuple(map(InterruptLine.of, table.lines)))

@@ -14,6 +14,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+# /proc/interrupts has one parser, shared with the facts: its IrqLine and InterruptTable
+# live below both, in wirespeed.procfs_interrupts.
+from wirespeed.procfs_interrupts import InterruptTable
+
 
 @dataclass(frozen=True)
 class CpuTimes:
@@ -45,46 +49,6 @@ class CpuTimes:
     def busy(self) -> int:
         """Ticks not idle: waiting for I/O is idle too, the CPU could have run."""
         return self.total - self.idle - self.iowait
-
-
-@dataclass(frozen=True)
-class IrqLine:
-    """One line of /proc/interrupts.
-
-    `counts` follows the table's CPU columns; a line with fewer counts than CPUs
-    (ERR:, MIS:, Err:) carries a machine-wide count and is not per CPU.
-    """
-
-    irq: str  # "27", "234", "IPI0", "LOC", "ERR"
-    counts: tuple[int, ...]
-    chip: str = ""  # "GICv3", "ITS-MSI", "IR-PCI-MSI"; "" for the architecture's lines
-    hwirq: str = ""  # the interrupt number on that chip: "44", "524288"
-    trigger: str = ""  # "Level", "Edge", "edge", "fasteoi"
-    name: str = ""  # the handlers ("eth0", "ff8f3f00.iommu, ff8f0000.vop") or a description
-
-    @property
-    def numbered(self) -> bool:
-        return self.irq.isdigit()
-
-    @property
-    def actions(self) -> tuple[str, ...]:
-        """The handlers that share this IRQ, one per device."""
-        return tuple(part.strip() for part in self.name.split(",") if part.strip())
-
-
-@dataclass(frozen=True)
-class InterruptTable:
-    cpus: tuple[int, ...]  # the CPU of each count column (offline CPUs are left out)
-    lines: tuple[IrqLine, ...]
-
-    def line(self, irq: str) -> IrqLine | None:
-        return next((line for line in self.lines if line.irq == irq), None)
-
-    def per_cpu(self, line: IrqLine) -> dict[int, int]:
-        """The counts of a line by CPU number; empty for a machine-wide line."""
-        if len(line.counts) < len(self.cpus):
-            return {}
-        return dict(zip(self.cpus, line.counts, strict=False))
 
 
 @dataclass(frozen=True)

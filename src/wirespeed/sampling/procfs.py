@@ -9,19 +9,27 @@ from __future__ import annotations
 
 import re
 
+# /proc/interrupts has one parser, shared with the facts; the sampler calls it from here.
+from wirespeed.procfs_interrupts import parse_interrupts
 from wirespeed.sampling.model import (
     CpuTimes,
-    InterruptTable,
-    IrqLine,
     NetDevCounters,
     SoftirqTable,
     SoftnetCounters,
 )
 
+__all__ = [
+    "parse_interrupts",
+    "parse_loadavg",
+    "parse_meminfo",
+    "parse_net_dev",
+    "parse_pid_stat",
+    "parse_softirqs",
+    "parse_softnet_stat",
+    "parse_stat",
+]
+
 _CPU_COLUMN = re.compile(r"CPU(\d+)")
-# "44-edge", "524288-edge", "2-fasteoi": newer x86 kernels join hwirq and trigger.
-_HWIRQ_TRIGGER = re.compile(r"^(\d+)-(\w+)$")
-_TRIGGERS = {"Level", "Edge", "level", "edge"}
 
 
 def parse_stat(text: str) -> tuple[CpuTimes | None, dict[int, CpuTimes]]:
@@ -48,62 +56,6 @@ def parse_stat(text: str) -> tuple[CpuTimes | None, dict[int, CpuTimes]]:
 
 def _header_cpus(header: str) -> tuple[int, ...]:
     return tuple(int(number) for number in _CPU_COLUMN.findall(header))
-
-
-def _split_counts(rest: str, limit: int) -> tuple[tuple[int, ...], str]:
-    """Up to `limit` leading integers of rest, and what follows them."""
-    counts: list[int] = []
-    remainder = rest
-    while len(counts) < limit:
-        match = re.match(r"\s*(\d+)(?=\s|$)", remainder)
-        if match is None:
-            break
-        counts.append(int(match.group(1)))
-        remainder = remainder[match.end() :]
-    return tuple(counts), remainder.strip()
-
-
-def _describe(irq: str, description: str) -> tuple[str, str, str, str]:
-    """chip, hwirq, trigger and handler names of a numbered IRQ's description."""
-    if not irq.isdigit():
-        return "", "", "", description
-    tokens = description.split(None, 1)
-    if not tokens:
-        return "", "", "", ""
-    chip = tokens[0]
-    rest = tokens[1] if len(tokens) > 1 else ""
-    hwirq = trigger = ""
-    for _ in range(2):
-        head, _, tail = rest.partition(" ")
-        joined = _HWIRQ_TRIGGER.match(head)
-        if joined is not None:
-            hwirq, trigger = joined.group(1), joined.group(2)
-        elif head.isdigit() and not hwirq:
-            hwirq = head
-        elif head in _TRIGGERS and not trigger:
-            trigger = head
-        else:
-            break
-        rest = tail.strip()
-    return chip, hwirq, trigger, rest.strip()
-
-
-def parse_interrupts(text: str) -> InterruptTable:
-    """/proc/interrupts: one column per online CPU, then chip, hwirq, trigger, names."""
-    lines = text.splitlines()
-    if not lines:
-        return InterruptTable((), ())
-    cpus = _header_cpus(lines[0])
-    parsed: list[IrqLine] = []
-    for line in lines[1:]:
-        label, colon, rest = line.partition(":")
-        if not colon:
-            continue
-        irq = label.strip()
-        counts, description = _split_counts(rest, len(cpus))
-        chip, hwirq, trigger, name = _describe(irq, description)
-        parsed.append(IrqLine(irq, counts, chip, hwirq, trigger, name))
-    return InterruptTable(cpus, tuple(parsed))
 
 
 def parse_softirqs(text: str) -> SoftirqTable:
