@@ -137,5 +137,3 @@ def test_compare_writes_html_by_its_extension(db: str, tmp_path: Path) -> None:
     assert status == 0, err
     page = (tmp_path / "c.html").read_text(encoding="utf-8")
     assert page.startswith("<!DOCTYPE html>") and "2 runs compared" in page
-
-
