@@ -51,7 +51,13 @@ BBR_DUAL_FIRST_FLOW = 0.35
 OVERHEAD = 6.0
 
 Combination = tuple[Tool, Proto, Direction, Topology]
-COMBINATIONS: list[Combination] = list(itertools.product(Tool, Proto, Direction, Topology))
+# Traffic: iperf on the paths where traffic flows. (Benchmarks on device paths are
+# test_benchmarks.py's; each kind on the other's paths is refused, below.)
+TRAFFIC_TOOLS = [tool for tool in Tool if tool.moves_traffic]
+TRAFFIC_TOPOLOGIES = [topology for topology in Topology if topology is not Topology.DEVICE]
+COMBINATIONS: list[Combination] = list(
+    itertools.product(TRAFFIC_TOOLS, Proto, Direction, TRAFFIC_TOPOLOGIES)
+)
 
 
 def key_of(combination: Combination) -> str:
@@ -105,6 +111,27 @@ def test_a_combination_is_refused_up_front_only_if_it_cannot_work_and_says_what_
     assert error is not None, f"{combination} cannot work but the plan was accepted"
     (problem,) = error.problems
     assert problem.hint is not None and "bidir" in problem.hint, str(problem)
+
+
+@pytest.mark.parametrize(("tool", "topology"), list(itertools.product(Tool, Topology)), ids=str)
+def test_a_tool_on_a_path_of_the_other_kind_is_refused_with_what_to_use(
+    tool: Tool, topology: Topology
+) -> None:
+    text = (
+        "lab: {link: fe}\n"
+        f"paths:\n  - {{name: p, topology: {topology.value}}}\n"
+        f"tests:\n  - {{id: t, tool: {tool.value}, paths: [p]}}\n"
+    )
+    if tool is Tool.UNIXBENCH:  # its directory is required
+        text = text.replace("paths: [p]}", "paths: [p], options: {directory: /opt/ub}}")
+    try:
+        parse_plan(text)
+    except PlanError as error:
+        assert tool.moves_traffic is (topology is Topology.DEVICE), str(error)
+        (problem,) = error.problems
+        assert problem.hint is not None and ("topology" in problem.hint), str(problem)
+        return
+    assert tool.moves_traffic is not (topology is Topology.DEVICE), f"{tool} on {topology}"
 
 
 def run_report(plan: Path, tmp_path: Path, prefix: str, dut: str) -> dict[str, Any]:
@@ -196,7 +223,7 @@ def measure(
 # Each topology's lab, its DUT a namespace; and the endpoint's once more with the DUT a
 # dropbear + busybox device (--lab-dut ssh), the only case where that changes which host
 # serves: the server is then started, and its socket looked for, over SSH.
-LABS = [(topology, "netns") for topology in Topology] + [(Topology.ENDPOINT, "ssh")]
+LABS = [(topology, "netns") for topology in TRAFFIC_TOPOLOGIES] + [(Topology.ENDPOINT, "ssh")]
 
 
 @pytest.mark.parametrize(("topology", "dut"), LABS, ids=str)
