@@ -13,6 +13,8 @@ saturated by other work makes the trial lab-limited.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from wirespeed.analysis.ceiling import Ceiling
 from wirespeed.lab.naming import parse_namespace
 from wirespeed.model import (
@@ -261,25 +263,40 @@ _OWN_PROCESSES = ("iperf", "iperf3", "sh", "awk", "mawk", "gawk", "busybox", "sl
 _KERNEL_PACKET_THREADS = ("ksoftirqd/", "napi/", "irq/")
 
 
-def judge_monitor(summary: MonitorSummary, *, controller_pid: int | None = None) -> list[Finding]:
+def judge_monitor(
+    summary: MonitorSummary,
+    *,
+    controller_pid: int | None = None,
+    workload: Collection[str] | None = None,
+) -> list[Finding]:
     """What the device was doing during the trial: CPU, interrupts, clocks, load, drops.
-    `controller_pid` is this run's own process: in a lab it runs on the same machine."""
+    `controller_pid` is this run's own process: in a lab it runs on the same machine.
+
+    `workload`, for a benchmark: the programs it runs (openssl, 7zz), whose CPU is the
+    point and never background load; a busy core is then no finding either. An empty
+    one says the benchmark spawns programs it cannot name (UnixBench): no process is then
+    named as background load or as the lab's competitor."""
     findings: list[Finding] = []
+    benchmark = workload is not None
+    own = (*_OWN_PROCESSES, *(workload or ()), "taskset")
     if summary.partial:
         findings.append(Finding(FindingKind.PARTIAL_SAMPLES, f"{summary.host}: {summary.reason}"))
-    lab_limited = _lab_limited(summary, controller_pid) if emulated(summary.host) else None
+    lab_limited = None
+    if emulated(summary.host) and not (benchmark and not workload):
+        lab_limited = _lab_limited(summary, controller_pid, own)
     if lab_limited is not None:
         # The machine, not the device, was short of CPU: a busy core says nothing of it.
         finding, named = lab_limited
         findings.append(finding)
     else:
         named = set()
-        findings += _cpu_bound(summary)
+        if not benchmark:  # a benchmark keeps its cores busy by design
+            findings += _cpu_bound(summary)
     findings += _irqs_on_one_core(summary)
     findings += _throttled(summary)
-    for process in summary.processes:
+    for process in summary.processes if not (benchmark and not workload) else ():
         comm = process.comm
-        if process.core_pct < BACKGROUND_PCT or comm in _OWN_PROCESSES:
+        if process.core_pct < BACKGROUND_PCT or comm in own:
             continue
         if comm.startswith(_KERNEL_PACKET_THREADS) or process.pid in named:
             continue
@@ -356,7 +373,7 @@ _KERNEL_THREADS = (*_KERNEL_PACKET_THREADS, "kworker/")
 
 
 def _lab_limited(
-    summary: MonitorSummary, controller_pid: int | None
+    summary: MonitorSummary, controller_pid: int | None, own: Collection[str] = ()
 ) -> tuple[Finding, set[int]] | None:
     """An emulated device on a machine whose every core was busy while processes outside
     the lab took a notable share: the finding, and the pids it names."""
@@ -369,6 +386,7 @@ def _lab_limited(
         process
         for process in summary.processes
         if process.comm not in _LAB_PROCESSES
+        and process.comm not in own
         and not process.comm.startswith(_KERNEL_THREADS)
         and process.pid != controller_pid
     ]

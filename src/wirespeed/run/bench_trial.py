@@ -172,7 +172,7 @@ def run_bench_trial(
             ]
     monitors, summaries = monitor_records(sample_sets)
     for summary in summaries:
-        findings += judge_monitor(summary, controller_pid=os.getpid())
+        findings += judge_monitor(summary, controller_pid=os.getpid(), workload=driver.WORKLOAD)
     result = None
     if reason is None:
         result = Result(

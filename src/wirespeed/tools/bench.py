@@ -58,6 +58,9 @@ class BenchDriver(Protocol):
     PROGRAMS: tuple[str, ...]
     # Where to get it, for the message when a host lacks it: {"Debian": "7zip", ...}.
     PACKAGES: Mapping[str, str]
+    # The programs it runs, whose CPU is the benchmark itself: never "background load";
+    # empty when they are too many to name (then no process is judged during it).
+    WORKLOAD: tuple[str, ...]
 
     # The plan's `options:` for this tool (extra keys forbidden, defaults as the seeds);
     # `commands` gets its model_dump(). (Read-only here, so that a module's own class

@@ -42,6 +42,7 @@ __all__ = [
     "PACKAGES",
     "PROGRAMS",
     "TOOL",
+    "WORKLOAD",
     "Options",
     "block_label",
     "commands",
@@ -60,6 +61,8 @@ __all__ = [
 TOOL: Tool = Tool.OPENSSL
 PROGRAMS: tuple[str, ...] = ("openssl",)
 PACKAGES: Mapping[str, str] = {"Debian": "openssl", "OpenWrt": "openssl-util"}
+# The programs whose CPU is the benchmark's own, never background load.
+WORKLOAD: tuple[str, ...] = ("openssl",)
 
 DEFAULT_SECONDS = 3  # openssl's own time per cipher and block size (SECONDS in speed.c)
 # The block sizes an openssl without -bytes measures: 1.0.x stops at 8192, 1.1.0 at 16384.

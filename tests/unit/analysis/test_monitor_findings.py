@@ -136,6 +136,31 @@ def test_a_docker_daemon_is_background_load_but_iperf_and_ksoftirqd_are_not() ->
     assert "dockerd (pid 812) used 31 % of a core" in load.message
 
 
+def test_a_benchmarks_own_program_is_its_workload_not_background_load() -> None:
+    # openssl speed keeps a core busy by design: neither CPU-bound nor background load;
+    # a cron job beside it still is.
+    benchmark = dataclasses.replace(
+        R4S,
+        processes=(ProcessLoad(700, "openssl", 99.0), ProcessLoad(812, "dockerd", 31.0)),
+    )
+    found = judge_monitor(benchmark, workload=("openssl",))
+    assert FindingKind.CPU_BOUND not in kinds(found)
+    (load,) = [f for f in found if f.kind is FindingKind.BACKGROUND_LOAD]
+    assert "dockerd (pid 812)" in load.message
+    # The same samples of a traffic test: the busy core is a finding, openssl is load.
+    traffic = judge_monitor(benchmark)
+    assert FindingKind.CPU_BOUND in kinds(traffic)
+    assert any("openssl (pid 700)" in f.message for f in traffic)
+
+
+def test_a_benchmark_of_programs_it_cannot_name_names_none() -> None:
+    unixbench = dataclasses.replace(
+        R4S, processes=(ProcessLoad(700, "dhry2reg", 99.0), ProcessLoad(701, "looper", 40.0))
+    )
+    found = judge_monitor(unixbench, workload=())
+    assert not {FindingKind.BACKGROUND_LOAD, FindingKind.CPU_BOUND} & kinds(found)
+
+
 def test_drops_and_a_tx_hang_in_the_kernel_log_are_findings() -> None:
     troubled = dataclasses.replace(
         R4S,
