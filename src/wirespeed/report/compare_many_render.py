@@ -71,7 +71,8 @@ def render_many_terminal(comparison: ManyComparison, console: Console) -> None:
     for row in comparison.rows:
         cells = [Text(terminal_safe(_item(row)))]
         for cell in row.cells:
-            cells.append(Text(terminal_safe("\n".join(cell_lines(row, cell)))))
+            # Each line made safe on its own: the line break between them is ours.
+            cells.append(Text("\n".join(terminal_safe(line) for line in cell_lines(row, cell))))
         table.add_row(*cells)
     console.print(table)
 

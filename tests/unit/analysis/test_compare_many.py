@@ -109,6 +109,8 @@ def test_the_command_prints_the_table_of_three_runs(db: Path) -> None:
     assert "AES-128-CBC 1 KB, EVP" in done.out
     assert "\N{MINUS SIGN}72.6 %*" in done.out  # the Neo2 against the R4S on 4.19
     assert "+0.1 %~" in done.out  # Armbian: not significant
+    assert "\\x0a" not in done.out  # a cell's two lines are two lines
+    assert any(line.startswith("│ aes AES-128-CBC 1 KB, no EVP") for line in done.out.splitlines())
 
 
 def test_the_command_writes_every_format(db: Path, tmp_path: Path) -> None:
