@@ -28,7 +28,7 @@ from wirespeed.model import (
     TrialOutcome,
     TrialStatus,
 )
-from wirespeed.run.trial import TrialFailure, monitor_records, start_samplers
+from wirespeed.run.trial import TrialFailure, both_streams, monitor_records, start_samplers
 from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.session import Sampler, SamplerSource, TrialSampler
 from wirespeed.signals import deferred_signals
@@ -154,7 +154,7 @@ def run_bench_trial(
             try:
                 # Both streams: a tool's error line (openssl's "Unknown algorithm") is on
                 # stderr, and the parser quotes it when it finds no figure.
-                parsed = driver.parse(_both(raw[-1]))
+                parsed = driver.parse(both_streams(raw[-1]))
             except BenchParseError as error:
                 raise TrialFailure(str(error)) from None
             measurements += [m for m in with_labels(parsed, command.labels) if command.keeps(m)]
@@ -231,10 +231,6 @@ def _raw(host: Host, process: Process, status: int | None) -> RawOutput:
         stderr=process.stderr(),
         exit_status=status,
     )
-
-
-def _both(raw: RawOutput) -> str:
-    return raw.text if not raw.stderr else f"{raw.text}\n{raw.stderr}"
 
 
 def _exit_reason(raw: RawOutput, status: int) -> str:

@@ -212,6 +212,17 @@ def _refuse_cpu_variants_without_a_device(
         )
 
 
+def _not_set_up(trial: Trial, started_at: float, error: WirespeedError) -> TrialOutcome:
+    """A trial that could not even be set up: it fails with the reason, the run goes on."""
+    return TrialOutcome(
+        trial=trial,
+        status=TrialStatus.FAILED,
+        started_at=started_at,
+        finished_at=time.time(),
+        reason=error.message,
+    )
+
+
 class Runner:
     """Runs a plan's trials against labs and hosts, committing each outcome to a store.
 
@@ -362,14 +373,7 @@ class Runner:
                 if wanted != lab.mtu:
                     lab.set_mtu(wanted)
         except WirespeedError as error:
-            # The trial could not even be set up: it fails with the reason, the run goes on.
-            return TrialOutcome(
-                trial=trial,
-                status=TrialStatus.FAILED,
-                started_at=started_at,
-                finished_at=time.time(),
-                reason=error.message,
-            )
+            return _not_set_up(trial, started_at, error)
         outcome = run_trial(
             trial,
             endpoints,
@@ -404,13 +408,7 @@ class Runner:
                 lab.check_still_ours()
             host = self._device_host(trial.path)
         except WirespeedError as error:
-            return TrialOutcome(
-                trial=trial,
-                status=TrialStatus.FAILED,
-                started_at=started_at,
-                finished_at=time.time(),
-                reason=error.message,
-            )
+            return _not_set_up(trial, started_at, error)
         # The benchmark's own host is watched whatever --watch says: its clock and
         # temperature are what the figures depend on.
         return run_bench_trial(

@@ -379,7 +379,8 @@ def _raw(host: Host, side: Side, process: Process, driver: Driver, status: int |
     )
 
 
-def _both(raw: RawOutput) -> str:
+def both_streams(raw: RawOutput) -> str:
+    """stdout then stderr: tools print their errors on stderr, and parsers quote them."""
     return raw.text if not raw.stderr else f"{raw.text}\n{raw.stderr}"
 
 
@@ -394,7 +395,7 @@ def _parse(
         return None, "the client never ran"
     try:
         # Both iperfs print their errors ("connect failed", "unable to connect") on stderr.
-        client_result = driver.parse(_both(client_raw), Side.CLIENT)
+        client_result = driver.parse(both_streams(client_raw), Side.CLIENT)
     except ValueError as error:
         said = client_raw.stderr.strip().splitlines()
         detail = said[-1] if said else str(error)
@@ -403,7 +404,7 @@ def _parse(
     server_raw = by_side.get(Side.SERVER)
     if server_raw is not None and server_raw.text.strip():
         try:
-            server_result = driver.parse(_both(server_raw), Side.SERVER)
+            server_result = driver.parse(both_streams(server_raw), Side.SERVER)
         except ValueError:
             server_result = None  # the client's numbers stand; merge notes what is missing
     result = merge(client_result, server_result)

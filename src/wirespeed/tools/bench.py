@@ -10,7 +10,7 @@ analysis/ or store/ knows any benchmark by name.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -89,6 +89,25 @@ class BenchDriver(Protocol):
     def version_argv(self, program: str) -> Sequence[str] | None: ...
 
     def parse_version(self, text: str) -> str | None: ...
+
+
+ALL = "all"
+
+
+def count_or_all(what: str, maximum: int) -> Callable[[object], object]:
+    """A plan option's validator: a whole number 1..maximum of `what` (threads, copies)
+    or "all" (as many as the host has CPUs); YAML's true is not a number."""
+
+    def check(value: object) -> object:
+        if value == ALL:
+            return value
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"expected a number of {what} or 'all', got {value!r}")
+        if not 1 <= value <= maximum:
+            raise ValueError(f"{what} must be 1..{maximum} or 'all', got {value}")
+        return value
+
+    return check
 
 
 def bench_driver_for(tool: Tool) -> BenchDriver:

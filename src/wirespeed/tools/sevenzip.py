@@ -25,7 +25,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from wirespeed.model import Better, Measurement, Tool
-from wirespeed.tools.bench import BenchParseError, Command, HostCpus
+from wirespeed.tools.bench import ALL, BenchParseError, Command, HostCpus, count_or_all
 
 __all__ = [
     "PACKAGES",
@@ -59,21 +59,8 @@ MAX_DICTIONARY = 26
 # and big dictionaries take longer.
 SECONDS_PER_PASS = 600.0
 
-ALL = "all"
 
-
-def _threads(value: object) -> object:
-    """A positive number or "all"; YAML's true is not a thread count."""
-    if value == ALL:
-        return value
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"expected a number of threads or 'all', got {value!r}")
-    if not 1 <= value <= MAX_THREADS:
-        raise ValueError(f"threads must be 1..{MAX_THREADS} or 'all', got {value}")
-    return value
-
-
-Threads = Annotated[int | Literal["all"], BeforeValidator(_threads)]
+Threads = Annotated[int | Literal["all"], BeforeValidator(count_or_all("threads", MAX_THREADS))]
 
 
 class SevenZipOptions(BaseModel):

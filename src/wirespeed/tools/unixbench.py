@@ -33,7 +33,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 from wirespeed.model import Better, Measurement, Tool
-from wirespeed.tools.bench import BenchParseError, Command, HostCpus
+from wirespeed.tools.bench import BenchParseError, Command, HostCpus, count_or_all
 
 __all__ = [
     "PACKAGES",
@@ -61,7 +61,6 @@ PACKAGES: Mapping[str, str] = {
 WORKLOAD: tuple[str, ...] = ()
 
 MAX_COPIES = 4096
-ALL = "all"
 
 # What one test may take, in seconds of one pass: Run's "long" tests (Dhrystone,
 # Whetstone, pipes, system calls) run 10 passes of 10 s, its "short" ones 3 passes of
@@ -92,18 +91,7 @@ _GROUPS = {
 _TEST_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
-def _copies(value: object) -> object:
-    """A positive number or "all"; YAML's true is not a number of copies."""
-    if value == ALL:
-        return value
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"expected a number of copies or 'all', got {value!r}")
-    if not 1 <= value <= MAX_COPIES:
-        raise ValueError(f"copies must be 1..{MAX_COPIES} or 'all', got {value}")
-    return value
-
-
-Copies = Annotated[int | Literal["all"], BeforeValidator(_copies)]
+Copies = Annotated[int | Literal["all"], BeforeValidator(count_or_all("copies", MAX_COPIES))]
 
 
 class UnixBenchOptions(BaseModel):
