@@ -26,11 +26,20 @@ class Tool(enum.StrEnum):
     OPENSSL = "openssl"
     SEVENZIP = "7zip"
     UNIXBENCH = "unixbench"
+    # The forwarding-rate search (RFC 2544 throughput, RFC 9971 MLRsearch): trials of
+    # paced UDP at a packet rate through the path, per frame size (search/, run/).
+    FORWARDING = "forwarding"
 
     @property
     def moves_traffic(self) -> bool:
-        """iperf's kind: a client and a server on a path. The others run on one host."""
-        return self in (Tool.IPERF2, Tool.IPERF3)
+        """A client and a server on a path: iperf, and the search that drives it. The
+        others run on one host."""
+        return self in (Tool.IPERF2, Tool.IPERF3, Tool.FORWARDING)
+
+    @property
+    def searches(self) -> bool:
+        """Many trials at loads it chooses, its settings under `options:`."""
+        return self is Tool.FORWARDING
 
 
 class Better(enum.StrEnum):

@@ -11,10 +11,11 @@ import math
 from dataclasses import dataclass
 
 from wirespeed.model import ModelError, Proto, Tool, Trial
+from wirespeed.search.frames import MAC_HEADER_AND_FCS, frames_per_second, wire_bytes
+
+__all__ = ["Ceiling", "ceiling", "ceiling_for", "frames_per_second"]
 
 ETHERNET_OVERHEAD = 38  # preamble+SFD 8, MAC header 14, FCS 4, inter-frame gap 12
-PREAMBLE_AND_GAP = 20  # the part of ETHERNET_OVERHEAD that is not in the frame
-MIN_FRAME = 64  # bytes with FCS; shorter frames are padded
 IP_HEADER = 20
 UDP_HEADER = 8
 TCP_HEADER = 20
@@ -59,17 +60,9 @@ class Ceiling:
         return self.link_rate_bps / (self.wire_bytes * 8)
 
 
-def frames_per_second(link_rate_bps: int, frame_bytes: int) -> float:
-    """Frames per second at line rate; frame_bytes counted with FCS (64 .. 1518 for 1500)."""
-    if frame_bytes <= 0:
-        raise ModelError(f"a frame has a positive size, got {frame_bytes}")
-    wire = max(frame_bytes, MIN_FRAME) + PREAMBLE_AND_GAP
-    return link_rate_bps / (wire * 8)
-
-
 def _wire_bytes_of_packet(ip_packet_bytes: int) -> int:
     # 14 MAC + 4 FCS around the IP packet, padded to 64, plus 20 of preamble and gap.
-    return max(ip_packet_bytes + 18, MIN_FRAME) + PREAMBLE_AND_GAP
+    return wire_bytes(ip_packet_bytes + MAC_HEADER_AND_FCS)
 
 
 def _udp_wire_cost(length: int, mtu: int) -> tuple[int, int]:

@@ -182,7 +182,10 @@ def test_empty_paths_and_tests_are_refused() -> None:
 @pytest.mark.parametrize(
     ("entry", "message"),
     [
-        ("tool: iperf", "tool: 'iperf' is not one of iperf2, iperf3, openssl, 7zip or unixbench"),
+        (
+            "tool: iperf",
+            "tool: 'iperf' is not one of iperf2, iperf3, openssl, 7zip, unixbench or forwarding",
+        ),
         ("protocol: sctp", "protocol: 'sctp' is not one of tcp or udp"),
         ("direction: both", "direction: 'both' is not one of up, down, dual or bidir"),
         ("duration: 0", "duration: must be more than 0, got 0"),

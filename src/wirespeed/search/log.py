@@ -1,0 +1,169 @@
+"""One search cell (a frame size, a direction) as wirespeed keeps it: the search log.
+
+The log is the search's raw output, kept with the trial's other raw outputs (format
+"json", argv starting with SEARCH_ARGV0), so that reports can redraw every trial of the
+search and the measurements can be derived again. Its JSON:
+
+    {"format": "wirespeed-search", "version": 1, "algorithm": "mlrsearch",
+     "frame": 64, "direction": "up", "link_rate_bps": 1000000000 | null,
+     "ceiling_pps": 1488095.2 | null, "generator_ceiling_pps": 181000.0 | null,
+     "stopped": null | "why",
+     "goals": [{"name": "NDR", "loss_ratio": 0.0, "exceed_ratio": 0.5,
+                "final_duration": 10.0, "duration_sum": null, "width": 0.01,
+                "lower": 14850.0, "upper": 15000.0, "conditional_throughput": 14850.0,
+                "generator_limited": false}, ...],
+     "trials": [{"intended": 15000.0, "duration": 1.0, "sent": 15000,
+                 "received": 14990, "counters": {"tx": 15003, "rx": 14993} | null}, ...]}
+
+`counters` are the interface counters of the generator's and the receiver's ports over
+the trial (packets), the cross-check of the receiver's count; null where unread.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from wirespeed.model import ModelError
+from wirespeed.search.model import Goal, GoalResult, SearchResult, TrialResult
+
+FORMAT = "wirespeed-search"
+VERSION = 1
+SEARCH_ARGV0 = "wirespeed-search"  # argv[0] of the raw output that holds a search log
+
+
+@dataclass(frozen=True)
+class Counters:
+    """Interface packet counters over one trial: sent by the generator's port, received
+    by the receiver's port (ARP and other chatter included)."""
+
+    tx: int
+    rx: int
+
+
+@dataclass(frozen=True)
+class SearchLog:
+    """One search cell: where and how it ran, and what it found."""
+
+    frame: int  # bytes with FCS
+    direction: str  # as the plan wrote it: up, down, both, in, out
+    result: SearchResult
+    link_rate_bps: int | None  # None: an unshaped link has no frame-rate ceiling
+    ceiling_pps: float | None  # the link's frames/s at this size, per direction
+    counters: tuple[Counters | None, ...] = ()  # one per trial of result.trials, or ()
+
+    def argv(self) -> tuple[str, ...]:
+        return (SEARCH_ARGV0, "--frame", str(self.frame), "--direction", self.direction)
+
+
+def _goal_json(result: GoalResult) -> dict[str, Any]:
+    goal = result.goal
+    return {
+        "name": goal.name,
+        "loss_ratio": goal.loss_ratio,
+        "exceed_ratio": goal.exceed_ratio,
+        "final_duration": goal.final_duration,
+        "duration_sum": goal.duration_sum,
+        "width": goal.width,
+        "lower": result.lower,
+        "upper": result.upper,
+        "conditional_throughput": result.conditional_throughput,
+        "generator_limited": result.generator_limited,
+    }
+
+
+def to_json(log: SearchLog) -> str:
+    counters = log.counters or (None,) * len(log.result.trials)
+    trials = [
+        {
+            "intended": trial.intended,
+            "duration": trial.duration,
+            "sent": trial.sent,
+            "received": trial.received,
+            "counters": None if counted is None else {"tx": counted.tx, "rx": counted.rx},
+        }
+        for trial, counted in zip(log.result.trials, counters, strict=True)
+    ]
+    document = {
+        "format": FORMAT,
+        "version": VERSION,
+        "algorithm": log.result.algorithm,
+        "frame": log.frame,
+        "direction": log.direction,
+        "link_rate_bps": log.link_rate_bps,
+        "ceiling_pps": log.ceiling_pps,
+        "generator_ceiling_pps": log.result.generator_ceiling,
+        "stopped": log.result.stopped,
+        "goals": [_goal_json(goal) for goal in log.result.goals],
+        "trials": trials,
+    }
+    return json.dumps(document, indent=1)
+
+
+def _number(value: object) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ModelError(f"search log: expected a number, got {value!r}")
+    return float(value)
+
+
+def _goal_from(entry: Mapping[str, Any]) -> GoalResult:
+    goal = Goal(
+        name=str(entry["name"]),
+        loss_ratio=float(entry["loss_ratio"]),
+        exceed_ratio=float(entry["exceed_ratio"]),
+        final_duration=float(entry["final_duration"]),
+        duration_sum=_number(entry.get("duration_sum")),
+        width=float(entry["width"]),
+    )
+    return GoalResult(
+        goal=goal,
+        lower=_number(entry.get("lower")),
+        upper=_number(entry.get("upper")),
+        conditional_throughput=_number(entry.get("conditional_throughput")),
+        generator_limited=bool(entry.get("generator_limited", False)),
+    )
+
+
+def from_json(text: str) -> SearchLog:
+    """A search log back from its JSON; ModelError if it is not one."""
+    try:
+        document = json.loads(text)
+        if document.get("format") != FORMAT or document.get("version") != VERSION:
+            raise ModelError(f"not a {FORMAT} log of version {VERSION}")
+        trials: list[TrialResult] = []
+        counters: list[Counters | None] = []
+        for entry in document["trials"]:
+            trials.append(
+                TrialResult(
+                    intended=float(entry["intended"]),
+                    duration=float(entry["duration"]),
+                    sent=int(entry["sent"]),
+                    received=int(entry["received"]),
+                )
+            )
+            counted = entry.get("counters")
+            counters.append(
+                None if counted is None else Counters(int(counted["tx"]), int(counted["rx"]))
+            )
+        result = SearchResult(
+            goals=tuple(_goal_from(goal) for goal in document["goals"]),
+            trials=tuple(trials),
+            algorithm=str(document["algorithm"]),
+            generator_ceiling=_number(document.get("generator_ceiling_pps")),
+            stopped=document.get("stopped"),
+        )
+        rate = document.get("link_rate_bps")
+        return SearchLog(
+            frame=int(document["frame"]),
+            direction=str(document["direction"]),
+            result=result,
+            link_rate_bps=None if rate is None else int(rate),
+            ceiling_pps=_number(document.get("ceiling_pps")),
+            counters=tuple(counters),
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as error:
+        raise ModelError(f"not a readable search log: {error}") from None
