@@ -184,6 +184,8 @@ class BenchSpec:
         """The options as a driver takes them: JSON's shapes (lists, dicts)."""
 
         def thaw(value: object) -> object:
+            if isinstance(value, FrozenMapping):
+                return {key: thaw(v) for key, v in value}
             if isinstance(value, tuple):
                 return [thaw(v) for v in value]
             return value
@@ -191,15 +193,24 @@ class BenchSpec:
         return {key: thaw(value) for key, value in self.options}
 
 
+class FrozenMapping(tuple[tuple[str, object], ...]):
+    """A mapping inside options (a search goal's {name, loss}), kept as hashable pairs
+    that still thaw back to a mapping, not to a list of pairs."""
+
+    __slots__ = ()
+
+
 def frozen_options(options: dict[str, object]) -> tuple[tuple[str, object], ...]:
     """JSON-shaped options as BenchSpec keeps them: lists as tuples, so that a spec is
     hashable and one read back from the store equals the one written."""
 
     def freeze(value: object) -> object:
+        if isinstance(value, FrozenMapping):
+            return value
         if isinstance(value, list | tuple):
             return tuple(freeze(v) for v in value)
         if isinstance(value, dict):
-            return tuple((k, freeze(v)) for k, v in value.items())
+            return FrozenMapping((k, freeze(v)) for k, v in value.items())
         return value
 
     return tuple((key, freeze(value)) for key, value in options.items())
@@ -449,6 +460,10 @@ class FindingKind(enum.StrEnum):
     BUSY_BEFORE_START = "busy-before-start"
     # The CPU's top clock is below what the board is sold at (seed 002: 816 MHz, not 1.5 GHz).
     CLOCK_BELOW_ADVERTISED = "clock-below-advertised"
+    # A search trial's generator sent less than it was asked to: the generator's limit.
+    GENERATOR_LIMITED = "generator-limited"
+    # A search stopped (trial budget) before its bounds were as close as asked.
+    SEARCH_UNFINISHED = "search-unfinished"
 
 
 @dataclass(frozen=True)

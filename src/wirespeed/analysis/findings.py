@@ -62,6 +62,10 @@ HINTS: dict[FindingKind, str] = {
     "stop it (or wait until the device is idle) and measure again",
     FindingKind.CLOCK_BELOW_ADVERTISED: "the kernel caps the CPU below the clock its SoC is "
     "sold at (device tree, regulator, firmware): compare boards at the clocks they ran",
+    FindingKind.GENERATOR_LIMITED: "the generator, not the device, set the limit: the "
+    "device forwards at least this; measure above it with a faster generator host",
+    FindingKind.SEARCH_UNFINISHED: "the bounds are wider than asked: raise max_trials, or "
+    "widen width:, and search again",
 }
 # What differs for an emulated device: its cores and interrupts are this machine's, so
 # there is nothing on the device to tune.
@@ -90,6 +94,8 @@ LABELS: dict[FindingKind, str] = {
     FindingKind.LAB_LIMITED: "lab-limited",
     FindingKind.BUSY_BEFORE_START: "busy before the benchmark started",
     FindingKind.CLOCK_BELOW_ADVERTISED: "CPU clock below the advertised one",
+    FindingKind.GENERATOR_LIMITED: "generator-limited",
+    FindingKind.SEARCH_UNFINISHED: "search unfinished",
 }
 
 

@@ -29,6 +29,7 @@ class RichProgress:
         self._current = 0.0  # duration of the running trial
         self._count = 0
         self._index = 0
+        self._name = ""
 
     def start(self, trials: Sequence[Trial]) -> None:
         from rich.progress import (
@@ -40,7 +41,7 @@ class RichProgress:
         )
 
         self._count = len(trials)
-        total = sum(t.test.spec.duration + OVERHEAD_ESTIMATE for t in trials)
+        total = sum(_planned_seconds(t) + OVERHEAD_ESTIMATE for t in trials)
         self._progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -55,14 +56,22 @@ class RichProgress:
 
     def trial_started(self, trial: Trial) -> None:
         self._index += 1
-        self._current = trial.test.spec.duration
+        self._current = _planned_seconds(trial)
+        self._name = f"{trial.path.name} #{trial.test.id} {trial.test.name}"
+        self._describe(self._name)
+
+    def step(self, text: str) -> None:
+        """Where a long trial is (a search: its frame size, direction and load)."""
+        self._describe(f"{self._name} · {text}")
+
+    def _describe(self, text: str) -> None:
         if self._progress is not None and self._task is not None:
             from rich.markup import escape
 
             from wirespeed.report.text import terminal_safe
 
             # Progress reads its description as markup: names from the plan are escaped.
-            name = terminal_safe(f"{trial.path.name} #{trial.test.id} {trial.test.name}")
+            name = terminal_safe(text)
             self._progress.update(
                 self._task, description=f"[{self._index}/{self._count}] {escape(name)}"
             )
@@ -72,7 +81,7 @@ class RichProgress:
             self._progress.update(self._task, completed=self._done + min(elapsed, self._current))
 
     def trial_finished(self, outcome: TrialOutcome) -> None:
-        self._done += outcome.trial.test.spec.duration + OVERHEAD_ESTIMATE
+        self._done += _planned_seconds(outcome.trial) + OVERHEAD_ESTIMATE
         if self._progress is not None and self._task is not None:
             self._progress.update(self._task, completed=self._done)
         from rich.text import Text
@@ -87,6 +96,14 @@ class RichProgress:
         if self._progress is not None:
             self._progress.stop()
             self._progress = None
+
+
+def _planned_seconds(trial: Trial) -> float:
+    if trial.test.tool.searches:
+        from wirespeed.plan.forwarding import estimated_seconds
+
+        return estimated_seconds(trial.test)
+    return trial.test.spec.duration
 
 
 def summary_line(outcome: TrialOutcome) -> str:

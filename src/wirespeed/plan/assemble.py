@@ -21,6 +21,7 @@ from wirespeed.plan.bench import bench_spec, describe_bench
 from wirespeed.plan.checks import check_test_on_paths
 from wirespeed.plan.collect import Collector, salvage
 from wirespeed.plan.expect import ReadExpectations, read_expect
+from wirespeed.plan.forwarding_checks import check_search_on_paths
 from wirespeed.plan.plan import DEFAULT_VARIANTS, HostPlan, LabPlan, Plan, Variant, runs_on
 from wirespeed.plan.problems import did_you_mean
 from wirespeed.plan.resolve import ResolvedTest, resolve
@@ -378,7 +379,7 @@ def _tests(
         except ModelError as error:
             out.error(loc, f"test {entry.id!r}: {error}")
             continue
-        if not test.case.tool.moves_traffic:
+        if not test.case.tool.moves_traffic or test.case.tool.searches:
             bench = bench_spec(entry, test.case.tool, loc, out)
             if bench is None:
                 continue
@@ -393,8 +394,8 @@ def _tests(
         elif entry.options is not None:
             out.error(
                 (*loc, "options"),
-                f"test {entry.id!r}: options: are a benchmark's settings "
-                f"(tool: openssl, 7zip or unixbench); {test.case.tool.value} takes the "
+                f"test {entry.id!r}: options: are a benchmark's or a search's settings "
+                f"(tool: openssl, 7zip, unixbench or forwarding); {test.case.tool.value} takes the "
                 "test's own keys (protocol, direction, parallel ...)",
                 key=True,
             )
@@ -521,9 +522,13 @@ def _cross_checks(
     _paths_kind_checks(tests, paths, out)
     for test in tests:
         chosen = test.paths
+        on = [p for p in paths.values() if chosen is None or p.name in chosen]
+        if test.case.tool.searches:
+            on = [p for p in on if runs_on(test.case.tool, p)]  # others: _paths_kind_checks
+            check_search_on_paths(test.case, test.loc, on, out, variant_mtus=variant_mtus)
+            continue
         if not test.case.tool.moves_traffic:
             continue  # a benchmark's options were checked by its driver's schema
-        on = [p for p in paths.values() if chosen is None or p.name in chosen]
         check_test_on_paths(test, on, out, variant_mtus=variant_mtus)
     used = {name for p in paths.values() for name in (p.client, p.server, p.dut)}
     for name in hosts:

@@ -7,6 +7,8 @@ benchmark that runs on one host: written in the test they are errors, inherited 
 
 from __future__ import annotations
 
+from pydantic import BaseModel
+
 from wirespeed.model import BenchSpec, Tool, frozen_options
 from wirespeed.plan.collect import Collector
 from wirespeed.plan.schema import SETTING_KEYS, TestEntry
@@ -17,6 +19,7 @@ _NAMES = {
     Tool.OPENSSL: "openssl speed",
     Tool.SEVENZIP: "7-zip benchmark",
     Tool.UNIXBENCH: "UnixBench",
+    Tool.FORWARDING: "forwarding rate",
 }
 
 
@@ -24,17 +27,30 @@ def describe_bench(tool: Tool) -> str:
     return _NAMES.get(tool, tool.value)
 
 
-def bench_spec(entry: TestEntry, tool: Tool, loc: Loc, out: Collector) -> BenchSpec | None:
-    """The test's BenchSpec, or None after each problem was recorded at its place."""
+def _options_model(tool: Tool) -> type[BaseModel]:
+    if tool.searches:
+        from wirespeed.plan.forwarding import ForwardingOptions
+
+        return ForwardingOptions
     from wirespeed.tools.bench import bench_driver_for
 
+    return bench_driver_for(tool).Options
+
+
+def bench_spec(entry: TestEntry, tool: Tool, loc: Loc, out: Collector) -> BenchSpec | None:
+    """The test's BenchSpec, or None after each problem was recorded at its place."""
     ok = True
     for key in SETTING_KEYS:
         if key != "tool" and key in entry.model_fields_set:
+            why = (
+                "a forwarding search chooses its own loads, durations and frame sizes"
+                if tool.searches
+                else f"{tool.value} runs on one host"
+            )
             out.error(
                 (*loc, key),
-                f"test {entry.id!r}: {tool.value} runs on one host: {key} does not apply",
-                hint=f"remove {key}:, or set the benchmark's own settings under options:",
+                f"test {entry.id!r}: {why}: {key} does not apply",
+                hint=f"remove {key}:, or set the test's own settings under options:",
                 key=True,
             )
             ok = False
@@ -42,13 +58,12 @@ def bench_spec(entry: TestEntry, tool: Tool, loc: Loc, out: Collector) -> BenchS
         out.error(
             (*loc, "expect"),
             f"test {entry.id!r}: expect: checks traffic figures (goodput, loss); "
-            f"a {tool.value} benchmark has none of them",
+            f"a {tool.value} test has none of them",
             hint="remove expect:, and compare benchmark runs with `wirespeed compare`",
             key=True,
         )
         ok = False
-    driver = bench_driver_for(tool)
-    options = out.validate(driver.Options, entry.options or {}, (*loc, "options"))
+    options = out.validate(_options_model(tool), entry.options or {}, (*loc, "options"))
     if options is None or not ok:
         return None
     return BenchSpec(options=frozen_options(options.model_dump(mode="json")))

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from wirespeed.hosts.ssh_connection import SshSettings
     from wirespeed.lab.lab import Lab
     from wirespeed.plan import Plan
+    from wirespeed.run.search_legs import SearchPath
     from wirespeed.store import Store
 
 
@@ -67,6 +68,7 @@ class Progress(Protocol):
     def start(self, trials: Sequence[Trial]) -> None: ...
     def trial_started(self, trial: Trial) -> None: ...
     def tick(self, elapsed: float) -> None: ...
+    def step(self, text: str) -> None: ...
     def trial_finished(self, outcome: TrialOutcome) -> None: ...
     def close(self) -> None: ...
 
@@ -79,6 +81,9 @@ class NullProgress:
         pass
 
     def tick(self, elapsed: float) -> None:
+        pass
+
+    def step(self, text: str) -> None:
         pass
 
     def trial_finished(self, outcome: TrialOutcome) -> None:
@@ -210,6 +215,22 @@ def _refuse_cpu_variants_without_a_device(
             ),
             hint="CPU variants act on a DUT reached over SSH; give the path a dut with ssh:",
         )
+
+
+def _unless_lab_lost(outcome: TrialOutcome, lab: Lab | None) -> TrialOutcome:
+    """The outcome, or a failed one if its lab was removed or taken over meanwhile
+    (`lab down --force`, perhaps rebuilt by another run under the same namespace names):
+    what was measured need not be this run's traffic."""
+    if lab is None or lab.still_ours():
+        return outcome
+    return dataclasses.replace(
+        outcome,
+        status=TrialStatus.FAILED,
+        result=None,
+        findings=(),
+        reason=f"lab {lab.name} was removed, or taken over by another process, "
+        "during the trial: its numbers may not be this run's",
+    )
 
 
 def _not_set_up(trial: Trial, started_at: float, error: WirespeedError) -> TrialOutcome:
@@ -357,21 +378,15 @@ class Runner:
 
     def _run_one(self, trial: Trial, variant_problem: str | None = None) -> TrialOutcome:
         started_at = time.time()
+        if trial.test.tool.searches:
+            return self._run_search(trial, variant_problem, started_at)
         if trial.test.bench is not None:
             return self._run_bench(trial, variant_problem, started_at)
         try:
             if variant_problem is not None:
                 raise WirespeedError(variant_problem)
             endpoints = self._endpoints(trial.path)
-            lab = self._labs.get(trial.path.topology) if self._is_lab_path(trial.path) else None
-            if lab is not None:
-                lab.check_still_ours()
-                link_mtu = trial.path.link.mtu if trial.path.link else 1500
-                # The plan refuses a test MTU and a variant MTU together.
-                variant_mtu = self.plan.variant(trial.variant).mtu
-                wanted = trial.test.spec.mtu or variant_mtu or link_mtu
-                if wanted != lab.mtu:
-                    lab.set_mtu(wanted)
+            lab = self._lab_at_mtu(trial)
         except WirespeedError as error:
             return _not_set_up(trial, started_at, error)
         outcome = run_trial(
@@ -382,18 +397,62 @@ class Runner:
             sample_interval=self.sample_interval,
             samplers_from=self._samplers,
         )
-        if lab is not None and not lab.still_ours():
-            # Removed (`lab down --force`), perhaps rebuilt by another run under the same
-            # namespace names: what was measured need not be this run's traffic.
-            return dataclasses.replace(
-                outcome,
-                status=TrialStatus.FAILED,
-                result=None,
-                findings=(),
-                reason=f"lab {lab.name} was removed, or taken over by another process, "
-                "during the trial: its numbers may not be this run's",
-            )
-        return outcome
+        return _unless_lab_lost(outcome, lab)
+
+    def _lab_at_mtu(self, trial: Trial) -> Lab | None:
+        """The trial's lab (None on real hosts), its links at the MTU the trial runs at."""
+        lab = self._labs.get(lab_topology(trial.path)) if self._is_lab_path(trial.path) else None
+        if lab is not None:
+            lab.check_still_ours()
+            link_mtu = trial.path.link.mtu if trial.path.link else 1500
+            # The plan refuses a test MTU and a variant MTU together.
+            variant_mtu = self.plan.variant(trial.variant).mtu
+            wanted = trial.test.spec.mtu or variant_mtu or link_mtu
+            if wanted != lab.mtu:
+                lab.set_mtu(wanted)
+        return lab
+
+    def _run_search(
+        self, trial: Trial, variant_problem: str | None, started_at: float
+    ) -> TrialOutcome:
+        from wirespeed.run.search_trial import run_search_trial
+        from wirespeed.search.mlrsearch import mlrsearch
+
+        try:
+            if variant_problem is not None:
+                raise WirespeedError(variant_problem)
+            lab = self._lab_at_mtu(trial)
+            path = self._search_path(trial, lab)
+        except WirespeedError as error:
+            return _not_set_up(trial, started_at, error)
+        outcome = run_search_trial(
+            trial,
+            path,
+            search=mlrsearch,
+            on_tick=self.progress.tick,
+            on_step=self.progress.step,
+            watch=self._watched(trial.path),
+            sample_interval=self.sample_interval,
+            samplers_from=self._samplers,
+        )
+        return _unless_lab_lost(outcome, lab)
+
+    def _search_path(self, trial: Trial, lab: Lab | None) -> SearchPath:
+        from wirespeed.run.search_legs import SearchPath, lab_legs, real_legs
+
+        path = trial.path
+        rate = path.link.rate_bps if path.link is not None else None
+        if lab is not None:
+            return SearchPath(lab_legs(lab), rate, in_lab=True)
+        client = self.plan.hosts[path.client]
+        server = self.plan.hosts[path.server]
+        legs = real_legs(
+            self._host(path.client),
+            self._host(path.server),
+            client_address=client.traffic_address,
+            server_address=server.traffic_address,
+        )
+        return SearchPath(legs, rate, in_lab=False)
 
     def _run_bench(
         self, trial: Trial, variant_problem: str | None, started_at: float

@@ -134,9 +134,9 @@ def run_trial(
         # The server's own socket, not the test's protocol: iperf3 serves a UDP test
         # from its TCP control port.
         listen_on = driver.server_listens_on(spec)
-        _check_port_free(endpoints.server, port, listen_on)
+        check_port_free(endpoints.server, port, listen_on)
         server = endpoints.server.start(server_argv)
-        _wait_listening(endpoints.server, server, port, listen_on)
+        wait_listening(endpoints.server, server, port, listen_on)
         samplers = start_samplers(watch, sample_interval, samplers_from or Sampler())
         client = endpoints.client.start(client_argv)
         _wait_client(
@@ -247,7 +247,7 @@ def monitor_records(
     return tuple(records), summaries
 
 
-def _check_port_free(host: Host, port: int, protocol: Proto) -> None:
+def check_port_free(host: Host, port: int, protocol: Proto) -> None:
     if listening(host, None, port, protocol):
         raise TrialFailure(
             f"port {port} is already in use on {host.name}: another program listens there; "
@@ -255,7 +255,7 @@ def _check_port_free(host: Host, port: int, protocol: Proto) -> None:
         )
 
 
-def _wait_listening(host: Host, server: Process, port: int, protocol: Proto) -> None:
+def wait_listening(host: Host, server: Process, port: int, protocol: Proto) -> None:
     """Poll the server's own socket table until the port is bound: never sleep blindly."""
     deadline = time.monotonic() + READY_TIMEOUT
     while time.monotonic() < deadline:

@@ -224,7 +224,7 @@ def decode_tool(value: str) -> Tool:
 def encode_bench(bench: BenchSpec | None) -> Json | None:
     if bench is None:
         return None
-    return {"options": dict(bench.options), "timeout": bench.timeout}
+    return {"options": bench.as_dict(), "timeout": bench.timeout}
 
 
 def decode_bench(data: Mapping[str, Any]) -> BenchSpec:

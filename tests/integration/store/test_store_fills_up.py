@@ -53,6 +53,9 @@ class _FillsTheDiskAtTrial:
     def tick(self, elapsed: float) -> None:
         pass
 
+    def step(self, text: str) -> None:
+        pass
+
     def trial_finished(self, outcome: TrialOutcome) -> None:
         pass
 

@@ -43,6 +43,9 @@ class KnobProgress:
     def tick(self, elapsed: float) -> None:
         pass
 
+    def step(self, text: str) -> None:
+        pass
+
     def trial_finished(self, outcome: TrialOutcome) -> None:
         pass
 

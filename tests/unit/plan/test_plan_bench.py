@@ -82,7 +82,7 @@ def test_the_built_in_compute_plan_is_the_seeds_table() -> None:
             tests:
               - {id: "1", tool: iperf2, options: {ciphers: [aes-128-cbc]}}
             """,
-            "5:29: test '1': options: are a benchmark's settings",
+            "5:29: test '1': options: are a benchmark's or a search's settings",
         ),
         (  # an option the driver does not know, at its own line
             """

@@ -1,0 +1,67 @@
+"""What a forwarding-rate search cannot do on a path, found before anything runs.
+
+Its options were checked by their schema (plan/forwarding.py); here they meet the paths:
+a frame larger than the path's MTU allows, `in` and `out` anywhere but through NAT, and
+a path with no link (so no frame-rate ceiling) and no max_rate to start the search from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from wirespeed.model import PathSpec, TestCase, Topology
+from wirespeed.plan.collect import Collector
+from wirespeed.plan.forwarding import NAT_ONLY, ForwardingOptions
+from wirespeed.plan.yamltree import Loc
+from wirespeed.search.frames import largest_frame
+
+
+def search_options(case: TestCase) -> ForwardingOptions:
+    """The test's options as validated when the plan was read."""
+    assert case.bench is not None
+    return ForwardingOptions.model_validate(case.bench.as_dict())
+
+
+def check_search_on_paths(
+    case: TestCase,
+    loc: Loc,
+    paths: Sequence[PathSpec],
+    out: Collector,
+    *,
+    variant_mtus: Sequence[tuple[str, int]] = (),
+) -> None:
+    options = search_options(case)
+    where = (*loc, "options")
+    for path in paths:
+        mtus: list[tuple[int | None, str | None]] = [(path.link.mtu if path.link else None, None)]
+        mtus += [(mtu, name) for name, mtu in variant_mtus]
+        for mtu, variant in mtus:
+            if mtu is None:
+                continue
+            too_large = [size for size in options.frame_sizes if size > largest_frame(mtu)]
+            if too_large:
+                at = f" in variant {variant!r}" if variant else ""
+                out.error(
+                    (*where, "frame_sizes"),
+                    f"test {case.id!r}: frames of {', '.join(map(str, too_large))} B do not fit "
+                    f"path {path.name!r}{at}: its MTU {mtu} carries frames of at most "
+                    f"{largest_frame(mtu)} B (with FCS)",
+                    hint="drop those sizes, or raise the MTU (lab: {mtu: 9000})",
+                )
+        nat_words = [d for d in options.directions if d in NAT_ONLY]
+        if nat_words and path.topology is not Topology.NAT:
+            out.error(
+                (*where, "directions"),
+                f"test {case.id!r}: {' and '.join(nat_words)} "
+                f"{'name' if len(nat_words) > 1 else 'names'} the sides of a NAT, and "
+                f"path {path.name!r} is a {path.topology.value} path",
+                hint="use up (client to server) and down (server to client)",
+            )
+        if options.max_rate is None and (path.link is None or path.link.rate_bps is None):
+            out.error(
+                (*where,),
+                f"test {case.id!r}: path {path.name!r} has no link rate, so no frame-rate "
+                "ceiling to start the search from",
+                hint="set options: {max_rate: 200kpps} (what the generator can send), or the "
+                "path's link: (gbe, fe ...)",
+            )

@@ -1,0 +1,411 @@
+"""Run one forwarding-rate search trial: per frame size and direction, a search of trials
+of paced UDP through the path (iperf2 `-b Npps`), each counted at the receiver and
+cross-checked with the interface counters of both ends where they are known.
+
+One wirespeed trial is the whole test (every frame size and direction); its result holds
+each cell's measurements (search/measurements.py), and its raw outputs each cell's search
+log (search/log.py) and the iperf outputs of every trial. Whatever happens, every process
+started here is stopped before this returns or raises; a cell that fails ends the trial
+with the reason, the cells already searched kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from wirespeed.analysis.findings import judge_monitor
+from wirespeed.errors import WirespeedError
+from wirespeed.hosts.base import Host, Process
+from wirespeed.model import (
+    Finding,
+    FindingKind,
+    Measurement,
+    Proto,
+    RawOutput,
+    Result,
+    Side,
+    Tool,
+    Trial,
+    TrialOutcome,
+    TrialStatus,
+)
+from wirespeed.plan.forwarding import ForwardingOptions, ratio_of
+from wirespeed.run.search_legs import Leg, SearchPath
+from wirespeed.run.trial import (
+    TrialFailure,
+    check_port_free,
+    monitor_records,
+    start_samplers,
+    wait_listening,
+)
+from wirespeed.sampling.model import SampleSet
+from wirespeed.sampling.procfs import parse_net_dev
+from wirespeed.sampling.session import Sampler, SamplerSource, TrialSampler
+from wirespeed.search.frames import frames_per_second, udp_payload_for_frame
+from wirespeed.search.log import Counters, SearchLog, to_json
+from wirespeed.search.measurements import measurements_of
+from wirespeed.search.model import (
+    Goal,
+    Measurer,
+    SearchLimits,
+    SearchResult,
+    TrialResult,
+)
+from wirespeed.signals import deferred_signals
+from wirespeed.tools import iperf2_pps
+
+# Beyond a trial's duration, how long the sender may take to start, finish and print.
+SENDER_MARGIN = 10.0
+# After the sender ends, how long the receiver may take to print its report.
+RECEIVER_REPORT_TIMEOUT = 3.0
+POLL = 0.01
+# Before the search: a short trial at a low load must arrive, or the path is broken
+# (a wrong address, a missing port forward) and every search trial would say "all lost".
+REACHABILITY_LOAD = 1000
+REACHABILITY_SECONDS = 0.5
+REACHABILITY_SHARE = 0.5
+# Interface counters and the receiver's count may differ by chatter (ARP, the iperf
+# final datagram and its repeats); beyond this they disagree.
+COUNTER_SLACK_PACKETS = 20
+COUNTER_SLACK_SHARE = 0.001
+
+Search = Callable[..., SearchResult]  # mlrsearch(measure, goals, limits, progress=...)
+
+
+@dataclass
+class _Cell:
+    """What one frame size x direction collected: raw outputs, counters per trial."""
+
+    raw: list[RawOutput] = dataclasses.field(default_factory=list)
+    counters: list[Counters | None] = dataclasses.field(default_factory=list)
+
+
+def goals_of(options: ForwardingOptions, final: float) -> tuple[Goal, ...]:
+    return tuple(
+        Goal(
+            name=goal.name,
+            loss_ratio=ratio_of(goal.loss),
+            exceed_ratio=goal.exceed_ratio,
+            final_duration=final,
+            duration_sum=options.duration_sum,
+            width=ratio_of(options.width),
+        )
+        for goal in options.goals
+    )
+
+
+def search_limits(
+    options: ForwardingOptions, frame: int, legs: int, link_rate_bps: int | None
+) -> SearchLimits:
+    """The loads to search between: up to the link's frame rate (per leg: a link is full
+    duplex, so each direction has its own) or the plan's max_rate."""
+    del legs  # each leg is offered the load; the ceiling is per direction
+    ceiling = frames_per_second(link_rate_bps, frame) if link_rate_bps else None
+    top = options.max_rate if options.max_rate is not None else ceiling
+    assert top is not None, "checked by the plan: a path without a link needs max_rate"
+    if ceiling is not None:
+        top = min(top, ceiling)
+    return SearchLimits(
+        max_load=top,
+        min_load=min(options.min_rate, top / 2),
+        initial_duration=options.initial_duration,
+        max_trials=options.max_trials,
+    )
+
+
+def run_search_trial(
+    trial: Trial,
+    path: SearchPath,
+    *,
+    search: Search,
+    on_tick: Callable[[float], None] | None = None,
+    on_step: Callable[[str], None] | None = None,
+    watch: Sequence[tuple[str, Host]] = (),
+    sample_interval: float = 1.0,
+    samplers_from: SamplerSource | None = None,
+) -> TrialOutcome:
+    """Search every frame size and direction of the test; failures become a FAILED
+    outcome (with what was measured before), never an exception, but KeyboardInterrupt
+    and SIGTERM pass through after the processes are stopped."""
+    assert trial.test.bench is not None
+    options = ForwardingOptions.model_validate(trial.test.bench.as_dict())
+    final = options.final_seconds(path.in_lab)
+    goals = goals_of(options, final)
+    started_at = time.time()
+    started = time.monotonic()
+    raw: list[RawOutput] = []
+    measurements: list[Measurement] = []
+    findings: list[Finding] = []
+    reason: str | None = None
+    samplers: list[tuple[str, Host, TrialSampler | str]] = []
+    sample_sets: list[tuple[str, Host, SampleSet | str]] = []
+
+    def tick() -> None:
+        if on_tick is not None:
+            on_tick(time.monotonic() - started)
+
+    try:
+        samplers = start_samplers(watch, sample_interval, samplers_from or Sampler())
+        for direction in options.directions:
+            legs = path.legs.get(direction)
+            if legs is None:
+                raise TrialFailure(
+                    f"direction {direction} needs the client's address for the server to "
+                    f"send to: give host {trial.path.client!r} an address: in hosts:"
+                )
+            _check_reachable(legs, tick)
+            for frame in options.frame_sizes:
+                cell = _Cell()
+                where = f"{frame} B {direction}"
+
+                def progress(message: str, where: str = where) -> None:
+                    if on_step is not None:
+                        on_step(f"{where}: {message}")
+
+                measure = _measurer(legs, frame, cell, tick)
+                limits = search_limits(options, frame, len(legs), path.link_rate_bps)
+                found = search(measure, goals, limits, progress=progress)
+                ceiling = (
+                    frames_per_second(path.link_rate_bps, frame) if path.link_rate_bps else None
+                )
+                log = SearchLog(
+                    frame=frame,
+                    direction=direction,
+                    result=found,
+                    link_rate_bps=path.link_rate_bps,
+                    ceiling_pps=ceiling,
+                    counters=tuple(cell.counters),
+                )
+                raw.append(_log_output(legs[0].sender, log))
+                raw.extend(cell.raw)
+                measurements.extend(measurements_of(log))
+                findings.extend(_findings(log, cell))
+    except TrialFailure as failure:
+        reason = str(failure)
+    except (WirespeedError, TimeoutError) as error:
+        reason = error.message if isinstance(error, WirespeedError) else str(error)
+    finally:
+        with deferred_signals():
+            sample_sets = [
+                (role, host, running if isinstance(running, str) else running.stop())
+                for role, host, running in samplers
+            ]
+    monitors, summaries = monitor_records(sample_sets)
+    result = Result(
+        tool=Tool.FORWARDING,
+        protocol=Proto.UDP,
+        directions=(),
+        tool_version=None,  # iperf's version is in the run's provenance (tools per host)
+        measurements=tuple(measurements),
+    )
+    for summary in summaries:
+        findings += judge_monitor(summary, controller_pid=os.getpid())
+    return TrialOutcome(
+        trial=trial,
+        status=TrialStatus.OK if reason is None else TrialStatus.FAILED,
+        started_at=started_at,
+        finished_at=time.time(),
+        result=result if reason is None or measurements else None,
+        reason=reason,
+        raw=tuple(raw),
+        monitors=monitors,
+        findings=tuple(findings),
+    )
+
+
+def _log_output(host: Host, log: SearchLog) -> RawOutput:
+    return RawOutput(
+        host=host.name,
+        side=Side.CLIENT,
+        argv=log.argv(),
+        format="json",
+        text=to_json(log),
+        exit_status=0,
+    )
+
+
+def _findings(log: SearchLog, cell: _Cell) -> list[Finding]:
+    where = f"{log.frame} B {log.direction}"
+    found: list[Finding] = []
+    ceiling = log.result.generator_ceiling
+    if ceiling is not None:
+        limited = [g.goal.name for g in log.result.goals if g.generator_limited]
+        said = (
+            f"; {', '.join(limited)} is the generator's limit, not the device's" if limited else ""
+        )
+        found.append(
+            Finding(
+                FindingKind.GENERATOR_LIMITED,
+                f"{where}: the generator sent at most {ceiling:,.0f} packets/s{said}",
+            )
+        )
+    if log.result.stopped is not None:
+        found.append(Finding(FindingKind.SEARCH_UNFINISHED, f"{where}: {log.result.stopped}"))
+    disagreeing = [
+        (trial, counted)
+        for trial, counted in zip(log.result.trials, cell.counters, strict=True)
+        if counted is not None and not _counters_agree(trial, counted)
+    ]
+    if disagreeing:
+        trial, counted = disagreeing[0]
+        found.append(
+            Finding(
+                FindingKind.SUSPECT,
+                f"{where}: in {len(disagreeing)} trial(s) the interface counters disagree "
+                f"with iperf (e.g. sent {trial.sent:,} / received {trial.received:,}; "
+                f"interfaces {counted.tx:,} out / {counted.rx:,} in)",
+            )
+        )
+    return found
+
+
+def _counters_agree(trial: TrialResult, counted: Counters) -> bool:
+    slack = COUNTER_SLACK_PACKETS + COUNTER_SLACK_SHARE * trial.sent
+    # The sender's port sends at least what iperf wrote (plus chatter); the receiver's
+    # port receives at least what iperf counted, and the two losses agree.
+    return (
+        counted.tx + slack >= trial.sent
+        and counted.rx + slack >= trial.received
+        and abs((counted.tx - counted.rx) - (trial.sent - trial.received)) <= slack
+    )
+
+
+def _check_reachable(legs: Sequence[Leg], tick: Callable[[], None]) -> None:
+    cell = _Cell()
+    result = _run_trial(legs, 64, REACHABILITY_LOAD, REACHABILITY_SECONDS, cell=cell, tick=tick)
+    if result.received < REACHABILITY_SHARE * result.sent:
+        leg = legs[0]
+        raise TrialFailure(
+            f"only {result.received} of {result.sent} packets sent at "
+            f"{REACHABILITY_LOAD} packets/s from {leg.sender.name} reached "
+            f"{leg.receiver.name} ({leg.target} port {leg.port}): the path does not "
+            "carry this direction (an address, route or port forward is missing)"
+        )
+
+
+def _measurer(legs: Sequence[Leg], frame: int, cell: _Cell, tick: Callable[[], None]) -> Measurer:
+    def measure(load: float, duration: float) -> TrialResult:
+        return _run_trial(legs, frame, load, duration, cell=cell, tick=tick)
+
+    return measure
+
+
+def _counters(host: Host, interface: str | None) -> tuple[int, int] | None:
+    """(tx packets, rx packets) of one interface now; None when not known or unreadable."""
+    if interface is None:
+        return None
+    try:
+        counters = parse_net_dev(host.read_file("/proc/net/dev")).get(interface)
+    except (WirespeedError, OSError, ValueError):
+        return None
+    return None if counters is None else (counters.tx_packets, counters.rx_packets)
+
+
+def _run_trial(
+    legs: Sequence[Leg],
+    frame: int,
+    load: float,
+    duration: float,
+    *,
+    cell: _Cell,
+    tick: Callable[[], None],
+) -> TrialResult:
+    """One trial at `load` packets/s per leg for `duration` seconds, every leg at once."""
+    pps = max(1, round(load))
+    payload = udp_payload_for_frame(frame)
+    receivers: list[Process] = []
+    senders: list[Process] = []
+    before = [
+        (
+            _counters(leg.sender, leg.sender_interface),
+            _counters(leg.receiver, leg.receiver_interface),
+        )
+        for leg in legs
+    ]
+    try:
+        for leg in legs:
+            check_port_free(leg.receiver, leg.port, Proto.UDP)
+            receiver = leg.receiver.start(iperf2_pps.receiver_argv(leg.port, payload))
+            receivers.append(receiver)
+            wait_listening(leg.receiver, receiver, leg.port, Proto.UDP)
+        for leg in legs:
+            argv = iperf2_pps.sender_argv(leg.target, leg.port, payload, pps, duration)
+            senders.append(leg.sender.start(argv))
+        deadline = time.monotonic() + duration + SENDER_MARGIN
+        while any(sender.poll() is None for sender in senders):
+            if time.monotonic() > deadline:
+                raise TrialFailure(
+                    f"the iperf sender did not finish a {duration:g} s trial within "
+                    f"{SENDER_MARGIN:g} s more and was stopped"
+                )
+            tick()
+            time.sleep(0.05)
+        _wait_reports(receivers)
+    finally:
+        with deferred_signals():
+            statuses = [sender.stop() for sender in senders]
+            receiver_statuses = [receiver.stop(grace=0.0) for receiver in receivers]
+    sent = received = 0
+    for index, leg in enumerate(legs):
+        sender, receiver = senders[index], receivers[index]
+        cell.raw.append(_raw(leg.sender, Side.CLIENT, sender, statuses[index]))
+        cell.raw.append(_raw(leg.receiver, Side.SERVER, receiver, receiver_statuses[index]))
+        try:
+            report = iperf2_pps.parse_sender(sender.stdout() + "\n" + sender.stderr())
+        except ValueError as error:
+            raise TrialFailure(f"the iperf sender on {leg.sender.name} failed: {error}") from None
+        receiver_text = receiver.stdout()
+        counted = iperf2_pps.parse_receiver(receiver_text)
+        if counted is None and iperf2_pps.receiver_connected(receiver_text):
+            raise TrialFailure(
+                f"the iperf receiver on {leg.receiver.name} saw the traffic but printed no "
+                "final report"
+            )
+        sent += report.writes
+        received += iperf2_pps.received(report, counted)
+    cell.counters.append(_counted(legs, before))
+    return TrialResult(intended=float(pps), duration=duration, sent=sent, received=received)
+
+
+def _counted(
+    legs: Sequence[Leg], before: Sequence[tuple[tuple[int, int] | None, tuple[int, int] | None]]
+) -> Counters | None:
+    tx = rx = 0
+    for leg, (sender_before, receiver_before) in zip(legs, before, strict=True):
+        sender_after = _counters(leg.sender, leg.sender_interface)
+        receiver_after = _counters(leg.receiver, leg.receiver_interface)
+        if None in (sender_before, receiver_before, sender_after, receiver_after):
+            return None
+        assert sender_before and receiver_before and sender_after and receiver_after
+        tx += sender_after[0] - sender_before[0]
+        rx += receiver_after[1] - receiver_before[1]
+    return Counters(tx=tx, rx=rx)
+
+
+def _wait_reports(receivers: Sequence[Process]) -> None:
+    """Until each receiver printed its final report (or saw nothing at all)."""
+    deadline = time.monotonic() + RECEIVER_REPORT_TIMEOUT
+    while time.monotonic() < deadline:
+        texts = [receiver.stdout() for receiver in receivers]
+        if all(
+            iperf2_pps.parse_receiver(text) is not None or not iperf2_pps.receiver_connected(text)
+            for text in texts
+        ):
+            return
+        time.sleep(POLL)
+
+
+def _raw(host: Host, side: Side, process: Process, status: int | None) -> RawOutput:
+    return RawOutput(
+        host=host.name,
+        side=side,
+        argv=process.argv,
+        format="text",
+        text=process.stdout(),
+        stderr=process.stderr(),
+        exit_status=status,
+    )

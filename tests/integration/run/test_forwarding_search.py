@@ -1,0 +1,188 @@
+"""Forwarding-rate searches for real: iperf2 at packet rates through lab DUTs whose limit
+is known, so each search has a truth to find.
+
+The truths: a DUT limited to N packets/s forwards N of them (all directions together,
+so `both` gets N/2 each way); an unlimited fe link carries 8,127 frames/s of 1518 bytes;
+a generator asked for far more than it can send is the generator's limit, never the
+device's loss. Tolerances are loose (this machine may be busy); the precise figures are
+benchmarks/search_cost.py's and docs/benchmarks.md's.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import textwrap
+from pathlib import Path
+
+import pytest
+from lab_runs import WIRESPEED, namespaces_of, unique_prefix
+
+from wirespeed.model import FindingKind, Measurement, TrialOutcome, TrialStatus
+from wirespeed.search.log import SEARCH_ARGV0, from_json
+from wirespeed.store import Store
+
+pytestmark = [pytest.mark.root, pytest.mark.slow]
+
+# Short trials: the search's logic is the same at 10 s, and CI has minutes, not hours.
+QUICK = "initial_duration: 0.5, final_duration: 1.5, width: 2%"
+
+
+def _run(tmp_path: Path, plan: str, prefix: str, *extra: str) -> subprocess.CompletedProcess[str]:
+    path = tmp_path / "plan.yaml"
+    path.write_text(textwrap.dedent(plan), encoding="utf-8")
+    done = subprocess.run(
+        [*WIRESPEED, "run", str(path), "--db", str(tmp_path / "runs.db"), "--lab-name", prefix]
+        + list(extra),
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert namespaces_of(prefix) == [], "the run left namespaces behind"
+    return done
+
+
+def _outcomes(tmp_path: Path) -> tuple[TrialOutcome, ...]:
+    with Store.open(str(tmp_path / "runs.db"), read_only=True) as store:
+        return store.load_run(None).outcomes
+
+
+def _value(outcome: TrialOutcome, name: str, frame: int, direction: str) -> float:
+    assert outcome.result is not None
+    labels = (("frame", f"{frame} B"), ("direction", direction))
+    found: list[Measurement] = [
+        m for m in outcome.result.measurements if m.name == name and m.labels == labels
+    ]
+    assert len(found) == 1, (name, labels, outcome.result.measurements)
+    return found[0].value
+
+
+def _leftover_iperfs() -> list[str]:
+    done = subprocess.run(["pgrep", "-af", "iperf -"], capture_output=True, text=True)
+    return [line for line in done.stdout.splitlines() if "pgrep" not in line]
+
+
+def test_ndr_through_nat_in_and_out_finds_the_dut_limit(tmp_path: Path) -> None:
+    prefix = unique_prefix("fwd-nat")
+    plan = f"""
+        lab: {{link: gbe, dut: {{forward_pps: 15000}}}}
+        paths: [{{name: NAT, topology: nat}}]
+        tests:
+          - id: fwd
+            tool: forwarding
+            options: {{frame_sizes: [64, 1518], directions: [in, out],
+                       goals: [{{name: NDR, loss: 0}}], {QUICK}}}
+    """
+    done = _run(tmp_path, plan, prefix)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (outcome,) = _outcomes(tmp_path)
+    assert outcome.status is TrialStatus.OK, outcome.reason
+    for frame in (64, 1518):
+        for direction in ("in", "out"):
+            ndr = _value(outcome, "NDR", frame, direction)
+            assert 15_000 * 0.9 <= ndr <= 15_000 * 1.03, (frame, direction, ndr)
+    logs = [from_json(r.text) for r in outcome.raw if r.argv[:1] == (SEARCH_ARGV0,)]
+    assert [(log.frame, log.direction) for log in logs] == [
+        (64, "in"), (1518, "in"), (64, "out"), (1518, "out"),
+    ]  # fmt: skip
+    for log in logs:
+        # The final answer rests on full-length trials, and the search began short.
+        assert log.result.trials[0].duration == 0.5
+        assert any(t.duration == 1.5 for t in log.result.trials)
+        ndr = log.result.goal("NDR")
+        assert ndr.upper is not None and ndr.lower is not None and ndr.converged
+        # The receiver's count was cross-checked with the interfaces' counters.
+        assert any(counted is not None for counted in log.counters)
+    assert not [f for f in outcome.findings if f.kind is FindingKind.SUSPECT], outcome.findings
+    # In both directions traffic crossed the DUT: "in" through its port forward.
+    assert "NDR" in done.stdout
+    assert _leftover_iperfs() == []
+    nft = subprocess.run(["nft", "list", "tables"], capture_output=True, text=True, check=True)
+    assert "wirespeed" not in nft.stdout
+
+
+def test_an_fe_link_is_the_limit_at_1518_bytes(tmp_path: Path) -> None:
+    prefix = unique_prefix("fwd-fe")
+    plan = f"""
+        lab: {{link: fe}}
+        paths: [{{name: R, topology: router}}]
+        tests:
+          - id: fwd
+            tool: forwarding
+            options: {{frame_sizes: [1518], goals: [{{name: NDR, loss: 0}}], {QUICK}}}
+    """
+    done = _run(tmp_path, plan, prefix)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (outcome,) = _outcomes(tmp_path)
+    ndr = _value(outcome, "NDR", 1518, "up")
+    assert 8_127 * 0.9 <= ndr <= 8_127 * 1.01, ndr
+    share = _value(outcome, "NDR of ceiling", 1518, "up")
+    assert 90 <= share <= 101
+
+
+def test_asking_far_beyond_the_generator_is_its_limit_not_device_loss(tmp_path: Path) -> None:
+    prefix = unique_prefix("fwd-gen")
+    plan = f"""
+        lab: {{link: gbe}}
+        paths: [{{name: B, topology: bridge}}]
+        tests:
+          - id: fwd
+            tool: forwarding
+            options: {{frame_sizes: [64], max_rate: 1Mpps, goals: [{{name: NDR, loss: 0}}],
+                       max_trials: 12, {QUICK}}}
+    """
+    done = _run(tmp_path, plan, prefix)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (outcome,) = _outcomes(tmp_path)
+    (log,) = [from_json(r.text) for r in outcome.raw if r.argv[:1] == (SEARCH_ARGV0,)]
+    first = log.result.trials[0]
+    assert first.intended == 1_000_000 and first.generator_limited
+    ceiling = log.result.generator_ceiling
+    assert ceiling is not None and 10_000 < ceiling < 1_000_000
+    # No generator-limited trial made an upper bound: whatever NDR says, it lies below
+    # what the generator could offer.
+    ndr = log.result.goal("NDR")
+    assert ndr.upper is None or ndr.upper <= ceiling
+    limited = [f for f in outcome.findings if f.kind is FindingKind.GENERATOR_LIMITED]
+    assert limited and f"{ceiling:,.0f}" in limited[0].message
+    assert "generator" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("topology", "limit", "directions"),
+    [
+        ("bridge", 10_000, ["up", "down", "both"]),
+        ("router", 10_000, ["up", "down", "both"]),
+        ("nat", 10_000, ["up", "down", "both", "in", "out"]),
+        ("endpoint", None, ["up", "down", "both"]),
+    ],
+)
+def test_every_direction_on_every_topology(
+    tmp_path: Path, topology: str, limit: int | None, directions: list[str]
+) -> None:
+    """Each direction word a plan may write, on each topology, measured against its
+    truth: the DUT's limit (halved for both, which shares it), or for the endpoint,
+    which forwards nothing, the whole range up to max_rate without loss."""
+    prefix = unique_prefix(f"fwd-{topology}")
+    dut = f", dut: {{forward_pps: {limit}}}" if limit else ""
+    plan = f"""
+        lab: {{link: gbe{dut}}}
+        paths: [{{name: P, topology: {topology}}}]
+        tests:
+          - id: fwd
+            tool: forwarding
+            options: {{frame_sizes: [512], directions: {directions}, max_rate: 16kpps,
+                       goals: [{{name: NDR, loss: 0}}], initial_duration: 0.5,
+                       final_duration: 1, width: 5%}}
+    """
+    done = _run(tmp_path, plan, prefix)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (outcome,) = _outcomes(tmp_path)
+    assert outcome.status is TrialStatus.OK, outcome.reason
+    for direction in directions:
+        ndr = _value(outcome, "NDR", 512, direction)
+        if limit is None:
+            truth = 16_000.0
+        else:
+            truth = min(16_000.0, limit / 2 if direction == "both" else limit)
+        assert truth * 0.85 <= ndr <= truth * 1.03, (direction, ndr, truth)
