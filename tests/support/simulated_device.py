@@ -9,7 +9,8 @@ The device forwards at most `capacity` packets/s: offered more, it loses the res
     generator) x duration); `generator_loss`: the share the receiver then loses too
     (on one machine a saturated sender starves its receiver);
   - `spike_probability`: a trial loses `spike_packets` packets with this probability,
-    as real machines now and then do (a timer, a cron job, an ARP);
+    as real machines now and then do (a timer, a cron job, an ARP); `spike_calls`: the
+    trials (numbered from 1) that do so for certain;
   - `noise`: the capacity of each trial varies by this relative standard deviation.
 """
 
@@ -31,6 +32,7 @@ class SimulatedDevice:
     generator_loss: float = 0.0
     spike_probability: float = 0.0
     spike_packets: int = 3
+    spike_calls: frozenset[int] = frozenset()
     noise: float = 0.0
     seed: int = 0
     calls: list[tuple[float, float]] = field(default_factory=list)
@@ -55,6 +57,7 @@ class SimulatedDevice:
         received = round(sent * (1.0 - self.loss_ratio(offered, capacity)))
         if self.generator is not None and intended > self.generator:
             received = round(received * (1.0 - self.generator_loss))
-        if self.spike_probability and self._random.random() < self.spike_probability:
+        spike = self.spike_probability and self._random.random() < self.spike_probability
+        if spike or len(self.calls) in self.spike_calls:
             received = max(0, received - self.spike_packets)
         return TrialResult(intended=intended, duration=duration, sent=sent, received=received)
