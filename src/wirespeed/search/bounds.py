@@ -74,25 +74,24 @@ class Bounds:
     """The relevant bounds among classified loads (RFC 9971 section 4.7).
 
     `upper`: the lowest upper bound. `lower`: the highest lower bound below it (the
-    highest lower bound of all when there is no upper bound). `undecided`: loads that
-    need more trials, ascending. `verdicts`: every load's verdict."""
+    highest lower bound of all when there is no upper bound). `verdicts`: every load's
+    verdict. `leaning`: every load's verdict if the trials so far were all there will
+    be (an undecided load leans to an upper bound when more than the exceed ratio of
+    its seconds so far were bad); `tentative_lower` and `tentative_upper` are the
+    relevant bounds by these: where the search goes on while loads are undecided."""
 
     lower: float | None
     upper: float | None
-    undecided: tuple[float, ...]
     verdicts: dict[float, Verdict]
+    leaning: dict[float, Verdict]
+    tentative_lower: float | None
+    tentative_upper: float | None
 
-    def count(self, verdict: Verdict) -> int:
-        return sum(1 for found in self.verdicts.values() if found is verdict)
+    def count_leaning(self, verdict: Verdict) -> int:
+        return sum(1 for found in self.leaning.values() if found is verdict)
 
 
-def bounds_of(
-    by_load: dict[float, LoadRecord], loss_ratio: float, duration_sum: float, exceed_ratio: float
-) -> Bounds:
-    verdicts = {
-        load: classify(*record.seconds(loss_ratio), duration_sum, exceed_ratio)
-        for load, record in by_load.items()
-    }
+def _relevant(verdicts: dict[float, Verdict]) -> tuple[float | None, float | None]:
     uppers = [load for load, found in verdicts.items() if found is Verdict.UPPER]
     upper = min(uppers) if uppers else None
     lowers = [
@@ -100,7 +99,18 @@ def bounds_of(
         for load, found in verdicts.items()
         if found is Verdict.LOWER and (upper is None or load < upper)
     ]
-    undecided = tuple(
-        sorted(load for load, found in verdicts.items() if found is Verdict.UNDECIDED)
-    )
-    return Bounds(max(lowers) if lowers else None, upper, undecided, verdicts)
+    return (max(lowers) if lowers else None), upper
+
+
+def bounds_of(
+    by_load: dict[float, LoadRecord], loss_ratio: float, duration_sum: float, exceed_ratio: float
+) -> Bounds:
+    verdicts: dict[float, Verdict] = {}
+    leaning: dict[float, Verdict] = {}
+    for load, record in by_load.items():
+        good, bad = record.seconds(loss_ratio)
+        verdicts[load] = classify(good, bad, duration_sum, exceed_ratio)
+        leaning[load] = classify(good, bad, good + bad, exceed_ratio)
+    lower, upper = _relevant(verdicts)
+    tentative_lower, tentative_upper = _relevant(leaning)
+    return Bounds(lower, upper, verdicts, leaning, tentative_lower, tentative_upper)

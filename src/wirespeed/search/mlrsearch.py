@@ -8,8 +8,11 @@ classified from that phase's trials only (bounds.py, RFC 9971 Appendix A); a pha
 done when its relevant bounds are as close as it asks, or when there is nothing to find
 (the maximum load is a lower bound, or the minimum load an upper bound).
 
-The next load of a goal, in its first unfinished phase:
-  1. a load that needs more trials (undecided) between the phase's bounds: again;
+The next load of a goal, in its first unfinished phase, is chosen from the tentative
+bounds: the relevant bounds if the trials so far at each load were all it gets (a load
+still undecided leans to where its trials so far put it):
+  1. when the tentative bounds would end the phase but one of them is still undecided:
+     that load again (RFC 9971's duration sum: several trials decide it);
   2. the first trial of all at the maximum load; after an upper bound at the maximum,
      its forwarding rate (RFC 9971's initial probes: the maximum receive rate);
   3. in a later phase, the previous phase's lower bound, then its upper bound (or a
@@ -63,6 +66,9 @@ from wirespeed.search.model import (
 from wirespeed.search.phases import Phase, phases_of
 
 __all__ = ["mlrsearch"]
+
+# External search's step (log scale) never exceeds this: e**30 spans any range of loads.
+MAX_STEP = 30.0
 
 
 @dataclass(frozen=True)
@@ -124,7 +130,13 @@ class _GoalSearch:
 
 
 def _done(bounds: Bounds, phase: Phase, max_load: float, min_load: float) -> bool:
-    lower, upper = bounds.lower, bounds.upper
+    return _settled(bounds.lower, bounds.upper, phase, max_load, min_load)
+
+
+def _settled(
+    lower: float | None, upper: float | None, phase: Phase, max_load: float, min_load: float
+) -> bool:
+    """Whether these bounds would end the phase."""
     if lower is not None and upper is not None:
         return phase.narrow(lower, upper)
     if upper is not None:
@@ -138,14 +150,12 @@ def _next_load(
     view: _PhaseView, previous: Bounds | None, max_load: float, min_load: float
 ) -> float:
     bounds = view.bounds
-    lower, upper = bounds.lower, bounds.upper
-    pending = [
-        load
-        for load in bounds.undecided
-        if (lower is None or load > lower) and (upper is None or load < upper)
-    ]
-    if pending:
-        return max(pending)
+    lower, upper = bounds.tentative_lower, bounds.tentative_upper
+    if _settled(lower, upper, view.phase, max_load, min_load):
+        # These bounds would do, but one still needs trials to be sure.
+        for load in (lower, upper):
+            if load is not None and bounds.verdicts[load] is Verdict.UNDECIDED:
+                return load
     hint_lower, hint_upper = (None, None) if previous is None else (previous.lower, previous.upper)
 
     def usable(hint: float | None) -> bool:
@@ -179,8 +189,8 @@ def _midpoint(lower: float, upper: float) -> float:
 def _step(view: _PhaseView, verdict: Verdict) -> float:
     """External search's step (log scale): the phase's width, doubled for each further
     bound of this kind the phase has found."""
-    further = max(0, view.bounds.count(verdict) - 1)
-    return view.phase.log_width * 2.0**further
+    further = max(0, view.bounds.count_leaning(verdict) - 1)
+    return min(view.phase.log_width * 2.0 ** min(further, 64), MAX_STEP)
 
 
 def _step_up(view: _PhaseView, lower: float, upper: float | None, max_load: float) -> float:
@@ -192,7 +202,7 @@ def _step_up(view: _PhaseView, lower: float, upper: float | None, max_load: floa
 
 def _step_down(view: _PhaseView, upper: float, min_load: float) -> float:
     load = upper * math.exp(-_step(view, Verdict.UPPER))
-    if view.bounds.count(Verdict.UPPER) == 1:
+    if view.bounds.count_leaning(Verdict.UPPER) == 1:
         # The first step down: the forwarding rate measured at the upper bound is what
         # the device managed, a better guess than one width below (RFC 9971's maximum
         # receive rate probe after the maximum load).
