@@ -1,0 +1,180 @@
+"""MLRsearch against simulated devices whose true limits are known."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from support.simulated_device import SimulatedDevice
+from wirespeed.search.mlrsearch import mlrsearch
+from wirespeed.search.model import Goal, Measurer, SearchLimits, SearchResult, TrialResult
+
+GIGABIT_64B = 1_488_095.0  # 64-byte frames/s on gigabit Ethernet
+LIMITS = SearchLimits(max_load=GIGABIT_64B, min_load=1000.0)
+NDR = Goal("NDR", loss_ratio=0.0, final_duration=10.0, width=0.01)
+PDR = Goal("PDR", loss_ratio=0.005, final_duration=10.0, width=0.01)
+
+
+def assert_brackets(result: SearchResult, name: str, truth: float) -> None:
+    found = result.goal(name)
+    assert found.lower is not None and found.upper is not None
+    assert found.converged
+    # Packets are whole: a trial loses nothing until the excess is half a packet.
+    slack = 1 / (2 * found.goal.final_duration)
+    assert found.lower <= truth + slack and truth < found.upper
+    assert (truth - found.lower) / truth <= found.goal.width + 1e-9
+
+
+def test_a_15000_pps_router_has_its_ndr_found_within_the_width() -> None:
+    device = SimulatedDevice(capacity=15_000)
+    result = mlrsearch(device, [NDR], LIMITS)
+    assert result.algorithm == "mlrsearch" and result.stopped is None
+    assert_brackets(result, "NDR", 15_000)
+    assert result.goal("NDR").conditional_throughput == result.goal("NDR").lower
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    capacity=st.floats(min_value=2_000, max_value=1_400_000),
+    seed=st.integers(min_value=0, max_value=1000),
+)
+def test_any_capacity_is_bracketed_within_the_goal_width(capacity: float, seed: int) -> None:
+    device = SimulatedDevice(capacity=capacity, seed=seed)
+    assert_brackets(mlrsearch(device, [NDR], LIMITS), "NDR", capacity)
+
+
+def test_short_trials_first_and_the_answer_only_from_full_length_trials() -> None:
+    device = SimulatedDevice(capacity=15_000)
+    result = mlrsearch(device, [NDR], LIMITS)
+    durations = [trial.duration for trial in result.trials]
+    assert durations[0] == LIMITS.initial_duration
+    assert durations == sorted(durations)  # phases only lengthen
+    assert durations.count(NDR.final_duration) < len(durations) / 2
+    found = result.goal("NDR")
+    full = {t.intended for t in result.trials if t.duration == NDR.final_duration}
+    assert found.lower in full and found.upper in full
+
+
+def test_the_first_trial_is_at_max_load_and_the_second_at_its_forwarding_rate() -> None:
+    device = SimulatedDevice(capacity=15_000)
+    first, second = mlrsearch(device, [NDR], LIMITS).trials[:2]
+    assert first.intended == GIGABIT_64B
+    assert second.intended == first.forwarding_rate
+
+
+def test_exceed_ratio_half_of_three_trials_tolerates_a_loss_spike() -> None:
+    # The first full-length trial loses 3 packets (a spike): the one bad trial in three
+    # that the goal allows must not take the NDR below the device's capacity.
+    goal = Goal("NDR", exceed_ratio=0.5, final_duration=10.0, duration_sum=30.0)
+    clean = mlrsearch(SimulatedDevice(capacity=15_000), [goal], LIMITS)
+    first_full = next(n for n, t in enumerate(clean.trials, 1) if t.duration == 10.0)
+    device = SimulatedDevice(capacity=15_000, spike_calls=frozenset({first_full}))
+    result = mlrsearch(device, [goal], LIMITS)
+    assert_brackets(result, "NDR", 15_000)
+    spiked = result.trials[first_full - 1]
+    assert spiked.loss_ratio > 0 and spiked.intended == result.goal("NDR").lower
+    at_lower = [t for t in result.trials if t.intended == spiked.intended and t.duration == 10.0]
+    assert len(at_lower) == 3  # the spike called for a third trial
+
+
+def spiking(device: SimulatedDevice, load: float, times: int) -> Measurer:
+    """The device, but its first `times` full-length trials at `load` lose 3 packets."""
+    spikes = [times]
+
+    def measure(intended: float, duration: float) -> TrialResult:
+        trial = device(intended, duration)
+        if intended == load and duration == 10.0 and spikes[0] > 0:
+            spikes[0] -= 1
+            return replace(trial, received=trial.received - 3)
+        return trial
+
+    return measure
+
+
+def test_two_spikes_in_three_trials_make_an_upper_bound() -> None:
+    goal = Goal("NDR", exceed_ratio=0.5, final_duration=10.0, duration_sum=30.0)
+    measure = spiking(SimulatedDevice(capacity=15_000), load=15_000.0, times=2)
+    result = mlrsearch(measure, [goal], LIMITS)
+    found = result.goal("NDR")
+    assert found.upper == 15_000.0  # two bad of three: the load failed
+    assert found.converged and found.lower is not None and found.lower >= 15_000 * 0.99
+    assert len([t for t in result.trials if t.intended == 15_000.0 and t.duration == 10]) == 2
+
+
+def test_random_loss_spikes_keep_the_answer_near_the_truth() -> None:
+    goal = Goal("NDR", exceed_ratio=0.5, final_duration=10.0, duration_sum=30.0)
+    for seed in range(20):
+        device = SimulatedDevice(capacity=15_000, spike_probability=0.1, seed=seed)
+        found = mlrsearch(device, [goal], LIMITS).goal("NDR")
+        assert found.converged and found.lower is not None
+        assert 15_000 * 0.95 <= found.lower <= 15_000
+
+
+def test_one_trial_goal_without_exceed_tolerance_is_pulled_down_by_a_spike() -> None:
+    # The contrast: with one decisive trial, a spike at the truth makes it an upper bound.
+    device = SimulatedDevice(capacity=15_000, spike_probability=1.0)
+    found = mlrsearch(device, [NDR], LIMITS).goal("NDR")
+    assert found.lower is None  # every trial lost a few packets
+
+
+def test_a_generator_slower_than_the_device_is_reported_never_as_device_loss() -> None:
+    # The generator manages 9,000 pps; saturated, it also starves the receiver.
+    device = SimulatedDevice(capacity=15_000, generator=9_000, generator_loss=0.2)
+    result = mlrsearch(device, [NDR, PDR], LIMITS)
+    assert result.generator_ceiling is not None
+    assert abs(result.generator_ceiling - 9_000) <= 1
+    for found in result.goals:
+        assert found.upper is None and found.generator_limited and found.converged
+        assert found.lower is not None and 0.98 * 9_000 <= found.lower < 9_000
+    limited = [t for t in result.trials if t.generator_limited]
+    assert limited and all(t.loss_ratio > 0 for t in limited)  # lossy, yet not an upper bound
+
+
+def test_a_device_below_the_minimum_load_has_no_lower_bound() -> None:
+    device = SimulatedDevice(capacity=500)
+    result = mlrsearch(device, [NDR], LIMITS)
+    found = result.goal("NDR")
+    assert found.lower is None and found.upper == LIMITS.min_load
+    assert found.converged and result.stopped is None
+
+
+def test_max_trials_stops_the_search_and_says_so() -> None:
+    device = SimulatedDevice(capacity=15_000)
+    limits = SearchLimits(max_load=GIGABIT_64B, min_load=1000.0, max_trials=4)
+    result = mlrsearch(device, [NDR], limits)
+    assert len(result.trials) == 4
+    assert result.stopped is not None and "4 trials" in result.stopped
+    assert not result.goal("NDR").converged
+
+
+def test_ndr_and_pdr_at_once_on_a_soft_knee() -> None:
+    # Lossless up to 12,000 pps, then a little loss growing to 1 % at 15,000.
+    device = SimulatedDevice(capacity=15_000, knee=12_000)
+    result = mlrsearch(device, [NDR, PDR], LIMITS)
+    ndr, pdr = result.goal("NDR"), result.goal("PDR")
+    assert ndr.converged and pdr.converged
+    assert ndr.lower is not None and pdr.lower is not None
+    assert pdr.lower >= ndr.lower
+    # The PDR's truth: 1 % x ((x - 12000) / 3000)^2 = 0.5 %.
+    truth = 12_000 + 3_000 * 0.5**0.5
+    assert pdr.lower <= truth < (pdr.upper or 0) * 1.001
+    assert 12_000 * 0.99 <= ndr.lower <= 12_200
+
+
+def test_the_goals_share_trials() -> None:
+    device = SimulatedDevice(capacity=15_000)
+    both = len(mlrsearch(device, [NDR, PDR], LIMITS).trials)
+    alone = len(mlrsearch(device, [NDR], LIMITS).trials) + len(
+        mlrsearch(device, [PDR], LIMITS).trials
+    )
+    assert both < alone
+
+
+def test_progress_tells_each_trial_in_one_line() -> None:
+    lines: list[str] = []
+    mlrsearch(SimulatedDevice(capacity=15_000), [NDR], LIMITS, progress=lines.append)
+    assert lines[0].startswith("trial 1: 1,488,095 pps for 1 s: ")
+    assert "NDR upper bound" in lines[0]
+    assert any(line.endswith(": 0 lost (NDR lower bound)") for line in lines)

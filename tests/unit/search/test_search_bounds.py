@@ -1,0 +1,64 @@
+"""RFC 9971's load classification, relevant bounds and the phases of a goal."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+from wirespeed.search.bounds import Verdict, bounds_of, classify, records
+from wirespeed.search.model import Goal, TrialResult
+from wirespeed.search.phases import phases_of
+
+
+def trial(load: float, duration: float, lost: int = 0) -> TrialResult:
+    sent = round(load * duration)
+    return TrialResult(intended=load, duration=duration, sent=sent, received=sent - lost)
+
+
+def test_one_trial_decides_when_the_duration_sum_is_one_trial() -> None:
+    assert classify(good=10, bad=0, duration_sum=10, exceed_ratio=0.5) is Verdict.LOWER
+    assert classify(good=0, bad=10, duration_sum=10, exceed_ratio=0.5) is Verdict.UPPER
+
+
+def test_three_trials_with_exceed_ratio_half_tolerate_one_bad_trial() -> None:
+    assert classify(good=0, bad=10, duration_sum=30, exceed_ratio=0.5) is Verdict.UNDECIDED
+    assert classify(good=10, bad=10, duration_sum=30, exceed_ratio=0.5) is Verdict.UNDECIDED
+    assert classify(good=20, bad=10, duration_sum=30, exceed_ratio=0.5) is Verdict.LOWER
+    assert classify(good=0, bad=20, duration_sum=30, exceed_ratio=0.5) is Verdict.UPPER
+
+
+def test_exceed_ratio_zero_is_rfc2544_no_trial_may_lose() -> None:
+    assert classify(good=20, bad=10, duration_sum=30, exceed_ratio=0.0) is Verdict.UPPER
+    assert classify(good=20, bad=0, duration_sum=30, exceed_ratio=0.0) is Verdict.UNDECIDED
+
+
+def test_the_relevant_lower_bound_lies_below_the_lowest_upper_bound() -> None:
+    # 110 lost once (an upper bound) although 120 did not: 120 is not relevant.
+    trials = [trial(100, 1), trial(110, 1, lost=5), trial(120, 1), trial(130, 1, lost=9)]
+    found = bounds_of(records(trials), loss_ratio=0.0, duration_sum=1, exceed_ratio=0.5)
+    assert (found.lower, found.upper) == (100, 110)
+
+
+def test_generator_limited_trials_are_not_counted() -> None:
+    limited = TrialResult(intended=200, duration=1, sent=150, received=100)
+    found = bounds_of(records([limited]), loss_ratio=0.0, duration_sum=1, exceed_ratio=0.5)
+    assert (found.lower, found.upper, found.verdicts) == (None, None, {})
+
+
+def test_phases_grow_to_the_final_duration_and_halve_the_width() -> None:
+    goal = Goal("NDR", final_duration=60.0, duration_sum=180.0, width=0.01)
+    phases = phases_of(goal, initial_duration=1.0)
+    durations = [phase.trial_duration for phase in phases]
+    assert durations[0] == 1.0 and durations[-1] == 60.0
+    assert durations == sorted(set(durations))
+    assert all(later / earlier <= 4.0 for earlier, later in itertools.pairwise(durations))
+    assert phases[-1].duration_sum == 180.0 and math.isclose(phases[-1].width, 0.01)
+    assert all(phase.duration_sum == phase.trial_duration for phase in phases[:-1])
+    for earlier, later in itertools.pairwise(phases):
+        assert math.isclose(earlier.log_width, 2 * later.log_width)
+    assert phases[-1].counts(60.0) and not phases[-1].counts(15.0)
+    assert phases[0].counts(1.0) and not phases[0].counts(durations[1])
+
+
+def test_a_goal_as_short_as_the_initial_trials_has_one_phase() -> None:
+    assert len(phases_of(Goal("NDR", final_duration=1.0), initial_duration=1.0)) == 1
