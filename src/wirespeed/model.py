@@ -220,8 +220,9 @@ def frozen_options(options: dict[str, object]) -> tuple[tuple[str, object], ...]
 class TestCase:
     """A test of the plan: an id the user chose, a name, a tool and what to run.
 
-    A traffic test (iperf) has its spec; a benchmark on one host has `bench` too, and
-    its `spec` is unused."""
+    A traffic test (iperf) has its spec; a benchmark on one host has `bench` too, and a
+    forwarding-rate search `search` (its options, plan/forwarding.py); for both, `spec`
+    is unused."""
 
     __test__ = False
 
@@ -230,6 +231,7 @@ class TestCase:
     tool: Tool
     spec: TestSpec
     bench: BenchSpec | None = None
+    search: BenchSpec | None = None  # stored as `bench` is: the tool tells them apart
 
 
 @dataclass(frozen=True)

@@ -383,13 +383,10 @@ def _tests(
             bench = bench_spec(entry, test.case.tool, loc, out)
             if bench is None:
                 continue
+            name = entry.name if entry.name is not None else describe_bench(test.case.tool)
+            kind = "search" if test.case.tool.searches else "bench"
             test = dataclasses.replace(
-                test,
-                case=dataclasses.replace(
-                    test.case,
-                    bench=bench,
-                    name=entry.name if entry.name is not None else describe_bench(test.case.tool),
-                ),
+                test, case=dataclasses.replace(test.case, name=name, **{kind: bench})
             )
         elif entry.options is not None:
             out.error(

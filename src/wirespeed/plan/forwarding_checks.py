@@ -18,8 +18,8 @@ from wirespeed.search.frames import largest_frame
 
 def search_options(case: TestCase) -> ForwardingOptions:
     """The test's options as validated when the plan was read."""
-    assert case.bench is not None
-    return ForwardingOptions.model_validate(case.bench.as_dict())
+    assert case.search is not None
+    return ForwardingOptions.model_validate(case.search.as_dict())
 
 
 def check_search_on_paths(

@@ -131,8 +131,8 @@ def run_search_trial(
     """Search every frame size and direction of the test; failures become a FAILED
     outcome (with what was measured before), never an exception, but KeyboardInterrupt
     and SIGTERM pass through after the processes are stopped."""
-    assert trial.test.bench is not None
-    options = ForwardingOptions.model_validate(trial.test.bench.as_dict())
+    assert trial.test.search is not None
+    options = ForwardingOptions.model_validate(trial.test.search.as_dict())
     final = options.final_seconds(path.in_lab)
     goals = goals_of(options, final)
     started_at = time.time()
@@ -368,7 +368,9 @@ def _run_trial(
         sent += report.writes
         received += iperf2_pps.received(report, counted)
     cell.counters.append(_counted(legs, before))
-    return TrialResult(intended=float(pps), duration=duration, sent=sent, received=received)
+    # The load as the search asked it (iperf takes whole packets/s): the search knows
+    # its loads by these numbers.
+    return TrialResult(intended=load, duration=duration, sent=sent, received=received)
 
 
 def _counted(

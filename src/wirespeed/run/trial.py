@@ -83,7 +83,8 @@ def driver_for(tool: Tool) -> Driver:
 
 
 def program_for(tool: Tool) -> str:
-    return "iperf" if tool is Tool.IPERF2 else "iperf3"
+    """The traffic program a test needs: iperf2's, which the search drives too."""
+    return "iperf" if tool in (Tool.IPERF2, Tool.FORWARDING) else "iperf3"
 
 
 @dataclass(frozen=True)

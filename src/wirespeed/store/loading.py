@@ -19,7 +19,16 @@ from sqlalchemy import JSON, Connection, Text, cast, func, literal, select
 from sqlalchemy.engine import RowMapping
 
 from wirespeed.errors import UsageError
-from wirespeed.model import Proto, Result, TestCase, Trial, TrialOutcome, TrialStatus
+from wirespeed.model import (
+    BenchSpec,
+    Proto,
+    Result,
+    TestCase,
+    Tool,
+    Trial,
+    TrialOutcome,
+    TrialStatus,
+)
 from wirespeed.store import codec, packed_intervals, schema
 from wirespeed.store.gc_pause import collector_paused
 from wirespeed.store.rebuilding import (
@@ -237,7 +246,7 @@ def _load_outcomes(
                 name=test_name,
                 tool=codec.decode_tool(tool),
                 spec=decoded.spec(spec),
-                bench=None if bench is None else codec.decode_bench(json.loads(bench)),
+                **_settings(codec.decode_tool(tool), bench),
             )
         trial = new(Trial)
         set_trial(
@@ -334,3 +343,10 @@ def _group(rows: Iterable[Mapping[str, Any]], key: str) -> dict[int, list[Mappin
     for row in rows:
         grouped[row[key]].append(row)
     return grouped
+
+
+def _settings(tool: Tool, stored: str | None) -> dict[str, BenchSpec | None]:
+    """trials.bench as the TestCase field it came from: a search's options or a
+    benchmark's (one column holds either; the tool tells which)."""
+    decoded = None if stored is None else codec.decode_bench(json.loads(stored))
+    return {"search": decoded} if tool.searches else {"bench": decoded}

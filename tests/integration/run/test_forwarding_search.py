@@ -89,8 +89,8 @@ def test_ndr_through_nat_in_and_out_finds_the_dut_limit(tmp_path: Path) -> None:
         # The final answer rests on full-length trials, and the search began short.
         assert log.result.trials[0].duration == 0.5
         assert any(t.duration == 1.5 for t in log.result.trials)
-        ndr = log.result.goal("NDR")
-        assert ndr.upper is not None and ndr.lower is not None and ndr.converged
+        bounds = log.result.goal("NDR")
+        assert bounds.upper is not None and bounds.lower is not None and bounds.converged
         # The receiver's count was cross-checked with the interfaces' counters.
         assert any(counted is not None for counted in log.counters)
     assert not [f for f in outcome.findings if f.kind is FindingKind.SUSPECT], outcome.findings

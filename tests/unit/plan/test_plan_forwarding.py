@@ -65,11 +65,13 @@ def test_options_survive_the_trip_through_the_store() -> None:
     from wirespeed.store import codec
 
     plan = parse_plan(textwrap.dedent(PLAN), source="plan.yaml")
-    bench = plan.test("fwd").bench
+    bench = plan.test("fwd").search
     assert bench is not None
     back = codec.decode_bench(codec.encode_bench(bench) or {})
     assert back == bench
-    assert back.as_dict()["goals"][1] == {"name": "PDR", "loss": "0.5%", "exceed_ratio": 0.2}
+    goals = back.as_dict()["goals"]
+    assert isinstance(goals, list)
+    assert goals[1] == {"name": "PDR", "loss": "0.5%", "exceed_ratio": 0.2}
     assert ForwardingOptions.model_validate(back.as_dict()) == search_options(plan.test("fwd"))
 
 
