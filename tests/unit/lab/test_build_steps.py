@@ -140,8 +140,7 @@ def test_set_mtu_covers_the_endpoint_switch() -> None:
 def test_nat_forwards_a_port_range_from_the_wan_to_the_client() -> None:
     ruleset = nat_ruleset(Port(Role.DUT, "wan"), "198.18.1.2")
     assert (
-        'iifname "wan" meta l4proto { tcp, udp } th dport 5800-5899 dnat to 198.18.1.2'
-        in ruleset
+        'iifname "wan" meta l4proto { tcp, udp } th dport 5800-5899 dnat to 198.18.1.2' in ruleset
     )
     assert PORT_FORWARD == (5800, 5899)
 
