@@ -248,6 +248,48 @@ class LinkModel:
 
 
 @dataclass(frozen=True)
+class ForwardingLimit:
+    """The most a lab DUT forwards, as a slow device's CPU would allow: a packet rate, a
+    bit rate, or both (whichever bites first).
+
+    Both count every packet the device forwards, in both directions together, as a CPU
+    that forwards 15,000 packets/s does not care which way they go. `bps` means what a
+    link's rate means (LIMITS.md): bits on the wire, each frame with its Ethernet header,
+    FCS, preamble and inter-frame gap (the IP packet + 38 bytes), so that
+    `bps=100_000_000` forwards what a Fast Ethernet port carries. The lab turns it into
+    the device's own terms (lab/limits.py)."""
+
+    pps: int | None = None  # packets/s
+    bps: int | None = None  # bit/s on the wire, as a link's rate
+
+    def __post_init__(self) -> None:
+        _require(
+            self.pps is not None or self.bps is not None,
+            "a forwarding limit needs a packet rate, a bit rate or both",
+        )
+        _require(self.pps is None or self.pps > 0, f"packet rate must be positive, got {self.pps}")
+        _require(self.bps is None or self.bps > 0, f"bit rate must be positive, got {self.bps}")
+
+    @property
+    def label(self) -> str:
+        """Short, for lab names and reports: '15kpps', '100mbit', '15kpps-100mbit'."""
+        words = []
+        if self.pps is not None:
+            words.append(_shortest(self.pps, "pps", "kpps", "mpps"))
+        if self.bps is not None:
+            words.append(_shortest(self.bps, "bit", "kbit", "mbit", "gbit"))
+        return "-".join(words)
+
+
+def _shortest(value: int, *units: str) -> str:
+    """The largest unit (powers of 1000) that writes value as a whole number."""
+    for power in range(len(units) - 1, 0, -1):
+        if value % 1000**power == 0:
+            return f"{value // 1000**power}{units[power]}"
+    return f"{value}{units[0]}"
+
+
+@dataclass(frozen=True)
 class PathSpec:
     """Who talks to whom, and what sits in between."""
 
@@ -257,6 +299,9 @@ class PathSpec:
     server: str
     dut: str | None = None
     link: LinkModel | None = None  # for the ceiling; the lab's link when emulated
+    # A lab DUT's emulated forwarding limit (the plan's `dut: {forward_pps: ...}`);
+    # None: it forwards as fast as this machine does. Lab paths only.
+    limit: ForwardingLimit | None = None
 
 
 class WarningKind(enum.StrEnum):

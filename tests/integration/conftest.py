@@ -8,6 +8,7 @@ the test, whether it passed, failed or was interrupted while building.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import itertools
 import os
 from collections.abc import Callable, Iterator
@@ -17,7 +18,7 @@ import pytest
 from wirespeed.errors import LabError
 from wirespeed.lab.lab import Lab, LabSpec, down_lab
 from wirespeed.lab.links import parse_link
-from wirespeed.model import Topology
+from wirespeed.model import ForwardingLimit, Topology
 
 _serial = itertools.count(1)
 
@@ -31,8 +32,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
+# WIRESPEED_TEST_LAB_PREFIX names the tests' labs apart from others on a shared machine.
+_LAB_PREFIX = os.environ.get("WIRESPEED_TEST_LAB_PREFIX", "t")
+
+
 def unique_lab_name(label: str) -> str:
-    return f"t{os.getpid()}-{next(_serial)}-{label}"
+    return f"{_LAB_PREFIX}{os.getpid()}-{next(_serial)}-{label}"
 
 
 MakeLab = Callable[..., Lab]
@@ -44,13 +49,19 @@ def make_lab() -> Iterator[MakeLab]:
     labs: list[Lab] = []
 
     def make(
-        topology: Topology | str, link: str = "unshaped", mtu: int = 1500, dut_access: str = "netns"
+        topology: Topology | str,
+        link: str = "unshaped",
+        mtu: int = 1500,
+        dut_access: str = "netns",
+        limit: ForwardingLimit | None = None,
     ) -> Lab:
-        """dut_access="ssh": the DUT is also a dropbear + busybox device (lab.ssh_host)."""
+        """dut_access="ssh": the DUT is also a dropbear + busybox device (lab.ssh_host);
+        limit: the most the DUT forwards."""
         topology = Topology(topology)
         name = unique_lab_name(topology.value)
         names.append(name)  # before building: a half-built lab is removed too
-        lab = Lab.up(LabSpec(topology, parse_link(link, mtu), name=name, dut_access=dut_access))
+        spec = LabSpec(topology, parse_link(link, mtu), name=name, dut_access=dut_access)
+        lab = Lab.up(dataclasses.replace(spec, limit=limit))
         labs.append(lab)
         return lab
 

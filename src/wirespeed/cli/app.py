@@ -334,6 +334,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="ssh: also run dropbear + busybox in the DUT namespace, a device to drive "
         "over SSH (default: netns)",
     )
+    up.add_argument(
+        "--forward-pps",
+        type=int,
+        metavar="N",
+        help="the DUT forwards at most N packets/s, both directions together, and drops "
+        "the rest, as a slow router's CPU would (nftables limit; bridge, router, nat)",
+    )
+    up.add_argument(
+        "--forward-rate",
+        metavar="RATE",
+        help="the DUT forwards at most RATE (e.g. 100mbit, 1G), counted on the wire as a "
+        "link's rate, exact for full-size packets; with --forward-pps whichever bites first",
+    )
     down = lab_sub.add_parser(
         "down",
         help="remove a lab, or all of wirespeed's labs; those a live run uses are kept",

@@ -188,6 +188,9 @@ def _lab(info: LabInfo) -> dict[str, Any]:
         else {"name": link.name, "rate_bps": link.rate_bps, "mtu": link.mtu},
         "mtu": info.mtu,
         "dut_access": info.dut_access,
+        "limit": None
+        if info.limit is None
+        else {"label": info.limit.label, "pps": info.limit.pps, "bps": info.limit.bps},
         "owner": owner,
         "namespaces": [
             {

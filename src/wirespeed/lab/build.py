@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from wirespeed.lab.limits import limit_ruleset
 from wirespeed.lab.naming import namespace_name
 from wirespeed.lab.shaping import (
     offloads_off_argv,
@@ -18,9 +19,12 @@ from wirespeed.lab.shaping import (
     tbf_params,
 )
 from wirespeed.lab.topology import BRIDGE, Node, Port, TopologyPlan
-from wirespeed.model import LinkModel, Role
+from wirespeed.model import ForwardingLimit, LinkModel, Role
 
 NAT_TABLE = "wirespeed"
+# A home router's port forward: what reaches the WAN address on these ports (UDP and TCP)
+# goes to the client, on the same port, so the outside can start traffic inwards.
+PORT_FORWARD = (5800, 5899)
 
 
 @dataclass(frozen=True)
@@ -49,16 +53,36 @@ def _ip(lab: str, node: Node, *words: str) -> Command:
     return Command(("ip", "-n", _ns(lab, node), *words))
 
 
-def nat_ruleset(port: Port) -> str:
-    """Masquerade what leaves the DUT's WAN port, as a home router does."""
+def nat_ruleset(port: Port, forward_to: str) -> str:
+    """Masquerade what leaves the DUT's WAN port, and forward PORT_FORWARD arriving on it
+    to forward_to (the client), as a home router does."""
+    first, last = PORT_FORWARD
     return (
         f"table ip {NAT_TABLE} {{\n"
+        "  chain prerouting {\n"
+        "    type nat hook prerouting priority dstnat; policy accept;\n"
+        f'    iifname "{port.interface}" meta l4proto {{ tcp, udp }} '
+        f"th dport {first}-{last} dnat to {forward_to}\n"
+        "  }\n"
         "  chain postrouting {\n"
         "    type nat hook postrouting priority srcnat; policy accept;\n"
         f'    oifname "{port.interface}" masquerade\n'
         "  }\n"
         "}\n"
     )
+
+
+def _nft(lab: str, ruleset: str) -> Command:
+    return Command(("ip", "netns", "exec", _ns(lab, Role.DUT), "nft", "-f", "-"), stdin=ruleset)
+
+
+def limit_steps(
+    plan: TopologyPlan, lab: str, limit: ForwardingLimit | None, mtu: int
+) -> list[Step]:
+    """The DUT's forwarding limit (lab/limits.py), for links of this MTU; none without."""
+    if limit is None:
+        return []
+    return [_nft(lab, limit_ruleset(limit, plan.topology, mtu))]
 
 
 def mtu_ports(plan: TopologyPlan) -> tuple[Port, ...]:
@@ -78,16 +102,29 @@ def shaping_steps(plan: TopologyPlan, lab: str, link: LinkModel, mtu: int) -> li
     ]
 
 
-def mtu_steps(plan: TopologyPlan, lab: str, link: LinkModel, mtu: int) -> list[Step]:
-    """Set the MTU everywhere, then retune the shapers: the burst must hold a frame."""
+def mtu_steps(
+    plan: TopologyPlan,
+    lab: str,
+    link: LinkModel,
+    mtu: int,
+    limit: ForwardingLimit | None = None,
+) -> list[Step]:
+    """Set the MTU everywhere, then retune the shapers (the burst must hold a frame) and
+    the forwarding limit (its byte rate is converted at the MTU)."""
     steps: list[Step] = [
         _ip(lab, port.node, "link", "set", "dev", port.interface, "mtu", str(mtu))
         for port in mtu_ports(plan)
     ]
-    return steps + shaping_steps(plan, lab, link, mtu)
+    return steps + shaping_steps(plan, lab, link, mtu) + limit_steps(plan, lab, limit, mtu)
 
 
-def build_steps(plan: TopologyPlan, lab: str, link: LinkModel, cpu_count: int) -> list[Step]:
+def build_steps(
+    plan: TopologyPlan,
+    lab: str,
+    link: LinkModel,
+    cpu_count: int,
+    limit: ForwardingLimit | None = None,
+) -> list[Step]:
     steps: list[Step] = []
     for node in plan.nodes:
         steps.append(Command(("ip", "netns", "add", _ns(lab, node))))
@@ -127,10 +164,9 @@ def build_steps(plan: TopologyPlan, lab: str, link: LinkModel, cpu_count: int) -
     if plan.forwarding:
         steps.append(FileWrite(Role.DUT, "/proc/sys/net/ipv4/ip_forward", "1"))
     if plan.masquerade is not None:
-        steps.append(
-            Command(
-                ("ip", "netns", "exec", _ns(lab, Role.DUT), "nft", "-f", "-"),
-                stdin=nat_ruleset(plan.masquerade),
-            )
-        )
+        client = plan.address_of(Role.CLIENT, "eth0")
+        assert client is not None
+        steps.append(_nft(lab, nat_ruleset(plan.masquerade, client)))
+    # Last: the probe that follows the build crosses the limit like any traffic.
+    steps.extend(limit_steps(plan, lab, limit, link.mtu))
     return steps

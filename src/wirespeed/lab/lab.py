@@ -24,7 +24,15 @@ Lab attributes: name, spec, plan (TopologyPlan), hosts (Mapping[Role, NetnsHost]
 the endpoint topology SERVER is the DUT's namespace), namespaces (node -> namespace
 name, for every node: the roles' and the endpoint topology's switch, which is no
 role and has no host), server_address (what the client connects to), client_address,
-addresses (node -> {interface: address}), mtu (the links' MTU now).
+addresses (node -> {interface: address}), mtu (the links' MTU now), wan_address (the
+DUT's WAN address: what the outside reaches a router or NAT at, and an endpoint DUT's
+own; None in bridge, whose DUT has its address on br0) and port_forward (nat: the
+(first, last) ports that the DUT forwards from its WAN address to the client, UDP and
+TCP, so the server side can start traffic inwards; None otherwise).
+
+With LabSpec(limit=ForwardingLimit(pps=15000)) the DUT forwards at most that, both
+directions together (lab/limits.py says what is counted and what a test sees); a
+bridge, router or nat lab only.
 
 With LabSpec(dut_access="ssh") the DUT is also a real SSH device (lab/ssh_dut.py):
 dropbear and busybox in its namespace, reached through a management namespace.
@@ -52,13 +60,14 @@ from wirespeed.errors import HostError, LabError, UsageError
 from wirespeed.hosts.base import Host
 from wirespeed.hosts.netns import NetnsHost, namespace_exists
 from wirespeed.lab import record, ssh_dut, system
-from wirespeed.lab.build import Command, Step, build_steps, mtu_steps
+from wirespeed.lab.build import PORT_FORWARD, Command, Step, build_steps, mtu_steps
 from wirespeed.lab.claim import LabInUseError, candidate_names, first_free, held_by_other
+from wirespeed.lab.limits import limit_family
 from wirespeed.lab.naming import check_lab_name, namespace_name, parse_namespace
 from wirespeed.lab.probe import source_seen_by_server
 from wirespeed.lab.status import parse_ip_addr_json
 from wirespeed.lab.topology import ALL_NODES, Infra, Node, TopologyPlan, plan_for
-from wirespeed.model import LinkModel, Role, Topology
+from wirespeed.model import ForwardingLimit, LinkModel, Role, Topology
 
 if TYPE_CHECKING:
     from wirespeed.hosts.ssh import SshHost
@@ -72,6 +81,7 @@ class LabSpec:
     link: LinkModel
     name: str | None = None  # None: the topology's name
     dut_access: str = "netns"  # "ssh": the DUT is a dropbear + busybox device
+    limit: ForwardingLimit | None = None  # the most the DUT forwards (lab/limits.py)
 
     @property
     def lab_name(self) -> str:
@@ -91,6 +101,7 @@ class LabInfo:
     addresses: Mapping[str, Mapping[str, tuple[str, ...]]] = field(default_factory=dict)
     dut_access: str | None = None  # "netns" or "ssh"; None: no readable record
     owner: str | None = None  # the run that built it and will remove it (record.owner)
+    limit: ForwardingLimit | None = None  # the DUT's forwarding limit, if it has one
 
     @property
     def complete(self) -> bool:
@@ -101,11 +112,11 @@ class LabInfo:
         return {namespace_name(self.name, node) for node in nodes} <= set(self.namespaces)
 
 
-def _tools_for(link: LinkModel, topology: Topology) -> list[str]:
+def _tools_for(spec: LabSpec) -> list[str]:
     tools = ["ip"]
-    if link.rate_bps is not None:
+    if spec.link.rate_bps is not None:
         tools += ["tc", "ethtool"]
-    if topology is Topology.NAT:
+    if spec.topology is Topology.NAT or spec.limit is not None:
         tools.append("nft")
     return tools
 
@@ -134,6 +145,12 @@ class Lab:
         self.client_address = client_address
         if spec.dut_access not in DUT_ACCESS:
             raise UsageError(f"dut access must be netns or ssh, got {spec.dut_access!r}")
+        if spec.limit is not None:
+            limit_family(spec.topology)  # UsageError where the DUT forwards nothing
+        self.wan_address = self.plan.address_of(Role.DUT, "wan")
+        self.port_forward: tuple[int, int] | None = (
+            PORT_FORWARD if spec.topology is Topology.NAT else None
+        )
         self.ssh_device: ssh_dut.SshDevice | None = None
         if spec.dut_access == "ssh":
             self.ssh_device = ssh_dut.device_for(self.name, namespace_name(self.name, Infra.MGMT))
@@ -180,14 +197,14 @@ class Lab:
         holds is refused (LabInUseError), or with rename the first free of name-2,
         name-3 ... is taken (lab.name, lab.passed_over say which and why)."""
         system.require_root("building a lab")
-        system.require_tools(_tools_for(spec.link, spec.topology))
+        system.require_tools(_tools_for(spec))
         if spec.dut_access == "ssh":
             ssh_dut.require_tools()
         cls(spec, spec.link.mtu)  # a bad name is a usage error before anything is locked
         lab = cls._claim(spec, rename=rename)
         try:
             cpu_count = os.cpu_count() or 1
-            lab._execute(build_steps(lab.plan, lab.name, spec.link, cpu_count))
+            lab._execute(build_steps(lab.plan, lab.name, spec.link, cpu_count, spec.limit))
             with record.lock():
                 lab.check_still_ours()
                 if not owned:
@@ -237,7 +254,7 @@ class Lab:
         if not 68 <= mtu <= 65535:
             raise UsageError(f"mtu must be 68..65535, got {mtu}")
         self.check_still_ours()
-        self._execute(mtu_steps(self.plan, self.name, self.spec.link, mtu))
+        self._execute(mtu_steps(self.plan, self.name, self.spec.link, mtu, self.spec.limit))
         self.mtu = mtu
         with record.lock():
             self.check_still_ours()  # never write over another owner's record
@@ -306,6 +323,7 @@ class Lab:
                 self.mtu,
                 self.spec.dut_access,
                 self.owner,
+                self.spec.limit,
             )
         )
 
@@ -418,7 +436,9 @@ def attach(name: str) -> Lab | None:
     lab_record = record.load(name)
     if lab_record is None:
         return None
-    spec = LabSpec(lab_record.topology, lab_record.link, name, lab_record.dut_access)
+    spec = LabSpec(
+        lab_record.topology, lab_record.link, name, lab_record.dut_access, lab_record.limit
+    )
     lab = Lab(spec, lab_record.mtu)
     lab.owner = lab_record.owner
     if not all(namespace_exists(ns) for ns in lab.namespaces.values()):
@@ -447,6 +467,7 @@ def lab_status() -> list[LabInfo]:
                 addresses=addresses,
                 dut_access=lab_record.dut_access if lab_record else None,
                 owner=lab_record.owner if lab_record else None,
+                limit=lab_record.limit if lab_record else None,
             )
         )
     return infos

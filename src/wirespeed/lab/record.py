@@ -9,6 +9,10 @@ removes it too) records the spec. The file format is versioned:
                dut_access ("netns" or "ssh"; absent in older records: "netns"),
                owner ("PID:STARTTIME" of the run that built it and will remove it; null
                for a lab built by hand, which only `lab down` removes)
+    version 2: as 1, and limit: the DUT's forwarding limit {pps, bps} (each int or null),
+               or null for none. Version 1 records are still read (no limit); a lab
+               with a limit is written as version 2, one without as version 1, so an
+               older wirespeed still reads every lab it could describe correctly.
 
 Who may take a lab name, build under it or remove it is decided under one lock,
 /run/wirespeed/labs.lock (flock): two runs starting at the same instant cannot both
@@ -27,10 +31,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from wirespeed.errors import LabError
-from wirespeed.model import LinkModel, Topology
+from wirespeed.model import ForwardingLimit, LinkModel, Topology
 
 RECORD_DIR = "/run/wirespeed/labs"
-RECORD_VERSION = 1
+RECORD_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 LOCK_PATH = "/run/wirespeed/labs.lock"  # beside RECORD_DIR: not taken for a lab's record
 # Another process holds the lock while it tears a lab down (seconds); beyond this it hangs.
 LOCK_WAIT_SECONDS = 120.0
@@ -44,6 +49,7 @@ class LabRecord:
     mtu: int  # the links' MTU now: the link's own, or the last set_mtu
     dut_access: str = "netns"  # "ssh": the DUT is a dropbear device (lab/ssh_dut.py)
     owner: str | None = None  # process_identity() of the run that owns it
+    limit: ForwardingLimit | None = None  # the DUT's forwarding limit (lab/limits.py)
 
 
 def process_identity(pid: int | None = None) -> str:
@@ -143,9 +149,13 @@ def record_path(name: str, directory: str = RECORD_DIR) -> str:
 
 
 def to_json(record: LabRecord) -> str:
+    limit = record.limit
+    extra = {} if limit is None else {"limit": {"pps": limit.pps, "bps": limit.bps}}
     return json.dumps(
         {
-            "version": RECORD_VERSION,
+            # An older wirespeed reads version 1 only: a lab it would describe wrongly
+            # (without its limit) is the only one it is not given.
+            "version": RECORD_VERSION if limit is not None else 1,
             "name": record.name,
             "topology": record.topology.value,
             "link": {
@@ -156,6 +166,7 @@ def to_json(record: LabRecord) -> str:
             "mtu": record.mtu,
             "dut_access": record.dut_access,
             "owner": record.owner,
+            **extra,
         },
         indent=2,
     )
@@ -166,7 +177,7 @@ def from_json(text: str) -> LabRecord | None:
     without its spec, and can still be torn down)."""
     try:
         data = json.loads(text)
-        if data.get("version") != RECORD_VERSION:
+        if data.get("version") not in READABLE_VERSIONS:
             return None
         link = data["link"]
         return LabRecord(
@@ -180,9 +191,21 @@ def from_json(text: str) -> LabRecord | None:
             mtu=int(data["mtu"]),
             dut_access=str(data.get("dut_access", "netns")),
             owner=None if data.get("owner") is None else str(data["owner"]),
+            limit=_limit(data.get("limit")),
         )
     except (ValueError, KeyError, TypeError, AttributeError):
         return None
+
+
+def _limit(data: object) -> ForwardingLimit | None:
+    if data is None:
+        return None
+    if not isinstance(data, dict):
+        raise TypeError("limit is not a mapping")
+    pps, bps = data.get("pps"), data.get("bps")
+    return ForwardingLimit(
+        pps=None if pps is None else int(pps), bps=None if bps is None else int(bps)
+    )
 
 
 def save(record: LabRecord, directory: str = RECORD_DIR) -> None:

@@ -16,7 +16,7 @@ from typing import Any
 
 from wirespeed.hosts.ssh_target import SshTarget
 from wirespeed.lab.links import parse_link
-from wirespeed.model import ModelError, PathSpec, Role, Topology
+from wirespeed.model import ForwardingLimit, ModelError, PathSpec, Role, Topology
 from wirespeed.plan.bench import bench_spec, describe_bench
 from wirespeed.plan.checks import check_test_on_paths
 from wirespeed.plan.collect import Collector, salvage
@@ -29,6 +29,7 @@ from wirespeed.plan.schema import (
     EXTENSION_PREFIX,
     TEST_ONLY_KEYS,
     TOP_LEVEL_KEYS,
+    DutEntry,
     Header,
     HostEntry,
     LabEntry,
@@ -132,7 +133,14 @@ def _lab(data: dict[Any, Any], out: Collector) -> LabPlan | None:
     entry = out.validate(LabEntry, data["lab"] or {}, ("lab",))
     if entry is None:
         return None
-    return LabPlan(link=parse_link(entry.link, mtu=entry.mtu))
+    return LabPlan(link=parse_link(entry.link, mtu=entry.mtu), limit=_limit(entry.dut))
+
+
+def _limit(entry: DutEntry | None) -> ForwardingLimit | None:
+    """The lab DUT's forwarding limit; None when nothing is set (`dut: {}`)."""
+    if entry is None or (entry.forward_pps is None and entry.forward_rate is None):
+        return None
+    return ForwardingLimit(pps=entry.forward_pps, bps=entry.forward_rate)
 
 
 def _hosts(data: dict[Any, Any], out: Collector) -> tuple[dict[str, HostPlan], _Names]:
@@ -180,15 +188,44 @@ def _paths(
             out.error((*loc, "name"), f"duplicate path name {entry.name!r} (first at line {line})")
             continue
         names.valid[entry.name] = (*loc, "name")
-        if entry.topology is Topology.DEVICE:
+        no_ends = entry.client is None and entry.server is None
+        if isinstance(entry.dut, dict) and not (no_ends and entry.topology is not Topology.DEVICE):
+            _misplaced_limits(entry, loc, out)
+            path = None
+        elif entry.topology is Topology.DEVICE:
             path = _device_path(entry, loc, lab, host_names, out, lab_declared="lab" in data)
-        elif entry.client is None and entry.server is None and entry.dut is None:
+        elif no_ends and isinstance(entry.dut, str) and "lab" in data:
+            out.error(
+                (*loc, "dut"),
+                f"path {entry.name!r} names no client or server, so it runs in the lab, "
+                "whose DUT is no host of the plan",
+                hint=f"give client: and server: from hosts: for a path through {entry.dut!r}, "
+                "or write dut: {forward_pps: N} to limit the lab's DUT on this path",
+            )
+            path = None
+        elif no_ends:
             path = _lab_path(entry, loc, lab, out, lab_declared="lab" in data)
         else:
             path = _host_path(entry, loc, hosts, host_names, out)
         if path is not None:
             paths[path.name] = path
     return paths, names
+
+
+def _misplaced_limits(entry: PathEntry, loc: Loc, out: Collector) -> None:
+    """A mapping of DUT limits on a path whose DUT is no lab DUT that forwards."""
+    if entry.topology is Topology.DEVICE:
+        message = f"path {entry.name!r} is a device path: its dut: is the host benchmarks run on"
+        hint = "forward_pps and forward_rate limit a lab DUT that forwards: give them to a "
+        hint += "bridge, router or nat path in the lab"
+    else:
+        message = (
+            f"path {entry.name!r} runs between real hosts: its dut: names a host, "
+            "and a real device's limits are its own"
+        )
+        hint = "forward_pps and forward_rate limit the lab's DUT: leave out client: and "
+        hint += "server: to run the path in the lab, or give dut: a host from hosts:"
+    out.error((*loc, "dut"), message, hint=hint)
 
 
 def _lab_path(
@@ -211,6 +248,24 @@ def _lab_path(
             hint="move link: to lab:, or name real hosts in this path",
         )
         return None
+    # A path's own dut: replaces the lab's whole (`dut: {}`: no limit on this path).
+    limit = lab.limit
+    if isinstance(entry.dut, dict):
+        dut_entry = out.validate(DutEntry, entry.dut, (*loc, "dut"))
+        if dut_entry is None:
+            return None
+        limit = _limit(dut_entry)
+    if limit is not None and entry.topology is Topology.ENDPOINT:
+        # Only a path's own limit is an error: the lab's default is for paths that forward.
+        if isinstance(entry.dut, dict):
+            out.error(
+                (*loc, "dut"),
+                f"path {entry.name!r} is an endpoint path: its DUT is the server and "
+                "forwards nothing to limit",
+                hint="limit a bridge, router or nat path, or measure the endpoint without",
+            )
+            return None
+        limit = None
     # In the lab the DUT runs the server of an endpoint path (the seeds' "WAN" test).
     server = Role.DUT if entry.topology is Topology.ENDPOINT else Role.SERVER
     return PathSpec(
@@ -220,6 +275,7 @@ def _lab_path(
         server=server.value,
         dut=Role.DUT.value,
         link=lab.link,
+        limit=limit,
     )
 
 
@@ -263,7 +319,9 @@ def _device_path(
             return None
         name = Role.DUT.value
     else:
-        name = entry.dut
+        host = entry.dut_host
+        assert host is not None  # a mapping was refused before (_misplaced_limits)
+        name = host
         if host_names.unknown(name):
             known = sorted(host_names.declared)
             out.error(
@@ -287,8 +345,7 @@ def _host_path(
         if getattr(entry, role) is None:
             out.error(loc, f"path {entry.name!r} between real hosts needs {role}:")
             ok = False
-    for role in ("client", "server", "dut"):
-        name = getattr(entry, role)
+    for role, name in (("client", entry.client), ("server", entry.server), ("dut", entry.dut_host)):
         if name is not None and host_names.unknown(name):
             known = sorted(host_names.declared)
             hint = f"hosts are {', '.join(known)}" if known else "declare it under hosts:"
@@ -300,7 +357,7 @@ def _host_path(
             ok = False
     if not ok or entry.client is None or entry.server is None:
         return None
-    client, server, dut = entry.client, entry.server, entry.dut
+    client, server, dut = entry.client, entry.server, entry.dut_host
     if client == server:
         # Legitimate as a baseline (what the host itself can push through loopback), but
         # rarely what a plan about a device means.
@@ -384,10 +441,12 @@ def _tests(
             if bench is None:
                 continue
             name = entry.name if entry.name is not None else describe_bench(test.case.tool)
-            kind = "search" if test.case.tool.searches else "bench"
-            test = dataclasses.replace(
-                test, case=dataclasses.replace(test.case, name=name, **{kind: bench})
-            )
+            case = dataclasses.replace(test.case, name=name)
+            if test.case.tool.searches:
+                case = dataclasses.replace(case, search=bench)
+            else:
+                case = dataclasses.replace(case, bench=bench)
+            test = dataclasses.replace(test, case=case)
         elif entry.options is not None:
             out.error(
                 (*loc, "options"),

@@ -8,7 +8,7 @@ from types import MappingProxyType
 
 from wirespeed.expectations import Expectation, TestExpectations
 from wirespeed.hosts.ssh_target import SshTarget
-from wirespeed.model import LinkModel, PathSpec, TestCase, Tool, Topology
+from wirespeed.model import ForwardingLimit, LinkModel, PathSpec, TestCase, Tool, Topology
 from wirespeed.plan.problems import Problem
 
 
@@ -34,9 +34,11 @@ class HostPlan:
 
 @dataclass(frozen=True)
 class LabPlan:
-    """The emulated lab: its link model (line rate and MTU) for every lab path."""
+    """The emulated lab: its link model (line rate and MTU) for every lab path, and the
+    forwarding limit of every lab path's DUT that does not set its own (None: none)."""
 
     link: LinkModel
+    limit: ForwardingLimit | None = None
 
     @property
     def mtu(self) -> int:

@@ -39,6 +39,7 @@ MAX_RATE = 10**13  # 10 Tbit/s: anything above is a typo, not a link
 MAX_SIZE = 2**31 - 1  # iperf keeps sizes in a C int
 MAX_SECONDS = 86_400  # a day: iperf3 refuses longer tests (its MAX_TIME)
 MAX_REPETITIONS = 1000
+MAX_PPS = 10**10  # far above any device: a number above is a typo
 
 
 def _lower(value: object) -> object:
@@ -249,6 +250,14 @@ def _show(value: object) -> str:
     return f"{value!r}"
 
 
+def _dut(value: object) -> object:
+    """A path's dut: a host name, or (a lab path) a mapping of the lab DUT's limits, which
+    assemble.py validates where it knows which kind of path this is."""
+    if isinstance(value, dict) or value is None:
+        return value
+    return check_name(value)
+
+
 Name = Annotated[str, BeforeValidator(check_name)]
 Rate = Annotated[int, BeforeValidator(_rate)]  # bit/s, SI: 1000M = 10^9
 Size = Annotated[int, BeforeValidator(_size)]  # bytes, binary: 64K = 65536
@@ -278,11 +287,20 @@ class Entry(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+class DutEntry(Entry):
+    """`dut:` under `lab:` (every lab path's DUT) or on a lab path: what the emulated DUT
+    forwards at most, both directions together; nothing set: as fast as this machine."""
+
+    forward_pps: Annotated[int, Field(strict=True, ge=1, le=MAX_PPS)] | None = None
+    forward_rate: Rate | None = None  # bit/s on the wire, as a link's rate
+
+
 class LabEntry(Entry):
     """`lab:` — the emulated topology on this machine."""
 
     link: LinkName = "gbe"
     mtu: Mtu = 1500
+    dut: DutEntry | None = None
 
 
 class HostEntry(Entry):
@@ -299,8 +317,14 @@ class PathEntry(Entry):
     topology: TopologyName
     client: Name | None = None
     server: Name | None = None
-    dut: Name | None = None
+    # A host name; on a lab path a mapping of the lab DUT's limits (DutEntry).
+    dut: Annotated[str | dict[str, Any] | None, BeforeValidator(_dut)] = None
     link: LinkName | None = None
+
+    @property
+    def dut_host(self) -> str | None:
+        """dut: as a host's name; None when left out or a mapping of lab limits."""
+        return self.dut if isinstance(self.dut, str) else None
 
 
 # Keys that must have a value when present; the others take null as "the tool's default".

@@ -16,12 +16,21 @@ import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from wirespeed import __version__
 from wirespeed.errors import MissingToolError, NotRootError, UsageError, WirespeedError
 from wirespeed.hosts.base import Host
-from wirespeed.model import Finding, PathSpec, Role, Topology, Trial, TrialOutcome, TrialStatus
+from wirespeed.model import (
+    Finding,
+    ForwardingLimit,
+    PathSpec,
+    Role,
+    Topology,
+    Trial,
+    TrialOutcome,
+    TrialStatus,
+)
 from wirespeed.run.trial import Endpoints, program_for, run_trial
 from wirespeed.sampling.pool import SamplerPool
 from wirespeed.signals import deferred_signals
@@ -106,6 +115,25 @@ class RunOutcome:
 def lab_topology(path: PathSpec) -> Topology:
     """The lab a path runs in: a device path's benchmarks run on the endpoint lab's DUT."""
     return Topology.ENDPOINT if path.topology is Topology.DEVICE else path.topology
+
+
+LabKey: TypeAlias = tuple[Topology, ForwardingLimit | None]
+
+
+def lab_key(path: PathSpec) -> LabKey:
+    """Which of a run's labs a path runs in: one per topology and DUT limit, so that a
+    15 kpps DUT and a 60 kpps one of the same topology are two labs."""
+    return lab_topology(path), path.limit
+
+
+def lab_name(prefix: str | None, key: LabKey) -> str | None:
+    """`nat`, `nat-15kpps`, `PREFIX-nat-15kpps`; None: the topology's own (Lab.up's
+    default, which gives way to nat-2 ... while a live run holds it)."""
+    topology, limit = key
+    name = topology.value if limit is None else f"{topology.value}-{limit.label}"
+    if prefix:
+        return f"{prefix}-{name}"
+    return None if limit is None else name
 
 
 def is_lab_path(plan: Plan, path: PathSpec) -> bool:
@@ -247,8 +275,9 @@ def _not_set_up(trial: Trial, started_at: float, error: WirespeedError) -> Trial
 class Runner:
     """Runs a plan's trials against labs and hosts, committing each outcome to a store.
 
-    Lab paths get one lab per topology, named after the topology (or `<lab_prefix>-<topology>`
-    so that two runs, or a run and a test, can use labs side by side). A lab another live
+    Lab paths get one lab per topology and DUT limit (lab_key), named after the topology
+    and limit (`nat`, `nat-15kpps`; or `<lab_prefix>-nat...` so that two runs, or a run
+    and a test, can use labs side by side). A lab another live
     run uses is never touched: a default name it holds gives way to topology-2, -3 ...
     (said through notice), a lab_prefix'd one is refused (LabInUseError)."""
 
@@ -274,7 +303,7 @@ class Runner:
         self.lab_dut = lab_dut  # "ssh": each lab's DUT is a dropbear device
         self.ssh_settings = ssh_settings
         self.notice: Callable[[str], None] = notice or (lambda message: None)
-        self._labs: dict[Topology, Lab] = {}
+        self._labs: dict[LabKey, Lab] = {}
         self._local_hosts: dict[str, Host] = {}
         self._ssh_hosts: dict[str, SshHost] = {}
         self._samplers = SamplerPool()  # each run() makes its own
@@ -401,7 +430,7 @@ class Runner:
 
     def _lab_at_mtu(self, trial: Trial) -> Lab | None:
         """The trial's lab (None on real hosts), its links at the MTU the trial runs at."""
-        lab = self._labs.get(lab_topology(trial.path)) if self._is_lab_path(trial.path) else None
+        lab = self._labs.get(lab_key(trial.path)) if self._is_lab_path(trial.path) else None
         if lab is not None:
             lab.check_still_ours()
             link_mtu = trial.path.link.mtu if trial.path.link else 1500
@@ -459,7 +488,7 @@ class Runner:
     ) -> TrialOutcome:
         from wirespeed.run.bench_trial import run_bench_trial
 
-        lab = self._labs.get(Topology.ENDPOINT) if self._is_lab_path(trial.path) else None
+        lab = self._labs.get(lab_key(trial.path)) if self._is_lab_path(trial.path) else None
         try:
             if variant_problem is not None:
                 raise WirespeedError(variant_problem)
@@ -490,7 +519,7 @@ class Runner:
 
     def _device_host(self, path: PathSpec) -> Host:
         if self._is_lab_path(path):
-            return self._labs[Topology.ENDPOINT].device_hosts[Role.DUT]
+            return self._labs[lab_key(path)].device_hosts[Role.DUT]
         assert path.dut is not None
         return self._host(path.dut)
 
@@ -509,7 +538,7 @@ class Runner:
         hosts: dict[str, Host] = {}
         by_role: dict[str, Host]
         if self._is_lab_path(path):
-            lab = self._labs[lab_topology(path)]
+            lab = self._labs[lab_key(path)]
             by_role = {role.value: host for role, host in lab.device_hosts.items()}
         else:
             names = {"client": path.client, "server": path.server, "dut": path.dut}
@@ -524,7 +553,7 @@ class Runner:
 
     def _endpoints(self, path: PathSpec) -> Endpoints:
         if self._is_lab_path(path):
-            lab = self._labs[path.topology]
+            lab = self._labs[lab_key(path)]
             return Endpoints(
                 client=lab.device_hosts[Role.CLIENT],
                 server=lab.device_hosts[Role.SERVER],
@@ -645,27 +674,33 @@ class Runner:
     @contextlib.contextmanager
     def _labs_up(self, trials: Sequence[Trial]) -> Iterator[None]:
         lab_plan = self.plan.lab
-        topologies = sorted(
-            {lab_topology(t.path) for t in trials if self._is_lab_path(t.path)}, key=str
+        keys = sorted(
+            {lab_key(t.path) for t in trials if self._is_lab_path(t.path)},
+            key=lambda key: (key[0].value, "" if key[1] is None else key[1].label),
         )
-        if not topologies or lab_plan is None:
+        if not keys or lab_plan is None:
             yield
             return
         from wirespeed.lab.lab import Lab, LabSpec
 
         with contextlib.ExitStack() as stack:
-            for topology in topologies:
-                name = f"{self.lab_prefix}-{topology.value}" if self.lab_prefix else None
+            for key in keys:
+                topology, limit = key
+                name = lab_name(self.lab_prefix, key)
                 lab = Lab.up(
                     LabSpec(
-                        topology=topology, link=lab_plan.link, name=name, dut_access=self.lab_dut
+                        topology=topology,
+                        link=lab_plan.link,
+                        name=name,
+                        dut_access=self.lab_dut,
+                        limit=limit,
                     ),
                     owned=True,
                     # A name the user chose is theirs to change; the default one gives way.
-                    rename=name is None,
+                    rename=self.lab_prefix is None,
                 )
                 stack.callback(_teardown, lab)
-                self._labs[topology] = lab
+                self._labs[key] = lab
                 if lab.passed_over:
                     self.notice(_passed_over_notice(lab))
             try:
@@ -679,7 +714,7 @@ class Runner:
             path = trial.path
             if self._is_lab_path(path):
                 # Every lab namespace runs on this machine's kernel with its tools: one entry.
-                lab = self._labs[lab_topology(path)]
+                lab = self._labs[lab_key(path)]
                 hosts.setdefault("lab (this machine)", lab.hosts[Role.CLIENT])
                 if lab.ssh_host is not None:
                     hosts.setdefault("lab DUT (ssh)", lab.ssh_host)
@@ -694,7 +729,7 @@ class Runner:
         for path in {t.path.name: t.path for t in trials}.values():
             if self._is_lab_path(path):
                 roles.setdefault("lab (this machine)", set()).update(
-                    role.value for role in self._labs[lab_topology(path)].hosts
+                    role.value for role in self._labs[lab_key(path)].hosts
                 )
                 continue
             if path.topology is Topology.DEVICE:
@@ -715,6 +750,9 @@ class Runner:
                 "mtu": lab.spec.link.mtu,
                 "server_address": lab.server_address,
                 "dut_access": lab.spec.dut_access,
+                "limit": None
+                if lab.spec.limit is None
+                else {"pps": lab.spec.limit.pps, "bps": lab.spec.limit.bps},
             }
             for lab in self._labs.values()
         }

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from wirespeed.errors import HostError, UsageError, WirespeedError
 from wirespeed.hosts.base import Host
@@ -35,7 +35,6 @@ from wirespeed.signals import deferred_signals
 
 if TYPE_CHECKING:
     from wirespeed.lab.lab import Lab
-    from wirespeed.model import Topology
     from wirespeed.store import Store
     from wirespeed.tune.journal import Journal
     from wirespeed.tune.model import Change
@@ -148,7 +147,7 @@ class VariantStates:
     def __init__(
         self,
         journal: Journal,
-        labs: Mapping[Topology, Lab],
+        labs: Mapping[Any, Lab],  # keyed as the runner keys them; only the labs count
         devices: Sequence[Host] = (),
     ) -> None:
         """devices: the DUTs over SSH whose CPUs the variants set (cores online,

@@ -31,8 +31,16 @@ def _run(tmp_path: Path, plan: str, prefix: str, *extra: str) -> subprocess.Comp
     path = tmp_path / "plan.yaml"
     path.write_text(textwrap.dedent(plan), encoding="utf-8")
     done = subprocess.run(
-        [*WIRESPEED, "run", str(path), "--db", str(tmp_path / "runs.db"), "--lab-name", prefix]
-        + list(extra),
+        [
+            *WIRESPEED,
+            "run",
+            str(path),
+            "--db",
+            str(tmp_path / "runs.db"),
+            "--lab-name",
+            prefix,
+            *extra,
+        ],
         capture_output=True,
         text=True,
         timeout=900,
@@ -58,7 +66,7 @@ def _value(outcome: TrialOutcome, name: str, frame: int, direction: str) -> floa
 
 
 def _leftover_iperfs() -> list[str]:
-    done = subprocess.run(["pgrep", "-af", "iperf -"], capture_output=True, text=True)
+    done = subprocess.run(["pgrep", "-af", "iperf -"], capture_output=True, text=True, check=False)
     return [line for line in done.stdout.splitlines() if "pgrep" not in line]
 
 

@@ -56,3 +56,39 @@ def test_lab_status_as_json_gives_each_labs_topology_link_and_addresses(
     assert set(nodes) == {"client", "dut", "server"}
     dut = {i["name"]: i["addresses"] for i in nodes["dut"]["interfaces"]}
     assert dut["lan"] == ["198.18.1.1/24"] and dut["wan"] == ["198.19.1.1/24"]
+
+
+def test_a_lab_up_with_a_forwarding_limit_shows_it_in_status_and_json() -> None:
+    name = unique_prefix("lim")
+    try:
+        status, out, err = run_cli(
+            "lab", "up", "--topology", "nat", "--name", name,
+            "--forward-pps", "15000", "--forward-rate", "100mbit",
+        )  # fmt: skip
+        assert status == 0, err
+        assert "the DUT forwards at most 15000 packets/s and 100.0 Mbit/s" in out
+        assert "198.19.1.1:5800-5899 reach the client 198.18.1.2" in out
+        status, out, _ = run_cli("lab", "status")
+        assert (
+            f"{name}: nat, gbe (1.000 Gbit/s), MTU 1500, forwards at most 15000 packets/s "
+            "and 100.0 Mbit/s, complete"
+        ) in out
+        document = json.loads(run_cli("lab", "status", "--json")[1])
+        (mine,) = [entry for entry in document["labs"] if entry["name"] == name]
+        assert mine["limit"] == {"label": "15kpps-100mbit", "pps": 15000, "bps": 100_000_000}
+    finally:
+        run_cli("lab", "down", name)
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (("--topology", "endpoint", "--forward-pps", "1000"), "in the endpoint topology"),
+        (("--forward-pps", "0"), "packet rate must be positive"),
+        (("--forward-rate", "fast"), "--forward-rate: not a rate"),
+    ],
+)
+def test_a_limit_that_cannot_be_is_a_usage_error(options: tuple[str, ...], message: str) -> None:
+    status, _, err = run_cli("lab", "up", "--name", unique_prefix("bad"), *options)
+    assert status == 2
+    assert message in err

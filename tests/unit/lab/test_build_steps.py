@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
-from wirespeed.lab.build import Command, FileWrite, build_steps, mtu_steps, nat_ruleset
+from wirespeed.lab.build import (
+    PORT_FORWARD,
+    Command,
+    FileWrite,
+    build_steps,
+    mtu_steps,
+    nat_ruleset,
+)
+from wirespeed.lab.limits import limit_ruleset
 from wirespeed.lab.links import parse_link
 from wirespeed.lab.topology import Port, plan_for
-from wirespeed.model import Role, Topology
+from wirespeed.model import ForwardingLimit, Role, Topology
 
 
 def _argvs(steps: list[Command | FileWrite]) -> list[tuple[str, ...]]:
@@ -99,7 +107,7 @@ def test_nat_masquerades_the_wan_port_and_the_dut_forwards() -> None:
     steps = build_steps(plan_for(Topology.NAT), "n", parse_link("fe"), 2)
     (nft,) = [s for s in steps if isinstance(s, Command) and "nft" in s.argv]
     assert nft.argv == ("ip", "netns", "exec", "wirespeed-n-dut", "nft", "-f", "-")
-    assert nft.stdin == nat_ruleset(Port(Role.DUT, "wan"))
+    assert nft.stdin == nat_ruleset(Port(Role.DUT, "wan"), "198.18.1.2")
     assert 'oifname "wan" masquerade' in (nft.stdin or "")
     assert FileWrite(Role.DUT, "/proc/sys/net/ipv4/ip_forward", "1") in steps
 
@@ -127,3 +135,44 @@ def test_set_mtu_covers_the_endpoint_switch() -> None:
         ("wirespeed-e-dut", "wan"),
     }
     assert sum("tbf" in argv for argv in argvs) == 4
+
+
+def test_nat_forwards_a_port_range_from_the_wan_to_the_client() -> None:
+    ruleset = nat_ruleset(Port(Role.DUT, "wan"), "198.18.1.2")
+    assert (
+        'iifname "wan" meta l4proto { tcp, udp } th dport 5800-5899 dnat to 198.18.1.2' in ruleset
+    )
+    assert PORT_FORWARD == (5800, 5899)
+
+
+def test_a_limited_dut_gets_its_limit_table_last_after_nat() -> None:
+    limit = ForwardingLimit(pps=15000)
+    steps = build_steps(plan_for(Topology.NAT), "n", parse_link("fe"), 2, limit)
+    nft = [s for s in steps if isinstance(s, Command) and "nft" in s.argv]
+    assert [s.stdin for s in nft] == [
+        nat_ruleset(Port(Role.DUT, "wan"), "198.18.1.2"),
+        limit_ruleset(limit, Topology.NAT, 1500),
+    ]
+    assert steps[-1] == nft[-1]
+    assert nft[-1].argv == ("ip", "netns", "exec", "wirespeed-n-dut", "nft", "-f", "-")
+
+
+def test_a_bridge_is_limited_in_the_bridge_family_a_router_in_ip() -> None:
+    limit = ForwardingLimit(pps=5000)
+    for topology, family in ((Topology.BRIDGE, "bridge"), (Topology.ROUTER, "ip")):
+        steps = build_steps(plan_for(topology), "x", parse_link("gbe"), 2, limit)
+        (nft,) = [s for s in steps if isinstance(s, Command) and "nft" in s.argv]
+        assert f"table {family} wirespeed-limit {{\n" in (nft.stdin or "")
+
+
+def test_no_limit_no_limit_table() -> None:
+    steps = build_steps(plan_for(Topology.ROUTER), "r", parse_link("gbe"), 2)
+    assert not [s for s in steps if isinstance(s, Command) and "nft" in s.argv]
+
+
+def test_set_mtu_reloads_the_limit_converted_at_the_new_mtu() -> None:
+    limit = ForwardingLimit(bps=100_000_000)
+    steps = mtu_steps(plan_for(Topology.ROUTER), "r", parse_link("gbe"), 9000, limit)
+    (nft,) = [s for s in steps if isinstance(s, Command) and "nft" in s.argv]
+    assert nft.stdin == limit_ruleset(limit, Topology.ROUTER, 9000)
+    assert mtu_steps(plan_for(Topology.ROUTER), "r", parse_link("gbe"), 9000)[-1] != nft

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
 from wirespeed.errors import UsageError
+
+if TYPE_CHECKING:
+    from wirespeed.model import ForwardingLimit
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
@@ -26,12 +30,20 @@ def _up(args: argparse.Namespace, env: Environment) -> int:
         link = parse_link(args.link, mtu=args.mtu)
     except (ValueError, ModelError) as error:
         raise UsageError(str(error)) from None
+    limit = _forwarding_limit(args)
     # A lab of that name a live run uses is refused (LabInUseError, exit status 2).
     lab = Lab.up(
-        LabSpec(topology=Topology(args.topology), link=link, name=args.name, dut_access=args.dut)
+        LabSpec(
+            topology=Topology(args.topology),
+            link=link,
+            name=args.name,
+            dut_access=args.dut,
+            limit=limit,
+        )
     )
     out = env.stdout
-    out.write(f"lab {lab.name} is up: {args.topology}, link {link.name}, MTU {link.mtu}\n")
+    limited = f", the DUT forwards at most {describe_limit(limit)}" if limit else ""
+    out.write(f"lab {lab.name} is up: {args.topology}, link {link.name}, MTU {link.mtu}{limited}\n")
     for node, namespace in lab.namespaces.items():
         out.write(f"  {node.value:<7} {namespace}\n")
     client = lab.hosts[Role.CLIENT].name
@@ -41,6 +53,12 @@ def _up(args: argparse.Namespace, env: Environment) -> int:
         f"ip netns exec {client} iperf3 -c {lab.server_address}\n"
         f"then: wirespeed lab down {lab.name}\n"
     )
+    if lab.port_forward is not None and lab.wan_address is not None:
+        first, last = lab.port_forward
+        out.write(
+            f"port forward: UDP and TCP to {lab.wan_address}:{first}-{last} reach the client "
+            f"{lab.client_address} on the same port\n"
+        )
     device = lab.ssh_device
     if device is not None:
         if lab.ssh_host is not None:
@@ -51,6 +69,36 @@ def _up(args: argparse.Namespace, env: Environment) -> int:
             f"-o UserKnownHostsFile={device.known_hosts} {device.user}@{device.address}\n"
         )
     return ExitStatus.OK
+
+
+def _forwarding_limit(args: argparse.Namespace) -> ForwardingLimit | None:
+    from wirespeed.model import ForwardingLimit, ModelError
+    from wirespeed.units import parse_rate
+
+    if args.forward_pps is None and args.forward_rate is None:
+        return None
+    bps = None
+    if args.forward_rate is not None:
+        try:
+            bps = parse_rate(args.forward_rate)
+        except ValueError as error:
+            raise UsageError(f"--forward-rate: {error}") from None
+    try:
+        return ForwardingLimit(pps=args.forward_pps, bps=bps)
+    except ModelError as error:
+        raise UsageError(f"--forward-pps/--forward-rate: {error}") from None
+
+
+def describe_limit(limit: ForwardingLimit) -> str:
+    """'15000 packets/s and 100.0 Mbit/s'."""
+    from wirespeed.units import format_rate
+
+    words = []
+    if limit.pps is not None:
+        words.append(f"{limit.pps} packets/s")
+    if limit.bps is not None:
+        words.append(format_rate(limit.bps))
+    return " and ".join(words)
 
 
 def _down(args: argparse.Namespace, env: Environment) -> int:
@@ -97,7 +145,8 @@ def _status(args: argparse.Namespace, env: Environment) -> int:
             link = f"{info.link.name} ({rate})"
         state = "complete" if info.complete else "incomplete: `wirespeed lab down` removes it"
         mtu = f"MTU {info.mtu}" if info.mtu else "MTU ?"
-        env.stdout.write(f"{info.name}: {topology}, {link}, {mtu}, {state}\n")
+        limit = f", forwards at most {describe_limit(info.limit)}" if info.limit else ""
+        env.stdout.write(f"{info.name}: {topology}, {link}, {mtu}{limit}, {state}\n")
         for namespace in info.namespaces:
             interfaces = info.addresses.get(namespace, {})
             shown = ", ".join(
