@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from wirespeed.model import (
     BenchSpec,
     LinkModel,
+    Measurement,
     PathSpec,
     Proto,
     RawOutput,
@@ -102,10 +103,10 @@ class Device:
     policer_bps: float | None = POLICER_BPS
 
     def capacity(self, frame: int, direction: str, factor: float) -> float:
-        pps = self.pps * factor
+        pps = self.pps
         if self.policer_bps is not None:
             pps = min(pps, self.policer_bps / l1_bits_per_second(1.0, frame))
-        return pps * (DOWN_FACTOR if direction == "down" else 1.0)
+        return pps * factor * (DOWN_FACTOR if direction == "down" else 1.0)
 
 
 def _trial(intended: float, duration: float, capacity: float, generator: float) -> TrialResult:
@@ -137,10 +138,7 @@ def simulate(
         trials.append(first)
         if first.generator_limited:  # the generator's own ceiling is the highest load
             upper = first.offered
-        if not _lossy(first, goal):
-            lower = upper
-        else:
-            lower = first.forwarding_rate * 0.9
+        lower = upper if not _lossy(first, goal) else first.forwarding_rate * 0.9
         while len(trials) < max_trials and (upper - lower) / upper > goal.width:
             duration = 1.0 if (upper - lower) / upper > 0.05 else goal.final_duration
             load = (lower + upper) / 2
@@ -166,9 +164,11 @@ def simulate(
         )
         if len(trials) >= max_trials and (upper - lower) / upper > goal.width:
             stopped = f"reached its limit of {max_trials} trials before the bounds met"
-    ceiling = max(t.offered for t in trials if t.generator_limited) if any(
-        t.generator_limited for t in trials
-    ) else None
+    ceiling = (
+        max(t.offered for t in trials if t.generator_limited)
+        if any(t.generator_limited for t in trials)
+        else None
+    )
     return SearchResult(
         goals=tuple(results),
         trials=tuple(trials),
@@ -225,7 +225,7 @@ def forwarding_outcome(
 ) -> TrialOutcome:
     """One wirespeed trial of a forwarding test: every cell's search, cell after cell."""
     raw: list[RawOutput] = []
-    measurements = []
+    measurements: list[Measurement] = []
     for log in logs:
         raw.append(RawOutput(path.client, Side.CLIENT, log.argv(), "json", to_json(log)))
         if iperf_outputs:
