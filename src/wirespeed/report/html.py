@@ -18,10 +18,10 @@ from typing import Any
 
 import orjson
 
+from wirespeed.model import Tool
 from wirespeed.report.html_data import report_data
 from wirespeed.report.html_forwarding import forwarding_data, forwarding_section
 from wirespeed.report.html_monitor import DeviceSamples
-from wirespeed.model import Tool
 from wirespeed.report.measure_text import LEGEND as MEASURED_LEGEND
 from wirespeed.report.measure_text import item_text, measured_cell_lines
 from wirespeed.report.model import Note, NoteKind, Report
