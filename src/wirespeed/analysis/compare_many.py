@@ -200,4 +200,40 @@ def compare_many(records: Sequence[RunRecord]) -> ManyComparison:
         built.append(
             ManyRow(test_id, test_name, shown, variant, name, labels, unit, better, tuple(cells))
         )
-    return ManyComparison(tuple(_column(r) for r in records), tuple(built))
+    return ManyComparison(tuple(_column(r) for r in records), _by_frame_size(built))
+
+
+# A forwarding search's cells in the order people read them, whatever order they ran in.
+_DIRECTIONS = ("up", "down", "both", "in", "out")
+
+
+def _cell_order(row: ManyRow) -> tuple[int, int] | None:
+    """(frame bytes, direction's rank) of a row labelled with both; None otherwise."""
+    labels = dict(row.labels)
+    frame, direction = labels.get("frame", "").removesuffix(" B"), labels.get("direction")
+    if not frame.isdigit() or direction is None:
+        return None
+    rank = _DIRECTIONS.index(direction) if direction in _DIRECTIONS else len(_DIRECTIONS)
+    return int(frame), rank
+
+
+def _by_frame_size(rows: list[ManyRow]) -> tuple[ManyRow, ...]:
+    """The rows with a frame size, in the places they hold, ordered by test, frame size,
+    direction (each cell's measurements in their own order); every other row stays."""
+    at = [i for i, row in enumerate(rows) if _cell_order(row) is not None]
+    tests = {key: n for n, key in enumerate(dict.fromkeys(_place(rows[i]) for i in at))}
+
+    def order(i: int) -> tuple[int, tuple[int, int], int]:
+        row = rows[i]
+        cell = _cell_order(row)
+        assert cell is not None
+        return tests[_place(row)], cell, i
+
+    placed = list(rows)
+    for slot, index in zip(at, sorted(at, key=order), strict=True):
+        placed[slot] = rows[index]
+    return tuple(placed)
+
+
+def _place(row: ManyRow) -> tuple[str, str | None, str]:
+    return row.test_id, row.path, row.variant

@@ -209,6 +209,12 @@ def _measured_cells(report: Report) -> dict[tuple[str, str, str, str, str], Meas
         for place, cell in zip(report.measured_columns, row.cells, strict=True):
             if cell is not None:
                 cells[(row.test_id, place.path, place.variant, row.name, labels)] = cell
+    for table in report.forwarding:  # the searches' figures, over their repetitions
+        place = table.place
+        for searched in table.cells:
+            labels = _labels_text(searched.labels)
+            for name, cell in searched.figures:
+                cells[(table.test_id, place.path, place.variant, name, labels)] = cell
     return cells
 
 
@@ -287,5 +293,5 @@ def _rows(report: Report) -> Iterable[dict[str, Any]]:
 
 
 def render_csv(report: Report) -> str:
-    extra = MEASUREMENT_COLUMNS if report.measured else ()
+    extra = MEASUREMENT_COLUMNS if report.measured or report.forwarding else ()
     return tidy_csv((*COLUMNS, *extra, *(f"as {b.name}" for b in report.budgets)), _rows(report))

@@ -18,7 +18,9 @@ from typing import Any
 
 import orjson
 
+from wirespeed.model import Tool
 from wirespeed.report.html_data import report_data
+from wirespeed.report.html_forwarding import forwarding_data, forwarding_section
 from wirespeed.report.html_monitor import DeviceSamples
 from wirespeed.report.measure_text import LEGEND as MEASURED_LEGEND
 from wirespeed.report.measure_text import item_text, measured_cell_lines
@@ -234,6 +236,21 @@ def _provenance(report: Report) -> str:
 def render_html(report: Report, samples: Sequence[DeviceSamples] = ()) -> str:
     """The whole page; `samples` adds the device section's plots (html_monitor)."""
     data = script_json(report_data(report, samples))
+    # A run with searches gets their section, its own style and script; a run without
+    # them is written as it was.
+    searches = bool(report.forwarding)
+    # Only searches: no trial has a throughput over time (their trials are the searches').
+    traffic = not searches or any(
+        d.outcome.trial.test.tool is not Tool.FORWARDING for d in report.trials
+    )
+    style = _asset("report.css") + (_asset("forwarding.css") if searches else "")
+    scripts = ""
+    if searches:
+        scripts = (
+            '<script type="application/json" id="ws-forwarding">'
+            f"{script_json(forwarding_data(report))}</script>"
+            f"<script>{_asset('forwarding.js')}</script>"
+        )
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
@@ -243,13 +260,14 @@ def render_html(report: Report, samples: Sequence[DeviceSamples] = ()) -> str:
         "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">"
         '<meta name="generator" content="wirespeed">'
         f"<title>{_e(report.title)} \N{EN DASH} wirespeed</title>"
-        f"<style>{_asset('report.css')}</style></head><body>"
+        f"<style>{style}</style></head><body>"
         f"{_header(report)}<main>"
-        f"{_results(report) if report.rows or not report.measured else ''}"
-        f"{_measured(report)}{_trials_section()}{_monitor_section(samples)}"
+        f"{_results(report) if report.has_traffic_table else ''}"
+        f"{_measured(report)}{forwarding_section(report)}"
+        f"{_trials_section() + _monitor_section(samples) if traffic else ''}"
         f"{_notes(report)}{_provenance(report)}"
         f"<footer>wirespeed {_e(report.info.wirespeed_version)} \N{MIDDLE DOT} "
         f"run {report.run_id}</footer></main>"
         f'<script type="application/json" id="ws-data">{data}</script>'
-        f"<script>{_asset('report.js')}</script></body></html>\n"
+        f"<script>{_asset('report.js')}</script>{scripts}</body></html>\n"
     )

@@ -15,6 +15,9 @@ Version history:
      codes `unstable` and `outlier`, which concern a cell's repetitions together.
   (2, keys added) cells gain `expectations`, the report `expectations` (a verdict and
      counts), notes the kind `expectation`: what the plan's `expect:` asked, met or not.
+  (2, keys added) `forwarding`, in a run with forwarding-rate searches: their tables,
+     each cell's figures and its searches' bounds and trials; notes gain the codes
+     `generator-limited`, `not-converged`, `no-throughput`, `unreadable-search-log`.
 """
 
 from __future__ import annotations
@@ -473,7 +476,17 @@ def _report_head(report: Report) -> dict[str, Any]:
         # Only in a run with benchmarks (docs/json-format.md): a traffic run's JSON is
         # as it was.
         **(_measured_table(report) if report.measured else {}),
+        **_forwarding(report),
     }
+
+
+def _forwarding(report: Report) -> dict[str, Any]:
+    """The forwarding tables, only in a run with searches (report/forwarding_json.py)."""
+    if not report.forwarding:
+        return {}
+    from wirespeed.report.forwarding_json import forwarding_to_dict  # it imports this module
+
+    return forwarding_to_dict(report.forwarding)
 
 
 def report_to_dict(report: Report) -> dict[str, Any]:

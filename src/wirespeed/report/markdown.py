@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from wirespeed.report import forwarding_text
 from wirespeed.report.ab import (
     AB_LEGEND,
     AbTable,
@@ -18,6 +19,7 @@ from wirespeed.report.ab import (
     ab_title,
     build_ab,
 )
+from wirespeed.report.forwarding import ForwardingTable
 from wirespeed.report.measure_text import LEGEND as MEASURED_LEGEND
 from wirespeed.report.measure_text import item_text, measured_cell_lines
 from wirespeed.report.model import Report
@@ -105,7 +107,7 @@ def render_markdown(report: Report) -> str:
     lines += [f"- {markdown_text(line)}" for line in provenance_lines(report)]
     lines.append("")
 
-    if report.rows or not report.measured:
+    if report.has_traffic_table:
         lines.append(_table_row(["Test", *(markdown_text(c.label) for c in report.columns)]))
         lines.append(_table_row(["---"] + ["--:"] * len(report.columns)))
         for row in report.rows:
@@ -122,6 +124,8 @@ def render_markdown(report: Report) -> str:
             cells += [_figure_cell(measured_cell_lines(c, measured.unit)) for c in measured.cells]
             lines.append(_table_row(cells))
         lines += ["", MEASURED_LEGEND, ""]
+    for table in report.forwarding:
+        lines += _forwarding_lines(table)
     single_run = single_run_text(report)
     if single_run:
         lines += [single_run, ""]
@@ -133,6 +137,16 @@ def render_markdown(report: Report) -> str:
     if ab is not None:
         lines += ["", *render_ab_markdown(ab)]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _forwarding_lines(table: ForwardingTable) -> list[str]:
+    header = forwarding_text.header(table)
+    lines = [f"### {markdown_text(forwarding_text.title(table))}", ""]
+    lines.append(_table_row([markdown_text(h) for h in header]))
+    lines.append(_table_row(["---"] + ["--:"] * (len(header) - 1)))
+    for texts in forwarding_text.row_texts(table):
+        lines.append(_table_row([_figure_cell([text]) for text in texts]))
+    return [*lines, "", *(f"{line}  " for line in forwarding_text.legend_lines(table)), ""]
 
 
 def render_ab_markdown(ab: AbTable) -> list[str]:

@@ -39,6 +39,7 @@ from wirespeed.model import (
     WarningKind,
 )
 from wirespeed.report.budgets import Budget
+from wirespeed.report.forwarding import ForwardingTable, forwarding_tables
 from wirespeed.report.measured import MeasuredRow, Place, measured_table
 from wirespeed.report.stored_summary import busiest_core_load, summary_fields
 from wirespeed.store.gc_pause import gc_paused
@@ -264,10 +265,18 @@ class Report:
     # measurement, one column per place their trials ran (report/measured.py).
     measured_columns: tuple[Place, ...] = ()
     measured: tuple[MeasuredRow, ...] = ()
+    # The forwarding-rate searches: a table per test, path and variant, frame sizes down
+    # (report/forwarding.py); their measurements are not in `measured`.
+    forwarding: tuple[ForwardingTable, ...] = ()
 
     @property
     def title(self) -> str:
         return self.info.title or f"wirespeed run {self.run_id}"
+
+    @property
+    def has_traffic_table(self) -> bool:
+        """Whether the traffic tests' table shows: when there are any, or nothing else."""
+        return bool(self.rows) or not (self.measured or self.forwarding)
 
     @property
     def judgements(self) -> tuple[Judgement, ...]:
@@ -578,7 +587,9 @@ def build_report(record: RunRecord) -> Report:
     for o in outcomes:
         key = (id(o.trial.test), id(o.trial.path))
         if key not in ceiling_of:
-            ceiling_of[key] = ceiling_for(o.trial)
+            # A search's ceilings are per frame size, in its logs: no goodput ceiling.
+            searches = o.trial.test.tool is Tool.FORWARDING
+            ceiling_of[key] = None if searches else ceiling_for(o.trial)
         ceilings.append(ceiling_of[key])
     # By position, not by key: a resumed run may hold a key twice, each with its own notes.
     trial_notes = [_notes_of(o, c, notes) for o, c in zip(outcomes, ceilings, strict=True)]
@@ -640,11 +651,28 @@ def build_report(record: RunRecord) -> Report:
             )
         )
 
+    # The forwarding searches have a table of their own (report/forwarding.py).
+    benchmarks = [
+        (o, numbers)
+        for o, numbers in zip(outcomes, trial_notes, strict=True)
+        if o.trial.test.tool is not Tool.FORWARDING
+    ]
+    measured_columns, measured = measured_table(
+        [o for o, _ in benchmarks], [numbers for _, numbers in benchmarks], several_variants
+    )
+
+    def add_search_note(code: str, text: str, trial: str, detail: str) -> int:
+        number = notes.add(NoteKind.WARNING, code, text, trial, detail)
+        notes_by_key[trial].add(number)
+        return number
+
+    # Its places are labelled with their variant when the run has several of any test's.
+    any_variants = len({o.trial.variant for o in outcomes}) > 1
+    forwarding = forwarding_tables(outcomes, trial_notes, any_variants, add_search_note)
     details = tuple(
         TrialDetail(o, ceiling, tuple(sorted(numbers.union(notes_by_key.get(o.trial.key, ())))))
         for o, ceiling, numbers in zip(outcomes, ceilings, trial_notes, strict=True)
     )
-    measured_columns, measured = measured_table(outcomes, trial_notes, several_variants)
     return Report(
         run_id=record.id,
         info=record.info,
@@ -657,4 +685,5 @@ def build_report(record: RunRecord) -> Report:
         packed=record.packed,
         measured_columns=measured_columns,
         measured=measured,
+        forwarding=forwarding,
     )

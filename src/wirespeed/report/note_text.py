@@ -59,6 +59,7 @@ def trial_words(report: Report) -> dict[str, str]:
     several ('WAN (mtu9000)', the column's label) and the repetition when there are."""
     labels = {(c.path, c.variant): c.label for c in report.columns}
     labels |= {(p.path, p.variant): p.label for p in report.measured_columns}
+    labels |= {(t.place.path, t.place.variant): t.place.label for t in report.forwarding}
     several = max((d.outcome.trial.repetition for d in report.trials), default=1) > 1
     words = {}
     for detail in report.trials:

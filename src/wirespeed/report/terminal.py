@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from rich import box
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
 from wirespeed.analysis.expectations import Verdict
+from wirespeed.report import forwarding_text
 from wirespeed.report.ab import (
     AB_LEGEND,
     AbTable,
@@ -16,6 +18,7 @@ from wirespeed.report.ab import (
     ab_title,
     build_ab,
 )
+from wirespeed.report.forwarding import ForwardingTable
 from wirespeed.report.measure_text import LEGEND as MEASURED_LEGEND
 from wirespeed.report.measure_text import item_text, measured_cell_lines
 from wirespeed.report.model import NoteKind, Report
@@ -67,7 +70,7 @@ def render_terminal(report: Report, console: Console) -> None:
     for line in provenance_lines(report):
         console.print(plain_text("  " + line, style="dim"))
 
-    if report.rows or not report.measured:
+    if report.has_traffic_table:
         table = Table(caption=Text(LEGEND), caption_justify="left")
         table.add_column("Test")
         for column in report.columns:
@@ -85,6 +88,8 @@ def render_terminal(report: Report, console: Console) -> None:
         console.print(table)
     if report.measured:
         _render_measured(report, console)
+    for forwarding in report.forwarding:
+        _render_forwarding(forwarding, console)
     single_run = single_run_text(report)
     if single_run:
         console.print(Text(single_run, style="dim"))
@@ -121,6 +126,67 @@ def _render_measured(report: Report, console: Console) -> None:
             cells.append(text)
         table.add_row(*cells)
     console.print(table)
+
+
+def _forwarding_table(heading: str, caption: str | None) -> Table:
+    # Without vertical rules: six figures per direction, two directions in 160 columns.
+    return Table(
+        title=plain_text(heading, style="bold"),
+        title_justify="left",
+        caption=None if caption is None else Text(caption),
+        caption_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+
+
+def _forwarding_part(
+    heading: str,
+    caption: str | None,
+    header: list[str],
+    rows: list[list[str]],
+    shown_columns: list[int],
+) -> Table:
+    # Without vertical rules: six figures per direction, two directions in 160 columns.
+    shown = Table(
+        title=plain_text(heading, style="bold"),
+        title_justify="left",
+        caption=None if caption is None else Text(caption),
+        caption_justify="left",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    for i in shown_columns:
+        shown.add_column(plain_text(header[i]), justify="left" if i == 0 else "right")
+    for texts in rows:
+        shown.add_row(*(plain_text(texts[i]) for i in shown_columns))
+    return shown
+
+
+def _render_forwarding(table: ForwardingTable, console: Console) -> None:
+    """The table, or one per direction where both do not fit the console's width."""
+    caption = "\n".join(forwarding_text.legend_lines(table))
+    title = forwarding_text.title(table)
+    header, rows = forwarding_text.header(table), forwarding_text.row_texts(table)
+    whole = _forwarding_part(title, caption, header, rows, list(range(len(header))))
+    # Each figure on one line, two spaces beside it and a rule's share.
+    widths = [
+        max(*(len(word) for word in header[i].split()), *(len(texts[i]) for texts in rows))
+        for i in range(len(header))
+    ]
+    if sum(widths) + 3 * len(widths) <= console.width or len(table.directions) < 2:
+        console.print(whole)
+        return
+    owner = ["", *(column.direction for column in forwarding_text.columns(table))]
+    for index, direction in enumerate(table.directions):
+        last = index == len(table.directions) - 1
+        shown_columns = [0, *(i for i, d in enumerate(owner) if d == direction)]
+        heading = f"{title}, {direction}"
+        console.print(
+            _forwarding_part(heading, caption if last else None, header, rows, shown_columns)
+        )
 
 
 def render_ab(ab: AbTable, console: Console) -> None:

@@ -57,3 +57,32 @@ def test_a_traffic_result_yields_its_flows_as_measurements() -> None:
 def test_a_measurement_names_its_item() -> None:
     m = Measurement("AES-128-CBC", "B/s", Better.HIGHER, 1.0, (("block", "1 KB"), ("api", "EVP")))
     assert m.item == "AES-128-CBC 1 KB, EVP"
+
+
+def test_a_forwarding_trial_comes_back_equal_with_its_search_logs(db: str) -> None:
+    from support.forwarding_samples import bridge_outcomes, failed_forwarding, nat_outcomes
+    from wirespeed.search.log import SEARCH_ARGV0, from_json
+
+    outcomes = (*bridge_outcomes(1, frames=(64, 1518)), *nat_outcomes(1), failed_forwarding())
+    with Store.open(db) as store:
+        run_id = store.begin_run(INFO)
+        for outcome in outcomes:
+            store.add_outcome(run_id, outcome)
+        store.finish_run(run_id, RunStatus.COMPLETE, finished_at=1.0)
+    with Store.open(db, read_only=True) as store:
+        record = store.load_run(run_id)
+    assert record.outcomes == outcomes
+    first = record.outcomes[0]
+    assert first.trial.test.bench is not None
+    assert first.trial.test.bench.option("frames") == (64, 1518)
+    logs = [from_json(raw.text) for raw in first.raw if raw.argv[0] == SEARCH_ARGV0]
+    assert [(log.frame, log.direction) for log in logs] == [
+        (64, "up"),
+        (64, "down"),
+        (1518, "up"),
+        (1518, "down"),
+    ]
+    assert first.result is not None and first.result.measurements[0].labels == (
+        ("frame", "64 B"),
+        ("direction", "up"),
+    )

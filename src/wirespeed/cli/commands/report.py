@@ -23,6 +23,7 @@ FORMATS = ("terminal", "markdown", "csv", "json", "html")
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
+    from wirespeed.model import Tool
     from wirespeed.report import build_report, render_terminal
     from wirespeed.report.budgets import parse_budgets
     from wirespeed.store import Store
@@ -39,7 +40,11 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         intervals: Literal["packed"] | bool = "packed" if formats & {"json", "html"} else False
         commands = "json" in formats  # only JSON lists the tools' commands
         record = store.load_run(args.run, intervals=intervals, outputs=False, commands=commands)
-        if "html" in formats:
+        # A forwarding test's notes and charts come from its searches' logs, which are
+        # raw outputs: loaded where the run has any.
+        if any(o.trial.test.tool is Tool.FORWARDING for o in record.outcomes):
+            record = store.load_run(record.id, intervals=intervals, outputs=True, commands=True)
+        elif "html" in formats:
             from wirespeed.report.device_samples import needs_streams
 
             if needs_streams(record):
