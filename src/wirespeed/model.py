@@ -233,6 +233,12 @@ class TestCase:
     bench: BenchSpec | None = None
     search: BenchSpec | None = None  # stored as `bench` is: the tool tells them apart
 
+    @property
+    def is_iperf(self) -> bool:
+        """A plain iperf test, whose figures are its flows; a benchmark's and a search's
+        are measurements."""
+        return self.bench is None and self.search is None
+
 
 @dataclass(frozen=True)
 class LinkModel:

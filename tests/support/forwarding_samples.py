@@ -34,6 +34,7 @@ from wirespeed.model import (
     TrialStatus,
     frozen_options,
 )
+from wirespeed.plan.forwarding import ForwardingOptions
 from wirespeed.search.frames import frames_per_second, l1_bits_per_second, udp_payload_for_frame
 from wirespeed.search.log import SearchLog, to_json
 from wirespeed.search.measurements import measurements_of
@@ -79,19 +80,20 @@ def forwarding_test(
     directions: Sequence[str] = ("up", "down"),
 ) -> TestCase:
     options = frozen_options(
-        {
-            "frames": list(frames),
-            "directions": list(directions),
-            "algorithm": "mlrsearch",
-            "goals": [{"name": g.name, "loss_ratio": g.loss_ratio} for g in GOALS],
-        }
+        ForwardingOptions.model_validate(
+            {
+                "frame_sizes": list(frames),
+                "directions": list(directions),
+                "goals": [{"name": g.name, "loss": f"{g.loss_ratio:.2%}"} for g in GOALS],
+            }
+        ).model_dump(mode="json")
     )
     return TestCase(
         id=test_id,
         name="forwarding rate",
         tool=Tool.FORWARDING,
         spec=TestSpec(protocol=Proto.UDP),
-        bench=BenchSpec(options=options),
+        search=BenchSpec(options=options),
     )
 
 

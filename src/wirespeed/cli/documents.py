@@ -67,8 +67,8 @@ def _trial_outcome(outcome: TrialOutcome) -> dict[str, Any]:
         "reason": outcome.reason,
         "flows": [_flow(direction) for direction in directions],
     }
-    if outcome.trial.test.bench is not None:
-        # A benchmark's figures: its measurements, as the report's trials have them.
+    if not outcome.trial.test.is_iperf:
+        # A benchmark's or a search's figures: its measurements, as the report's trials have them.
         document["measurements"] = [
             {"name": m.name, "labels": dict(m.labels), "unit": m.unit, "value": m.value}
             for m in (result.measurements if result is not None else ())

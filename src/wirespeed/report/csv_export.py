@@ -280,7 +280,7 @@ def _rows(report: Report) -> Iterable[dict[str, Any]]:
     measured = _measured_cells(report)
     for detail in report.trials:
         trial = detail.outcome.trial
-        if trial.test.bench is not None:
+        if trial.test.bench is not None or trial.test.search is not None:
             yield from _measurement_rows(report, detail, measured)
             continue
         for flow in flows_of(detail):

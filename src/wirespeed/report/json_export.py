@@ -153,6 +153,7 @@ def _test(test: TestCase) -> dict[str, Any]:
         "tool": test.tool.value,
         "spec": spec_fields(test.spec),  # the same shape the store keeps
         **({"bench": bench_fields(test.bench)} if test.bench is not None else {}),
+        **({"search": bench_fields(test.search)} if test.search is not None else {}),
     }
 
 
@@ -246,7 +247,7 @@ def _trial(report: Report, index: int, part: Callable[[str, Any], Any] = _whole)
         # A benchmark's measurements; absent for a traffic test, whose figures are flows.
         **(
             {"measurements": [_measurement_dict(m) for m in result.measurements]}
-            if result is not None and trial.test.bench is not None
+            if result is not None and (trial.test.bench or trial.test.search) is not None
             else {}
         ),
     }

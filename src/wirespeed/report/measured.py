@@ -85,7 +85,7 @@ def measured_table(
     tests: dict[str, tuple[str, Tool]] = {}
     for outcome, numbers in zip(outcomes, trial_notes, strict=True):
         trial = outcome.trial
-        if trial.test.bench is None:
+        if trial.test.bench is None and trial.test.search is None:
             continue
         place = (trial.path.name, trial.variant)
         places.setdefault(place, None)

@@ -393,8 +393,9 @@ def _notes_of(outcome: TrialOutcome, ceiling: Ceiling | None, notes: _Notes) -> 
     for warning in result.warnings:
         hint = WARNING_HINTS[warning.kind]
         found.add(notes.add(NoteKind.WARNING, warning.kind.value, hint, key, warning.message))
-    # A benchmark has measurements, no flows (report/measured.py).
-    flows = () if outcome.trial.test.bench is not None else outcome.trial.test.spec.flows
+    # A benchmark and a search have measurements, no flows (report/measured.py).
+    test = outcome.trial.test
+    flows = () if test.bench is not None or test.search is not None else test.spec.flows
     for flow in flows:
         direction = result.direction(flow)
         if direction is None or direction.goodput_bps is None:
@@ -597,7 +598,7 @@ def build_report(record: RunRecord) -> Report:
     notes_by_key: dict[str, set[int]] = defaultdict(set)
 
     places = _first_seen(
-        (o.trial.path.name, o.trial.variant) for o in outcomes if o.trial.test.bench is None
+        (o.trial.path.name, o.trial.variant) for o in outcomes if o.trial.test.is_iperf
     )
     several_variants = len({variant for _, variant in places}) > 1
     links = _column_links(outcomes)
@@ -614,7 +615,7 @@ def build_report(record: RunRecord) -> Report:
     # The positions of each test's trials per place, tests in the order first met.
     by_test: dict[str, dict[tuple[str, str], list[int]]] = {}
     for i, o in enumerate(outcomes):
-        if o.trial.test.bench is not None:
+        if not o.trial.test.is_iperf:
             continue  # a benchmark's figures are measurements: see measured_table()
         place = (o.trial.path.name, o.trial.variant)
         by_test.setdefault(o.trial.test.id, {}).setdefault(place, []).append(i)

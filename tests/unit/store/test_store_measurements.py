@@ -73,8 +73,8 @@ def test_a_forwarding_trial_comes_back_equal_with_its_search_logs(db: str) -> No
         record = store.load_run(run_id)
     assert record.outcomes == outcomes
     first = record.outcomes[0]
-    assert first.trial.test.bench is not None
-    assert first.trial.test.bench.option("frames") == (64, 1518)
+    assert first.trial.test.bench is None and first.trial.test.search is not None
+    assert first.trial.test.search.option("frame_sizes") == (64, 1518)
     logs = [from_json(raw.text) for raw in first.raw if raw.argv[0] == SEARCH_ARGV0]
     assert [(log.frame, log.direction) for log in logs] == [
         (64, "up"),

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
+from wirespeed.cli.trial_kinds import count_trials, trial_kinds
 
 if TYPE_CHECKING:
     from wirespeed.model import Trial
@@ -30,13 +31,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     for warning in plan.warnings:
         env.warn(str(warning))
     trials = expand(plan)
-    traffic = [t for t in trials if t.test.bench is None]
-    said = [f"{len(trials)} trials"]
-    if traffic or not trials:
-        seconds = sum(t.test.spec.duration for t in traffic)
-        said.append(f"{seconds:.0f} s of traffic")
-    if len(traffic) < len(trials):
-        said.append(f"{len(trials) - len(traffic)} benchmarks")
+    said = [count_trials(trials), *trial_kinds(trials, traffic_when_empty=True)]
     out = env.stdout
     # plan.source, not args.plan: a file name that is not UTF-8 cannot be printed as given.
     out.write(f"{plan.source}: ok — {', '.join(said)}\n")
@@ -47,7 +42,9 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         repetition = f" (rep {trial.repetition})" if trial.repetition > 1 else ""
         what = (
             f"{spec.protocol.value} {spec.direction.value:<5} {spec.duration:g} s"
-            if trial.test.bench is None
+            if trial.test.is_iperf
+            else "a search"
+            if trial.test.search is not None
             else "on the device"
         )
         out.write(

@@ -84,7 +84,7 @@ def _runs_as_table(args: argparse.Namespace, store: Store) -> ManyComparison | N
     wants_html = "html" in {getattr(args, "format", None)} | {
         t.format for t in output_targets(getattr(args, "output", None), None, FORMATS, "compare")
     }
-    has_bench = any(o.trial.test.bench is not None for r in records for o in r.outcomes)
+    has_bench = any(not o.trial.test.is_iperf for r in records for o in r.outcomes)
     if len(ids) > 2 or has_bench or wants_html:
         return compare_many(records)
     return None

@@ -6,6 +6,7 @@ import argparse
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
+from wirespeed.cli.trial_kinds import count_trials, trial_kinds
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
@@ -21,13 +22,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     for name in names:
         plan = load_builtin(name)
         trials = expand(plan)
-        traffic = [t for t in trials if t.test.bench is None]
-        said = [f"{len(trials)} trials"]
-        if traffic:
-            seconds = sum(t.test.spec.duration for t in traffic)
-            said.append(f"{_duration(seconds)} of traffic")
-        if len(traffic) < len(trials):
-            said.append(f"{len(trials) - len(traffic)} benchmarks")
+        said = [count_trials(trials), *trial_kinds(trials, duration=_duration)]
         out.write(f"{name:<{width}}  {plan.title or name}  ({', '.join(said)})\n")
     example = "seed-matrix" if "seed-matrix" in names else names[0]
     out.write(
