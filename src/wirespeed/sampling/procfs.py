@@ -27,6 +27,7 @@ __all__ = [
     "parse_softirqs",
     "parse_softnet_stat",
     "parse_stat",
+    "parse_udp_snmp",
 ]
 
 _CPU_COLUMN = re.compile(r"CPU(\d+)")
@@ -95,6 +96,16 @@ def parse_net_dev(text: str) -> dict[str, NetDevCounters]:
             tx_dropped=numbers[11],
         )
     return interfaces
+
+
+def parse_udp_snmp(text: str) -> dict[str, int]:
+    """The Udp: counters of /proc/net/snmp (a header line of names, then one of values):
+    {"InDatagrams": 3581732, "NoPorts": 5, "InErrors": 7921, "OutDatagrams": ...}.
+    Empty when the file has no Udp: lines."""
+    rows = [line.split()[1:] for line in text.splitlines() if line.startswith("Udp:")]
+    if len(rows) < 2 or len(rows[0]) != len(rows[1]):
+        return {}
+    return {name: int(value) for name, value in zip(rows[0], rows[1], strict=True)}
 
 
 def parse_softnet_stat(text: str) -> tuple[SoftnetCounters, ...]:

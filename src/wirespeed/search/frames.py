@@ -16,8 +16,9 @@ MAC_HEADER_AND_FCS = 18  # destination, source, EtherType 14 + FCS 4
 IP_HEADER = 20
 UDP_HEADER = 8
 UDP_FRAME_OVERHEAD = MAC_HEADER_AND_FCS + IP_HEADER + UDP_HEADER  # 46: frame = payload + 46
-# iperf2 writes a 16-byte header (sequence number, timestamp) into every datagram and
-# refuses a shorter -l: the smallest frame it can make is 16 + 46 = 62, padded to 64.
+# iperf2 writes a 16-byte header (sequence number, timestamp) into every datagram. It
+# accepts a shorter -l without a word, but then its count is garbage (-l 15: "1095216660480
+# lost") or its end is never acknowledged (-l 10): 16 + 46 = 62 bytes, padded to 64.
 IPERF2_MIN_PAYLOAD = 16
 
 

@@ -165,7 +165,9 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
             notice=env.info,
         )
         outcome = runner.run(trials, argv=args.argv)
-        record = store.load_run(outcome.run_id, intervals=False, outputs=False, commands=False)
+        # A search's notes come from its logs, which are raw outputs: loaded for those.
+        searched = any(t.test.search is not None for t in trials)
+        record = store.load_run(outcome.run_id, intervals=False, outputs=searched, commands=False)
         store_url = store.url
     finally:
         store.close()
