@@ -94,4 +94,10 @@ def _with_duration(test: TestCase, duration: float | None) -> TestCase:
         spec = dataclasses.replace(test.spec, duration=float(duration))
     except (ModelError, TypeError, ValueError) as error:
         raise UsageError(f"duration: {error}") from None
+    if test.search is not None:
+        # A search's full-length trials take the duration: a quick look at its answer.
+        from wirespeed.plan.forwarding import with_final_duration
+
+        search = with_final_duration(test.search, float(duration))
+        return dataclasses.replace(test, spec=spec, search=search)
     return dataclasses.replace(test, spec=spec)

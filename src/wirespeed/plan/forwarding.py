@@ -21,7 +21,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
-from wirespeed.model import TestCase
+from wirespeed.model import BenchSpec, TestCase, frozen_options
 from wirespeed.search.frames import MIN_FRAME, UDP_FRAME_OVERHEAD
 from wirespeed.search.model import RFC2544_FRAME_SIZES
 
@@ -193,3 +193,20 @@ def estimated_seconds(case: TestCase, in_lab: bool = True) -> float:
         + (_FULL_TRIALS_PER_CELL + _SHORT_TRIALS_PER_CELL) * _SECONDS_PER_TRIAL_OVERHEAD
     )
     return cell * len(options.frame_sizes) * len(options.directions)
+
+
+def with_final_duration(search: BenchSpec, seconds: float) -> BenchSpec:
+    """The search's options with full-length trials of `seconds` (`run --duration`):
+    its first trials no longer than that, its duration sum at least one trial."""
+    options = ForwardingOptions.model_validate(search.as_dict())
+    duration_sum = options.duration_sum
+    changed = options.model_copy(
+        update={
+            "final_duration": seconds,
+            "initial_duration": min(options.initial_duration, seconds),
+            "duration_sum": None
+            if duration_sum is None or duration_sum < seconds
+            else duration_sum,
+        }
+    )
+    return BenchSpec(options=frozen_options(changed.model_dump(mode="json")))

@@ -74,12 +74,17 @@ def _rows(cells: Iterable[Iterable[str]], tag: str = "td") -> str:
 def _header(report: Report) -> str:
     trials = len(report.trials)
     failed = sum(1 for d in report.trials if d.outcome.status.value != "ok")
+    tests, paths = len(report.rows), len(report.columns)
+    if not report.rows:
+        # Benchmarks and searches only: counted from their trials, not the traffic table.
+        tests = len({d.outcome.trial.test.id for d in report.trials})
+        paths = len({d.outcome.trial.path.name for d in report.trials})
     chips = [
         f'<span class="badge {_e(report.status.value)}">{_e(report.status.value)}</span>',
         f'<span class="chip"><b>{trials}</b> trial{"s" if trials != 1 else ""}</span>',
-        f'<span class="chip"><b>{len(report.rows)}</b> test{"s" if len(report.rows) != 1 else ""}'
-        f" \N{MIDDLE DOT} <b>{len(report.columns)}</b> "
-        f"path{'s' if len(report.columns) != 1 else ''}</span>",
+        f'<span class="chip"><b>{tests}</b> test{"s" if tests != 1 else ""}'
+        f" \N{MIDDLE DOT} <b>{paths}</b> "
+        f"path{'s' if paths != 1 else ''}</span>",
     ]
     if failed:
         chips.append(f'<span class="chip"><b>{failed}</b> failed</span>')

@@ -48,8 +48,7 @@ def _cell_data(table: ForwardingTable, cell: ForwardingCell) -> dict[str, Any]:
     return {
         "frame": cell.frame,
         "direction": cell.direction,
-        "title": f"{cell.frame} B {forwarding_text.direction_text(cell.direction)} "
-        f"{cell.direction}",
+        "title": _title(cell.frame, cell.direction),
         "ceiling": round(max(ceilings), 1) if ceilings else None,
         "generator": round(max(generators), 1) if generators else None,
         "goals": [[goal.name, goal.loss_ratio] for goal in table.goal_specs],
@@ -130,3 +129,9 @@ def forwarding_section(report: Report) -> str:
         '<section class="card" id="forwarding"><h2>Forwarding rate</h2>'
         f'<p class="lead">{_e(LEAD)}</p>{tables}</section>'
     )
+
+
+def _title(frame: int, direction: str) -> str:
+    """ "64 B ↑ up", or "64 B in" where the direction has no arrow (in, out)."""
+    arrow = forwarding_text.direction_text(direction)
+    return f"{frame} B {direction}" if arrow == direction else f"{frame} B {arrow} {direction}"

@@ -424,3 +424,9 @@ def _raw(host: Host, side: Side, process: Process, status: int | None) -> RawOut
         stderr=process.stderr(),
         exit_status=status,
     )
+
+
+def measurer_for(legs: Sequence[Leg], frame: int) -> Measurer:
+    """A trial through `legs` at one frame size, its outputs not kept: for comparing
+    search algorithms on the same path (benchmarks/search_cost.py)."""
+    return _measurer(legs, frame, _Cell(), lambda: None)

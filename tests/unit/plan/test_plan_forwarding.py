@@ -158,3 +158,14 @@ def test_an_unshaped_link_needs_a_max_rate() -> None:
         "4:9: test 'fwd': path 'R' has no link rate, so no frame-rate ceiling to start "
         "the search from"
     ]
+
+
+def test_run_duration_sets_a_searchs_full_length_trials() -> None:
+    plan = parse_plan(textwrap.dedent(PLAN), source="plan.yaml")
+    (trial,) = expand(plan, duration=0.5)
+    options = search_options(trial.test)
+    assert options.final_duration == 0.5 and options.initial_duration == 0.5
+    assert options.frame_sizes == [1518, 518, 218, 73]  # the rest as the plan said
+    (trial,) = expand(plan, duration=30)
+    options = search_options(trial.test)
+    assert (options.initial_duration, options.final_duration) == (1.0, 30.0)
