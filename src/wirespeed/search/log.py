@@ -13,10 +13,13 @@ search and the measurements can be derived again. Its JSON:
                 "lower": 14850.0, "upper": 15000.0, "conditional_throughput": 14850.0,
                 "generator_limited": false}, ...],
      "trials": [{"intended": 15000.0, "duration": 1.0, "sent": 15000,
-                 "received": 14990, "counters": {"tx": 15003, "rx": 14993} | null}, ...]}
+                 "received": 14990,
+                 "counters": {"tx": 15003, "rx": 14993, "socket_drops": 0} | null}, ...]}
 
-`counters` are the interface counters of the generator's and the receiver's ports over
-the trial (packets), the cross-check of the receiver's count; null where unread.
+`counters` are the UDP datagrams the generator's host sent, those the receiver's host
+saw arrive, and those its socket then dropped, over the trial (/proc/net/snmp of the
+lab's namespaces): the socket's drops are the receiver's, not the device's, and are
+added back to iperf's count; null on real hosts, where iperf's count stands alone.
 """
 
 from __future__ import annotations
@@ -36,11 +39,13 @@ SEARCH_ARGV0 = "wirespeed-search"  # argv[0] of the raw output that holds a sear
 
 @dataclass(frozen=True)
 class Counters:
-    """Interface packet counters over one trial: sent by the generator's port, received
-    by the receiver's port (ARP and other chatter included)."""
+    """UDP datagrams over one trial: sent by the generator's host, arrived at the
+    receiver's (iperf's final datagram and its repeats included), and of those dropped
+    by its busy socket."""
 
     tx: int
     rx: int
+    socket_drops: int = 0
 
 
 @dataclass(frozen=True)
@@ -82,7 +87,9 @@ def to_json(log: SearchLog) -> str:
             "duration": trial.duration,
             "sent": trial.sent,
             "received": trial.received,
-            "counters": None if counted is None else {"tx": counted.tx, "rx": counted.rx},
+            "counters": None
+            if counted is None
+            else {"tx": counted.tx, "rx": counted.rx, "socket_drops": counted.socket_drops},
         }
         for trial, counted in zip(log.result.trials, counters, strict=True)
     ]
@@ -147,7 +154,11 @@ def from_json(text: str) -> SearchLog:
             )
             counted = entry.get("counters")
             counters.append(
-                None if counted is None else Counters(int(counted["tx"]), int(counted["rx"]))
+                None
+                if counted is None
+                else Counters(
+                    int(counted["tx"]), int(counted["rx"]), int(counted.get("socket_drops", 0))
+                )
             )
         result = SearchResult(
             goals=tuple(_goal_from(goal) for goal in document["goals"]),

@@ -52,8 +52,9 @@ OVERHEAD = 6.0
 
 Combination = tuple[Tool, Proto, Direction, Topology]
 # Traffic: iperf on the paths where traffic flows. (Benchmarks on device paths are
-# test_benchmarks.py's; each kind on the other's paths is refused, below.)
-TRAFFIC_TOOLS = [tool for tool in Tool if tool.moves_traffic]
+# test_benchmarks.py's, the forwarding search's direction words on every topology
+# test_forwarding_search.py's; each kind on the other's paths is refused, below.)
+TRAFFIC_TOOLS = [tool for tool in Tool if tool.moves_traffic and not tool.searches]
 TRAFFIC_TOPOLOGIES = [topology for topology in Topology if topology is not Topology.DEVICE]
 COMBINATIONS: list[Combination] = list(
     itertools.product(TRAFFIC_TOOLS, Proto, Direction, TRAFFIC_TOPOLOGIES)

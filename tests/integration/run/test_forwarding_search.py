@@ -157,24 +157,28 @@ def test_asking_far_beyond_the_generator_is_its_limit_not_device_loss(tmp_path: 
 
 
 @pytest.mark.parametrize(
-    ("topology", "limit", "directions"),
+    ("topology", "limit", "directions", "dut"),
     [
-        ("bridge", 10_000, ["up", "down", "both"]),
-        ("router", 10_000, ["up", "down", "both"]),
-        ("nat", 10_000, ["up", "down", "both", "in", "out"]),
-        ("endpoint", None, ["up", "down", "both"]),
+        ("bridge", 10_000, ["up", "down", "both"], "netns"),
+        ("router", 10_000, ["up", "down", "both"], "netns"),
+        ("nat", 10_000, ["up", "down", "both", "in", "out"], "netns"),
+        ("endpoint", None, ["up", "down", "both"], "netns"),
+        # The DUT as a dropbear + busybox device: in endpoint it is the server, driven
+        # over SSH; in nat it only forwards.
+        ("endpoint", None, ["up", "down"], "ssh"),
+        ("nat", 10_000, ["in", "out"], "ssh"),
     ],
 )
 def test_every_direction_on_every_topology(
-    tmp_path: Path, topology: str, limit: int | None, directions: list[str]
+    tmp_path: Path, topology: str, limit: int | None, directions: list[str], dut: str
 ) -> None:
     """Each direction word a plan may write, on each topology, measured against its
     truth: the DUT's limit (halved for both, which shares it), or for the endpoint,
     which forwards nothing, the whole range up to max_rate without loss."""
-    prefix = unique_prefix(f"fwd-{topology}")
-    dut = f", dut: {{forward_pps: {limit}}}" if limit else ""
+    prefix = unique_prefix(f"fwd-{topology}-{dut}")
+    limited = f", dut: {{forward_pps: {limit}}}" if limit else ""
     plan = f"""
-        lab: {{link: gbe{dut}}}
+        lab: {{link: gbe{limited}}}
         paths: [{{name: P, topology: {topology}}}]
         tests:
           - id: fwd
@@ -183,7 +187,7 @@ def test_every_direction_on_every_topology(
                        goals: [{{name: NDR, loss: 0}}], initial_duration: 0.5,
                        final_duration: 1, width: 5%}}
     """
-    done = _run(tmp_path, plan, prefix)
+    done = _run(tmp_path, plan, prefix, "--lab-dut", dut)
     assert done.returncode == 0, done.stdout + done.stderr
     (outcome,) = _outcomes(tmp_path)
     assert outcome.status is TrialStatus.OK, outcome.reason
