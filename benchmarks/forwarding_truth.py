@@ -78,7 +78,7 @@ def main() -> int:
             truth = ceiling if limit is None else min(limit, ceiling)
             ndr = measured.get(("NDR", f"{frame} B"))
             error = None if ndr is None else 100 * (ndr - truth) / truth
-            worst = max(worst, abs(error or 100.0))
+            worst = max(worst, 100.0 if error is None else abs(error))
             if error is None or abs(error) > GOAL:
                 _show_trials(trial.raw, frame)
             emit(
