@@ -15,10 +15,14 @@ import time
 from collections.abc import Sequence
 
 from wirespeed.model import RawOutput, Side
-from wirespeed.sampling.meter import METER_LOG_VERSION, format_reading, parse_meter
+from wirespeed.sampling.meter import (
+    METER_FORMAT,
+    METER_HOST,
+    METER_LOG_VERSION,
+    format_reading,
+    parse_meter,
+)
 
-METER_HOST = "power meter"
-METER_FORMAT = "meter"
 # Beyond the interval, how long one run of the command may take (a Bluetooth USB meter
 # can take a second to answer).
 MIN_TIMEOUT = 2.0

@@ -56,6 +56,9 @@ def parse_meter(text: str) -> float | None:
 #   @@load 3.004                   the traffic started: readings before are the idle ones
 #   @@end 5.120                    the traffic ended
 METER_LOG_VERSION = 1
+# How a trial's outputs name the meter's log (RawOutput.host and .format).
+METER_HOST = "power meter"
+METER_FORMAT = "meter"
 
 
 @dataclass(frozen=True)
