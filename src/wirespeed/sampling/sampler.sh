@@ -350,7 +350,7 @@ function tick(feedline,   kind, last, i) {
 	return last
 }
 
-# A Raspberry Pi firmware's throttling bits (vcgencmd get_throttled), with the processes:
+# The throttling bits of a Raspberry Pi firmware (vcgencmd get_throttled), with the processes:
 # a fork and an exec every few seconds. Its "has occurred" bits are sticky since boot, so
 # that an under-voltage between two readings still shows in the next.
 function throttled(   command, line) {
