@@ -56,9 +56,7 @@ def test_a_stored_version_1_stream_summarizes_as_it_did(name: str) -> None:
     assert summary.version == 3
     assert (summary.cpu_timeline is not None) == (name == "x86-vm-2cpu")
     assert (summary.power_timeline is not None) == (name == "r4s")
-    assert (
-        dataclasses.replace(summary, version=1, cpu_timeline=None, power_timeline=None) == stored
-    )
+    assert dataclasses.replace(summary, version=1, cpu_timeline=None, power_timeline=None) == stored
 
 
 def test_a_version_1_stream_has_every_source_in_every_tick() -> None:
