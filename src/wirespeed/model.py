@@ -12,6 +12,7 @@ seconds. Conversions from the tools' own units (iperf2's `M` = 2^20 in `-b`, `KB
 from __future__ import annotations
 
 import enum
+import shlex
 from dataclasses import dataclass, field
 
 
@@ -310,6 +311,24 @@ class PathSpec:
     limit: ForwardingLimit | None = None
 
 
+@dataclass(frozen=True)
+class PowerSettings:
+    """The plan's `power:` section: a meter command (None: the device's own sensors),
+    how often to read it, and how long the idle baseline before each trial lasts."""
+
+    meter: str | None = None
+    interval: float = 1.0
+    idle: float = 3.0
+
+    def __post_init__(self) -> None:
+        _require(self.interval > 0, "the power meter's interval must be positive")
+        _require(self.idle >= 0, "the idle baseline must not be negative")
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        return tuple(shlex.split(self.meter)) if self.meter else ()
+
+
 class WarningKind(enum.StrEnum):
     """The closed set of things a tool's output can warn about."""
 
@@ -503,6 +522,8 @@ class FindingKind(enum.StrEnum):
     CPU_BOUND = "cpu-bound"
     IRQS_ON_ONE_CORE = "irqs-on-one-core"
     THROTTLED = "throttled"
+    # The board's firmware reported its supply below what it needs (Raspberry Pi).
+    UNDER_VOLTAGE = "under-voltage"
     BACKGROUND_LOAD = "background-load"
     DROPS = "drops"
     KERNEL_EVENT = "kernel-event"

@@ -48,6 +48,8 @@ HINTS: dict[FindingKind, str] = {
     "(`wirespeed tune suggest`)",
     FindingKind.IRQS_ON_ONE_CORE: "move some NIC interrupts to idle cores (smp_affinity)",
     FindingKind.THROTTLED: "cool the board or fix its clock; the result is not its best",
+    FindingKind.UNDER_VOLTAGE: "use a stronger power supply or a shorter, thicker cable: "
+    "an under-powered board is throttled and may drop its USB or Ethernet devices",
     FindingKind.BACKGROUND_LOAD: "stop the process during benchmarks, or account for it",
     FindingKind.DROPS: "the interface dropped or errored packets during the test",
     FindingKind.KERNEL_EVENT: "the kernel logged a device event during the test: "
@@ -86,6 +88,7 @@ LABELS: dict[FindingKind, str] = {
     FindingKind.CPU_BOUND: "CPU-bound",
     FindingKind.IRQS_ON_ONE_CORE: "interrupts all on one core",
     FindingKind.THROTTLED: "throttled",
+    FindingKind.UNDER_VOLTAGE: "under-voltage",
     FindingKind.BACKGROUND_LOAD: "background load",
     FindingKind.DROPS: "drops or errors on an interface",
     FindingKind.KERNEL_EVENT: "kernel event during the trial",
@@ -464,6 +467,22 @@ def _throttled(summary: MonitorSummary) -> list[Finding]:
                     f"{clock.min_khz / 1000:.0f} MHz of {top / 1000:.0f} MHz",
                 )
             )
+    # The Raspberry Pi firmware's own word (vcgencmd get_throttled) during the trial.
+    if "under-voltage" in summary.throttled:
+        findings.append(
+            Finding(
+                FindingKind.UNDER_VOLTAGE,
+                f"{summary.host}: the firmware reported under-voltage during the trial",
+            )
+        )
+    capped = [name for name in summary.throttled if name != "under-voltage"]
+    if capped:
+        findings.append(
+            Finding(
+                FindingKind.THROTTLED,
+                f"{summary.host}: the firmware reported {', '.join(capped)} during the trial",
+            )
+        )
     for zone in summary.thermal:
         if zone.first_trip_c is not None and zone.max_c >= zone.first_trip_c:
             findings.append(

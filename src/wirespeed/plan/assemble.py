@@ -16,7 +16,7 @@ from typing import Any
 
 from wirespeed.hosts.ssh_target import SshTarget
 from wirespeed.lab.links import parse_link
-from wirespeed.model import ForwardingLimit, ModelError, PathSpec, Role, Topology
+from wirespeed.model import ForwardingLimit, ModelError, PathSpec, PowerSettings, Role, Topology
 from wirespeed.plan.bench import bench_spec, describe_bench
 from wirespeed.plan.checks import check_test_on_paths
 from wirespeed.plan.collect import Collector, salvage
@@ -34,6 +34,7 @@ from wirespeed.plan.schema import (
     HostEntry,
     LabEntry,
     PathEntry,
+    PowerEntry,
     TestEntry,
     TestSettings,
     VariantEntry,
@@ -58,6 +59,7 @@ def assemble(data: dict[Any, Any], out: Collector, *, text: str) -> Plan | None:
     _check_top_level_keys(data, out)
     header = out.validate(Header, data, ())
     lab = _lab(data, out)
+    power = _power(data, out)
     hosts, host_names = _hosts(data, out)
     paths, path_names = _paths(data, out, lab=lab, hosts=hosts, host_names=host_names)
     tests, expectations = _tests(data, out, path_names=path_names)
@@ -74,6 +76,7 @@ def assemble(data: dict[Any, Any], out: Collector, *, text: str) -> Plan | None:
             source=out.source,
             text=text,
             lab=lab,
+            power=power,
             hosts=MappingProxyType(hosts),
             paths=tuple(paths.values()),
             tests=tuple(test.case for test in tests),
@@ -124,6 +127,16 @@ def _section(data: dict[Any, Any], key: str, kind: type, out: Collector) -> Any:
         out.error((key,), f"{key}: expected {what}")
         return kind()
     return value
+
+
+def _power(data: dict[Any, Any], out: Collector) -> PowerSettings | None:
+    if "power" not in data:
+        return None
+    # `power:` with nothing under it: an idle baseline, the device's own sensors.
+    entry = out.validate(PowerEntry, data["power"] or {}, ("power",))
+    if entry is None:
+        return None
+    return PowerSettings(meter=entry.meter, interval=entry.interval, idle=entry.idle)
 
 
 def _lab(data: dict[Any, Any], out: Collector) -> LabPlan | None:

@@ -8,7 +8,15 @@ from types import MappingProxyType
 
 from wirespeed.expectations import Expectation, TestExpectations
 from wirespeed.hosts.ssh_target import SshTarget
-from wirespeed.model import ForwardingLimit, LinkModel, PathSpec, TestCase, Tool, Topology
+from wirespeed.model import (
+    ForwardingLimit,
+    LinkModel,
+    PathSpec,
+    PowerSettings,
+    TestCase,
+    Tool,
+    Topology,
+)
 from wirespeed.plan.problems import Problem
 
 
@@ -143,6 +151,8 @@ class Plan:
     variants: tuple[Variant, ...] = DEFAULT_VARIANTS
     # What each test must reach (`expect:`), by test id; tests without are absent.
     expectations: Mapping[str, TestExpectations] = field(default_factory=dict)
+    # `power:`: idle baseline and power meter for every traffic trial; None: neither.
+    power: PowerSettings | None = None
 
     def expectations_for(self, test_id: str, path: str, variant: str) -> tuple[Expectation, ...]:
         """What test `test_id` must reach on `path` in `variant`; () when nothing."""

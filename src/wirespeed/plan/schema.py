@@ -303,6 +303,16 @@ class LabEntry(Entry):
     dut: DutEntry | None = None
 
 
+class PowerEntry(Entry):
+    """`power:` — the board's power during every traffic trial: a meter's command run on
+    this machine (None: the device's own hwmon sensors), how often, and how long the
+    idle baseline before each trial's traffic lasts."""
+
+    meter: Text | None = None
+    interval: Seconds = 1.0
+    idle: Annotated[float, Field(ge=0, le=600, allow_inf_nan=False)] = 3.0
+
+
 class HostEntry(Entry):
     """One entry of `hosts:`. Without ssh the host is this machine."""
 
@@ -408,6 +418,7 @@ class PlanFile(Entry):
     tests: list[TestEntry]
     variants: list[VariantEntry] | None = None
     repetitions: Annotated[int, Field(strict=True, ge=1, le=MAX_REPETITIONS)] = 1
+    power: PowerEntry | None = None
 
 
 TOP_LEVEL_KEYS: tuple[str, ...] = tuple(PlanFile.model_fields)

@@ -44,6 +44,7 @@ from wirespeed.report import json_text
 from wirespeed.report.budgets import Budget
 from wirespeed.report.json_series import SeriesWriter, interval_entry
 from wirespeed.report.model import Cell, Report, TrialDetail
+from wirespeed.report.power_json import power_entry
 from wirespeed.store.gc_pause import gc_paused
 from wirespeed.store.records import PackedDirection, bench_fields, spec_fields, unpack_series
 
@@ -244,12 +245,15 @@ def _trial(report: Report, index: int, part: Callable[[str, Any], Any] = _whole)
             for raw in outcome.raw
         ],
         "flows": part("flows", (report, index)),
-        # A benchmark's measurements; absent for a traffic test, whose figures are flows.
+        # A benchmark's measurements; a traffic test's figures are its flows, and its
+        # measurements those it has beside them (the board's power): absent without any.
         **(
             {"measurements": [_measurement_dict(m) for m in result.measurements]}
-            if result is not None and (trial.test.bench or trial.test.search) is not None
+            if result is not None
+            and ((trial.test.bench or trial.test.search) is not None or result.measurements)
             else {}
         ),
+        **power_entry(outcome),
     }
 
 

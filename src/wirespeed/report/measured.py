@@ -85,7 +85,10 @@ def measured_table(
     tests: dict[str, tuple[str, Tool]] = {}
     for outcome, numbers in zip(outcomes, trial_notes, strict=True):
         trial = outcome.trial
-        if trial.test.bench is None and trial.test.search is None:
+        # A traffic test's flows have their own table; here only what it measured beside
+        # them (the board's power during it), where it did.
+        beside = trial.test.is_iperf
+        if beside and (outcome.result is None or not outcome.result.measurements):
             continue
         place = (trial.path.name, trial.variant)
         places.setdefault(place, None)
@@ -95,7 +98,7 @@ def measured_table(
         if outcome.status is not TrialStatus.OK or outcome.result is None:
             failed[where] = failed.get(where, 0) + 1
             continue
-        for m in outcome.result.measured():
+        for m in outcome.result.measurements if beside else outcome.result.measured():
             row_key = (trial.test.id, m.name, m.labels)
             rows.setdefault(row_key, (trial.test.name, trial.test.tool, m.unit, m.better))
             values.setdefault((*row_key, *place), []).append((m.value, trial.key))

@@ -17,24 +17,30 @@ from typing import Protocol
 
 from wirespeed.analysis.ceiling import ceiling_for
 from wirespeed.analysis.findings import LIMITS, judge_monitor, judge_result
+from wirespeed.analysis.power import power_measurements, split_timeline, total_goodput
 from wirespeed.errors import WirespeedError
 from wirespeed.hosts.base import Host, Process
 from wirespeed.hosts.sockets import listening
 from wirespeed.model import (
     Finding,
     FindingKind,
+    Measurement,
     MonitorRecord,
+    PowerSettings,
     Proto,
     RawOutput,
     Result,
     Side,
     TestSpec,
     Tool,
+    ToolWarning,
     Trial,
     TrialOutcome,
     TrialStatus,
     WarningKind,
 )
+from wirespeed.run.power_meter import MIN_TIMEOUT, MeterRecorder
+from wirespeed.sampling.meter import parse_meter_log
 from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.session import Sampler, SamplerSource, TrialSampler
 from wirespeed.sampling.summary import MonitorSummary, summarize
@@ -109,13 +115,18 @@ def run_trial(
     watch: Sequence[tuple[str, Host]] = (),
     sample_interval: float = 1.0,
     samplers_from: SamplerSource | None = None,
+    power: PowerSettings | None = None,
 ) -> TrialOutcome:
     """Run a trial to its outcome. Failures become a FAILED outcome, never an exception
     (but KeyboardInterrupt and SIGTERM pass through, after the processes are stopped).
 
     `watch` names the hosts to sample while the test runs, by role (the DUT by default in
     a run): one sampler each, started before the client and stopped after it, or (from
-    `samplers_from`, a run's SamplerPool) one kept across trials, cut before and after."""
+    `samplers_from`, a run's SamplerPool) one kept across trials, cut before and after.
+
+    `power` (the plan's `power:`): an idle baseline of `power.idle` seconds between the
+    samplers' start and the client's, the meter's command read through both, and the
+    board's idle and load power as measurements of the result."""
     driver = driver_for(trial.test.tool)
     spec = trial.test.spec
     port = port or driver.DEFAULT_PORT
@@ -126,6 +137,8 @@ def run_trial(
     client: Process | None = None
     samplers: list[tuple[str, Host, TrialSampler | str]] = []
     sample_sets: list[tuple[str, Host, SampleSet | str]] = []
+    meter = MeterRecorder(power.argv, power.interval) if power and power.argv else None
+    meter_raw: RawOutput | None = None
     reason: str | None = None
     # Grace for the server on stop: none once its report is complete (iperf2 takes a full
     # second to act on SIGTERM, and there is nothing left to read); else a second, since
@@ -139,6 +152,8 @@ def run_trial(
         server = endpoints.server.start(server_argv)
         wait_listening(endpoints.server, server, port, listen_on)
         samplers = start_samplers(watch, sample_interval, samplers_from or Sampler())
+        if power is not None:
+            idle_baseline(power, meter)
         client = endpoints.client.start(client_argv)
         _wait_client(
             endpoints.client,
@@ -149,6 +164,8 @@ def run_trial(
             port=port,
             server=server,
         )
+        if meter is not None:
+            meter.mark("end")
         if _wait_server_report(driver, server, spec):
             server_grace = 0.0
     except TrialFailure as failure:
@@ -160,6 +177,7 @@ def run_trial(
     finally:
         with deferred_signals():
             client_status = client.stop() if client is not None else None
+            meter_raw = meter.stop() if meter is not None else None
             server_status = server.stop(grace=server_grace) if server is not None else None
             sample_sets = [
                 (role, host, running if isinstance(running, str) else running.stop())
@@ -171,10 +189,14 @@ def run_trial(
         raw.append(_raw(endpoints.client, Side.CLIENT, client, driver, client_status))
     if server is not None:
         raw.append(_raw(endpoints.server, Side.SERVER, server, driver, server_status))
+    if meter_raw is not None:
+        raw.append(meter_raw)
     result: Result | None = None
     if reason is None:
         result, reason = _parse(driver, raw, spec)
     monitors, summaries = monitor_records(sample_sets)
+    if result is not None and power is not None:
+        result = with_power(result, power, meter_raw, summaries)
     outcome = TrialOutcome(
         trial=trial,
         status=TrialStatus.OK if reason is None else TrialStatus.FAILED,
@@ -190,6 +212,60 @@ def run_trial(
         # In a lab this process shares the machine too: it is the run, not other work.
         findings += judge_monitor(summary, controller_pid=os.getpid())
     return dataclasses.replace(outcome, findings=tuple(without_moot(findings, spec)))
+
+
+def idle_baseline(power: PowerSettings, meter: MeterRecorder | None) -> None:
+    """The board before the traffic: the samplers run (and the meter is read) for
+    power.idle seconds, then the meter's log marks where the load begins."""
+    if meter is not None:
+        meter.start()
+        # Its first reading opens the baseline: a command slow to start must not eat it.
+        meter.wait_for_readings(1, timeout=max(power.interval, 1.0) + MIN_TIMEOUT)
+    time.sleep(power.idle)
+    if meter is not None:
+        meter.mark("load")
+
+
+def with_power(
+    result: Result,
+    power: PowerSettings,
+    meter_raw: RawOutput | None,
+    summaries: Sequence[MonitorSummary],
+) -> Result:
+    """The result with the board's idle and load power, and the energy per Mbit: from
+    the meter where the plan names one, else from the DUT's hwmon power channels. The
+    meter's complaints become the result's warnings."""
+    goodput = total_goodput(result)
+    measurements: tuple[Measurement, ...] = ()
+    warnings = list(result.warnings)
+    if meter_raw is not None:
+        log = parse_meter_log(meter_raw.text)
+        measurements = power_measurements(log.idle(), log.load(), goodput, "meter")
+        warnings += [
+            ToolWarning(WarningKind.OTHER, line) for line in meter_raw.stderr.splitlines() if line
+        ]
+        if not log.idle() or not log.load():
+            warnings.append(
+                ToolWarning(
+                    WarningKind.OTHER,
+                    "the power meter gave no reading "
+                    + ("before the traffic" if not log.idle() else "during the traffic")
+                    + ": no idle or load power for this trial",
+                )
+            )
+    else:
+        for summary in summaries:
+            if summary.power_timeline is not None:
+                # The sampler's clock starts at its first tick, the idle baseline's start.
+                idle, load = split_timeline(summary.power_timeline, power.idle)
+                measurements = power_measurements(idle, load, goodput, "hwmon")
+                if measurements:
+                    break
+    return dataclasses.replace(
+        result,
+        measurements=(*result.measurements, *measurements),
+        warnings=tuple(warnings),
+    )
 
 
 def without_moot(findings: list[Finding], spec: TestSpec) -> list[Finding]:

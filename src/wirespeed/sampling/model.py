@@ -124,6 +124,8 @@ class Snapshot:
     cpufreq: Mapping[str, CpuFreq] = field(default_factory=dict)  # "policy4" -> clock
     hwmon: Mapping[str, float] = field(default_factory=dict)  # "hwmon0/power1" -> W, A, V, C
     processes: tuple[ProcessTicks, ...] | None = None  # None: no scan at this tick
+    # vcgencmd get_throttled's bits (sampling/power.py); None: not read at this tick
+    throttled: int | None = None
 
 
 @dataclass(frozen=True)

@@ -344,9 +344,21 @@ function tick(feedline,   kind, last, i) {
 		for (i = 1; i <= nsecond; i++) dump(second[i], neach + i)
 		if (kind == "P" || kind == "F" || kind == "E") processes(feedline)
 	}
+	if (vcgencmd != "" && (kind == "P" || kind == "F" || kind == "E" || last)) throttled()
 	emit("@@end " seq)
 	flush()
 	return last
+}
+
+# The throttling bits of a Raspberry Pi firmware (vcgencmd get_throttled), with the processes:
+# a fork and an exec every few seconds. Its "has occurred" bits are sticky since boot, so
+# that an under-voltage between two readings still shows in the next.
+function throttled(   command, line) {
+	command = "\047" vcgencmd "\047 get_throttled 2>/dev/null"
+	line = ""
+	command | getline line
+	close(command)
+	if (line ~ /^throttled=/) emit("@@throttled " substr(line, 11))
 }
 
 # /dev/kmsg: "prio,seq,usec_since_boot,flags;message"; the reader (WS_KMSG) passes on
@@ -379,7 +391,7 @@ function header(   line, held, i) {
 # The device clock is the time of day srand() seeds with.
 function write_header(   i) {
 	srand()
-	emit("@@wirespeed-sampler 2")
+	emit("@@wirespeed-sampler 3")
 	emit("@@start " starttext " " srand() " " how[2] " " maxrun " " ENVIRON["WS_INTERVAL"] \
 		" " how[3])
 	for (i = 1; i <= nonce; i++) dump(once[i], neach + nsecond + i)
@@ -411,6 +423,7 @@ function begin(feedline) {
 BEGIN {
 	root = ENVIRON["WS_ROOT"]
 	maxrun = ENVIRON["WS_MAXRUN"] + 0
+	vcgencmd = ENVIRON["WS_VCGENCMD"]
 	start = uptime()
 	starttext = uptext
 	neach = split(ENVIRON["WS_EACH"], each, "\n")
@@ -486,8 +499,17 @@ else
 	awkflags=
 fi
 
+# The Raspberry Pi firmware's tool, where there is one (a path without a quote: awk
+# hands it to sh in single quotes).
+WS_VCGENCMD=$(command -v vcgencmd 2>/dev/null) || WS_VCGENCMD=
+case $WS_VCGENCMD in
+/*\'*) WS_VCGENCMD= ;;
+/*) ;;
+*) WS_VCGENCMD= ;;
+esac
+
 export WS_INTERVAL WS_MS WS_ROOT WS_MAXRUN WS_EACH WS_SECOND WS_ONCE WS_TICKER WS_SHELLS \
-	WS_SCAN
+	WS_SCAN WS_VCGENCMD
 
 # The sampler runs in the background so that a SIGTERM to this shell alone (a remote
 # `kill PID`) is handled at once: a shell runs traps only between foreground commands.

@@ -1,9 +1,9 @@
 """The sampler's output stream, parsed into snapshots.
 
-The format (version 2), one record per line; lines that start with "@@" are markers,
+The format (version 3), one record per line; lines that start with "@@" are markers,
 every other line belongs to the file named by the last "@@file" or "@@diff":
 
-    @@wirespeed-sampler 2                     the format version
+    @@wirespeed-sampler 3                     the format version
     @@start UPTIME EPOCH INTERVAL MAX_RUNTIME REQUESTED WAIT
                                               device clocks at the start; INTERVAL is the
                                               one kept, REQUESTED the one asked for (a
@@ -25,6 +25,9 @@ every other line belongs to the file named by the last "@@file" or "@@diff":
                                               one written are as they were
     @@procs                                   every few seconds: processes that ran
     PID TICKS COMM                            since the last scan, ticks of user+system
+    @@throttled 0x50005                       every few seconds and in the last tick,
+                                              where `vcgencmd` exists (Raspberry Pi):
+                                              the firmware's throttling bits
     @@end SEQ                                 the tick is complete
     @@kmsg SEQ USEC LEVEL MESSAGE             a kernel log record, whenever written
     @@exit REASON                             "stopped" (SIGTERM: the last tick read
@@ -35,6 +38,7 @@ softnet_stat) and the gauges (meminfo, loadavg, thermal, cpufreq, hwmon) about o
 second and in the first and last ticks; the processes every few seconds and in the
 last tick. A snapshot without a source did not read it then: not a zero.
 
+Version 2 streams have no "@@throttled" (version 3 adds it); they parse the same way.
 Version 1 streams (every file whole and in every tick, the processes about once a
 second, no REQUESTED nor WAIT) parse the same way: they never use "@@diff".
 
@@ -49,8 +53,9 @@ from dataclasses import dataclass, field
 from wirespeed.sampling import procfs, sysfs
 from wirespeed.sampling.events import classify
 from wirespeed.sampling.model import DeviceInfo, KernelLine, ProcessTicks, Snapshot
+from wirespeed.sampling.power import parse_throttled
 
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,7 @@ def snapshot_from_files(
     t: float,
     files: dict[str, str],
     processes: tuple[ProcessTicks, ...] | None = None,
+    throttled: int | None = None,
 ) -> Snapshot:
     """A snapshot from the files read at one tick, keyed by their path on the device."""
     total, cpus = procfs.parse_stat(files.get("/proc/stat", ""))
@@ -104,6 +110,7 @@ def snapshot_from_files(
         cpufreq=sysfs.clocks(files),
         hwmon=sysfs.hwmon_readings(files),
         processes=processes,
+        throttled=throttled,
     )
 
 
@@ -163,6 +170,7 @@ class _Reader:
         self.tick: tuple[int, float] | None = None
         self.files: dict[str, _Reading] = {}
         self.processes: list[ProcessTicks] | None = None
+        self.throttled: int | None = None
         self.current: _Reading | None = None  # the file being read
         self._handlers: dict[str, Callable[[str], None]] = {
             "wirespeed-sampler": self._on_version,
@@ -175,6 +183,7 @@ class _Reader:
             "procs": self._on_procs,
             "end": self._on_end,
             "kmsg": self._on_kmsg,
+            "throttled": self._on_throttled,
             "exit": self._on_exit,
         }
 
@@ -235,6 +244,7 @@ class _Reader:
         self.tick = (int(seq), float(uptime))
         self.files = {}
         self.processes = None
+        self.throttled = None
         self.current = None
 
     def _on_procs(self, _: str) -> None:
@@ -247,12 +257,19 @@ class _Reader:
             start = self.start_uptime if self.start_uptime is not None else uptime
             processes = tuple(self.processes) if self.processes is not None else None
             self.snapshots.append(
-                snapshot_from_files(seq, uptime - start, self._resolved(), processes)
+                snapshot_from_files(
+                    seq, uptime - start, self._resolved(), processes, self.throttled
+                )
             )
         self.tick = None
         self.files = {}
         self.processes = None
+        self.throttled = None
         self.current = None
+
+    def _on_throttled(self, rest: str) -> None:
+        self.current = None
+        self.throttled = parse_throttled(f"throttled={rest.strip()}")
 
     def _on_kmsg(self, rest: str) -> None:
         parts = rest.split(" ", 3)

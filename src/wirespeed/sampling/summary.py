@@ -12,10 +12,12 @@ from dataclasses import dataclass
 
 from wirespeed.sampling import codec
 from wirespeed.sampling.model import SampleSet, Snapshot, ThermalZone
+from wirespeed.sampling.power import board_power, during
 from wirespeed.sampling.series import CPU_STATES, CpuShare, core_series, cpu_share, grown
 
 # 2: adds cpu_timeline (version 1 summaries decode with None there).
-SUMMARY_VERSION = 2
+# 3: adds power_timeline and throttled (older summaries decode with None and ()).
+SUMMARY_VERSION = 3
 
 Ends = tuple[Snapshot, Snapshot]
 
@@ -147,6 +149,18 @@ class CpuTimeline:
 
 
 @dataclass(frozen=True)
+class PowerTimeline:
+    """The board's power and temperature at each reading of the gauges (about once a
+    second): t is the device's uptime since the sampler started, s; power_w the board's
+    watts from its hwmon channels (sampling/power.py board_power), None where none
+    measures power; temperature_c the hottest thermal zone, None where none reads."""
+
+    t: tuple[float, ...]
+    power_w: tuple[float | None, ...]
+    temperature_c: tuple[float | None, ...]
+
+
+@dataclass(frozen=True)
 class MonitorSummary:
     host: str
     duration_s: float
@@ -175,6 +189,10 @@ class MonitorSummary:
     # kept): busybox without fractional sleep samples every whole second.
     requested_interval_s: float | None = None
     cpu_timeline: CpuTimeline | None = None
+    power_timeline: PowerTimeline | None = None
+    # What a Raspberry Pi's firmware reported during the trial (vcgencmd get_throttled):
+    # "under-voltage", "arm frequency capped", "throttled", "soft temperature limit".
+    throttled: tuple[str, ...] = ()
 
     def to_json(self) -> str:
         return codec.dumps(self)
@@ -528,7 +546,33 @@ def summarize(
         ),
         requested_interval_s=samples.requested_interval,
         cpu_timeline=cpu_timeline(snapshots),
+        power_timeline=power_timeline(samples),
+        throttled=_throttled(snapshots),
     )
+
+
+def power_timeline(samples: SampleSet) -> PowerTimeline | None:
+    """The gauges' readings over the trial; None where the host has neither a power
+    channel nor a thermal zone."""
+    info = samples.info
+    times: list[float] = []
+    watts: list[float | None] = []
+    hottest: list[float | None] = []
+    for snapshot in samples.snapshots:
+        if not snapshot.hwmon and not snapshot.temperatures:
+            continue  # a tick that read /proc/stat only
+        power = board_power(snapshot.hwmon, info.hwmon_names, info.hwmon_labels)
+        times.append(round(snapshot.t, 3))
+        watts.append(None if power is None else round(power, 4))
+        hottest.append(max(snapshot.temperatures.values(), default=None))
+    if not times or (all(w is None for w in watts) and all(c is None for c in hottest)):
+        return None
+    return PowerTimeline(tuple(times), tuple(watts), tuple(hottest))
+
+
+def _throttled(snapshots: Sequence[Snapshot]) -> tuple[str, ...]:
+    readings = [s.throttled for s in snapshots if s.throttled is not None]
+    return during(readings[0], readings) if readings else ()
 
 
 def cpu_timeline(snapshots: Sequence[Snapshot]) -> CpuTimeline | None:

@@ -49,7 +49,7 @@ def test_one_sampler_gives_each_trial_a_whole_stream_of_its_own(
         stream = parse_stream(samples.raw)
         # What a sampler started for the trial would have written: its header, every
         # source whole in its first tick, its last tick, its exit line.
-        assert samples.raw.startswith("@@wirespeed-sampler 2\n")
+        assert samples.raw.startswith("@@wirespeed-sampler 3\n")
         assert stream.ready and stream.exit_reason == "stopped"
         assert 4 <= len(stream.snapshots) <= 9  # 0.5 s at 10 Hz, and the first and last
         first, last = stream.snapshots[0], stream.snapshots[-1]

@@ -50,11 +50,13 @@ def test_a_stored_version_1_stream_summarizes_as_it_did(name: str) -> None:
     stored = MonitorSummary.from_json((HERE / f"summary-v1-{name}.json").read_text())
     assert stored.version == 1 and stored.cpu_timeline is None
     summary = summarize(_samples(text, stored.host))
-    # Version 2 adds the CPU timeline and changes nothing else. (The fake R4S tree's
-    # CPU counters never move: no time passed, no timeline.)
-    assert summary.version == 2
+    # Version 2 adds the CPU timeline, version 3 the power timeline (the R4S tree has a
+    # thermal zone) and changes nothing else. (The fake R4S tree's CPU counters never
+    # move: no time passed, no CPU timeline.)
+    assert summary.version == 3
     assert (summary.cpu_timeline is not None) == (name == "x86-vm-2cpu")
-    assert dataclasses.replace(summary, version=1, cpu_timeline=None) == stored
+    assert (summary.power_timeline is not None) == (name == "r4s")
+    assert dataclasses.replace(summary, version=1, cpu_timeline=None, power_timeline=None) == stored
 
 
 def test_a_version_1_stream_has_every_source_in_every_tick() -> None:
@@ -118,7 +120,7 @@ def test_changed_lines_only_and_the_parser_carries_the_rest_forward(tmp_path: Pa
     text = _run_changing(root, [functools.partial(_rewrite, interrupts, t) for t in tables], 1.0)
 
     stream = parse_stream(text)
-    assert stream.version == 2 and stream.exit_reason == "max-runtime"
+    assert stream.version == 3 and stream.exit_reason == "max-runtime"
     assert len(stream.snapshots) == 4
     for snapshot, table in zip(stream.snapshots, tables, strict=True):
         assert snapshot.interrupts == procfs.parse_interrupts(table)

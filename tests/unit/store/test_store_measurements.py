@@ -3,6 +3,7 @@ on both backends; and a traffic trial's measurements are derived from its flows.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -86,3 +87,27 @@ def test_a_forwarding_trial_comes_back_equal_with_its_search_logs(db: str) -> No
         ("frame", "64 B"),
         ("direction", "up"),
     )
+
+
+def test_a_traffic_trials_power_measurements_are_stored_beside_its_flows(db: str) -> None:
+    traffic = dual_outcome()
+    assert traffic.result is not None
+    power = (
+        Measurement("power idle", "W", Better.LOWER, 2.2, (("source", "meter"),)),
+        Measurement("power load", "W", Better.LOWER, 5.0, (("source", "meter"),)),
+        Measurement("energy per Mbit", "mJ/Mbit", Better.LOWER, 2.97, (("source", "meter"),)),
+    )
+    outcome = dataclasses.replace(
+        traffic, result=dataclasses.replace(traffic.result, measurements=power)
+    )
+    with Store.open(db) as store:
+        run_id = store.begin_run(INFO)
+        store.add_outcome(run_id, outcome)
+        store.finish_run(run_id, RunStatus.COMPLETE, finished_at=1.0)
+    with Store.open(db, read_only=True) as store:
+        (loaded,) = store.load_run(run_id).outcomes
+    assert loaded == outcome
+    assert loaded.result is not None
+    names = [m.name for m in loaded.result.measured()]
+    assert names[-3:] == ["power idle", "power load", "energy per Mbit"]
+    assert "goodput" in names

@@ -39,10 +39,16 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         # draws a summary stored before it kept its CPU timeline: from the stream.
         intervals: Literal["packed"] | bool = "packed" if formats & {"json", "html"} else False
         commands = "json" in formats  # only JSON lists the tools' commands
-        record = store.load_run(args.run, intervals=intervals, outputs=False, commands=commands)
+        # The power meter's readings are a raw output too, for JSON's and HTML's timelines.
+        timelines = bool(formats & {"json", "html"})
+        record = store.load_run(
+            args.run, intervals=intervals, outputs=False, commands=commands or timelines
+        )
         # A forwarding test's notes and charts come from its searches' logs, which are
         # raw outputs: loaded where the run has any.
-        if any(o.trial.test.tool is Tool.FORWARDING for o in record.outcomes):
+        if any(o.trial.test.tool is Tool.FORWARDING for o in record.outcomes) or (
+            timelines and has_meter(record)
+        ):
             record = store.load_run(record.id, intervals=intervals, outputs=True, commands=True)
         elif "html" in formats:
             from wirespeed.report.device_samples import needs_streams
@@ -85,3 +91,10 @@ def _render(fmt: str, report: Report, record: RunRecord) -> str:
 
         return render_html(report, device_samples(record))
     return render_json(report)
+
+
+def has_meter(record: RunRecord) -> bool:
+    """Whether a trial of the run read a power meter (its commands say)."""
+    from wirespeed.report.power_json import METER_FORMAT
+
+    return any(raw.format == METER_FORMAT for o in record.outcomes for raw in o.raw)
