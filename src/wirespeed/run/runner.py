@@ -748,6 +748,7 @@ class Runner:
                 "link": lab.spec.link.name,
                 "rate_bps": lab.spec.link.rate_bps,
                 "mtu": lab.spec.link.mtu,
+                "queue": lab.spec.link.queue,
                 "server_address": lab.server_address,
                 "dut_access": lab.spec.dut_access,
                 "limit": None
