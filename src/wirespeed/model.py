@@ -12,6 +12,7 @@ seconds. Conversions from the tools' own units (iperf2's `M` = 2^20 in `-b`, `KB
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 
 
@@ -137,6 +138,10 @@ class Role(enum.StrEnum):
     DUT = "dut"
 
 
+# The kernel's names of congestion control modules (tcp_cubic: "cubic", "bbr", "reno").
+_CONGESTION = re.compile(r"[a-z][a-z0-9_]{0,15}")
+
+
 def _require(condition: bool, message: str) -> None:
     if not condition:
         raise ModelError(message)
@@ -158,6 +163,8 @@ class TestSpec:
     mtu: int | None = None  # link MTU for this test; None keeps the path's own
     interval: float = 1.0  # seconds between interval reports
     probes: Probes | None = None  # latency probes before and during the load; None: none
+    # The TCP senders' congestion control (cubic, bbr, reno ...); None: the system's.
+    congestion: str | None = None
 
     def __post_init__(self) -> None:
         _require(self.duration > 0, f"duration must be positive, got {self.duration}")
@@ -167,6 +174,10 @@ class TestSpec:
         _require(self.length is None or self.length > 0, "length must be positive")
         _require(self.mtu is None or 68 <= self.mtu <= 65535, "mtu must be 68..65535")
         _require(self.interval > 0, "interval must be positive")
+        _require(
+            self.congestion is None or _CONGESTION.fullmatch(self.congestion) is not None,
+            f"congestion must be an algorithm's name such as cubic or bbr, got {self.congestion!r}",
+        )
 
     @property
     def flows(self) -> tuple[Flow, ...]:
@@ -540,6 +551,9 @@ class FindingKind(enum.StrEnum):
     GENERATOR_LIMITED = "generator-limited"
     # A search stopped (trial budget) before its bounds were as close as asked.
     SEARCH_UNFINISHED = "search-unfinished"
+    # What qualifies a trial's latency probes: ping instead of irtt, probes that failed,
+    # probes that shared a saturated lab machine's cores with the load.
+    PROBES = "probes"
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,14 @@ def _rate(value: object) -> int:
     return rate
 
 
+def _congestion(value: object) -> str:
+    if not isinstance(value, str) or not re.fullmatch(r"[a-z][a-z0-9_]{0,15}", value):
+        raise ValueError(
+            f"expected a congestion control's name such as cubic, bbr or reno, got {_show(value)}"
+        )
+    return value
+
+
 def _delay(value: object) -> float:
     if not isinstance(value, str):
         raise ValueError(f"expected a delay with its unit such as 40ms, got {_show(value)}")
@@ -361,6 +369,8 @@ class TestSettings(Entry):
     interval: Seconds | None = None
     # Latency probes before and during the load (irtt, falling back to ping; or ping).
     probes: ProbesName | None = None
+    # The TCP senders' congestion control: cubic fills a queue, bbr keeps it short.
+    congestion: Annotated[str, BeforeValidator(_congestion)] | None = None
 
     @field_validator(*_NOT_NULL, mode="before")
     @classmethod

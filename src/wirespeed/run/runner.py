@@ -425,6 +425,7 @@ class Runner:
             watch=self._watched(trial.path),
             sample_interval=self.sample_interval,
             samplers_from=self._samplers,
+            notice=self.notice,
         )
         return _unless_lab_lost(outcome, lab)
 

@@ -16,13 +16,14 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from wirespeed.analysis.ceiling import ceiling_for
-from wirespeed.analysis.findings import LIMITS, judge_monitor, judge_result
+from wirespeed.analysis.findings import LIMITS, judge_monitor, judge_probes, judge_result
 from wirespeed.errors import WirespeedError
 from wirespeed.hosts.base import Host, Process
 from wirespeed.hosts.sockets import listening
 from wirespeed.model import (
     Finding,
     FindingKind,
+    Measurement,
     MonitorRecord,
     Proto,
     RawOutput,
@@ -35,6 +36,7 @@ from wirespeed.model import (
     TrialStatus,
     WarningKind,
 )
+from wirespeed.run.probes import LatencyProbes, probes_for
 from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.session import Sampler, SamplerSource, TrialSampler
 from wirespeed.sampling.summary import MonitorSummary, summarize
@@ -109,6 +111,7 @@ def run_trial(
     watch: Sequence[tuple[str, Host]] = (),
     sample_interval: float = 1.0,
     samplers_from: SamplerSource | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> TrialOutcome:
     """Run a trial to its outcome. Failures become a FAILED outcome, never an exception
     (but KeyboardInterrupt and SIGTERM pass through, after the processes are stopped).
@@ -131,6 +134,11 @@ def run_trial(
     # second to act on SIGTERM, and there is nothing left to read); else a second, since
     # iperf2 prints what it has on SIGTERM.
     server_grace = 1.0
+    probes = probes_for(spec, endpoints.client, endpoints.server, endpoints.target)
+    if probes is not None and probes.choice.notice is not None and notice is not None:
+        notice(probes.choice.notice)
+    latency: tuple[Measurement, ...] = ()
+    completed = False  # the client ran to its end: the loaded probes are worth waiting for
     try:
         # The server's own socket, not the test's protocol: iperf3 serves a UDP test
         # from its TCP control port.
@@ -138,19 +146,22 @@ def run_trial(
         check_port_free(endpoints.server, port, listen_on)
         server = endpoints.server.start(server_argv)
         wait_listening(endpoints.server, server, port, listen_on)
+        if probes is not None:
+            probes.start()
         samplers = start_samplers(watch, sample_interval, samplers_from or Sampler())
         client = endpoints.client.start(client_argv)
         _wait_client(
             endpoints.client,
             client,
             timeout=spec.duration + CLIENT_MARGIN,
-            on_tick=on_tick,
+            on_tick=_with_probes(on_tick, probes),
             target=endpoints.target,
             port=port,
             server=server,
         )
         if _wait_server_report(driver, server, spec):
             server_grace = 0.0
+        completed = True
     except TrialFailure as failure:
         reason = str(failure)
     except (WirespeedError, TimeoutError) as error:
@@ -159,6 +170,11 @@ def run_trial(
         reason = error.message if isinstance(error, WirespeedError) else str(error)
     finally:
         with deferred_signals():
+            if probes is not None:
+                try:
+                    latency = probes.finish(wait=completed)
+                except (WirespeedError, TimeoutError) as error:
+                    probes.problems.append(f"the latency probes failed: {error}")
             client_status = client.stop() if client is not None else None
             server_status = server.stop(grace=server_grace) if server is not None else None
             sample_sets = [
@@ -171,9 +187,13 @@ def run_trial(
         raw.append(_raw(endpoints.client, Side.CLIENT, client, driver, client_status))
     if server is not None:
         raw.append(_raw(endpoints.server, Side.SERVER, server, driver, server_status))
+    if probes is not None:
+        raw.extend(probes.raw)
     result: Result | None = None
     if reason is None:
         result, reason = _parse(driver, raw, spec)
+    if result is not None and latency:
+        result = dataclasses.replace(result, measurements=(*result.measurements, *latency))
     monitors, summaries = monitor_records(sample_sets)
     outcome = TrialOutcome(
         trial=trial,
@@ -189,7 +209,24 @@ def run_trial(
     for summary in summaries:
         # In a lab this process shares the machine too: it is the run, not other work.
         findings += judge_monitor(summary, controller_pid=os.getpid())
+    if probes is not None:
+        findings += judge_probes(probes.choice.notice, probes.problems, summaries, bool(latency))
     return dataclasses.replace(outcome, findings=tuple(without_moot(findings, spec)))
+
+
+def _with_probes(
+    on_tick: Callable[[float], None] | None, probes: LatencyProbes | None
+) -> Callable[[float], None] | None:
+    """The client's ticks also start the loaded probes once the load has filled the queue."""
+    if probes is None:
+        return on_tick
+
+    def tick(elapsed: float) -> None:
+        probes.load_started_for(elapsed)
+        if on_tick is not None:
+            on_tick(elapsed)
+
+    return tick
 
 
 def without_moot(findings: list[Finding], spec: TestSpec) -> list[Finding]:

@@ -51,6 +51,7 @@ def encode_spec(spec: TestSpec) -> Json:
         "interval": spec.interval,
         # Only when set: a spec without probes keeps the text older versions wrote.
         **({} if spec.probes is None else {"probes": spec.probes.value}),
+        **({} if spec.congestion is None else {"congestion": spec.congestion}),
     }
 
 
@@ -66,6 +67,7 @@ def decode_spec(data: Mapping[str, Any]) -> TestSpec:
         mtu=data["mtu"],
         interval=data["interval"],
         probes=None if data.get("probes") is None else Probes(data["probes"]),
+        congestion=data.get("congestion"),
     )
 
 
