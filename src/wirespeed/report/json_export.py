@@ -28,6 +28,7 @@ from typing import Any
 
 from wirespeed.analysis.ceiling import Ceiling
 from wirespeed.analysis.expectations import Judgement, Verdict
+from wirespeed.analysis.latency import GRADE_UNIT, grade
 from wirespeed.analysis.stats import ConfidenceInterval, Summary
 from wirespeed.model import (
     DirectionResult,
@@ -244,10 +245,12 @@ def _trial(report: Report, index: int, part: Callable[[str, Any], Any] = _whole)
             for raw in outcome.raw
         ],
         "flows": part("flows", (report, index)),
-        # A benchmark's measurements; absent for a traffic test, whose figures are flows.
+        # A benchmark's measurements; for a traffic test, whose figures are flows, its
+        # latency probes' (absent without probes).
         **(
             {"measurements": [_measurement_dict(m) for m in result.measurements]}
-            if result is not None and (trial.test.bench or trial.test.search) is not None
+            if result is not None
+            and ((trial.test.bench or trial.test.search) is not None or result.measurements)
             else {}
         ),
     }
@@ -260,6 +263,8 @@ def _measurement_dict(m: Measurement) -> dict[str, Any]:
         "unit": m.unit,
         "better": m.better.value,
         "value": m.value,
+        # A grade's value is the latency increase in ms; its letter, for readers.
+        **({"grade": grade(m.value)} if m.unit == GRADE_UNIT else {}),
     }
 
 

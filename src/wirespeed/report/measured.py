@@ -74,8 +74,9 @@ def measured_table(
     trial_notes: Sequence[set[int]],
     several_variants: bool,
 ) -> tuple[tuple[Place, ...], tuple[MeasuredRow, ...]]:
-    """The places and rows of the benchmarks among `outcomes` (traffic tests have their
-    own table); `trial_notes` gives each outcome's note numbers, by position."""
+    """The places and rows of the benchmarks among `outcomes`, and of the traffic tests
+    with latency probes (their flows have their own table: here only what the probes
+    measured); `trial_notes` gives each outcome's note numbers, by position."""
     places: dict[tuple[str, str], None] = {}
     # (test id, name, labels) -> (test name, tool, unit, better)
     rows: dict[tuple[str, str, tuple[tuple[str, str], ...]], tuple[str, Tool, str, Better]] = {}
@@ -85,7 +86,8 @@ def measured_table(
     tests: dict[str, tuple[str, Tool]] = {}
     for outcome, numbers in zip(outcomes, trial_notes, strict=True):
         trial = outcome.trial
-        if trial.test.bench is None and trial.test.search is None:
+        probed = trial.test.is_iperf and trial.test.spec.probes is not None
+        if trial.test.bench is None and trial.test.search is None and not probed:
             continue
         place = (trial.path.name, trial.variant)
         places.setdefault(place, None)
@@ -95,7 +97,9 @@ def measured_table(
         if outcome.status is not TrialStatus.OK or outcome.result is None:
             failed[where] = failed.get(where, 0) + 1
             continue
-        for m in outcome.result.measured():
+        # A probed traffic test's flows are the traffic table's; its extra figures here.
+        figures = outcome.result.measurements if probed else outcome.result.measured()
+        for m in figures:
             row_key = (trial.test.id, m.name, m.labels)
             rows.setdefault(row_key, (trial.test.name, trial.test.tool, m.unit, m.better))
             values.setdefault((*row_key, *place), []).append((m.value, trial.key))
