@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pytest
 
+from wirespeed.analysis.findings import judge_probes
 from wirespeed.analysis.latency import grade, latency_measurements, percentile
+from wirespeed.model import FindingKind
+from wirespeed.sampling.session import sample_set
+from wirespeed.sampling.stream import parse_stream
+from wirespeed.sampling.summary import MonitorSummary, summarize
 from wirespeed.tools import irtt, ping
 from wirespeed.tools.probing import ProbeSeries
 
@@ -80,3 +85,34 @@ def test_without_a_baseline_there_is_no_increase_and_no_grade() -> None:
     items = {m.item for m in latency_measurements(None, loaded)}
     assert "bufferbloat grade" not in items and "latency increase round trip" not in items
     assert "probe loss loaded" in items
+
+
+SAMPLING = Path(__file__).parents[2] / "fixtures" / "sampling"
+LAB_DUT = "wirespeed-capture-bridge-dut"
+
+
+def lab_summary(name: str) -> MonitorSummary:
+    text = (SAMPLING / name).read_text()
+    return summarize(sample_set(LAB_DUT, 0.5, text, parse_stream(text), None))
+
+
+def test_a_saturated_lab_machine_is_said_beside_the_probes() -> None:
+    saturated = judge_probes(None, [], [lab_summary("lab-saturated-yes.txt")], measured=True)
+    (said,) = saturated
+    assert said.kind is FindingKind.PROBES
+    assert "the probes and the load shared this machine's cores" in said.message
+    quiet = judge_probes(None, [], [lab_summary("lab-unsaturated.txt")], measured=True)
+    assert quiet == []
+
+
+def test_the_fallback_and_failures_are_said() -> None:
+    found = judge_probes(
+        "irtt not found on r4s: latency by ping (round trips only)",
+        ["the idle probes (ping) failed: ping printed nothing"],
+        [],
+        measured=False,
+    )
+    assert [f.message for f in found] == [
+        "irtt not found on r4s: latency by ping (round trips only)",
+        "the idle probes (ping) failed: ping printed nothing",
+    ]
