@@ -60,3 +60,23 @@ def test_a_probed_trial_comes_back_equal_from_sqlite(tmp_path: Path) -> None:
     assert {"goodput up", "goodput down", "rtt loaded, p50"} <= set(figures)
     grade = figures["bufferbloat grade"]
     assert value_text(grade.value, grade.unit).startswith("B (")
+
+
+def test_the_html_report_draws_the_probes_round_trips_idle_and_loaded(tmp_path: Path) -> None:
+    from wirespeed.report.html_latency import latency_section
+
+    outcome = probed_outcome()
+    url = str(tmp_path / "runs.db")
+    with Store.open(url) as store:
+        run_id = store.begin_run(INFO)
+        store.add_outcome(run_id, outcome)
+    with Store.open(url) as store:
+        (back,) = store.load_run(run_id).outcomes
+        (bare,) = store.load_run(run_id, outputs=False).outcomes
+    section = latency_section([back])
+    assert section.count("<polyline") == 2
+    assert "idle (99 probes, irtt)" in section and "loaded (150 probes, irtt)" in section
+    # The loaded curve reaches the queue's 40 ms: the axis ends just beyond it.
+    assert ">round trip, ms<" in section
+    # Without the outputs there is nothing to draw, and no section.
+    assert latency_section([bare]) == ""
