@@ -12,6 +12,7 @@ seconds. Conversions from the tools' own units (iperf2's `M` = 2^20 in `-b`, `KB
 from __future__ import annotations
 
 import enum
+import re
 import shlex
 from dataclasses import dataclass, field
 
@@ -111,6 +112,14 @@ class Side(enum.StrEnum):
     CLIENT = "client"
     SERVER = "server"
     DEVICE = "device"  # a benchmark's output, on the host it ran on
+    PROBE = "probe"  # a latency prober's output (irtt, ping), idle and under load
+
+
+class Probes(enum.StrEnum):
+    """What measures latency beside a traffic test (run/probes.py)."""
+
+    IRTT = "irtt"  # irtt where both ends have it, else ping (said in the run's output)
+    PING = "ping"  # ICMP echo alone: round trips, no one-way delays
 
 
 class Topology(enum.StrEnum):
@@ -128,6 +137,10 @@ class Role(enum.StrEnum):
     CLIENT = "client"
     SERVER = "server"
     DUT = "dut"
+
+
+# The kernel's names of congestion control modules (tcp_cubic: "cubic", "bbr", "reno").
+_CONGESTION = re.compile(r"[a-z][a-z0-9_]{0,15}")
 
 
 def _require(condition: bool, message: str) -> None:
@@ -150,6 +163,9 @@ class TestSpec:
     length: int | None = None  # bytes per write; for UDP the datagram payload (-l)
     mtu: int | None = None  # link MTU for this test; None keeps the path's own
     interval: float = 1.0  # seconds between interval reports
+    probes: Probes | None = None  # latency probes before and during the load; None: none
+    # The TCP senders' congestion control (cubic, bbr, reno ...); None: the system's.
+    congestion: str | None = None
 
     def __post_init__(self) -> None:
         _require(self.duration > 0, f"duration must be positive, got {self.duration}")
@@ -159,6 +175,10 @@ class TestSpec:
         _require(self.length is None or self.length > 0, "length must be positive")
         _require(self.mtu is None or 68 <= self.mtu <= 65535, "mtu must be 68..65535")
         _require(self.interval > 0, "interval must be positive")
+        _require(
+            self.congestion is None or _CONGESTION.fullmatch(self.congestion) is not None,
+            f"congestion must be an algorithm's name such as cubic or bbr, got {self.congestion!r}",
+        )
 
     @property
     def flows(self) -> tuple[Flow, ...]:
@@ -241,6 +261,9 @@ class TestCase:
         return self.bench is None and self.search is None
 
 
+MAX_QUEUE_SECONDS = 10.0  # a queue of more than seconds is a typo, not a router
+
+
 @dataclass(frozen=True)
 class LinkModel:
     """A link's line rate and framing, for shaping in the lab and for ceilings."""
@@ -248,10 +271,21 @@ class LinkModel:
     name: str  # "gbe", "fe", "2.5gbe", "10gbe", "unshaped" or a rate like "300mbit"
     rate_bps: int | None  # None: unshaped (veth runs as fast as the CPU lets it)
     mtu: int = 1500
+    # Seconds of data the bottleneck's queue holds (a bufferbloated router); None: the
+    # lab's own small queue (lab/shaping.py says why it is small).
+    queue: float | None = None
 
     def __post_init__(self) -> None:
         _require(self.rate_bps is None or self.rate_bps > 0, "link rate must be positive")
         _require(68 <= self.mtu <= 65535, f"mtu must be 68..65535, got {self.mtu}")
+        _require(
+            self.queue is None or 0 < self.queue <= MAX_QUEUE_SECONDS,
+            f"queue must be above 0 and at most {MAX_QUEUE_SECONDS:g} s, got {self.queue}",
+        )
+        _require(
+            self.queue is None or self.rate_bps is not None,
+            "a queue needs a shaped link (an unshaped veth has no bottleneck to queue at)",
+        )
 
 
 @dataclass(frozen=True)
@@ -538,6 +572,9 @@ class FindingKind(enum.StrEnum):
     GENERATOR_LIMITED = "generator-limited"
     # A search stopped (trial budget) before its bounds were as close as asked.
     SEARCH_UNFINISHED = "search-unfinished"
+    # What qualifies a trial's latency probes: ping instead of irtt, probes that failed,
+    # probes that shared a saturated lab machine's cores with the load.
+    PROBES = "probes"
 
 
 @dataclass(frozen=True)

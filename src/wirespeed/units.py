@@ -15,6 +15,8 @@ _RATE = re.compile(
     r"^\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<prefix>[kKmMgGtT]?)(?:bit|bps|b/s|bit/s)?\s*$"
 )
 _SIZE = re.compile(r"^\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<prefix>[kKmMgG]?)(?:i?B|i?b)?\s*$")
+_DELAY = re.compile(r"^\s*(?P<num>\d+(?:\.\d+)?)\s*(?P<unit>us|ms|s)\s*$")
+_DELAY_UNITS = {"us": 1e-6, "ms": 1e-3, "s": 1.0}
 _SI = {"": 1, "k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
 _BINARY = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30}
 
@@ -47,6 +49,26 @@ def parse_size(text: str | int | float) -> int:
     if value <= 0:
         raise ValueError(f"a size must be positive, got {text!r}")
     return round(value)
+
+
+def parse_delay(text: str | int | float) -> float:
+    """'40ms', '0.04s', '40000us' -> seconds. A bare number is refused: 40 could be
+    milliseconds or seconds, and a queue 1000 times too long is no small mistake."""
+    match = _DELAY.match(str(text)) if isinstance(text, str) else None
+    if not match:
+        raise ValueError(f"not a delay: {text!r} (write it with its unit: 40ms, 0.04s or 40000us)")
+    value = float(match["num"]) * _DELAY_UNITS[match["unit"]]
+    if value <= 0:
+        raise ValueError(f"a delay must be positive, got {text!r}")
+    return value
+
+
+def format_delay(seconds: float) -> str:
+    """0.04 -> '40ms': how the plan and tc write a delay."""
+    milliseconds = seconds * 1000
+    if milliseconds >= 1:
+        return f"{milliseconds:g}ms"
+    return f"{seconds * 1e6:g}us"
 
 
 def mbit(bits_per_second: float) -> float:

@@ -13,7 +13,7 @@ saturated by other work makes the trial lab-limited.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 from wirespeed.analysis.ceiling import Ceiling
 from wirespeed.lab.naming import parse_namespace
@@ -68,6 +68,8 @@ HINTS: dict[FindingKind, str] = {
     "device forwards at least this; measure above it with a faster generator host",
     FindingKind.SEARCH_UNFINISHED: "the bounds are wider than asked: raise max_trials, or "
     "widen width:, and search again",
+    FindingKind.PROBES: "install irtt on both ends for one-way delays (Debian: irtt); "
+    "on a busy machine the loaded round trips include waiting for a CPU",
 }
 # What differs for an emulated device: its cores and interrupts are this machine's, so
 # there is nothing on the device to tune.
@@ -99,6 +101,7 @@ LABELS: dict[FindingKind, str] = {
     FindingKind.CLOCK_BELOW_ADVERTISED: "CPU clock below the advertised one",
     FindingKind.GENERATOR_LIMITED: "generator-limited",
     FindingKind.SEARCH_UNFINISHED: "search unfinished",
+    FindingKind.PROBES: "latency probes",
 }
 
 
@@ -379,6 +382,36 @@ OUTSIDE_NAMED = 5
 # anyone's, so they are not named).
 _LAB_PROCESSES = (*_OWN_PROCESSES, "dropbear", "ip")
 _KERNEL_THREADS = (*_KERNEL_PACKET_THREADS, "kworker/")
+
+
+def judge_probes(
+    choice_notice: str | None,
+    problems: Sequence[str],
+    summaries: Sequence[MonitorSummary],
+    measured: bool,
+) -> list[Finding]:
+    """What qualifies a trial's latency figures: the prober that ran instead of irtt, the
+    probes that failed, and a machine whose every core was busy while they ran (in a lab
+    the probes, the load and the emulated device share its cores: a probe waits for a
+    CPU as well as in the queue)."""
+    findings = [Finding(FindingKind.PROBES, text) for text in (choice_notice, *problems) if text]
+    if not measured:
+        return findings
+    for summary in summaries:
+        if not summary.cores or not emulated(summary.host):
+            continue
+        least = min(core.busy_pct for core in summary.cores)
+        if least >= SATURATED_PCT:
+            findings.append(
+                Finding(
+                    FindingKind.PROBES,
+                    f"{summary.host}: every core at least {least:.0f} % busy: the probes and "
+                    "the load shared this machine's cores, and the loaded round trips "
+                    "include time waiting for a CPU",
+                )
+            )
+            break
+    return findings
 
 
 def _lab_limited(

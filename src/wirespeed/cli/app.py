@@ -347,6 +347,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="the DUT forwards at most RATE (e.g. 100mbit, 1G), counted on the wire as a "
         "link's rate, exact for full-size packets; with --forward-pps whichever bites first",
     )
+    up.add_argument(
+        "--queue",
+        metavar="DELAY",
+        help="the bottleneck's queue holds DELAY of data at the line rate (e.g. 40ms): a "
+        "bufferbloated router, whose latency under load the probes measure (shaped links)",
+    )
     down = lab_sub.add_parser(
         "down",
         help="remove a lab, or all of wirespeed's labs; those a live run uses are kept",

@@ -185,7 +185,7 @@ def _lab(info: LabInfo) -> dict[str, Any]:
         "topology": info.topology.value if info.topology is not None else None,
         "link": None
         if link is None
-        else {"name": link.name, "rate_bps": link.rate_bps, "mtu": link.mtu},
+        else {"name": link.name, "rate_bps": link.rate_bps, "mtu": link.mtu, "queue": link.queue},
         "mtu": info.mtu,
         "dut_access": info.dut_access,
         "limit": None

@@ -103,6 +103,10 @@ def _planned_seconds(trial: Trial) -> float:
         from wirespeed.plan.forwarding import estimated_seconds
 
         return estimated_seconds(trial.test)
+    if trial.test.spec.probes is not None:
+        from wirespeed.run.probes import IDLE_SECONDS
+
+        return trial.test.spec.duration + IDLE_SECONDS  # the idle baseline comes first
     return trial.test.spec.duration
 
 

@@ -92,14 +92,17 @@ def mtu_ports(plan: TopologyPlan) -> tuple[Port, ...]:
 
 
 def shaping_steps(plan: TopologyPlan, lab: str, link: LinkModel, mtu: int) -> list[Step]:
-    """tbf on every veth end for a shaped link; nothing for an unshaped one."""
+    """tbf on every veth end for a shaped link; nothing for an unshaped one. A link with
+    a queue shapes its bottleneck alone, the ports of the nodes that forward, each with
+    that queue; the ends are the fast side (lab/shaping.py says why)."""
     if link.rate_bps is None:
         return []
-    params = tbf_params(link.rate_bps, mtu)
-    return [
-        Command(tuple(tbf_argv(_ns(lab, port.node), port.interface, params)))
-        for port in plan.veth_ports
-    ]
+    if link.queue is None:
+        params, ports = tbf_params(link.rate_bps, mtu), plan.veth_ports
+    else:
+        params = tbf_params(link.rate_bps, mtu, link.queue)
+        ports = tuple(port for port in plan.veth_ports if port.node in plan.forwarding_nodes)
+    return [Command(tuple(tbf_argv(_ns(lab, port.node), port.interface, params))) for port in ports]
 
 
 def mtu_steps(

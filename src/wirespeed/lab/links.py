@@ -15,11 +15,12 @@ NAMED_RATES: dict[str, int | None] = {
 }
 
 
-def parse_link(name: str, mtu: int = 1500) -> LinkModel:
-    """'gbe', 'fe', '10gbe', 'unshaped', or any rate ('300mbit', '2.5G') -> LinkModel."""
+def parse_link(name: str, mtu: int = 1500, queue: float | None = None) -> LinkModel:
+    """'gbe', 'fe', '10gbe', 'unshaped', or any rate ('300mbit', '2.5G') -> LinkModel;
+    queue: seconds of data its bottleneck holds (lab/shaping.py)."""
     key = name.strip().lower()
     if key in NAMED_RATES:
-        return LinkModel(name=key, rate_bps=NAMED_RATES[key], mtu=mtu)
+        return LinkModel(name=key, rate_bps=NAMED_RATES[key], mtu=mtu, queue=queue)
     try:
         rate = parse_rate(key)
     except ValueError:
@@ -27,4 +28,4 @@ def parse_link(name: str, mtu: int = 1500) -> LinkModel:
         raise ValueError(
             f"unknown link {name!r}: use one of {known}, or a rate such as 300mbit or 2.5G"
         ) from None
-    return LinkModel(name=key, rate_bps=rate, mtu=mtu)
+    return LinkModel(name=key, rate_bps=rate, mtu=mtu, queue=queue)

@@ -13,6 +13,9 @@ removes it too) records the spec. The file format is versioned:
                or null for none. Version 1 records are still read (no limit); a lab
                with a limit is written as version 2, one without as version 1, so an
                older wirespeed still reads every lab it could describe correctly.
+    version 3: as 2, and link.queue: seconds of data the bottleneck's queue holds (a
+               float; absent or null: the lab's default queue). Written only for a lab
+               with a queue, for the same reason.
 
 Who may take a lab name, build under it or remove it is decided under one lock,
 /run/wirespeed/labs.lock (flock): two runs starting at the same instant cannot both
@@ -34,8 +37,8 @@ from wirespeed.errors import LabError
 from wirespeed.model import ForwardingLimit, LinkModel, Topology
 
 RECORD_DIR = "/run/wirespeed/labs"
-RECORD_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+RECORD_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 LOCK_PATH = "/run/wirespeed/labs.lock"  # beside RECORD_DIR: not taken for a lab's record
 # Another process holds the lock while it tears a lab down (seconds); beyond this it hangs.
 LOCK_WAIT_SECONDS = 120.0
@@ -151,17 +154,20 @@ def record_path(name: str, directory: str = RECORD_DIR) -> str:
 def to_json(record: LabRecord) -> str:
     limit = record.limit
     extra = {} if limit is None else {"limit": {"pps": limit.pps, "bps": limit.bps}}
+    queue = {} if record.link.queue is None else {"queue": record.link.queue}
+    # An older wirespeed reads the versions it knows only: a lab it would describe
+    # wrongly (without its limit, or its queue) is the only one it is not given.
+    version = RECORD_VERSION if queue else 2 if limit is not None else 1
     return json.dumps(
         {
-            # An older wirespeed reads version 1 only: a lab it would describe wrongly
-            # (without its limit) is the only one it is not given.
-            "version": RECORD_VERSION if limit is not None else 1,
+            "version": version,
             "name": record.name,
             "topology": record.topology.value,
             "link": {
                 "name": record.link.name,
                 "rate_bps": record.link.rate_bps,
                 "mtu": record.link.mtu,
+                **queue,
             },
             "mtu": record.mtu,
             "dut_access": record.dut_access,
@@ -187,6 +193,7 @@ def from_json(text: str) -> LabRecord | None:
                 name=str(link["name"]),
                 rate_bps=None if link["rate_bps"] is None else int(link["rate_bps"]),
                 mtu=int(link["mtu"]),
+                queue=None if link.get("queue") is None else float(link["queue"]),
             ),
             mtu=int(data["mtu"]),
             dut_access=str(data.get("dut_access", "netns")),

@@ -146,7 +146,15 @@ def _lab(data: dict[Any, Any], out: Collector) -> LabPlan | None:
     entry = out.validate(LabEntry, data["lab"] or {}, ("lab",))
     if entry is None:
         return None
-    return LabPlan(link=parse_link(entry.link, mtu=entry.mtu), limit=_limit(entry.dut))
+    if entry.queue is not None and parse_link(entry.link).rate_bps is None:
+        out.error(
+            ("lab", "queue"),
+            "a queue needs a shaped link: an unshaped lab has no bottleneck to queue at",
+            hint="give the link a rate (link: 100mbit) or leave queue: out",
+        )
+        return None
+    link = parse_link(entry.link, mtu=entry.mtu, queue=entry.queue)
+    return LabPlan(link=link, limit=_limit(entry.dut))
 
 
 def _limit(entry: DutEntry | None) -> ForwardingLimit | None:

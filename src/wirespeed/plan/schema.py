@@ -20,9 +20,9 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 
 from wirespeed.hosts.ssh_target import SshTarget, is_host
 from wirespeed.lab.links import parse_link
-from wirespeed.model import Direction, Proto, Tool, Topology
+from wirespeed.model import MAX_QUEUE_SECONDS, Direction, Probes, Proto, Tool, Topology
 from wirespeed.plan.plan import ALL_POLICIES, RPS_SPREAD
-from wirespeed.units import parse_rate, parse_size
+from wirespeed.units import parse_delay, parse_rate, parse_size
 
 # Ids and names end up in trial keys ("4/WAN/default/1"), file names and report columns.
 # Matched with fullmatch: `$` would also match before a final newline ("4\n").
@@ -63,6 +63,23 @@ def _rate(value: object) -> int:
     if rate > MAX_RATE:
         raise ValueError(f"rate {value} is above 10 Tbit/s")
     return rate
+
+
+def _congestion(value: object) -> str:
+    if not isinstance(value, str) or not re.fullmatch(r"[a-z][a-z0-9_]{0,15}", value):
+        raise ValueError(
+            f"expected a congestion control's name such as cubic, bbr or reno, got {_show(value)}"
+        )
+    return value
+
+
+def _delay(value: object) -> float:
+    if not isinstance(value, str):
+        raise ValueError(f"expected a delay with its unit such as 40ms, got {_show(value)}")
+    seconds = parse_delay(value)
+    if seconds > MAX_QUEUE_SECONDS:
+        raise ValueError(f"delay {value!r} is above {MAX_QUEUE_SECONDS:g} s")
+    return seconds
 
 
 def _size(value: object) -> int:
@@ -267,8 +284,10 @@ Streams = Annotated[int, Field(strict=True, ge=1, le=128)]
 Text = Annotated[str, Field(strict=True, min_length=1)]
 Label = Annotated[Text, AfterValidator(_one_line)]  # free text shown in reports
 LinkName = Annotated[str, BeforeValidator(_link)]
+Delay = Annotated[float, BeforeValidator(_delay)]  # seconds, written with a unit: 40ms
 ToolName = Annotated[Tool, BeforeValidator(_lower)]
 ProtoName = Annotated[Proto, BeforeValidator(_lower)]
+ProbesName = Annotated[Probes, BeforeValidator(_lower)]
 DirectionName = Annotated[Direction, BeforeValidator(_lower)]
 TopologyName = Annotated[Topology, BeforeValidator(_lower)]
 CpuMask = Annotated[str, BeforeValidator(_cpu_mask)]
@@ -300,6 +319,8 @@ class LabEntry(Entry):
 
     link: LinkName = "gbe"
     mtu: Mtu = 1500
+    # Seconds of data the bottleneck's queue holds ("40ms"): a bufferbloated router.
+    queue: Delay | None = None
     dut: DutEntry | None = None
 
 
@@ -356,6 +377,10 @@ class TestSettings(Entry):
     length: Size | None = None
     mtu: Mtu | None = None
     interval: Seconds | None = None
+    # Latency probes before and during the load (irtt, falling back to ping; or ping).
+    probes: ProbesName | None = None
+    # The TCP senders' congestion control: cubic fills a queue, bbr keeps it short.
+    congestion: Annotated[str, BeforeValidator(_congestion)] | None = None
 
     @field_validator(*_NOT_NULL, mode="before")
     @classmethod

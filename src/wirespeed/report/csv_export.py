@@ -290,6 +290,9 @@ def _rows(report: Report) -> Iterable[dict[str, Any]]:
             for budget in report.budgets:  # `--as`: after every other column
                 row[f"as {budget.name}"] = None if goodput is None else budget.value(goodput)
             yield row
+        result = detail.outcome.result
+        if result is not None and result.measurements:  # a traffic test's latency probes
+            yield from _measurement_rows(report, detail, measured)
 
 
 def render_csv(report: Report) -> str:

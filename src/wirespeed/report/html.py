@@ -21,6 +21,7 @@ import orjson
 from wirespeed.model import Tool
 from wirespeed.report.html_data import report_data
 from wirespeed.report.html_forwarding import forwarding_data, forwarding_section
+from wirespeed.report.html_latency import latency_section
 from wirespeed.report.html_monitor import DeviceSamples
 from wirespeed.report.measure_text import LEGEND as MEASURED_LEGEND
 from wirespeed.report.measure_text import item_text, measured_cell_lines
@@ -269,6 +270,7 @@ def render_html(report: Report, samples: Sequence[DeviceSamples] = ()) -> str:
         f"{_header(report)}<main>"
         f"{_results(report) if report.has_traffic_table else ''}"
         f"{_measured(report)}{forwarding_section(report)}"
+        f"{latency_section([detail.outcome for detail in report.trials])}"
         f"{_trials_section() + _monitor_section(samples) if traffic else ''}"
         f"{_notes(report)}{_provenance(report)}"
         f"<footer>wirespeed {_e(report.info.wirespeed_version)} \N{MIDDLE DOT} "

@@ -28,6 +28,7 @@ from typing import Any
 
 from wirespeed.analysis.ceiling import Ceiling
 from wirespeed.analysis.expectations import Judgement, Verdict
+from wirespeed.analysis.latency import GRADE_UNIT, grade
 from wirespeed.analysis.stats import ConfidenceInterval, Summary
 from wirespeed.model import (
     DirectionResult,
@@ -246,7 +247,8 @@ def _trial(report: Report, index: int, part: Callable[[str, Any], Any] = _whole)
         ],
         "flows": part("flows", (report, index)),
         # A benchmark's measurements; a traffic test's figures are its flows, and its
-        # measurements those it has beside them (the board's power): absent without any.
+        # measurements those it has beside them (latency probes, the board's power):
+        # absent without any.
         **(
             {"measurements": [_measurement_dict(m) for m in result.measurements]}
             if result is not None
@@ -264,6 +266,8 @@ def _measurement_dict(m: Measurement) -> dict[str, Any]:
         "unit": m.unit,
         "better": m.better.value,
         "value": m.value,
+        # A grade's value is the latency increase in ms; its letter, for readers.
+        **({"grade": grade(m.value)} if m.unit == GRADE_UNIT else {}),
     }
 
 

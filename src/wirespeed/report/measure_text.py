@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from wirespeed.analysis.latency import GRADE_UNIT, grade
 from wirespeed.analysis.stats import Summary
 from wirespeed.model import Better
 from wirespeed.report.measured import MeasuredCell, MeasuredRow
@@ -49,6 +50,8 @@ def _digits(value: float) -> int:
 
 
 def value_text(value: float, unit: str) -> str:
+    if unit == GRADE_UNIT:
+        return f"{grade(value)} ({value:.{_digits(value)}f} ms)"
     divisor, shown = scale_for(value, unit)
     scaled = value / divisor
     return f"{scaled:.{_digits(scaled)}f} {shown}".rstrip()
@@ -57,6 +60,8 @@ def value_text(value: float, unit: str) -> str:
 def summary_text(summary: Summary, unit: str) -> str:
     """ "1282.5 \N{PLUS-MINUS SIGN}0.4 MB/s" over repetitions, "1282.52 MB/s" for one."""
     interval = summary.interval
+    if unit == GRADE_UNIT:  # the letter of the median increase, then its figure in ms
+        return f"{grade(summary.median)} ({summary_text(summary, 'ms')})"
     divisor, shown = scale_for(summary.median, unit)
     median = summary.median / divisor
     if interval is None:

@@ -74,8 +74,9 @@ def measured_table(
     trial_notes: Sequence[set[int]],
     several_variants: bool,
 ) -> tuple[tuple[Place, ...], tuple[MeasuredRow, ...]]:
-    """The places and rows of the benchmarks among `outcomes` (traffic tests have their
-    own table); `trial_notes` gives each outcome's note numbers, by position."""
+    """The places and rows of the benchmarks among `outcomes`, and of the traffic tests
+    with latency probes (their flows have their own table: here only what the probes
+    measured); `trial_notes` gives each outcome's note numbers, by position."""
     places: dict[tuple[str, str], None] = {}
     # (test id, name, labels) -> (test name, tool, unit, better)
     rows: dict[tuple[str, str, tuple[tuple[str, str], ...]], tuple[str, Tool, str, Better]] = {}

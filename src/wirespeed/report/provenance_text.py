@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from wirespeed.analysis.ceiling import link_rate_text
+from wirespeed.units import format_delay
 
 DUT_ACCESS = {
     "netns": "DUT in its namespace",
@@ -47,12 +48,15 @@ def _lab(name: str, facts: Mapping[str, Any]) -> str:
     if link or facts.get("link"):
         called = f" {facts['link']}" if facts.get("link") else ""
         parts.append(f"link{called}: " + ", ".join(link) if link else f"link{called}")
+    queue = facts.get("queue")
+    if isinstance(queue, int | float) and queue > 0:
+        parts.append(f"bottleneck queue {format_delay(queue)}")
     if facts.get("server_address"):
         parts.append(f"server at {facts['server_address']}")
     access = facts.get("dut_access")
     if access:
         parts.append(DUT_ACCESS.get(str(access), f"DUT over {access}"))
-    known = {"topology", "link", "rate_bps", "mtu", "server_address", "dut_access"}
+    known = {"topology", "link", "rate_bps", "mtu", "queue", "server_address", "dut_access"}
     parts += [f"{_key(k)} {_plain(v)}" for k, v in facts.items() if k not in known and v]
     return f"lab {name}: " + ", ".join(parts)
 

@@ -426,6 +426,7 @@ class Runner:
             sample_interval=self.sample_interval,
             samplers_from=self._samplers,
             power=self.plan.power,
+            notice=self.notice,
         )
         return _unless_lab_lost(outcome, lab)
 
@@ -749,6 +750,7 @@ class Runner:
                 "link": lab.spec.link.name,
                 "rate_bps": lab.spec.link.rate_bps,
                 "mtu": lab.spec.link.mtu,
+                "queue": lab.spec.link.queue,
                 "server_address": lab.server_address,
                 "dut_access": lab.spec.dut_access,
                 "limit": None

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from wirespeed.analysis.ceiling import ceiling_for
-from wirespeed.analysis.findings import LIMITS, judge_monitor, judge_result
+from wirespeed.analysis.findings import LIMITS, judge_monitor, judge_probes, judge_result
 from wirespeed.analysis.power import power_measurements, split_timeline, total_goodput
 from wirespeed.errors import WirespeedError
 from wirespeed.hosts.base import Host, Process
@@ -40,6 +40,7 @@ from wirespeed.model import (
     WarningKind,
 )
 from wirespeed.run.power_meter import MIN_TIMEOUT, MeterRecorder
+from wirespeed.run.probes import LatencyProbes, probes_for
 from wirespeed.sampling.meter import parse_meter_log
 from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.session import Sampler, SamplerSource, TrialSampler
@@ -116,6 +117,7 @@ def run_trial(
     sample_interval: float = 1.0,
     samplers_from: SamplerSource | None = None,
     power: PowerSettings | None = None,
+    notice: Callable[[str], None] | None = None,
 ) -> TrialOutcome:
     """Run a trial to its outcome. Failures become a FAILED outcome, never an exception
     (but KeyboardInterrupt and SIGTERM pass through, after the processes are stopped).
@@ -144,6 +146,11 @@ def run_trial(
     # second to act on SIGTERM, and there is nothing left to read); else a second, since
     # iperf2 prints what it has on SIGTERM.
     server_grace = 1.0
+    probes = probes_for(spec, endpoints.client, endpoints.server, endpoints.target)
+    if probes is not None and probes.choice.notice is not None and notice is not None:
+        notice(probes.choice.notice)
+    latency: tuple[Measurement, ...] = ()
+    completed = False  # the client ran to its end: the loaded probes are worth waiting for
     try:
         # The server's own socket, not the test's protocol: iperf3 serves a UDP test
         # from its TCP control port.
@@ -151,6 +158,8 @@ def run_trial(
         check_port_free(endpoints.server, port, listen_on)
         server = endpoints.server.start(server_argv)
         wait_listening(endpoints.server, server, port, listen_on)
+        if probes is not None:
+            probes.start()
         samplers = start_samplers(watch, sample_interval, samplers_from or Sampler())
         if power is not None:
             idle_baseline(power, meter)
@@ -159,7 +168,7 @@ def run_trial(
             endpoints.client,
             client,
             timeout=spec.duration + CLIENT_MARGIN,
-            on_tick=on_tick,
+            on_tick=_with_probes(on_tick, probes),
             target=endpoints.target,
             port=port,
             server=server,
@@ -168,6 +177,7 @@ def run_trial(
             meter.mark("end")
         if _wait_server_report(driver, server, spec):
             server_grace = 0.0
+        completed = True
     except TrialFailure as failure:
         reason = str(failure)
     except (WirespeedError, TimeoutError) as error:
@@ -176,6 +186,11 @@ def run_trial(
         reason = error.message if isinstance(error, WirespeedError) else str(error)
     finally:
         with deferred_signals():
+            if probes is not None:
+                try:
+                    latency = probes.finish(wait=completed)
+                except (WirespeedError, TimeoutError) as error:
+                    probes.problems.append(f"the latency probes failed: {error}")
             client_status = client.stop() if client is not None else None
             meter_raw = meter.stop() if meter is not None else None
             server_status = server.stop(grace=server_grace) if server is not None else None
@@ -191,9 +206,13 @@ def run_trial(
         raw.append(_raw(endpoints.server, Side.SERVER, server, driver, server_status))
     if meter_raw is not None:
         raw.append(meter_raw)
+    if probes is not None:
+        raw.extend(probes.raw)
     result: Result | None = None
     if reason is None:
         result, reason = _parse(driver, raw, spec)
+    if result is not None and latency:
+        result = dataclasses.replace(result, measurements=(*result.measurements, *latency))
     monitors, summaries = monitor_records(sample_sets)
     if result is not None and power is not None:
         result = with_power(result, power, meter_raw, summaries)
@@ -211,6 +230,8 @@ def run_trial(
     for summary in summaries:
         # In a lab this process shares the machine too: it is the run, not other work.
         findings += judge_monitor(summary, controller_pid=os.getpid())
+    if probes is not None:
+        findings += judge_probes(probes.choice.notice, probes.problems, summaries, bool(latency))
     return dataclasses.replace(outcome, findings=tuple(without_moot(findings, spec)))
 
 
@@ -266,6 +287,21 @@ def with_power(
         measurements=(*result.measurements, *measurements),
         warnings=tuple(warnings),
     )
+
+
+def _with_probes(
+    on_tick: Callable[[float], None] | None, probes: LatencyProbes | None
+) -> Callable[[float], None] | None:
+    """The client's ticks also start the loaded probes once the load has filled the queue."""
+    if probes is None:
+        return on_tick
+
+    def tick(elapsed: float) -> None:
+        probes.load_started_for(elapsed)
+        if on_tick is not None:
+            on_tick(elapsed)
+
+    return tick
 
 
 def without_moot(findings: list[Finding], spec: TestSpec) -> list[Finding]:

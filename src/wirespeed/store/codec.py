@@ -20,6 +20,7 @@ from wirespeed.model import (
     Measurement,
     MonitorRecord,
     PathSpec,
+    Probes,
     Proto,
     RawOutput,
     Side,
@@ -48,6 +49,9 @@ def encode_spec(spec: TestSpec) -> Json:
         "length": spec.length,
         "mtu": spec.mtu,
         "interval": spec.interval,
+        # Only when set: a spec without probes keeps the text older versions wrote.
+        **({} if spec.probes is None else {"probes": spec.probes.value}),
+        **({} if spec.congestion is None else {"congestion": spec.congestion}),
     }
 
 
@@ -62,19 +66,24 @@ def decode_spec(data: Mapping[str, Any]) -> TestSpec:
         length=data["length"],
         mtu=data["mtu"],
         interval=data["interval"],
+        probes=None if data.get("probes") is None else Probes(data["probes"]),
+        congestion=data.get("congestion"),
     )
 
 
 def encode_link(link: LinkModel | None) -> Json | None:
     if link is None:
         return None
-    return {"name": link.name, "rate_bps": link.rate_bps, "mtu": link.mtu}
+    queue = {} if link.queue is None else {"queue": link.queue}
+    return {"name": link.name, "rate_bps": link.rate_bps, "mtu": link.mtu, **queue}
 
 
 def decode_link(data: Mapping[str, Any] | None) -> LinkModel | None:
     if data is None:
         return None
-    return LinkModel(name=data["name"], rate_bps=data["rate_bps"], mtu=data["mtu"])
+    return LinkModel(
+        name=data["name"], rate_bps=data["rate_bps"], mtu=data["mtu"], queue=data.get("queue")
+    )
 
 
 def encode_path(path: PathSpec) -> Json:

@@ -86,6 +86,8 @@ def client_argv(spec: TestSpec, target: str, port: int) -> list[str]:
     if spec.parallel > 1:
         argv += ["-P", str(spec.parallel)]
     argv += _DIRECTION_FLAGS[spec.direction]
+    if spec.congestion is not None and spec.protocol is Proto.TCP:
+        argv += ["-Z", spec.congestion]
     return argv
 
 

@@ -75,6 +75,8 @@ def client_argv(spec: TestSpec, target: str, port: int) -> list[str]:
         argv.append("-R")
     elif spec.direction is Direction.BIDIR:
         argv.append("--bidir")
+    if spec.congestion is not None and spec.protocol is Proto.TCP:
+        argv += ["-C", spec.congestion]  # iperf3 hands it to the server for -R too
     return argv
 
 

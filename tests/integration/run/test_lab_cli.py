@@ -49,7 +49,7 @@ def test_lab_status_as_json_gives_each_labs_topology_link_and_addresses(
     assert document["format"] == "wirespeed-lab-status" and document["version"] == 1
     (mine,) = [entry for entry in document["labs"] if entry["name"] == lab.name]
     assert mine["topology"] == "router" and mine["complete"] is True
-    assert mine["link"] == {"name": "fe", "rate_bps": 100_000_000, "mtu": 1500}
+    assert mine["link"] == {"name": "fe", "rate_bps": 100_000_000, "mtu": 1500, "queue": None}
     assert mine["mtu"] == 1500 and mine["dut_access"] == "netns"
     assert mine["owner"] is None  # built as by `lab up`, not by a run that will remove it
     nodes = {namespace["node"]: namespace for namespace in mine["namespaces"]}

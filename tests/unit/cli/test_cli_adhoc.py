@@ -84,7 +84,8 @@ def test_a_built_in_plan_runs_by_name_and_a_near_miss_lists_the_names() -> None:
         2,
         "wirespeed: error: seed-matrx: no such plan file, and no built-in plan of that name "
         "(did you mean 'seed-matrix'?)\n"
-        "  hint: built-in plans: compute, forwarding-rate, mtu-matrix, seed-matrix "
+        "  hint: built-in plans: compute, forwarding-rate, latency-under-load, mtu-matrix, "
+        "seed-matrix "
         "(`wirespeed plans` describes "
         "them)\n",
     )
@@ -104,19 +105,23 @@ def test_plans_lists_each_built_in_plan_on_one_line() -> None:
     assert status == 0
     lines = out.splitlines()
     assert lines[0] == (
-        "compute          Compute benchmarks (openssl speed, 7-zip) on the lab DUT  "
+        "compute             Compute benchmarks (openssl speed, 7-zip) on the lab DUT  "
         "(6 trials, 6 benchmarks)"
     )
     assert lines[1] == (
-        "forwarding-rate  Forwarding rate through NAT, in and out (seed 004), lab DUT at "
+        "forwarding-rate     Forwarding rate through NAT, in and out (seed 004), lab DUT at "
         "15 kpps  (1 trial, 1 forwarding-rate search (about 6 min))"
     )
     assert lines[2] == (
-        "mtu-matrix       NanoPi R4S — MTU 1500 vs 512, default vs tuned (lab)  "
-        "(40 trials, 7 min of traffic)"
+        "latency-under-load  Latency under load, 100 Mbit/s router with a 40 ms queue  "
+        "(4 trials, 40 s of traffic)"
     )
     assert lines[3] == (
-        "seed-matrix      NanoPi R4S — seed matrix (lab)  (12 trials, 2 min of traffic)"
+        "mtu-matrix          NanoPi R4S — MTU 1500 vs 512, default vs tuned (lab)  "
+        "(40 trials, 7 min of traffic)"
+    )
+    assert lines[4] == (
+        "seed-matrix         NanoPi R4S — seed matrix (lab)  (12 trials, 2 min of traffic)"
     )
     assert "wirespeed run seed-matrix --duration 2" in out
 

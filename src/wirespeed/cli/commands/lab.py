@@ -10,7 +10,7 @@ from wirespeed.cli.exit import ExitStatus
 from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
-    from wirespeed.model import ForwardingLimit
+    from wirespeed.model import ForwardingLimit, LinkModel
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
@@ -25,9 +25,11 @@ def _up(args: argparse.Namespace, env: Environment) -> int:
     from wirespeed.lab.lab import Lab, LabSpec
     from wirespeed.lab.links import parse_link
     from wirespeed.model import ModelError, Role, Topology
+    from wirespeed.units import parse_delay
 
     try:
-        link = parse_link(args.link, mtu=args.mtu)
+        queue = None if args.queue is None else parse_delay(args.queue)
+        link = parse_link(args.link, mtu=args.mtu, queue=queue)
     except (ValueError, ModelError) as error:
         raise UsageError(str(error)) from None
     limit = _forwarding_limit(args)
@@ -43,7 +45,11 @@ def _up(args: argparse.Namespace, env: Environment) -> int:
     )
     out = env.stdout
     limited = f", the DUT forwards at most {describe_limit(limit)}" if limit else ""
-    out.write(f"lab {lab.name} is up: {args.topology}, link {link.name}, MTU {link.mtu}{limited}\n")
+    queued = describe_queue(link)
+    out.write(
+        f"lab {lab.name} is up: {args.topology}, link {link.name}{queued}, "
+        f"MTU {link.mtu}{limited}\n"
+    )
     for node, namespace in lab.namespaces.items():
         out.write(f"  {node.value:<7} {namespace}\n")
     client = lab.hosts[Role.CLIENT].name
@@ -87,6 +93,13 @@ def _forwarding_limit(args: argparse.Namespace) -> ForwardingLimit | None:
         return ForwardingLimit(pps=args.forward_pps, bps=bps)
     except ModelError as error:
         raise UsageError(f"--forward-pps/--forward-rate: {error}") from None
+
+
+def describe_queue(link: LinkModel) -> str:
+    """', queue 40ms' for a link whose bottleneck queues that much; '' for the default."""
+    from wirespeed.units import format_delay
+
+    return "" if link.queue is None else f", queue {format_delay(link.queue)}"
 
 
 def describe_limit(limit: ForwardingLimit) -> str:
@@ -142,7 +155,7 @@ def _status(args: argparse.Namespace, env: Environment) -> int:
         link = "unknown link"
         if info.link is not None:
             rate = format_rate(info.link.rate_bps) if info.link.rate_bps else "unshaped"
-            link = f"{info.link.name} ({rate})"
+            link = f"{info.link.name} ({rate}){describe_queue(info.link)}"
         state = "complete" if info.complete else "incomplete: `wirespeed lab down` removes it"
         mtu = f"MTU {info.mtu}" if info.mtu else "MTU ?"
         limit = f", forwards at most {describe_limit(info.limit)}" if info.limit else ""

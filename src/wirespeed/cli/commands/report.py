@@ -53,9 +53,12 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         elif "html" in formats:
             from wirespeed.report.device_samples import needs_streams
 
-            if needs_streams(record):
+            # The latency section draws the probes' own outputs (and their commands say
+            # which prober wrote them).
+            probed = any(o.trial.test.spec.probes is not None for o in record.outcomes)
+            if probed or needs_streams(record):
                 record = store.load_run(
-                    record.id, intervals=intervals, outputs=True, commands=commands
+                    record.id, intervals=intervals, outputs=True, commands=commands or probed
                 )
     finally:
         store.close()

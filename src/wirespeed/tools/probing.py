@@ -1,0 +1,37 @@
+"""What a latency prober measured: one series of probes, whichever tool sent them.
+
+irtt gives each probe's round trip and both one-way delays (client to server, "up", and
+back, "down"); ping gives round trips alone. One-way delays need the two clocks to agree
+for their absolute value, not for a change: a constant offset between the clocks cancels
+in "loaded minus idle", so the increase per direction holds between unsynchronized hosts
+(a clock drifting during the test does not cancel; NTP's slewing is far below a queue).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ProbeSeries:
+    """The probes of one phase (idle or loaded), delays in milliseconds."""
+
+    tool: str  # "irtt" or "ping"
+    sent: int  # probes whose fate is known: answered, or lost
+    rtt_ms: tuple[float, ...]  # each answered probe's round trip
+    up_ms: tuple[float, ...] = ()  # one-way client -> server (irtt's send delay)
+    down_ms: tuple[float, ...] = ()  # one-way server -> client (irtt's receive delay)
+    lost_up: int | None = None  # lost on the way out (irtt tells the direction)
+    lost_down: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.sent < len(self.rtt_ms):
+            raise ValueError(f"{len(self.rtt_ms)} answers to {self.sent} probes")
+
+    @property
+    def lost(self) -> int:
+        return self.sent - len(self.rtt_ms)
+
+    @property
+    def loss_percent(self) -> float | None:
+        return None if self.sent == 0 else 100.0 * self.lost / self.sent

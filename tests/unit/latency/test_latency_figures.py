@@ -1,0 +1,118 @@
+"""The latency figures of a trial and its bufferbloat grade."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from wirespeed.analysis.findings import judge_probes
+from wirespeed.analysis.latency import grade, latency_measurements, percentile
+from wirespeed.model import FindingKind
+from wirespeed.sampling.session import sample_set
+from wirespeed.sampling.stream import parse_stream
+from wirespeed.sampling.summary import MonitorSummary, summarize
+from wirespeed.tools import irtt, ping
+from wirespeed.tools.probing import ProbeSeries
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "latency"
+
+
+@pytest.mark.parametrize(
+    ("increase", "letter"),
+    [
+        (-0.2, "A+"),
+        (4.99, "A+"),
+        (5.0, "A"),
+        (29.9, "A"),
+        (30.0, "B"),
+        (40.0, "B"),
+        (59.99, "B"),
+        (60.0, "C"),
+        (199.0, "C"),
+        (200.0, "D"),
+        (399.9, "D"),
+        (400.0, "F"),
+        (2500.0, "F"),
+    ],
+)
+def test_grades_follow_the_published_thresholds(increase: float, letter: str) -> None:
+    assert grade(increase) == letter
+
+
+def test_percentiles_interpolate_between_ranks() -> None:
+    assert percentile([4.0, 1.0, 3.0, 2.0], 50) == 2.5
+    assert percentile([1.0, 2.0, 3.0, 4.0, 5.0], 90) == pytest.approx(4.6)
+    assert percentile([7.0], 99) == 7.0
+    with pytest.raises(ValueError):
+        percentile([], 50)
+
+
+def test_the_lab_queue_makes_grade_b_with_the_increase_on_the_way_up() -> None:
+    idle = irtt.parse((FIXTURES / "irtt-idle-router-100mbit.json").read_text())
+    loaded = irtt.parse((FIXTURES / "irtt-loaded-router-100mbit-queue-40ms.json").read_text())
+    figures = {m.item: m for m in latency_measurements(idle, loaded)}
+    assert set(figures) == {
+        *(f"rtt {load}, {s}" for load in ("idle", "loaded") for s in ("p50", "p90", "p99", "max")),
+        "probe loss idle",
+        "probe loss loaded",
+        "latency increase round trip",
+        "latency increase up",
+        "latency increase down",
+        "bufferbloat grade",
+    }
+    increase = figures["latency increase round trip"].value
+    assert 25 < increase < 41
+    assert figures["latency increase up"].value == pytest.approx(increase, abs=1.0)
+    assert abs(figures["latency increase down"].value) < 1.0
+    assert figures["bufferbloat grade"].unit == "grade"
+    assert figures["bufferbloat grade"].value == increase
+    assert grade(increase) == "B"
+    p50, p90, p99, top = (figures[f"rtt loaded, {s}"].value for s in ("p50", "p90", "p99", "max"))
+    assert p50 <= p90 <= p99 <= top
+
+
+def test_ping_gives_round_trips_only_and_no_way_of_its_own() -> None:
+    idle = ping.parse((FIXTURES / "iputils-ping-idle.txt").read_text())
+    loaded = ping.parse((FIXTURES / "iputils-ping-loaded-queue-40ms.txt").read_text())
+    items = {m.item for m in latency_measurements(idle, loaded)}
+    assert "latency increase round trip" in items
+    assert "latency increase up" not in items and "latency increase down" not in items
+
+
+def test_without_a_baseline_there_is_no_increase_and_no_grade() -> None:
+    loaded = ProbeSeries("ping", sent=3, rtt_ms=(30.0, 31.0))
+    items = {m.item for m in latency_measurements(None, loaded)}
+    assert "bufferbloat grade" not in items and "latency increase round trip" not in items
+    assert "probe loss loaded" in items
+
+
+SAMPLING = Path(__file__).parents[2] / "fixtures" / "sampling"
+LAB_DUT = "wirespeed-capture-bridge-dut"
+
+
+def lab_summary(name: str) -> MonitorSummary:
+    text = (SAMPLING / name).read_text()
+    return summarize(sample_set(LAB_DUT, 0.5, text, parse_stream(text), None))
+
+
+def test_a_saturated_lab_machine_is_said_beside_the_probes() -> None:
+    saturated = judge_probes(None, [], [lab_summary("lab-saturated-yes.txt")], measured=True)
+    (said,) = saturated
+    assert said.kind is FindingKind.PROBES
+    assert "the probes and the load shared this machine's cores" in said.message
+    quiet = judge_probes(None, [], [lab_summary("lab-unsaturated.txt")], measured=True)
+    assert quiet == []
+
+
+def test_the_fallback_and_failures_are_said() -> None:
+    found = judge_probes(
+        "irtt not found on r4s: latency by ping (round trips only)",
+        ["the idle probes (ping) failed: ping printed nothing"],
+        [],
+        measured=False,
+    )
+    assert [f.message for f in found] == [
+        "irtt not found on r4s: latency by ping (round trips only)",
+        "the idle probes (ping) failed: ping printed nothing",
+    ]
