@@ -65,9 +65,10 @@ def _value(outcome: TrialOutcome, name: str, frame: int, direction: str) -> floa
     return found[0].value
 
 
-def _leftover_iperfs() -> list[str]:
+def _iperfs() -> set[str]:
+    """The iperf processes on this machine, as "pid argv" lines."""
     done = subprocess.run(["pgrep", "-af", "iperf -"], capture_output=True, text=True, check=False)
-    return [line for line in done.stdout.splitlines() if "pgrep" not in line]
+    return {line for line in done.stdout.splitlines() if "pgrep" not in line}
 
 
 def test_ndr_through_nat_in_and_out_finds_the_dut_limit(tmp_path: Path) -> None:
@@ -81,6 +82,7 @@ def test_ndr_through_nat_in_and_out_finds_the_dut_limit(tmp_path: Path) -> None:
             options: {{frame_sizes: [64, 1518], directions: [in, out],
                        goals: [{{name: NDR, loss: 0}}], {QUICK}}}
     """
+    running_before = _iperfs()  # other work's, if any: not this run's to stop
     done = _run(tmp_path, plan, prefix)
     assert done.returncode == 0, done.stdout + done.stderr
     (outcome,) = _outcomes(tmp_path)
@@ -104,7 +106,7 @@ def test_ndr_through_nat_in_and_out_finds_the_dut_limit(tmp_path: Path) -> None:
     assert not [f for f in outcome.findings if f.kind is FindingKind.SUSPECT], outcome.findings
     # In both directions traffic crossed the DUT: "in" through its port forward.
     assert "NDR" in done.stdout
-    assert _leftover_iperfs() == []
+    assert _iperfs() - running_before == set()
     nft = subprocess.run(["nft", "list", "tables"], capture_output=True, text=True, check=True)
     assert "wirespeed" not in nft.stdout
 
