@@ -28,7 +28,13 @@ from wirespeed.model import (
     TrialOutcome,
     TrialStatus,
 )
-from wirespeed.run.trial import TrialFailure, both_streams, monitor_records, start_samplers
+from wirespeed.run.trial import (
+    TrialFailure,
+    both_streams,
+    monitor_records,
+    start_samplers,
+    stop_samplers,
+)
 from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.session import Sampler, SamplerSource, TrialSampler
 from wirespeed.signals import deferred_signals
@@ -167,9 +173,7 @@ def run_bench_trial(
             if running is not None:
                 status = running.stop()
                 raw.append(_raw(host, running, status))
-            sample_sets = [
-                (role, h, s if isinstance(s, str) else s.stop()) for role, h, s in samplers
-            ]
+            sample_sets = stop_samplers(samplers)
     monitors, summaries = monitor_records(sample_sets)
     for summary in summaries:
         findings += judge_monitor(summary, controller_pid=os.getpid(), workload=driver.WORKLOAD)

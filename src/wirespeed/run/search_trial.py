@@ -45,6 +45,7 @@ from wirespeed.run.trial import (
     check_port_free,
     monitor_records,
     start_samplers,
+    stop_samplers,
     wait_listening,
 )
 from wirespeed.sampling.model import SampleSet
@@ -104,13 +105,9 @@ def goals_of(options: ForwardingOptions, final: float) -> tuple[Goal, ...]:
     )
 
 
-def search_limits(
-    options: ForwardingOptions, frame: int, legs: int, link_rate_bps: int | None
-) -> SearchLimits:
-    """The loads to search between: up to the link's frame rate (per leg: a link is full
-    duplex, so each direction has its own) or the plan's max_rate."""
-    del legs  # each leg is offered the load; the ceiling is per direction
-    ceiling = frames_per_second(link_rate_bps, frame) if link_rate_bps else None
+def search_limits(options: ForwardingOptions, ceiling: float | None) -> SearchLimits:
+    """The loads to search between: up to the link's frame rate at this size (per leg:
+    a link is full duplex, so each direction has its own) or the plan's max_rate."""
     top = options.max_rate if options.max_rate is not None else ceiling
     assert top is not None, "checked by the plan: a path without a link needs max_rate"
     if ceiling is not None:
@@ -173,11 +170,10 @@ def run_search_trial(
                         on_step(f"{where}: {message}")
 
                 measure = _measurer(legs, frame, cell, tick)
-                limits = search_limits(options, frame, len(legs), path.link_rate_bps)
-                found = search(measure, goals, limits, progress=progress)
                 ceiling = (
                     frames_per_second(path.link_rate_bps, frame) if path.link_rate_bps else None
                 )
+                found = search(measure, goals, search_limits(options, ceiling), progress=progress)
                 log = SearchLog(
                     frame=frame,
                     direction=direction,
@@ -196,10 +192,7 @@ def run_search_trial(
         reason = error.message if isinstance(error, WirespeedError) else str(error)
     finally:
         with deferred_signals():
-            sample_sets = [
-                (role, host, running if isinstance(running, str) else running.stop())
-                for role, host, running in samplers
-            ]
+            sample_sets = stop_samplers(samplers)
     monitors, summaries = monitor_records(sample_sets)
     result = Result(
         tool=Tool.FORWARDING,

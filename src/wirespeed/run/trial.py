@@ -194,10 +194,7 @@ def run_trial(
             client_status = client.stop() if client is not None else None
             meter_raw = meter.stop() if meter is not None else None
             server_status = server.stop(grace=server_grace) if server is not None else None
-            sample_sets = [
-                (role, host, running if isinstance(running, str) else running.stop())
-                for role, host, running in samplers
-            ]
+            sample_sets = stop_samplers(samplers)
 
     raw: list[RawOutput] = []
     if client is not None:
@@ -330,6 +327,16 @@ def start_samplers(
         running.wait_for_ticks(1, timeout=BASELINE_TIMEOUT)
         started.append((role, host, running))
     return started
+
+
+def stop_samplers(
+    samplers: Sequence[tuple[str, Host, TrialSampler | str]],
+) -> list[tuple[str, Host, SampleSet | str]]:
+    """Each started sampler's samples; one that never started keeps its reason."""
+    return [
+        (role, host, running if isinstance(running, str) else running.stop())
+        for role, host, running in samplers
+    ]
 
 
 def monitor_records(
