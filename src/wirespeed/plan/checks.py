@@ -2,7 +2,8 @@
 
 These are the traps of the seeds and of LIMITS.md: iperf2's `-d` through NAT (the
 reverse connection is refused, iperf2 measures one direction and still exits 0),
-iperf3's missing dual mode, and UDP datagrams that do not fit the MTU.
+iperf3's missing dual mode, iperf2's congestion control on the server's flows, and UDP
+datagrams that do not fit the MTU.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ def check_test_on_paths(
             hint="use direction: bidir (iperf3 --bidir), the same two flows on the client's "
             "own connection",
         )
+    _check_iperf2_congestion(test, out)
     for path in paths:
         _check_dual_through_nat(test, path, out)
         if spec.protocol is Proto.UDP:
@@ -46,6 +48,32 @@ def check_test_on_paths(
             f"test {test.case.id!r}: UDP without rate: iperf sends 1 Mbit/s by default",
             hint="set rate:, e.g. rate: 1000M for gigabit Ethernet",
         )
+
+
+def _check_iperf2_congestion(test: ResolvedTest, out: Collector) -> None:
+    # iperf2 (2.1.8) sets -Z on the client's own socket only: with -R it refuses ("-Z and
+    # --reverse cannot be applied together"), with -d and -r it crashes (SIGSEGV), and with
+    # --full-duplex the server's flow keeps the system's algorithm. iperf3's -C reaches the
+    # server's data sockets too.
+    spec = test.case.spec
+    if not (
+        test.case.tool is Tool.IPERF2
+        and spec.protocol is Proto.TCP
+        and spec.congestion is not None
+        and spec.direction is not Direction.UP
+    ):
+        return
+    why = {
+        Direction.DOWN: "iperf2 refuses -Z with -R",
+        Direction.DUAL: "iperf2 crashes on -Z with -d",
+        Direction.BIDIR: "the server's flow would keep the system's algorithm",
+    }[spec.direction]
+    out.error(
+        test.where("congestion"),
+        f"test {test.case.id!r}: iperf2 sets congestion: {spec.congestion} only on the "
+        f"client's sending socket, so not for direction: {spec.direction.value} ({why})",
+        hint="use tool: iperf3 (its -C reaches the server's sockets), or direction: up",
+    )
 
 
 def _check_dual_through_nat(test: ResolvedTest, path: PathSpec, out: Collector) -> None:

@@ -43,9 +43,11 @@ ACKS_OF_THE_REVERSE_FLOW = 0.03
 # reverse connection starts once the first flow's data already queues in the shaper, so
 # the first flow's BBR keeps the minimum RTT it saw on an idle link and a window too
 # small for the RTT its ACKs meet behind the reverse flow's data. Measured in the bridge,
-# endpoint and router labs: 64-72 Mbit/s up against 92 down; with cubic 89/89 as the other
-# two-way tests. The flow's real figure under BBR, not wirespeed's: bounded loosely there.
-BBR_DUAL_FIRST_FLOW = 0.35
+# endpoint and router labs: 60-80 Mbit/s up against 88-92 down (59.7 on a busy machine);
+# with cubic 89/89 as the other two-way tests (iperf2 cannot set -Z with -d: it crashes,
+# and the plan refuses it). The flow's real figure under BBR, not wirespeed's: bounded
+# loosely there, so that it still shows the flow moved data at a sane rate.
+BBR_DUAL_FIRST_FLOW = 0.45
 # A trial ends in about its duration: starting, stopping and the server's report
 # take well under this beyond it. A timeout (15 s or more) is far above.
 OVERHEAD = 6.0

@@ -374,6 +374,32 @@ def test_iperf3_has_no_dual_mode() -> None:
     assert problem.hint is not None and "use direction: bidir" in problem.hint
 
 
+@pytest.mark.parametrize("direction", ["down", "dual", "bidir"])
+def test_iperf2_cannot_set_the_congestion_control_of_the_servers_flows(direction: str) -> None:
+    # iperf 2.1.8: -Z with -R is refused, with -d crashes, with --full-duplex the server's
+    # flow keeps the system's algorithm; refused up front with iperf3 as the way out.
+    text = LAB + f"tests: [{{id: 1, direction: {direction}, congestion: cubic}}]\n"
+    with pytest.raises(PlanError) as caught:
+        parse_plan(text)
+    [problem] = caught.value.problems
+    assert "iperf2 sets congestion: cubic only on the client's sending socket" in problem.message
+    assert f"direction: {direction}" in problem.message
+    assert problem.hint is not None and "use tool: iperf3" in problem.hint
+
+
+def test_congestion_is_accepted_where_the_sender_can_take_it() -> None:
+    plan = parse_plan(
+        LAB + "tests: [{id: 1, congestion: cubic}, "
+        "{id: 2, tool: iperf2, direction: dual, protocol: udp, rate: 10M, congestion: cubic}, "
+        + ", ".join(
+            f"{{id: i{d}, tool: iperf3, direction: {d}, congestion: cubic}}"
+            for d in ("up", "down", "bidir")
+        )
+        + "]\n"
+    )
+    assert len(plan.tests) == 5
+
+
 def test_bidir_crosses_nat() -> None:
     plan = parse_plan(
         "lab: {}\npaths: [{name: N, topology: nat}]\n"
