@@ -501,7 +501,7 @@ class Runner:
             return _not_set_up(trial, started_at, error)
         # The benchmark's own host is watched whatever --watch says: its clock and
         # temperature are what the figures depend on.
-        return run_bench_trial(
+        outcome = run_bench_trial(
             trial,
             host,
             on_tick=self.progress.tick,
@@ -511,6 +511,7 @@ class Runner:
             before_start=self._before_start,
             notice=self._notice_once,
         )
+        return _unless_lab_lost(outcome, lab)
 
     def _notice_once(self, message: str) -> None:
         """A benchmark's notice (an unpinned big.LITTLE board ...) once per run, not per

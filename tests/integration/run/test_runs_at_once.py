@@ -231,3 +231,41 @@ def test_trials_measured_in_a_lab_that_is_no_longer_the_runs_are_failed_not_stor
     finally:
         down_lab(name, force=True)
     assert namespaces_of(prefix) == []
+
+
+class LabTakenOverMidBenchmark(NullProgress):
+    """During the first benchmark (its first tick), someone forces the run's lab down and
+    builds one by hand under the same name."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.done = False
+
+    def tick(self, elapsed: float) -> None:
+        if not self.done:
+            self.done = True
+            down_lab(self.name, force=True)
+            Lab.up(LabSpec(Topology.ENDPOINT, parse_link("gbe"), name=self.name))
+
+
+def test_a_benchmark_measured_in_a_lab_that_is_no_longer_the_runs_is_failed_not_stored_ok(
+    tmp_path: Path,
+) -> None:
+    prefix = unique_prefix("stolenbench")
+    name = f"{prefix}-endpoint"
+    plan = parse_plan(
+        "lab: {link: gbe}\npaths: [{name: D, topology: device}]\n"
+        "tests: [{id: aes, tool: openssl, "
+        "options: {ciphers: [aes-128-cbc], blocks: [1K], seconds: 1}}]\n"
+    )
+    try:
+        with Store.open(tmp_path / "runs.db") as store:
+            runner = Runner(plan, store, LabTakenOverMidBenchmark(name), lab_prefix=prefix)
+            outcome = runner.run(expand(plan))
+        [(status, reason)] = [(o.status, o.reason) for o in outcome.outcomes]
+        assert status is TrialStatus.FAILED
+        assert reason and f"lab {name} was removed, or taken over" in reason
+        assert attach(name) is not None  # the run's teardown left the lab not its own
+    finally:
+        down_lab(name, force=True)
+    assert namespaces_of(prefix) == []
