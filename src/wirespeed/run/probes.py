@@ -24,12 +24,15 @@ from wirespeed.hosts.base import Host, Process
 from wirespeed.hosts.sockets import listening
 from wirespeed.model import Measurement, Probes, Proto, RawOutput, Side, TestSpec
 from wirespeed.tools import irtt, ping
-from wirespeed.tools.probing import ProbeSeries
+from wirespeed.tools.probing import (
+    END_MARGIN_SECONDS,
+    IDLE_SECONDS,
+    MIN_LOADED_SECONDS,
+    WARMUP_SECONDS,
+    ProbeSeries,
+    loaded_window,
+)
 
-IDLE_SECONDS = 3.0
-WARMUP_SECONDS = 1.0
-END_MARGIN_SECONDS = 0.5
-MIN_LOADED_SECONDS = 1.0
 READY_TIMEOUT = 5.0
 # Beyond a phase's duration, how long its prober may take to end: irtt waits for late
 # answers (three times the largest round trip), ping for its deadline.
@@ -60,12 +63,6 @@ def choose(probes: Probes, client: Host, server: Host) -> ProbeChoice:
     if said is None:
         return ProbeChoice(ping.PROGRAM)
     return ProbeChoice(ping.PROGRAM, f"{said}: latency by ping (round trips only)")
-
-
-def loaded_window(duration: float) -> tuple[float, float]:
-    """(seconds after the load starts when the probes start, how long they run)."""
-    warmup = min(WARMUP_SECONDS, duration / 5)
-    return warmup, max(duration - warmup - END_MARGIN_SECONDS, MIN_LOADED_SECONDS)
 
 
 @dataclass
@@ -209,4 +206,14 @@ def probes_for(spec: TestSpec, client: Host, server: Host, target: str) -> Laten
     return LatencyProbes(spec, client, server, target, choose(spec.probes, client, server))
 
 
-__all__ = ["LatencyProbes", "ProbeChoice", "choose", "loaded_window", "probes_for"]
+__all__ = [
+    "END_MARGIN_SECONDS",
+    "IDLE_SECONDS",
+    "MIN_LOADED_SECONDS",
+    "WARMUP_SECONDS",
+    "LatencyProbes",
+    "ProbeChoice",
+    "choose",
+    "loaded_window",
+    "probes_for",
+]
