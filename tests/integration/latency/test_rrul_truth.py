@@ -116,3 +116,21 @@ def test_rrul_on_the_ssh_dut_without_irtt_measures_by_ping_and_says_so(tmp_path:
     assert [raw.argv[0] for raw in outcome.raw if raw.side is Side.PROBE] == ["ping", "ping"]
     for flow in Flow:
         assert found[f"goodput {flow.value}"].value > 0.5 * TCP_CEILING
+
+
+def test_probes_on_a_saturated_lab_machine_are_said_to_share_its_cores(tmp_path: Path) -> None:
+    """Two `yes` (one per core of the 2-core test machine), stopped in a finally: the
+    sampler sees every core busy while the probes run, and the report says so."""
+    hogs: list[subprocess.Popen[bytes]] = []
+    try:
+        hogs = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) for _ in range(2)]
+        outcome, said = run_rrul(tmp_path, "busy")
+    finally:
+        for hog in hogs:
+            hog.kill()
+            hog.wait()
+    notes = [f.message for f in outcome.findings if f.kind is FindingKind.PROBES]
+    shared = [note for note in notes if "shared this machine's cores" in note]
+    assert shared, notes
+    assert "shared this machine's cores" in said  # the run's report says it too
+    assert "latency increase round trip" in figures(outcome)
