@@ -169,6 +169,9 @@ class TestSpec:
     probes: Probes | None = None  # latency probes before and during the load; None: none
     # The TCP senders' congestion control (cubic, bbr, reno ...); None: the system's.
     congestion: str | None = None
+    # RRUL only: add streams each way until the goodput is stable, then probe (an
+    # RPM-like measure of responsiveness, run/rrul_ramp.py).
+    until_stable: bool = False
 
     def __post_init__(self) -> None:
         _require(self.duration > 0, f"duration must be positive, got {self.duration}")

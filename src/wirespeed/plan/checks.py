@@ -37,6 +37,13 @@ def check_test_on_paths(
     if tool is Tool.RRUL:
         _check_rrul(test, out)
         return
+    if spec.until_stable:
+        out.error(
+            test.where("until_stable"),
+            f"test {test.case.id!r}: until_stable adds streams to an RRUL test; "
+            f"{tool.value} runs the streams it is given",
+            hint="use tool: rrul, or remove until_stable:",
+        )
     for path in paths:
         _check_dual_through_nat(test, path, out)
         if spec.protocol is Proto.UDP:

@@ -81,6 +81,7 @@ class LatencyProbes:
     _server: Process | None = None
     _loaded: Process | None = None
     _idle: ProbeSeries | None = None
+    _loaded_seconds: float | None = None  # start_loaded's; else loaded_window's
 
     def start(self) -> None:
         """The prober's server (irtt), then the idle baseline, to its end."""
@@ -110,13 +111,25 @@ class LatencyProbes:
                 self.problems.append(f"the loaded probes did not start: {error.message}")
                 self.choice = ProbeChoice(None)
 
+    def start_loaded(self, seconds: float) -> None:
+        """Starts the loaded probes now, for `seconds`: for a load that tells itself
+        when it is ready (RRUL's until_stable), instead of load_started_for's warmup."""
+        if self.choice.tool is None or self._loaded is not None or self._no_server:
+            return
+        try:
+            self._loaded = self.client.start(self._argv(seconds))
+            self._loaded_seconds = seconds
+        except WirespeedError as error:
+            self.problems.append(f"the loaded probes did not start: {error.message}")
+            self.choice = ProbeChoice(None)
+
     def finish(self, *, wait: bool = True) -> tuple[Measurement, ...]:
         """Wait for the loaded probes (unless the trial ended early), stop everything,
         and the measurements."""
         loaded: ProbeSeries | None = None
         try:
             if self._loaded is not None:
-                _, seconds = loaded_window(self.spec.duration)
+                seconds = self._loaded_seconds or loaded_window(self.spec.duration)[1]
                 status = _wait(self._loaded, seconds + FINISH_MARGIN if wait else 0.0)
                 self.raw.append(self._raw(self._loaded, status))
                 loaded = self._parse(self.raw[-1], "loaded")

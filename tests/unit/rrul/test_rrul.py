@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from wirespeed.model import Direction, Flow, Probes, RawOutput, Side, TestSpec, Tool, Trial
+from wirespeed.model import Better, Direction, Flow, Probes, RawOutput, Side, TestSpec, Tool, Trial
 from wirespeed.plan import PlanError, expand, parse_plan
 from wirespeed.run.rrul_trial import parse_flows
 from wirespeed.tools import rrul
@@ -105,3 +105,57 @@ def test_a_direction_whose_process_failed_fails_the_trial_and_is_named() -> None
     }
     result, reason = parse_flows(by_flow, trial)
     assert result is None and reason is not None and reason.startswith("the down flow: ")
+
+
+def test_until_stable_is_an_rrul_key_and_refused_on_iperf() -> None:
+    (trial,) = plan_of("- {id: rpm, tool: rrul, until_stable: true}")
+    assert trial.test.spec.until_stable is True
+    said = problems_of("- {id: up, tool: iperf3, until_stable: true}")
+    assert any("until_stable adds streams to an RRUL test" in p for p in said), said
+
+
+def test_goodput_is_stable_once_two_steps_agree_with_the_two_before_within_5_percent() -> None:
+    assert not rrul.stable([])
+    assert not rrul.stable([180e6, 185e6, 186e6])  # too few steps to judge
+    assert rrul.stable([180e6, 185e6, 186e6, 184e6])
+    # Slow start still climbing: the last two steps are 10 % above the two before.
+    assert not rrul.stable([100e6, 110e6, 115e6, 117e6])
+    assert not rrul.stable([0.0, 0.0, 0.0, 0.0])
+
+
+def test_responsiveness_is_round_trips_per_minute_of_the_loaded_median() -> None:
+    rpm = rrul.responsiveness(40.0)
+    assert (rpm.value, rpm.unit, rpm.better) == (1500.0, "RPM", Better.HIGHER)
+    assert rpm.item == "responsiveness RPM-like"
+
+
+def test_stages_of_streams_add_their_bytes_over_the_first_start_to_the_last_end() -> None:
+    (trial,) = plan_of("- {id: rrul, tool: rrul, duration: 6}")
+    by_flow = {
+        flow: [
+            captured(f"{flow.value}.client.json", Side.CLIENT),
+            captured(f"{flow.value}.server.json", Side.SERVER),
+        ]
+        for flow in rrul.FLOWS
+    }
+    one, reason = parse_flows(by_flow, trial)
+    assert one is not None and reason is None
+    both = rrul.combine_stages([one, one], [0.0, 2.0])
+    for flow in rrul.FLOWS:
+        alone, together = one.direction(flow), both.direction(flow)
+        assert alone is not None and together is not None
+        assert alone.received is not None and together.received is not None
+        assert together.received.bytes == 2 * alone.received.bytes
+        assert together.received.seconds == pytest.approx(alone.received.seconds + 2.0)
+        assert len(together.streams) == 2 * len(alone.streams)
+        assert together.intervals == ()  # the stages' series do not line up
+    assert rrul.combine_stages([one]) is one
+
+
+def test_the_store_keeps_until_stable_and_older_specs_read_as_without_it() -> None:
+    from wirespeed.store.codec import decode_spec, encode_spec
+
+    spec = TestSpec(direction=Direction.BIDIR, parallel=4, until_stable=True)
+    assert decode_spec(encode_spec(spec)) == spec
+    plain = encode_spec(TestSpec())
+    assert "until_stable" not in plain and decode_spec(plain).until_stable is False
