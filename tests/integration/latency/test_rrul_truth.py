@@ -41,11 +41,11 @@ tests:
 """
 
 
-def run_rrul(tmp_path: Path, label: str, *extra: str) -> tuple[TrialOutcome, str]:
+def run_rrul(tmp_path: Path, label: str, *extra: str, plan: str = PLAN) -> tuple[TrialOutcome, str]:
     """Run the plan in a lab named rrul-LABEL-PID-TOPOLOGY; its outcome and what it said."""
     plan_file = tmp_path / f"{label}.yaml"
     topology = "endpoint" if "ssh" in extra else "router"
-    plan_file.write_text(textwrap.dedent(PLAN).replace("router}]", f"{topology}}}]"))
+    plan_file.write_text(textwrap.dedent(plan).replace("router}]", f"{topology}}}]"))
     db = tmp_path / f"{label}.db"
     prefix = f"rrul-{label}-{os.getpid()}"
     try:
@@ -134,3 +134,19 @@ def test_probes_on_a_saturated_lab_machine_are_said_to_share_its_cores(tmp_path:
     assert shared, notes
     assert "shared this machine's cores" in said  # the run's report says it too
     assert "latency increase round trip" in figures(outcome)
+
+
+def test_rrul_until_stable_adds_streams_then_probes_and_says_rpm_like(tmp_path: Path) -> None:
+    ramped = PLAN.replace("duration: 8,", "duration: 12, until_stable: true,")
+    outcome, said = run_rrul(tmp_path, "rpm", plan=ramped)
+    found = figures(outcome)
+    rpm = found["responsiveness RPM-like"]
+    assert rpm.unit == "RPM" and rpm.value == 60_000 / found["rtt loaded, p50"].value
+    notes = [f.message for f in outcome.findings if f.kind is FindingKind.PROBES]
+    assert any(note.startswith("RPM-like: goodput ") for note in notes), notes
+    assert "RPM-like" in said
+    clients = [raw for raw in outcome.raw if raw.side is Side.CLIENT]
+    assert len(clients) % 2 == 0 and 2 <= len(clients) <= 8  # a stage: a client each way
+    assert found["latency increase round trip"].value > 20.0  # the queues filled
+    for flow in Flow:
+        assert 0.85 * TCP_CEILING < found[f"goodput {flow.value}"].value < TCP_CEILING * 1.01
