@@ -7,7 +7,10 @@ the grade is B, and each way's goodput is near the link's TCP ceiling (94.1 Mbit
 Each repetition is a run of its own (a fresh lab), as a user would repeat it.
 
     sudo .venv/bin/python -m benchmarks.rrul_truth [--repeat 3] [--duration 10]
-        [--congestion cubic]
+        [--congestion cubic] [--until-stable]
+
+--until-stable runs RRUL's RPM-like ramp (streams added until the goodput is stable)
+and adds its responsiveness (round trips per minute) and streams to each run's figures.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 
 from benchmarks.common import emit, summary
 from wirespeed.analysis.latency import grade
+from wirespeed.model import Side
 from wirespeed.plan import expand, parse_plan
 from wirespeed.run.runner import Runner
 from wirespeed.store import Store
@@ -29,17 +33,20 @@ TOLERANCE = 0.15
 TCP_CEILING_MBIT = 94.1  # LIMITS.md: TCP at 100 Mbit/s, MTU 1500
 
 
-def plan_text(duration: float, congestion: str) -> str:
+def plan_text(duration: float, congestion: str, until_stable: bool) -> str:
+    ramp = ", until_stable: true" if until_stable else ""
     return f"""
 lab: {{link: 100mbit, queue: 40ms}}
 paths: [{{name: router, topology: router}}]
 tests:
-  - {{id: rrul, tool: rrul, duration: {duration:g}, congestion: {congestion}}}
+  - {{id: rrul, tool: rrul, duration: {duration:g}, congestion: {congestion}{ramp}}}
 """
 
 
-def one_run(duration: float, congestion: str, repetition: int) -> dict[str, float | str]:
-    plan = parse_plan(plan_text(duration, congestion), source="<benchmark>")
+def one_run(
+    duration: float, congestion: str, repetition: int, until_stable: bool = False
+) -> dict[str, float | str]:
+    plan = parse_plan(plan_text(duration, congestion, until_stable), source="<benchmark>")
     with tempfile.TemporaryDirectory() as tmp:
         store = Store.open(Path(tmp) / "bench.db")
         try:
@@ -52,7 +59,16 @@ def one_run(duration: float, congestion: str, repetition: int) -> dict[str, floa
         raise SystemExit(f"repetition {repetition} failed: {outcome.reason}")
     found = {m.item: m.value for m in outcome.result.measured()}
     increase = found["latency increase round trip"]
-    return {
+    ramp: dict[str, float | str] = {}
+    if until_stable:
+        clients = [raw for raw in outcome.raw if raw.side is Side.CLIENT]
+        notes = [f.message for f in outcome.findings if f.message.startswith("RPM-like")]
+        ramp = {
+            "rpm": round(found["responsiveness RPM-like"]),
+            "streams_each_way": len(clients) // 2 * 4,
+            "ramp": notes[0].split(";")[0] if notes else "",
+        }
+    return ramp | {
         "idle_p50_ms": round(found["rtt idle, p50"], 2),
         "loaded_p50_ms": round(found["rtt loaded, p50"], 2),
         "loaded_p99_ms": round(found["rtt loaded, p99"], 2),
@@ -73,8 +89,12 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--duration", type=float, default=10.0)
     parser.add_argument("--congestion", default="cubic")
+    parser.add_argument("--until-stable", action="store_true")
     args = parser.parse_args()
-    runs = [one_run(args.duration, args.congestion, k + 1) for k in range(args.repeat)]
+    runs = [
+        one_run(args.duration, args.congestion, k + 1, args.until_stable)
+        for k in range(args.repeat)
+    ]
     for k, figures in enumerate(runs, 1):
         print(f"repetition {k}: {figures}")
     increases = [float(r["increase_ms"]) for r in runs]
@@ -83,6 +103,7 @@ def main() -> int:
         "rrul_truth",
         {
             "congestion": args.congestion,
+            "until_stable": args.until_stable,
             "duration_s": args.duration,
             "truth_ms": TRUTH_MS,
             "increase_ms": summary(increases),
