@@ -55,9 +55,10 @@ DEFAULT_STREAMS = 4  # flent's RRUL: four TCP flows each way
 
 # `until_stable` (RPM-like, after the IETF responsiveness draft's ramp, not its test):
 # every STEP_SECONDS the goodput of the last step; stable when the mean of the last
-# STABLE_STEPS steps is within STABLE_TOLERANCE of the mean of the STABLE_STEPS before;
-# until then another stage of `parallel` streams each way, at most MAX_STAGES in all.
-STEP_SECONDS = 1.0
+# STABLE_STEPS steps is no more than STABLE_TOLERANCE above the mean of the STABLE_STEPS
+# before (more streams would not move more: the link is full); until then another stage
+# of `parallel` streams each way, at most MAX_STAGES in all.
+STEP_SECONDS = 0.5
 STABLE_STEPS = 2
 STABLE_TOLERANCE = 0.05
 MAX_STAGES = 4
@@ -71,13 +72,14 @@ def ports(first: int, stage: int = 0) -> dict[Flow, int]:
 
 
 def stable(rates: Sequence[float]) -> bool:
-    """Whether goodput per step (bit/s, oldest first) has settled: the mean of the last
-    STABLE_STEPS within STABLE_TOLERANCE of the mean of the STABLE_STEPS before."""
+    """Whether goodput per step (bit/s, oldest first) has stopped growing: the mean of
+    the last STABLE_STEPS at most STABLE_TOLERANCE above the mean of the STABLE_STEPS
+    before. A dip is stable too: cubic's sawtooth on a full link, not room for more."""
     if len(rates) < 2 * STABLE_STEPS:
         return False
     last = sum(rates[-STABLE_STEPS:]) / STABLE_STEPS
     before = sum(rates[-2 * STABLE_STEPS : -STABLE_STEPS]) / STABLE_STEPS
-    return before > 0 and abs(last - before) <= STABLE_TOLERANCE * before
+    return before > 0 and last <= (1 + STABLE_TOLERANCE) * before
 
 
 def responsiveness(loaded_p50_ms: float) -> Measurement:
