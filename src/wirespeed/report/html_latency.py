@@ -14,7 +14,12 @@ from html import escape
 
 from wirespeed.model import RawOutput, Side, TrialOutcome
 from wirespeed.tools import irtt, ping
-from wirespeed.tools.probing import IDLE_SECONDS, ProbeSeries, loaded_window
+from wirespeed.tools.probing import (
+    END_MARGIN_SECONDS,
+    IDLE_SECONDS,
+    ProbeSeries,
+    loaded_window,
+)
 
 WIDTH, HEIGHT = 560, 220
 LEFT, BOTTOM, TOP, RIGHT = 48, 32, 10, 12
@@ -54,7 +59,7 @@ def phase_seconds(raw: RawOutput) -> float | None:
 
 def timeline(outcome: TrialOutcome) -> list[tuple[str, list[tuple[float, float]]]]:
     """Each phase's (seconds, round trip ms) of its answered probes, on one clock: the
-    idle phase from 0, the loaded one from the load's start plus its warmup (the trial's
+    idle phase from 0, the loaded one from where in the load it started (the trial's
     own schedule, run/probes.py). A probe's time is its place in the phase, as the
     prober sends at an even pace: its share of the phase's duration."""
     probes = [raw for raw in outcome.raw if raw.side is Side.PROBE and raw.text]
@@ -65,7 +70,15 @@ def timeline(outcome: TrialOutcome) -> list[tuple[str, list[tuple[float, float]]
         seconds = phase_seconds(raw)
         if series is None or not series.seq or not seconds or series.sent == 0:
             continue
-        start = 0.0 if label == "idle" else IDLE_SECONDS + loaded_window(duration)[0]
+        # The loaded probes end END_MARGIN_SECONDS before the load: their start follows
+        # from their length, whether a warmup (loaded_window) or a ramp (RRUL's
+        # until_stable) decided it.
+        start = (
+            0.0
+            if label == "idle"
+            else IDLE_SECONDS
+            + max(duration - END_MARGIN_SECONDS - seconds, loaded_window(duration)[0])
+        )
         step = seconds / series.sent
         found.append(
             (

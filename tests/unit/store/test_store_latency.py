@@ -97,7 +97,11 @@ def test_every_format_has_the_latency_at_a_glance_and_the_html_its_time_series(
 
     outcome = probed_outcome()
     # The probers' own argv, as the trial ran them: the phase's length is in it.
-    lengths = iter((1.0, 1.5))  # the captures' 99 and 150 probes, 10 ms apart
+    from wirespeed.tools.probing import loaded_window
+
+    duration = outcome.trial.test.spec.duration
+    warmup, loaded_seconds = loaded_window(duration)
+    lengths = iter((1.0, loaded_seconds))  # the idle capture's 99 probes, 10 ms apart
     raw = tuple(
         dataclasses.replace(r, argv=tuple(irtt.client_argv("198.19.1.2", next(lengths))))
         if r.side is Side.PROBE
@@ -135,7 +139,7 @@ def test_every_format_has_the_latency_at_a_glance_and_the_html_its_time_series(
     assert idle[0] == "idle" and loaded[0] == "loaded"
     # The idle phase from 0 s, the loaded one after it and the load's warmup; in order.
     assert idle[1][0][0] == 0.0 and idle[1][-1][0] < 1.0
-    assert loaded[1][0][0] >= 3.0 and loaded[1][-1][0] < 3.0 + 1.0 + 1.5
+    assert loaded[1][0][0] == 3.0 + warmup and loaded[1][-1][0] < 3.0 + duration
     assert [t for t, _ in loaded[1]] == sorted(t for t, _ in loaded[1])
     assert max(ms for _, ms in loaded[1]) > 30 > max(ms for _, ms in idle[1])
     section = latency_section([back])
