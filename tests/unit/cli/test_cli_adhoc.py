@@ -121,8 +121,7 @@ def test_plans_lists_each_built_in_plan_on_one_line() -> None:
         "(40 trials, 7 min of traffic)"
     )
     assert lines[4] == (
-        "rrul                RRUL, 100 Mbit/s router with a 40 ms queue  "
-        "(1 trial, 10 s of traffic)"
+        "rrul                RRUL, 100 Mbit/s router with a 40 ms queue  (1 trial, 10 s of traffic)"
     )
     assert lines[5] == (
         "seed-matrix         NanoPi R4S — seed matrix (lab)  (12 trials, 2 min of traffic)"
