@@ -31,12 +31,15 @@ class Tool(enum.StrEnum):
     # The forwarding-rate search (RFC 2544 throughput, RFC 9971 MLRsearch): trials of
     # paced UDP at a packet rate through the path, per frame size (search/, run/).
     FORWARDING = "forwarding"
+    # Realtime response under load (flent's RRUL): TCP streams both ways at once through
+    # the path, with latency probes idle and during the load (tools/rrul.py, run/rrul_trial.py).
+    RRUL = "rrul"
 
     @property
     def moves_traffic(self) -> bool:
         """A client and a server on a path: iperf, and the search that drives it. The
         others run on one host."""
-        return self in (Tool.IPERF2, Tool.IPERF3, Tool.FORWARDING)
+        return self in (Tool.IPERF2, Tool.IPERF3, Tool.FORWARDING, Tool.RRUL)
 
     @property
     def searches(self) -> bool:
@@ -166,6 +169,9 @@ class TestSpec:
     probes: Probes | None = None  # latency probes before and during the load; None: none
     # The TCP senders' congestion control (cubic, bbr, reno ...); None: the system's.
     congestion: str | None = None
+    # RRUL only: add streams each way until the goodput is stable, then probe (an
+    # RPM-like measure of responsiveness, run/rrul_ramp.py).
+    until_stable: bool = False
 
     def __post_init__(self) -> None:
         _require(self.duration > 0, f"duration must be positive, got {self.duration}")

@@ -25,7 +25,7 @@ from wirespeed.analysis.stats import (
     summarize,
 )
 from wirespeed.errors import UsageError
-from wirespeed.model import Flow, TrialStatus
+from wirespeed.model import Better, Flow, TrialStatus
 from wirespeed.store.records import RunRecord
 
 
@@ -57,6 +57,38 @@ class Group:
     flow: Flow
     values_bps: tuple[float, ...]
     trials: tuple[str, ...]  # Trial.key of each value
+    # What the values are: goodput (bit/s, higher is better) unless a measurement beside
+    # the flows says otherwise (a latency probe's, in ms, lower is better); then `flow`
+    # is the test's first and means nothing.
+    measure: CompareMeasure | None = None
+
+
+@dataclass(frozen=True)
+class CompareMeasure:
+    """A measurement compared beside goodput: its name, labels, unit and better way."""
+
+    name: str
+    labels: tuple[tuple[str, str], ...]
+    unit: str
+    better: Better
+
+    @property
+    def item(self) -> str:
+        """ "rtt loaded, p50", as Measurement.item says it."""
+        if not self.labels:
+            return self.name
+        return f"{self.name} " + ", ".join(value for _, value in self.labels)
+
+
+# The latency figures a comparison shows for a probed test (analysis/latency.py): the
+# idle and loaded round trips and what the load added. The grade is the increase's
+# letter, said beside it.
+COMPARED_LATENCY: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = (
+    ("rtt", (("load", "idle"), ("statistic", "p50"))),
+    ("rtt", (("load", "loaded"), ("statistic", "p50"))),
+    ("rtt", (("load", "loaded"), ("statistic", "p99"))),
+    ("latency increase", (("way", "round trip"),)),
+)
 
 
 @dataclass(frozen=True)
@@ -88,6 +120,11 @@ class ComparedCell:
     ratio_interval: ConfidenceInterval | None
     test: PermutationTest | None
     verdict: Verdict
+    measure: CompareMeasure | None = None  # None: goodput
+
+    @property
+    def better(self) -> Better:
+        return Better.HIGHER if self.measure is None else self.measure.better
 
     @property
     def too_few_repetitions(self) -> bool:
@@ -125,6 +162,47 @@ def goodput_groups(record: RunRecord) -> list[Group]:
     ]
 
 
+def latency_groups(record: RunRecord) -> list[Group]:
+    """The probed trials' latency figures (COMPARED_LATENCY) grouped by (test, path,
+    variant, figure), in run order: compared as goodput is, lower being better."""
+    wanted = set(COMPARED_LATENCY)
+    grouped: dict[
+        tuple[str, str, str, str, tuple[tuple[str, str], ...]],
+        tuple[str, Flow, CompareMeasure, list[float], list[str]],
+    ] = {}
+    for outcome in record.outcomes:
+        if outcome.status is not TrialStatus.OK or outcome.result is None:
+            continue
+        trial = outcome.trial
+        for m in outcome.result.measurements:
+            if (m.name, m.labels) not in wanted:
+                continue
+            key = (trial.test.id, trial.path.name, trial.variant, m.name, m.labels)
+            measure = CompareMeasure(m.name, m.labels, m.unit, m.better)
+            first_flow = trial.test.spec.flows[0]
+            _, _, _, values, keys = grouped.setdefault(
+                key, (trial.test.name, first_flow, measure, [], [])
+            )
+            values.append(m.value)
+            keys.append(trial.key)
+    order = {figure: index for index, figure in enumerate(COMPARED_LATENCY)}
+    places = list(dict.fromkeys(key[:3] for key in grouped))
+    # Each test's figures together, in COMPARED_LATENCY's order.
+    items = sorted(
+        grouped.items(),
+        key=lambda item: (places.index(item[0][:3]), order[(item[0][3], item[0][4])]),
+    )
+    return [
+        Group(test_id, name, path, variant, flow, tuple(v), tuple(k), measure)
+        for (test_id, path, variant, _, _), (name, flow, measure, v, k) in items
+    ]
+
+
+def all_groups(record: RunRecord) -> list[Group]:
+    """Goodput of every flow, then the probed tests' latency figures."""
+    return goodput_groups(record) + latency_groups(record)
+
+
 def compare_groups(a: Group | None, b: Group | None, by: CompareBy) -> ComparedCell:
     """One matched pair (either side may be missing) with its ratio, test and verdict."""
     some = a or b
@@ -136,7 +214,8 @@ def compare_groups(a: Group | None, b: Group | None, by: CompareBy) -> ComparedC
         verdict = Verdict.ONLY_B
     elif b_summary is None:
         verdict = Verdict.ONLY_A
-    elif a_summary.median == 0:
+    elif a_summary.median <= 0 or b_summary.median < 0:
+        # Nothing to divide by; a latency increase can be below 0 (noise on an idle path).
         verdict = Verdict.NO_RATIO
     else:
         ratio = b_summary.median / a_summary.median
@@ -165,16 +244,18 @@ def compare_groups(a: Group | None, b: Group | None, by: CompareBy) -> ComparedC
         ratio_interval=interval,
         test=test,
         verdict=verdict,
+        measure=some.measure,
     )
 
 
-def _match_key(group: Group, by: CompareBy) -> tuple[str, ...]:
+def _match_key(group: Group, by: CompareBy) -> tuple[object, ...]:
     """Everything that identifies a group except the thing compared."""
+    what = (group.flow.value,) if group.measure is None else (group.measure.item,)
     if by is CompareBy.PATH:
-        return (group.test_id, group.variant, group.flow.value)
+        return (group.test_id, group.variant, *what)
     if by is CompareBy.VARIANT:
-        return (group.test_id, group.path, group.flow.value)
-    return (group.test_id, group.path, group.variant, group.flow.value)
+        return (group.test_id, group.path, *what)
+    return (group.test_id, group.path, group.variant, *what)
 
 
 def _match(
@@ -202,7 +283,7 @@ def compare_runs(a: RunRecord, b: RunRecord) -> Comparison:
         by=CompareBy.RUN,
         a=_side(a, f"run {a.id}"),
         b=_side(b, f"run {b.id}"),
-        cells=tuple(_match(goodput_groups(a), goodput_groups(b), CompareBy.RUN)),
+        cells=tuple(_match(all_groups(a), all_groups(b), CompareBy.RUN)),
     )
 
 
@@ -223,7 +304,7 @@ def _require_names(wanted: Iterable[str], known: list[str], what: str, run_id: i
 
 def compare_paths(record: RunRecord, path_a: str, path_b: str) -> Comparison:
     """Two paths of one run (the seeds' WAN against Br0), test by test."""
-    groups = goodput_groups(record)
+    groups = all_groups(record)
     known = list(dict.fromkeys(o.trial.path.name for o in record.outcomes))
     _require_names((path_a, path_b), known, "path", record.id)
     return Comparison(
@@ -242,7 +323,7 @@ def compare_paths(record: RunRecord, path_a: str, path_b: str) -> Comparison:
 
 def compare_variants(record: RunRecord, variant_a: str, variant_b: str) -> Comparison:
     """Two variants of one run (IRQ affinity off and on), test by test on each path."""
-    groups = goodput_groups(record)
+    groups = all_groups(record)
     known = list(dict.fromkeys(o.trial.variant for o in record.outcomes))
     _require_names((variant_a, variant_b), known, "variant", record.id)
     return Comparison(

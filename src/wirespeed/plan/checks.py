@@ -35,6 +35,16 @@ def check_test_on_paths(
             hint="use direction: bidir (iperf3 --bidir), the same two flows on the client's "
             "own connection",
         )
+    if tool is Tool.RRUL:
+        _check_rrul(test, out)
+        return
+    if spec.until_stable:
+        out.error(
+            test.where("until_stable"),
+            f"test {test.case.id!r}: until_stable adds streams to an RRUL test; "
+            f"{tool.value} runs the streams it is given",
+            hint="use tool: rrul, or remove until_stable:",
+        )
     _check_iperf2_congestion(test, out)
     for path in paths:
         _check_dual_through_nat(test, path, out)
@@ -118,4 +128,23 @@ def _check_datagram_fits(
             f"test {test.case.id!r}: iperf2 sends {IPERF2_UDP_LENGTH}-byte datagrams by "
             f"default: at MTU {mtu}{where} each one is fragmented on the wire",
             hint=f"set length: {fits} to send one packet per datagram",
+        )
+
+
+def _check_rrul(test: ResolvedTest, out: Collector) -> None:
+    """An RRUL test is TCP both ways at once: a protocol or a direction of its own would
+    be another test."""
+    spec = test.case.spec
+    if spec.protocol is not Proto.TCP:
+        out.error(
+            test.where("protocol"),
+            f"test {test.case.id!r}: rrul runs TCP streams; protocol udp does not apply",
+            hint="remove protocol:, or run an iperf3 UDP test beside it",
+        )
+    if spec.direction is not Direction.BIDIR:
+        out.error(
+            test.where("direction"),
+            f"test {test.case.id!r}: rrul loads both directions at once; "
+            f"direction {spec.direction.value} does not apply",
+            hint="remove direction:, or run an iperf3 test with probes: for one direction",
         )

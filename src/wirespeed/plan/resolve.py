@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from wirespeed.model import Direction, Proto, TestCase, TestSpec, Tool
+from wirespeed.model import Direction, Probes, Proto, TestCase, TestSpec, Tool
 from wirespeed.plan.schema import SETTING_KEYS, TestEntry, TestSettings
 from wirespeed.plan.yamltree import Loc
 from wirespeed.units import format_rate
@@ -23,6 +23,12 @@ BUILT_IN: dict[str, Any] = {
     "parallel": 1,
     "direction": Direction.UP,
     "interval": 1.0,
+}
+# An RRUL test's own defaults (flent's): four streams each way at once, probed.
+RRUL_DEFAULTS: dict[str, Any] = {
+    "parallel": 4,
+    "direction": Direction.BIDIR,
+    "probes": Probes.IRTT,
 }
 
 
@@ -55,6 +61,8 @@ def resolve(entry: TestEntry, loc: Loc, defaults: TestSettings) -> ResolvedTest:
         else:
             values[key] = BUILT_IN.get(key)
     tool = values.pop("tool")
+    if tool is Tool.RRUL:
+        _rrul_defaults(values, origins)
     spec = TestSpec(**{key: value for key, value in values.items() if value is not None})
     name = entry.name if entry.name is not None else describe(tool, spec)
     case = TestCase(id=entry.id, name=name, tool=tool, spec=spec)
@@ -62,8 +70,23 @@ def resolve(entry: TestEntry, loc: Loc, defaults: TestSettings) -> ResolvedTest:
     return ResolvedTest(case=case, loc=loc, origins=origins, paths=paths)
 
 
+def _rrul_defaults(values: dict[str, Any], origins: dict[str, Loc]) -> None:
+    """RRUL's own defaults where the test sets nothing. `defaults:` speaks for the plan's
+    iperf tests: its direction, protocol and streams are not an RRUL test's (its
+    probes, duration and congestion control are)."""
+    for key in ("direction", "protocol", "parallel"):
+        if origins.get(key, ("",))[0] == "defaults":
+            del origins[key]
+            values[key] = BUILT_IN.get(key)
+    for key, value in RRUL_DEFAULTS.items():
+        if key not in origins:
+            values[key] = value
+
+
 def describe(tool: Tool, spec: TestSpec) -> str:
     """A name for a test that has none: 'TCP, 2 streams, dual', 'UDP 1000.0 Mbit/s'."""
+    if tool is Tool.RRUL:
+        return f"RRUL, {spec.parallel} streams each way"
     words = [spec.protocol.value.upper()]
     if spec.rate is not None:
         words[0] += f" {format_rate(spec.rate)}"

@@ -381,6 +381,8 @@ class TestSettings(Entry):
     probes: ProbesName | None = None
     # The TCP senders' congestion control: cubic fills a queue, bbr keeps it short.
     congestion: Annotated[str, BeforeValidator(_congestion)] | None = None
+    # RRUL: streams added each way until the goodput is stable (RPM-like; rrul only).
+    until_stable: Annotated[bool, Field(strict=True)] | None = None
 
     @field_validator(*_NOT_NULL, mode="before")
     @classmethod

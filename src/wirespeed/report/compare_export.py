@@ -27,7 +27,11 @@ from wirespeed.analysis.stats import (
 from wirespeed.report import json_text
 from wirespeed.report.budgets import Budget
 from wirespeed.report.csv_export import tidy_csv
-from wirespeed.report.json_export import interval_to_dict, summary_to_dict
+from wirespeed.report.json_export import (
+    interval_to_dict,
+    measured_summary_to_dict,
+    summary_to_dict,
+)
 
 FORMAT = "wirespeed-compare"
 VERSION = 1
@@ -62,6 +66,18 @@ CSV_COLUMNS = (
     "verdict",
 )
 
+MEASURE_COLUMNS = (
+    "measurement",
+    "unit",
+    "better",
+    "a_median",
+    "a_ci_low",
+    "a_ci_high",
+    "b_median",
+    "b_ci_low",
+    "b_ci_high",
+)
+
 
 def _side(side: SideInfo) -> dict[str, Any]:
     return {
@@ -87,6 +103,26 @@ def _as(budgets: tuple[Budget, ...], cell: ComparedCell) -> dict[str, Any]:
 
 
 def _cell(cell: ComparedCell, budgets: tuple[Budget, ...] = ()) -> dict[str, Any]:
+    found = _goodput_cell(cell, budgets)
+    measure = cell.measure
+    if measure is None:
+        return found
+    # A latency figure: its values in its own unit, so without the _bps of goodput's keys.
+    test = found["test"]
+    return found | {
+        "measurement": {
+            "name": measure.name,
+            "labels": dict(measure.labels),
+            "unit": measure.unit,
+            "better": measure.better.value,
+        },
+        "a": measured_summary_to_dict(cell.a, cell.a_trials),
+        "b": measured_summary_to_dict(cell.b, cell.b_trials),
+        "test": None if test is None else {k.removesuffix("_bps"): v for k, v in test.items()},
+    }
+
+
+def _goodput_cell(cell: ComparedCell, budgets: tuple[Budget, ...] = ()) -> dict[str, Any]:
     test = cell.test
     return {
         "test_id": cell.test_id,
@@ -167,15 +203,23 @@ def _csv_row(
         "ratio": cell.ratio,
         "verdict": cell.verdict.value,
     }
+    # A latency figure's values go to the columns without _bps, with its unit beside.
+    suffix = "_bps" if cell.measure is None else ""
+    if cell.measure is not None:
+        row |= {
+            "measurement": cell.measure.item,
+            "unit": cell.measure.unit,
+            "better": cell.measure.better.value,
+        }
     for prefix, summary in (("a", cell.a), ("b", cell.b)):
         if summary is None:
             continue
         interval = summary.interval
         row |= {
             f"{prefix}_n": summary.n,
-            f"{prefix}_median_bps": summary.median,
-            f"{prefix}_ci_low_bps": None if interval is None else interval.low,
-            f"{prefix}_ci_high_bps": None if interval is None else interval.high,
+            f"{prefix}_median{suffix}": summary.median,
+            f"{prefix}_ci_low{suffix}": None if interval is None else interval.low,
+            f"{prefix}_ci_high{suffix}": None if interval is None else interval.high,
             f"{prefix}_cv": summary.cv,
         }
         row |= {f"{prefix} as {b.name}": b.value(summary.median) for b in budgets}
@@ -193,5 +237,8 @@ def _csv_row(
 def render_compare_csv(comparison: Comparison, budgets: tuple[Budget, ...] = ()) -> str:
     # `--as`: after every other column, A's then B's.
     extra = [f"{side} as {b.name}" for side in ("a", "b") for b in budgets]
+    # Latency figures' columns, only where a probed test was compared (after the others,
+    # so that readers by position keep working).
+    measured = MEASURE_COLUMNS if any(c.measure for c in comparison.cells) else ()
     rows = (_csv_row(comparison, cell, budgets) for cell in comparison.cells)
-    return tidy_csv((*CSV_COLUMNS, *extra), rows)
+    return tidy_csv((*CSV_COLUMNS, *measured, *extra), rows)

@@ -15,8 +15,9 @@ from rich.text import Text
 
 from wirespeed.analysis.compare import CompareBy, ComparedCell, Comparison, SideInfo, Verdict
 from wirespeed.analysis.stats import ALPHA, CONFIDENCE, ConfidenceInterval, Summary
-from wirespeed.model import Flow
+from wirespeed.model import Better, Flow
 from wirespeed.report.budgets import Budget, budgets_text
+from wirespeed.report.measure_text import summary_text
 from wirespeed.report.terminal import plain_text
 from wirespeed.report.text import (
     ARROWS,
@@ -37,6 +38,18 @@ LEGEND = (
     f"test on the difference of means (exact for small groups) gives p < {ALPHA} and the "
     "interval of the ratio excludes 1; otherwise the difference is not told apart from noise."
 )
+LATENCY_LEGEND = (
+    " Beside a probed test's flows its latency figures (docs/latency.md), each in its unit "
+    "and compared alike: lower is better."
+)
+
+
+def legend(comparison: Comparison) -> str:
+    """The legend, with a word on the latency figures where the comparison has any."""
+    probed = any(cell.measure is not None for cell in comparison.cells)
+    return LEGEND + LATENCY_LEGEND if probed else LEGEND
+
+
 VERDICT_STYLES = {
     Verdict.SIGNIFICANT: "bold",
     Verdict.NOT_SIGNIFICANT: "dim",
@@ -72,12 +85,24 @@ def p_text(p_value: float) -> str:
 
 
 def verdict_text(cell: ComparedCell) -> str:
-    """'significant: 10.0x (9.8 … 10.2), p = 0.008', 'not significant (p = 0.420)' ..."""
+    """'significant: 10.0x (9.8 … 10.2), p = 0.008', 'not significant (p = 0.420)' ...;
+    a latency figure's significant change also says whether B is better (lower)."""
+    said = _verdict_text(cell)
+    if cell.measure is not None and cell.verdict is Verdict.SIGNIFICANT and cell.ratio:
+        lower = cell.ratio < 1
+        better = lower == (cell.better is Better.LOWER)
+        said += f": B {'lower' if lower else 'higher'}, {'better' if better else 'worse'}"
+    return said
+
+
+def _verdict_text(cell: ComparedCell) -> str:
     if cell.verdict is Verdict.ONLY_A:
         return "only in A"
     if cell.verdict is Verdict.ONLY_B:
         return "only in B"
     if cell.verdict is Verdict.NO_RATIO:
+        if cell.measure is not None:
+            return "a figure of 0 or below: no ratio"
         return "A measured 0: no ratio"
     assert cell.ratio is not None
     if cell.verdict is Verdict.SINGLE_RUN:
@@ -99,10 +124,16 @@ def verdict_text(cell: ComparedCell) -> str:
     return f"not significant ({p_text(cell.test.p_value)})"
 
 
-def figure_text(summary: Summary | None, budgets: tuple[Budget, ...] = ()) -> str:
-    """'941', '941.2 ±0.4 (n=5)'; with `budgets` (`--as`): '941 = 29.4 Msps sc16'."""
+def figure_text(
+    summary: Summary | None, budgets: tuple[Budget, ...] = (), unit: str | None = None
+) -> str:
+    """'941', '941.2 ±0.4 (n=5)'; with `budgets` (`--as`): '941 = 29.4 Msps sc16'; a
+    measurement in its `unit`: '39.30 ms', '39.3 ±0.5 ms (n=3)'."""
     if summary is None:
         return DASH
+    if unit is not None:
+        said = summary_text(summary, unit)
+        return said if summary.n == 1 else f"{said} (n={summary.n})"
     text = (
         mbit_text(summary.median) if summary.n == 1 else f"{spread_text(summary)} (n={summary.n})"
     )
@@ -111,12 +142,14 @@ def figure_text(summary: Summary | None, budgets: tuple[Budget, ...] = ()) -> st
 
 def test_text(cell: ComparedCell, with_arrow: bool) -> str:
     text = f"{cell.test_id} {cell.test_name}"
+    if cell.measure is not None:
+        return f"{text}: {cell.measure.item} ({cell.better.value} is better)"
     return f"{text} {ARROWS[cell.flow]}" if with_arrow else text
 
 
 def _tests_with_arrows(comparison: Comparison) -> set[str]:
     """Tests whose rows need a flow arrow: those with a down flow (dual, bidir, down)."""
-    return {c.test_id for c in comparison.cells if c.flow is not Flow.UP}
+    return {c.test_id for c in comparison.cells if c.flow is not Flow.UP and c.measure is None}
 
 
 def side_line(name: str, side: SideInfo, by: CompareBy) -> str:
@@ -160,12 +193,17 @@ def table_rows(comparison: Comparison, budgets: tuple[Budget, ...] = ()) -> list
             [
                 test_text(cell, cell.test_id in with_arrows),
                 *where,
-                figure_text(cell.a, budgets),
-                figure_text(cell.b, budgets),
+                figure_text(cell.a, budgets, _unit(cell)),
+                figure_text(cell.b, budgets, _unit(cell)),
                 verdict_text(cell),
             ]
         )
     return rows
+
+
+def _unit(cell: ComparedCell) -> str | None:
+    """A measurement's unit; None for goodput, said in Mbit/s by the legend."""
+    return None if cell.measure is None else cell.measure.unit
 
 
 def header_row(comparison: Comparison) -> list[str]:
@@ -187,7 +225,7 @@ def render_compare_terminal(
     if not comparison.cells:
         console.print("nothing to compare: no test measured on either side")
         return
-    table = Table(caption=Text(LEGEND), caption_justify="left")
+    table = Table(caption=Text(legend(comparison)), caption_justify="left")
     headers = header_row(comparison)
     for index, header in enumerate(headers):
         table.add_column(
@@ -225,5 +263,5 @@ def render_compare_markdown(comparison: Comparison, budgets: tuple[Budget, ...] 
     lines.append(_markdown_row([markdown_text(header) for header in headers]))
     lines.append("| " + " | ".join(["---"] * (len(headers) - 3) + ["--:"] * 3) + " |")
     lines += [_markdown_table_row(row) for row in table_rows(comparison, budgets)]
-    lines += ["", LEGEND]
+    lines += ["", legend(comparison)]
     return "\n".join(lines) + "\n"

@@ -14,6 +14,8 @@ from typing import Any
 
 from wirespeed.model import Flow
 from wirespeed.report.json_export import flows_of
+from wirespeed.report.latency_table import FIGURES as LATENCY_FIGURES
+from wirespeed.report.latency_table import trial_latency
 from wirespeed.report.measured import MeasuredCell
 from wirespeed.report.model import FlowFigure, Report, TrialDetail
 
@@ -286,6 +288,7 @@ def _rows(report: Report) -> Iterable[dict[str, Any]]:
         for flow in flows_of(detail):
             figure = groups.get((trial.test.id, trial.path.name, trial.variant, flow))
             row = _row(report, detail, flow) | _group_columns(figure, trial.key)
+            row |= trial_latency(detail.outcome.result)  # a probed trial's, else nothing
             goodput = row.get("goodput_bps")
             for budget in report.budgets:  # `--as`: after every other column
                 row[f"as {budget.name}"] = None if goodput is None else budget.value(goodput)
@@ -297,4 +300,9 @@ def _rows(report: Report) -> Iterable[dict[str, Any]]:
 
 def render_csv(report: Report) -> str:
     extra = MEASUREMENT_COLUMNS if report.measured or report.forwarding else ()
-    return tidy_csv((*COLUMNS, *extra, *(f"as {b.name}" for b in report.budgets)), _rows(report))
+    probed = any(
+        trial_latency(d.outcome.result) for d in report.trials if d.outcome.trial.test.is_iperf
+    )
+    latency = tuple(f.key for f in LATENCY_FIGURES) if probed else ()
+    budgets = tuple(f"as {b.name}" for b in report.budgets)
+    return tidy_csv((*COLUMNS, *extra, *latency, *budgets), _rows(report))

@@ -36,6 +36,7 @@ from wirespeed.model import (
     Interval,
     Measurement,
     PathSpec,
+    Result,
     StreamResult,
     TestCase,
     Transfer,
@@ -256,7 +257,16 @@ def _trial(report: Report, index: int, part: Callable[[str, Any], Any] = _whole)
             else {}
         ),
         **power_entry(outcome),
+        **_latency(result),
     }
+
+
+def _latency(result: Result | None) -> dict[str, Any]:
+    """A probed trial's latency at a glance (docs/json-format.md); absent without probes."""
+    from wirespeed.report.latency_table import trial_latency
+
+    found = trial_latency(result)
+    return {"latency": found} if found else {}
 
 
 def _measurement_dict(m: Measurement) -> dict[str, Any]:

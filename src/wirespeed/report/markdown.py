@@ -20,6 +20,9 @@ from wirespeed.report.ab import (
     build_ab,
 )
 from wirespeed.report.forwarding import ForwardingTable
+from wirespeed.report.latency_table import FIGURES as LATENCY_FIGURES
+from wirespeed.report.latency_table import LEGEND as LATENCY_LEGEND
+from wirespeed.report.latency_table import latency_lines, line_texts
 from wirespeed.report.measure_text import LEGEND as MEASURED_LEGEND
 from wirespeed.report.measure_text import item_text, measured_cell_lines
 from wirespeed.report.model import Report
@@ -124,6 +127,7 @@ def render_markdown(report: Report) -> str:
             cells += [_figure_cell(measured_cell_lines(c, measured.unit)) for c in measured.cells]
             lines.append(_table_row(cells))
         lines += ["", MEASURED_LEGEND, ""]
+        lines += _latency_lines(report)
     for table in report.forwarding:
         lines += _forwarding_lines(table)
     single_run = single_run_text(report)
@@ -137,6 +141,19 @@ def render_markdown(report: Report) -> str:
     if ab is not None:
         lines += ["", *render_ab_markdown(ab)]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _latency_lines(report: Report) -> list[str]:
+    """The probed tests' latency at a glance."""
+    found = latency_lines(report.measured_columns, report.measured)
+    if not found:
+        return []
+    lines = [_table_row(["Latency", *(f.title for f in LATENCY_FIGURES)])]
+    lines.append(_table_row(["---"] + ["--:"] * len(LATENCY_FIGURES)))
+    for line in found:
+        where = markdown_text(f"{line.test_id} {line.test_name}, {line.place.label}")
+        lines.append(_table_row([where, *(markdown_text(t) for t in line_texts(line))]))
+    return [*lines, "", LATENCY_LEGEND, ""]
 
 
 def _forwarding_lines(table: ForwardingTable) -> list[str]:

@@ -19,6 +19,9 @@ from wirespeed.report.ab import (
     build_ab,
 )
 from wirespeed.report.forwarding import ForwardingTable
+from wirespeed.report.latency_table import FIGURES as LATENCY_FIGURES
+from wirespeed.report.latency_table import LEGEND as LATENCY_LEGEND
+from wirespeed.report.latency_table import latency_lines, line_texts
 from wirespeed.report.measure_text import LEGEND as MEASURED_LEGEND
 from wirespeed.report.measure_text import item_text, measured_cell_lines
 from wirespeed.report.model import NoteKind, Report
@@ -88,6 +91,7 @@ def render_terminal(report: Report, console: Console) -> None:
         console.print(table)
     if report.measured:
         _render_measured(report, console)
+        _render_latency(report, console)
     for forwarding in report.forwarding:
         _render_forwarding(forwarding, console)
     single_run = single_run_text(report)
@@ -125,6 +129,21 @@ def _render_measured(report: Report, console: Console) -> None:
                 text.stylize("red")
             cells.append(text)
         table.add_row(*cells)
+    console.print(table)
+
+
+def _render_latency(report: Report, console: Console) -> None:
+    """The probed tests' latency at a glance, beside their rows above."""
+    lines = latency_lines(report.measured_columns, report.measured)
+    if not lines:
+        return
+    table = Table(caption=Text(LATENCY_LEGEND), caption_justify="left")
+    table.add_column("Latency")
+    for figure in LATENCY_FIGURES:
+        table.add_column(figure.title, justify="right")
+    for line in lines:
+        where = f"{line.test_id} {line.test_name}, {line.place.label}"
+        table.add_row(plain_text(where), *(plain_text(t) for t in line_texts(line)))
     console.print(table)
 
 

@@ -24,12 +24,15 @@ from wirespeed.hosts.base import Host, Process
 from wirespeed.hosts.sockets import listening
 from wirespeed.model import Measurement, Probes, Proto, RawOutput, Side, TestSpec
 from wirespeed.tools import irtt, ping
-from wirespeed.tools.probing import ProbeSeries
+from wirespeed.tools.probing import (
+    END_MARGIN_SECONDS,
+    IDLE_SECONDS,
+    MIN_LOADED_SECONDS,
+    WARMUP_SECONDS,
+    ProbeSeries,
+    loaded_window,
+)
 
-IDLE_SECONDS = 3.0
-WARMUP_SECONDS = 1.0
-END_MARGIN_SECONDS = 0.5
-MIN_LOADED_SECONDS = 1.0
 READY_TIMEOUT = 5.0
 # Beyond a phase's duration, how long its prober may take to end: irtt waits for late
 # answers (three times the largest round trip), ping for its deadline.
@@ -62,12 +65,6 @@ def choose(probes: Probes, client: Host, server: Host) -> ProbeChoice:
     return ProbeChoice(ping.PROGRAM, f"{said}: latency by ping (round trips only)")
 
 
-def loaded_window(duration: float) -> tuple[float, float]:
-    """(seconds after the load starts when the probes start, how long they run)."""
-    warmup = min(WARMUP_SECONDS, duration / 5)
-    return warmup, max(duration - warmup - END_MARGIN_SECONDS, MIN_LOADED_SECONDS)
-
-
 @dataclass
 class LatencyProbes:
     """The probes of one trial: start() before the load, load_started_for() as it runs,
@@ -84,6 +81,7 @@ class LatencyProbes:
     _server: Process | None = None
     _loaded: Process | None = None
     _idle: ProbeSeries | None = None
+    _loaded_seconds: float | None = None  # start_loaded's; else loaded_window's
 
     def start(self) -> None:
         """The prober's server (irtt), then the idle baseline, to its end."""
@@ -113,13 +111,25 @@ class LatencyProbes:
                 self.problems.append(f"the loaded probes did not start: {error.message}")
                 self.choice = ProbeChoice(None)
 
+    def start_loaded(self, seconds: float) -> None:
+        """Starts the loaded probes now, for `seconds`: for a load that tells itself
+        when it is ready (RRUL's until_stable), instead of load_started_for's warmup."""
+        if self.choice.tool is None or self._loaded is not None or self._no_server:
+            return
+        try:
+            self._loaded = self.client.start(self._argv(seconds))
+            self._loaded_seconds = seconds
+        except WirespeedError as error:
+            self.problems.append(f"the loaded probes did not start: {error.message}")
+            self.choice = ProbeChoice(None)
+
     def finish(self, *, wait: bool = True) -> tuple[Measurement, ...]:
         """Wait for the loaded probes (unless the trial ended early), stop everything,
         and the measurements."""
         loaded: ProbeSeries | None = None
         try:
             if self._loaded is not None:
-                _, seconds = loaded_window(self.spec.duration)
+                seconds = self._loaded_seconds or loaded_window(self.spec.duration)[1]
                 status = _wait(self._loaded, seconds + FINISH_MARGIN if wait else 0.0)
                 self.raw.append(self._raw(self._loaded, status))
                 loaded = self._parse(self.raw[-1], "loaded")
@@ -209,4 +219,14 @@ def probes_for(spec: TestSpec, client: Host, server: Host, target: str) -> Laten
     return LatencyProbes(spec, client, server, target, choose(spec.probes, client, server))
 
 
-__all__ = ["LatencyProbes", "ProbeChoice", "choose", "loaded_window", "probes_for"]
+__all__ = [
+    "END_MARGIN_SECONDS",
+    "IDLE_SECONDS",
+    "MIN_LOADED_SECONDS",
+    "WARMUP_SECONDS",
+    "LatencyProbes",
+    "ProbeChoice",
+    "choose",
+    "loaded_window",
+    "probes_for",
+]

@@ -26,6 +26,7 @@ from wirespeed.model import (
     ForwardingLimit,
     PathSpec,
     Role,
+    Tool,
     Topology,
     Trial,
     TrialOutcome,
@@ -418,7 +419,10 @@ class Runner:
             lab = self._lab_at_mtu(trial)
         except WirespeedError as error:
             return _not_set_up(trial, started_at, error)
-        outcome = run_trial(
+        run = run_trial
+        if trial.test.tool is Tool.RRUL:
+            from wirespeed.run.rrul_trial import run_rrul_trial as run
+        outcome = run(
             trial,
             endpoints,
             on_tick=self.progress.tick,

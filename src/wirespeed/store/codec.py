@@ -52,6 +52,7 @@ def encode_spec(spec: TestSpec) -> Json:
         # Only when set: a spec without probes keeps the text older versions wrote.
         **({} if spec.probes is None else {"probes": spec.probes.value}),
         **({} if spec.congestion is None else {"congestion": spec.congestion}),
+        **({"until_stable": True} if spec.until_stable else {}),
     }
 
 
@@ -68,6 +69,7 @@ def decode_spec(data: Mapping[str, Any]) -> TestSpec:
         interval=data["interval"],
         probes=None if data.get("probes") is None else Probes(data["probes"]),
         congestion=data.get("congestion"),
+        until_stable=bool(data.get("until_stable", False)),
     )
 
 

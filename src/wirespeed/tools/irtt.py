@@ -63,8 +63,9 @@ def parse(text: str) -> ProbeSeries:
     rtts: list[float] = []
     ups: list[float] = []
     downs: list[float] = []
+    places: list[int] = []
     lost_up = lost_down = 0
-    for probe in document["round_trips"]:
+    for place, probe in enumerate(document["round_trips"]):
         lost = str(probe.get("lost", "false"))
         if lost == "true_up":
             lost_up += 1
@@ -74,6 +75,7 @@ def parse(text: str) -> ProbeSeries:
             continue
         delay: dict[str, Any] = probe.get("delay") or {}
         rtts.append(delay["rtt"] / NANOSECONDS_PER_MS)
+        places.append(place)
         if "send" in delay and "receive" in delay:
             ups.append(delay["send"] / NANOSECONDS_PER_MS)
             downs.append(delay["receive"] / NANOSECONDS_PER_MS)
@@ -86,4 +88,5 @@ def parse(text: str) -> ProbeSeries:
         down_ms=tuple(downs) if one_way else (),
         lost_up=lost_up,
         lost_down=lost_down,
+        seq=tuple(places),
     )

@@ -49,4 +49,10 @@ def parse(text: str) -> ProbeSeries:
         raise ValueError(said[-1] if said else "ping printed nothing")
     # iputils' icmp_seq wraps at 65535: ten minutes at 100 a second, beyond any phase.
     sent = max(seen) - first + 1
-    return ProbeSeries(tool=PROGRAM, sent=sent, rtt_ms=tuple(seen[s] for s in sorted(seen)))
+    order = sorted(seen)
+    return ProbeSeries(
+        tool=PROGRAM,
+        sent=sent,
+        rtt_ms=tuple(seen[s] for s in order),
+        seq=tuple(s - first for s in order),
+    )

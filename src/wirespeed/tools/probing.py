@@ -11,6 +11,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+# A probed trial's schedule (run/probes.py runs it; the HTML report draws on its clock):
+# IDLE_SECONDS of idle probes, then from the load's start plus its warmup until
+# END_MARGIN_SECONDS before its end.
+IDLE_SECONDS = 3.0
+WARMUP_SECONDS = 1.0
+END_MARGIN_SECONDS = 0.5
+MIN_LOADED_SECONDS = 1.0
+
+
+def loaded_window(duration: float) -> tuple[float, float]:
+    """(seconds after the load starts when the probes start, how long they run)."""
+    warmup = min(WARMUP_SECONDS, duration / 5)
+    return warmup, max(duration - warmup - END_MARGIN_SECONDS, MIN_LOADED_SECONDS)
+
 
 @dataclass(frozen=True)
 class ProbeSeries:
@@ -23,10 +37,15 @@ class ProbeSeries:
     down_ms: tuple[float, ...] = ()  # one-way server -> client (irtt's receive delay)
     lost_up: int | None = None  # lost on the way out (irtt tells the direction)
     lost_down: int | None = None
+    # Each answered probe's place in the phase, counted from 0 (a lost one leaves a gap):
+    # a prober sends at an even pace, so place / sent is its time as a share of the phase.
+    seq: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         if self.sent < len(self.rtt_ms):
             raise ValueError(f"{len(self.rtt_ms)} answers to {self.sent} probes")
+        if self.seq and len(self.seq) != len(self.rtt_ms):
+            raise ValueError(f"{len(self.seq)} places for {len(self.rtt_ms)} answers")
 
     @property
     def lost(self) -> int:

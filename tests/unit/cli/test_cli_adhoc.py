@@ -85,7 +85,7 @@ def test_a_built_in_plan_runs_by_name_and_a_near_miss_lists_the_names() -> None:
         "wirespeed: error: seed-matrx: no such plan file, and no built-in plan of that name "
         "(did you mean 'seed-matrix'?)\n"
         "  hint: built-in plans: compute, forwarding-rate, latency-under-load, mtu-matrix, "
-        "seed-matrix "
+        "rrul, seed-matrix "
         "(`wirespeed plans` describes "
         "them)\n",
     )
@@ -121,6 +121,9 @@ def test_plans_lists_each_built_in_plan_on_one_line() -> None:
         "(40 trials, 7 min of traffic)"
     )
     assert lines[4] == (
+        "rrul                RRUL, 100 Mbit/s router with a 40 ms queue  (1 trial, 10 s of traffic)"
+    )
+    assert lines[5] == (
         "seed-matrix         NanoPi R4S — seed matrix (lab)  (12 trials, 2 min of traffic)"
     )
     assert "wirespeed run seed-matrix --duration 2" in out

@@ -1,0 +1,378 @@
+"""Run one RRUL trial: two iperf3 servers, the idle probes, both directions' clients at
+once with the loaded probes beside them, collect, stop.
+
+The steps are run_trial's (run/trial.py), doubled: a server and a client per direction
+(tools/rrul.py says why two processes). Whatever happens, every process started here is
+stopped before run_rrul_trial returns or raises, and the raw outputs of all four ends
+and of the probes are kept: each client's before its server's, up before down.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from wirespeed.analysis.ceiling import ceiling_for
+from wirespeed.analysis.findings import judge_monitor, judge_probes, judge_result
+from wirespeed.errors import WirespeedError
+from wirespeed.hosts.base import Host, Process
+from wirespeed.model import (
+    Finding,
+    FindingKind,
+    Flow,
+    Measurement,
+    PowerSettings,
+    Proto,
+    RawOutput,
+    Result,
+    Side,
+    Trial,
+    TrialOutcome,
+    TrialStatus,
+)
+from wirespeed.run.probes import END_MARGIN_SECONDS, MIN_LOADED_SECONDS, LatencyProbes, probes_for
+from wirespeed.run.trial import (
+    CLIENT_MARGIN,
+    Endpoints,
+    TrialFailure,
+    _parse,
+    _raw,
+    _wait_server_report,
+    _with_probes,
+    check_port_free,
+    idle_baseline,
+    monitor_records,
+    start_samplers,
+    stop_samplers,
+    wait_listening,
+    with_power,
+    without_moot,
+)
+from wirespeed.sampling.model import SampleSet
+from wirespeed.sampling.procfs import parse_net_dev
+from wirespeed.sampling.session import Sampler, SamplerSource, TrialSampler
+from wirespeed.signals import deferred_signals
+from wirespeed.tools import iperf3, rrul
+
+TICK = 0.05
+
+
+Key = tuple[int, Flow]  # (stage, direction): a stage is `parallel` streams each way
+
+
+@dataclass
+class Load:
+    """The iperf3 processes of an RRUL trial, stage by stage, and how long each stage's
+    clients were asked to run."""
+
+    trial: Trial
+    endpoints: Endpoints
+    first_port: int
+    servers: dict[Key, Process] = field(default_factory=dict)
+    clients: dict[Key, Process] = field(default_factory=dict)
+    seconds: dict[int, float] = field(default_factory=dict)
+    offsets: dict[int, float] = field(default_factory=dict)  # start after stage 0's
+    _started: float | None = None
+
+    @property
+    def stages(self) -> int:
+        return len(self.seconds)
+
+    def serve(self, stage: int) -> None:
+        """The stage's two servers, listening."""
+        spec, server = self.trial.test.spec, self.endpoints.server
+        ports = rrul.ports(self.first_port, stage)
+        for flow in rrul.FLOWS:
+            check_port_free(server, ports[flow], Proto.TCP)
+        for flow in rrul.FLOWS:
+            self.servers[stage, flow] = server.start(rrul.server_argv(spec, flow, ports[flow]))
+        for flow in rrul.FLOWS:
+            wait_listening(server, self.servers[stage, flow], ports[flow], Proto.TCP)
+
+    def load(self, stage: int, seconds: float) -> None:
+        """The stage's two clients at once: both directions from their first second."""
+        spec = dataclasses.replace(self.trial.test.spec, duration=seconds)
+        ports = rrul.ports(self.first_port, stage)
+        for flow in rrul.FLOWS:
+            argv = rrul.client_argv(spec, flow, self.endpoints.target, ports[flow])
+            self.clients[stage, flow] = self.endpoints.client.start(argv)
+        self.seconds[stage] = max(1, math.ceil(seconds))  # iperf3's -t is whole seconds
+        now = time.monotonic()
+        self._started = self._started if self._started is not None else now
+        self.offsets[stage] = now - self._started
+
+    def moved_bytes(self) -> int | None:
+        """Bytes in and out of the client's network namespace so far (its first client's
+        /proc/PID/net/dev, every interface but loopback); None where it cannot be read."""
+        client = self.clients.get((0, Flow.UP))
+        if client is None:
+            return None
+        try:
+            text = self.endpoints.client.read_file(f"/proc/{client.pid}/net/dev")
+        except (FileNotFoundError, WirespeedError):
+            return None
+        counters = parse_net_dev(text)
+        return sum(c.rx_bytes + c.tx_bytes for name, c in counters.items() if name != "lo")
+
+
+@dataclass
+class Ramp:
+    """until_stable: every step the goodput through the client's interfaces; another
+    stage of streams until it is stable (tools/rrul.py), then the loaded probes."""
+
+    load: Load
+    probes: LatencyProbes | None
+    duration: float
+    rates: list[float] = field(default_factory=list)
+    stable_at: float | None = None
+    gave_up: str | None = None
+    _last: tuple[float, int] | None = None
+
+    def tick(self, elapsed: float) -> None:
+        if self.stable_at is not None or self.gave_up is not None:
+            return
+        if self._last is not None and elapsed - self._last[0] < rrul.STEP_SECONDS:
+            return
+        moved = self.load.moved_bytes()
+        if moved is None:
+            self._probe_now(elapsed, "the client's byte counters could not be read")
+            return
+        if self._last is not None:
+            self.rates.append((moved - self._last[1]) * 8 / (elapsed - self._last[0]))
+        self._last = (elapsed, moved)
+        if rrul.stable(self.rates):
+            self.stable_at = elapsed
+            self._start_probes(elapsed)
+        elif elapsed >= self.duration / 2:
+            self._probe_now(elapsed, f"not stable after half of the test ({elapsed:.0f} s)")
+        elif self.load.stages < rrul.MAX_STAGES and len(self.rates) >= 2 * rrul.STABLE_STEPS:
+            stage = self.load.stages
+            self.load.serve(stage)
+            self.load.load(stage, self.duration - elapsed)
+            self.rates.clear()  # the new streams' slow start is not the old goodput
+            self._last = None
+
+    def _probe_now(self, elapsed: float, why: str) -> None:
+        self.gave_up = why
+        self._start_probes(elapsed)
+
+    def _start_probes(self, elapsed: float) -> None:
+        if self.probes is not None:
+            seconds = self.duration - elapsed - END_MARGIN_SECONDS
+            self.probes.start_loaded(max(seconds, MIN_LOADED_SECONDS))
+
+    def finding(self, streams: int) -> Finding:
+        """What the ramp did, beside the figures: RPM-like, and not the draft's test."""
+        each = f"{self.load.stages * streams} streams each way"
+        if self.stable_at is not None:
+            said = f"goodput stable after {self.stable_at:.0f} s with {each}"
+        else:
+            said = f"goodput {self.gave_up or 'not judged'}, with {each}"
+        return Finding(
+            FindingKind.PROBES,
+            f"RPM-like: {said}; then the loaded probes (the IETF responsiveness draft's "
+            "ramp, not its test: its probes are HTTP/2 and TLS exchanges)",
+        )
+
+
+def run_rrul_trial(
+    trial: Trial,
+    endpoints: Endpoints,
+    *,
+    port: int | None = None,
+    on_tick: Callable[[float], None] | None = None,
+    watch: Sequence[tuple[str, Host]] = (),
+    sample_interval: float = 1.0,
+    samplers_from: SamplerSource | None = None,
+    power: PowerSettings | None = None,
+    notice: Callable[[str], None] | None = None,
+) -> TrialOutcome:
+    """As run_trial: failures become a FAILED outcome, never an exception (but
+    KeyboardInterrupt and SIGTERM pass through, after the processes are stopped)."""
+    spec = trial.test.spec
+    load = Load(trial, endpoints, port or rrul.DEFAULT_PORT)
+    started_at = time.time()
+    samplers: list[tuple[str, Host, TrialSampler | str]] = []
+    sample_sets: list[tuple[str, Host, SampleSet | str]] = []
+    statuses: dict[tuple[int, Flow, Side], int | None] = {}
+    reason: str | None = None
+    server_grace = 1.0
+    probes = probes_for(spec, endpoints.client, endpoints.server, endpoints.target)
+    if probes is not None and probes.choice.notice is not None and notice is not None:
+        notice(probes.choice.notice)
+    ramp = Ramp(load, probes, spec.duration) if spec.until_stable else None
+    latency: tuple[Measurement, ...] = ()
+    completed = False
+    try:
+        load.serve(0)
+        if probes is not None:
+            probes.start()
+        samplers = start_samplers(watch, sample_interval, samplers_from or Sampler())
+        if power is not None:
+            idle_baseline(power, None)
+        load.load(0, spec.duration)
+        ticks = _with_probes(on_tick, probes) if ramp is None else _with_ramp(on_tick, ramp)
+        _wait_clients(load.clients, spec.duration + CLIENT_MARGIN, ticks)
+        if all(_wait_server_report(iperf3, server, spec) for server in load.servers.values()):
+            server_grace = 0.0
+        completed = True
+    except TrialFailure as failure:
+        reason = str(failure)
+    except (WirespeedError, TimeoutError) as error:
+        reason = error.message if isinstance(error, WirespeedError) else str(error)
+    finally:
+        with deferred_signals():
+            if probes is not None:
+                try:
+                    latency = probes.finish(wait=completed)
+                except (WirespeedError, TimeoutError) as error:
+                    probes.problems.append(f"the latency probes failed: {error}")
+            for (stage, flow), process in load.clients.items():
+                statuses[stage, flow, Side.CLIENT] = process.stop()
+            for (stage, flow), process in load.servers.items():
+                statuses[stage, flow, Side.SERVER] = process.stop(grace=server_grace)
+            sample_sets = stop_samplers(samplers)
+
+    raw: list[RawOutput] = []
+    by_stage: list[dict[Flow, list[RawOutput]]] = []
+    for stage in range(max(load.stages, 1 if load.servers else 0)):
+        by_flow: dict[Flow, list[RawOutput]] = {}
+        for flow in rrul.FLOWS:
+            ends = [
+                _raw(host, side, process, iperf3, statuses.get((stage, flow, side)))
+                for side, host, process in (
+                    (Side.CLIENT, endpoints.client, load.clients.get((stage, flow))),
+                    (Side.SERVER, endpoints.server, load.servers.get((stage, flow))),
+                )
+                if process is not None
+            ]
+            by_flow[flow] = ends
+            raw.extend(ends)
+        by_stage.append(by_flow)
+    if probes is not None:
+        raw.extend(probes.raw)
+    result: Result | None = None
+    if reason is None:
+        result, reason = parse_stages(by_stage, trial, load.seconds, load.offsets)
+    if result is not None and latency:
+        result = dataclasses.replace(result, measurements=(*result.measurements, *latency))
+        if ramp is not None:
+            result = _with_responsiveness(result)
+    monitors, summaries = monitor_records(sample_sets)
+    if result is not None and power is not None:
+        result = with_power(result, power, None, summaries)
+    outcome = TrialOutcome(
+        trial=trial,
+        status=TrialStatus.OK if reason is None else TrialStatus.FAILED,
+        started_at=started_at,
+        finished_at=time.time(),
+        result=result,
+        reason=reason,
+        raw=tuple(raw),
+        monitors=monitors,
+    )
+    findings = judge_result(outcome, ceiling_for(trial))
+    for summary in summaries:
+        findings += judge_monitor(summary, controller_pid=os.getpid())
+    if probes is not None:
+        findings += judge_probes(probes.choice.notice, probes.problems, summaries, bool(latency))
+    if ramp is not None and load.stages:
+        findings.append(ramp.finding(spec.parallel))
+    return dataclasses.replace(outcome, findings=tuple(without_moot(findings, spec)))
+
+
+def _with_ramp(on_tick: Callable[[float], None] | None, ramp: Ramp) -> Callable[[float], None]:
+    def tick(elapsed: float) -> None:
+        ramp.tick(elapsed)
+        if on_tick is not None:
+            on_tick(elapsed)
+
+    return tick
+
+
+def _with_responsiveness(result: Result) -> Result:
+    """The loaded median round trip also as round trips per minute (RPM-like)."""
+    loaded = next(
+        (
+            m.value
+            for m in result.measurements
+            if m.name == "rtt" and m.labels == (("load", "loaded"), ("statistic", "p50"))
+        ),
+        None,
+    )
+    if loaded is None or loaded <= 0:
+        return result
+    added = rrul.responsiveness(loaded)
+    return dataclasses.replace(result, measurements=(*result.measurements, added))
+
+
+def parse_stages(
+    by_stage: Sequence[dict[Flow, list[RawOutput]]],
+    trial: Trial,
+    seconds: dict[int, float],
+    offsets: dict[int, float] | None = None,
+) -> tuple[Result | None, str | None]:
+    """Each stage's processes read as parse_flows reads them (a stage at the seconds
+    its clients were asked for), then the stages as one result."""
+    results = []
+    for stage, by_flow in enumerate(by_stage):
+        duration = seconds.get(stage, trial.test.spec.duration)
+        at_length = dataclasses.replace(
+            trial,
+            test=dataclasses.replace(
+                trial.test, spec=dataclasses.replace(trial.test.spec, duration=duration)
+            ),
+        )
+        result, reason = parse_flows(by_flow, at_length)
+        if reason is not None:
+            where = f"stage {stage + 1}: " if len(by_stage) > 1 else ""
+            return None, where + reason
+        assert result is not None
+        results.append(result)
+    if not results:
+        return None, "no iperf3 client ran"
+    starts = [(offsets or {}).get(stage, 0.0) for stage in range(len(results))]
+    return rrul.combine_stages(results, starts), None
+
+
+def parse_flows(
+    by_flow: dict[Flow, list[RawOutput]], trial: Trial
+) -> tuple[Result | None, str | None]:
+    """Each direction's process read as an iperf3 test of its own (the same checks: an
+    error, a flow cut short), then both as one RRUL result. A direction that failed
+    fails the trial, with the direction named."""
+    results: dict[Flow, Result] = {}
+    for flow in rrul.FLOWS:
+        one_way = rrul.one_way(trial.test.spec, flow)
+        result, reason = _parse(iperf3, by_flow.get(flow, []), one_way)
+        if reason is not None:
+            return None, f"the {flow.value} flow: {reason}"
+        if result is not None:
+            results[flow] = result
+    return rrul.combine(results), None
+
+
+def _wait_clients(
+    clients: dict[Key, Process], timeout: float, on_tick: Callable[[float], None] | None
+) -> None:
+    """Until every client ends (a ramp may add some meanwhile); a client that outlives
+    the test's time is hung."""
+    start = time.monotonic()
+    while any(process.poll() is None for process in list(clients.values())):
+        elapsed = time.monotonic() - start
+        if elapsed > timeout:
+            hung = sorted({flow.value for (_, flow), p in clients.items() if p.poll() is None})
+            raise TrialFailure(
+                f"the iperf3 client of the {' and '.join(hung)} flow did not finish within "
+                f"{timeout:.0f} s and was stopped (hung, or the server is unreachable)"
+            )
+        if on_tick is not None:
+            on_tick(elapsed)
+        time.sleep(TICK)
+
+
+__all__ = ["Load", "Ramp", "parse_flows", "parse_stages", "run_rrul_trial"]

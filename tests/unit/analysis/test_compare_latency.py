@@ -1,0 +1,133 @@
+"""Comparing probed tests: the latency figures beside the flows, lower being better.
+
+The figures come from real probes (tests/fixtures/latency: irtt through the lab's
+router, idle and under a load that filled its 40 ms queue): variant `bloated` measured
+the queue under load, variant `fixed` measured the path as idle as it was before the
+load (a router whose queue stays empty). Five repetitions each, through a real store.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+from pathlib import Path
+
+from support.samples import START, run_record, store_runs
+from wirespeed.analysis.compare import Verdict, compare_runs, compare_variants
+from wirespeed.analysis.latency import latency_measurements
+from wirespeed.model import (
+    Better,
+    Direction,
+    DirectionResult,
+    Flow,
+    LinkModel,
+    PathSpec,
+    Probes,
+    Proto,
+    Result,
+    TestCase,
+    TestSpec,
+    Tool,
+    Topology,
+    Transfer,
+    Trial,
+    TrialOutcome,
+    TrialStatus,
+)
+from wirespeed.report.compare_export import render_compare_csv, render_compare_json
+from wirespeed.report.compare_render import render_compare_markdown
+from wirespeed.store import Store
+from wirespeed.tools import irtt
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "latency"
+IDLE = irtt.parse((FIXTURES / "irtt-idle-router-100mbit.json").read_text())
+LOADED = irtt.parse((FIXTURES / "irtt-loaded-router-100mbit-queue-40ms.json").read_text())
+RRUL = TestCase(
+    id="rrul",
+    name="RRUL",
+    tool=Tool.RRUL,
+    spec=TestSpec(duration=10, parallel=4, direction=Direction.BIDIR, probes=Probes.IRTT),
+)
+ROUTER = PathSpec("router", Topology.ROUTER, "client", "server", "dut", LinkModel("fe", 10**8))
+
+
+def outcome(variant: str, repetition: int) -> TrialOutcome:
+    """A probed RRUL trial: both ways near 94 Mbit/s, latency as the variant has it."""
+    loaded = LOADED if variant == "bloated" else IDLE
+    # Repetitions differ a little, as real ones do: a probe less each time.
+    trimmed = dataclasses.replace(
+        loaded,
+        sent=loaded.sent - repetition,
+        rtt_ms=loaded.rtt_ms[repetition:],
+        up_ms=loaded.up_ms[repetition:],
+        down_ms=loaded.down_ms[repetition:],
+        seq=loaded.seq[repetition:],
+    )
+    moved = Transfer(bytes=117_000_000, seconds=10.0, bits_per_second=93.6e6 + repetition * 1e4)
+    return TrialOutcome(
+        trial=Trial(RRUL, ROUTER, variant, repetition),
+        status=TrialStatus.OK,
+        started_at=START + repetition * 20,
+        finished_at=START + repetition * 20 + 10,
+        result=Result(
+            tool=Tool.RRUL,
+            protocol=Proto.TCP,
+            directions=tuple(DirectionResult(f, moved, moved) for f in Flow),
+            measurements=latency_measurements(IDLE, trimmed),
+        ),
+    )
+
+
+def test_a_queue_that_stays_empty_is_significantly_lower_and_said_to_be_better(
+    tmp_path: Path,
+) -> None:
+    outcomes = [outcome(v, k) for k in range(1, 6) for v in ("bloated", "fixed")]
+    (run_id,) = store_runs(tmp_path / "w.db", run_record(*outcomes))
+    with Store.open(tmp_path / "w.db") as store:
+        comparison = compare_variants(store.load_run(run_id), "bloated", "fixed")
+    latency = {c.measure.item: c for c in comparison.cells if c.measure is not None}
+    assert list(latency) == [
+        "rtt idle, p50",
+        "rtt loaded, p50",
+        "rtt loaded, p99",
+        "latency increase round trip",
+    ]
+    loaded = latency["rtt loaded, p50"]
+    assert loaded.better is Better.LOWER and loaded.verdict is Verdict.SIGNIFICANT
+    assert loaded.ratio is not None and loaded.ratio < 0.1  # 40 ms of queue gone
+    # The idle baseline is the same probes on both sides: nothing to tell apart.
+    assert latency["rtt idle, p50"].verdict is Verdict.NOT_SIGNIFICANT
+    # An increase of about 0 ms on the fixed side (noise may put it below 0): no ratio,
+    # or a significant drop.
+    assert latency["latency increase round trip"].verdict in (Verdict.NO_RATIO, Verdict.SIGNIFICANT)
+    goodput = [c for c in comparison.cells if c.measure is None]
+    assert [c.flow for c in goodput] == [Flow.UP, Flow.DOWN]
+
+    table = render_compare_markdown(comparison)
+    row = next(line for line in table.splitlines() if "rtt loaded, p50" in line)
+    assert "(lower is better)" in row and " ms" in row and "B lower, better" in row
+
+    (cell,) = [
+        c
+        for c in json.loads(render_compare_json(comparison))["cells"]
+        if c.get("measurement", {}).get("labels") == {"load": "loaded", "statistic": "p50"}
+    ]
+    assert cell["measurement"]["better"] == "lower" and cell["measurement"]["unit"] == "ms"
+    assert 30 < cell["a"]["median"] < 45 and cell["b"]["median"] < 1
+    rows = list(csv.DictReader(io.StringIO(render_compare_csv(comparison))))
+    (p50,) = [r for r in rows if r["measurement"] == "rtt loaded, p50"]
+    assert p50["better"] == "lower" and p50["a_median_bps"] == "" and float(p50["a_median"]) > 30
+
+
+def test_two_runs_of_one_probed_test_compare_its_latency_too(tmp_path: Path) -> None:
+    bloated = run_record(*(outcome("bloated", k) for k in range(1, 6)), run_id=1)
+    again = run_record(*(outcome("bloated", k) for k in range(1, 6)), run_id=2)
+    ids = store_runs(tmp_path / "w.db", bloated, again)
+    with Store.open(tmp_path / "w.db") as store:
+        comparison = compare_runs(store.load_run(ids[0]), store.load_run(ids[1]))
+    latency = [c for c in comparison.cells if c.measure is not None]
+    assert len(latency) == 4
+    # The same probes twice: the same figures, nothing significant.
+    assert all(c.verdict is Verdict.NOT_SIGNIFICANT for c in latency)
