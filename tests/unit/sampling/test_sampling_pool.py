@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from sampling_fixtures import BUSYBOX, busybox_path
 
+from wirespeed.hosts.base import Process
 from wirespeed.hosts.local import LocalHost
 from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.pool import SamplerPool
@@ -67,10 +68,24 @@ def test_between_trials_the_sampler_writes_nothing(pool: SamplerPool) -> None:
     process = pool.start(host, interval=0.1).process
     before = len(process.stdout())
     process.send_signal(signal.SIGUSR2)  # the pool's own way to end the segment
-    time.sleep(0.1)
-    ended = len(process.stdout())
+    ended = _settled_length(process, quiet=0.3, timeout=5)  # a busy machine is slow to end it
     time.sleep(0.5)
     assert len(process.stdout()) == ended > before
+
+
+def _settled_length(process: Process, *, quiet: float, timeout: float) -> int:
+    """The length of the sampler's output once it has not grown for `quiet` seconds (a
+    sampler that kept writing every 0.1 s never settles: its length at the timeout)."""
+    deadline = time.monotonic() + timeout
+    length, since = len(process.stdout()), time.monotonic()
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        now = len(process.stdout())
+        if now != length:
+            length, since = now, time.monotonic()
+        elif time.monotonic() - since >= quiet:
+            break
+    return length
 
 
 def test_a_sampler_that_died_between_trials_is_started_anew(pool: SamplerPool) -> None:
