@@ -358,7 +358,29 @@
     return chart;
   }
 
+  function bindPickers() {
+    /* A select.ws-tl-pick shows one .ws-tl-choice of its section at a time: the
+       others are drawn only when chosen. */
+    var pickers = document.querySelectorAll("select.ws-tl-pick");
+    for (var i = 0; i < pickers.length; i++) {
+      var pick = pickers[i];
+      if (pick.getAttribute("data-bound")) continue;
+      pick.setAttribute("data-bound", "true");
+      pick.addEventListener("change", function (event) {
+        var select = event.target, section = select.closest("section") || document;
+        var choices = section.querySelectorAll(".ws-tl-choice");
+        for (var k = 0; k < choices.length; k++) choices[k].hidden = String(k) !== select.value;
+        var shown = choices[Number(select.value)];
+        if (shown) {
+          var figure = shown.querySelector("figure.ws-timeline");
+          if (figure) drawFigure(figure);
+        }
+      });
+    }
+  }
+
   function drawAll() {
+    bindPickers();
     var figures = document.querySelectorAll("figure.ws-timeline");
     for (var i = 0; i < figures.length; i++) {
       /* A figure in a hidden part of the page (not laid out) is drawn when shown. */

@@ -1,0 +1,170 @@
+"""The HTML report's "Device over time": per trial a timeline (report/timeline.py) of the
+board's power, temperature and CPU clocks, its firmware's throttling as shaded
+intervals, and the kernel's log lines as instants, where the trial has any of these.
+
+Everything comes from what the store keeps of a trial: each sampled host's summary
+(sampling.summary: power_timeline, clock_timeline, throttle_timeline, events; a summary
+stored before a timeline existed simply has none of it) and the power meter's log, a raw
+output of the trial (loaded by `wirespeed report` where the run has one). The samplers'
+clock starts at their first tick, the meter's at its first reading: both at the start of
+the trial's idle baseline, within about a second of each other, so they share one axis.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
+from typing import Any
+
+from wirespeed.model import TrialOutcome
+from wirespeed.report.stored_summary import summary_fields
+from wirespeed.report.timeline import (
+    Lane,
+    Mark,
+    Series,
+    Span,
+    timeline_assets,
+    timeline_data,
+    timeline_figure,
+)
+from wirespeed.sampling.meter import METER_FORMAT, METER_HOST, parse_meter_log
+from wirespeed.sampling.power import THROTTLE_BITS
+
+# What each figure shows, newest summary field first.
+_FIELDS = ('"power_timeline"', '"clock_timeline"', '"throttle_timeline"', '"events"')
+
+
+@dataclass(frozen=True)
+class TrialTimeline:
+    """One trial's device timeline, ready for timeline_data."""
+
+    trial: str  # Trial.key
+    lanes: tuple[Lane, ...]
+    intervals: tuple[Span, ...]
+    instants: tuple[Mark, ...]
+
+
+def _label(host: str, what: str, hosts: int) -> str:
+    return what if hosts == 1 else f"{host} {what}".strip()
+
+
+def throttle_spans(host: str, t: Sequence[float], bits: Sequence[int]) -> list[Span]:
+    """Each condition the firmware reported now (under-voltage, throttled, ...) as the
+    stretches it held: from the reading that first said it to the first that did not,
+    or to the last reading (a condition seen once is a stretch of no length)."""
+    spans: list[Span] = []
+    for bit, name in THROTTLE_BITS.items():
+        began: float | None = None
+        for time, value in zip(t, bits, strict=True):
+            on = bool(value >> bit & 1)
+            if on and began is None:
+                began = time
+            elif not on and began is not None:
+                spans.append(Span(began, time, f"{host}: {name}", name))
+                began = None
+        if began is not None:
+            spans.append(Span(began, t[-1], f"{host}: {name}", name))
+    return spans
+
+
+def trial_timeline(outcome: TrialOutcome) -> TrialTimeline | None:
+    """The trial's device timeline; None where it has nothing to draw over time."""
+    power: list[Series] = []
+    temperature: list[Series] = []
+    clocks: list[Series] = []
+    spans: list[Span] = []
+    marks: list[Mark] = []
+    named_events: list[str | None] = []  # each mark's known event (sampling/events.py)
+    for raw in outcome.raw:
+        if raw.format == METER_FORMAT and raw.text:
+            log = parse_meter_log(raw.text)
+            if log.readings:
+                t = [time for time, _ in log.readings]
+                power.append(Series(raw.host or METER_HOST, t, [w for _, w in log.readings]))
+            if log.load_start is not None:
+                end = log.load_end if log.load_end is not None else log.readings[-1][0]
+                spans.append(Span(log.load_start, max(end, log.load_start), "traffic", "traffic"))
+    monitors = [m for m in outcome.monitors if m.summary and any(f in m.summary for f in _FIELDS)]
+    hosts = len(monitors)
+    for monitor in monitors:
+        fields = summary_fields(monitor.summary)
+        host = monitor.host
+        timeline = fields.get("power_timeline")
+        if timeline:
+            if any(w is not None for w in timeline["power_w"]):
+                power.append(
+                    Series(_label(host, "board", hosts), timeline["t"], timeline["power_w"])
+                )
+            if any(c is not None for c in timeline["temperature_c"]):
+                temperature.append(
+                    Series(
+                        _label(host, "hottest zone", hosts),
+                        timeline["t"],
+                        timeline["temperature_c"],
+                    )
+                )
+        clock = fields.get("clock_timeline")
+        if clock:
+            for policy, mhz in zip(clock["policies"], clock["mhz"], strict=True):
+                clocks.append(Series(_label(host, policy, 2), clock["t"], mhz))
+        throttle = fields.get("throttle_timeline")
+        if throttle and throttle["t"]:
+            spans += throttle_spans(host, throttle["t"], throttle["bits"])
+        for event in fields.get("events") or ():
+            named_events.append(event.get("event"))
+            label = event.get("event") or "kernel"
+            marks.append(
+                Mark(event["t"], label if hosts == 1 else f"{host} {label}", event["message"])
+            )
+    lanes = [
+        lane
+        for lane in (
+            Lane("power", "W", tuple(power), digits=3),
+            Lane("temperature", "°C", tuple(temperature), digits=1),
+            Lane("CPU clock", "MHz", tuple(clocks), digits=0),
+        )
+        if lane.series
+    ]
+    # A meter's traffic span alone is no timeline, nor are unnamed kernel lines alone (a
+    # lab's namespaces see the whole machine's log: bridges' ports, other labs' links);
+    # throttling or a known event (a Tx hang, a link down) is.
+    named = [m for m, event in zip(marks, named_events, strict=True) if event]
+    if not lanes and not named and not [s for s in spans if s.kind != "traffic"]:
+        return None
+    return TrialTimeline(outcome.trial.key, tuple(lanes), tuple(spans), tuple(marks))
+
+
+def device_timeline_data(timeline: TrialTimeline) -> dict[str, Any]:
+    return timeline_data(timeline.lanes, timeline.intervals, timeline.instants)
+
+
+def device_timeline_section(outcomes: Sequence[TrialOutcome]) -> str:
+    """The section, or "" where no trial has anything to draw over time. One chart per
+    trial, the first shown; the others are drawn when chosen (a run of many trials
+    draws one at a time)."""
+    found = [t for t in map(trial_timeline, outcomes) if t is not None]
+    if not found:
+        return ""
+    options = "".join(
+        f'<option value="{index}">{escape(t.trial)}</option>' for index, t in enumerate(found)
+    )
+    figures = "".join(
+        f'<div class="ws-tl-choice"{"" if index == 0 else " hidden"}>'
+        f"{timeline_figure(device_timeline_data(t), t.trial)}</div>"
+        for index, t in enumerate(found)
+    )
+    picker = (
+        '<div class="toolbar"><select class="ws-tl-pick" aria-label="trial">'
+        f"{options}</select></div>"
+        if len(found) > 1
+        else ""
+    )
+    return (
+        '<section class="card" id="device-timeline"><h2>Device over time</h2>'
+        '<p class="lead">Per trial, the board\'s power (its own gauges, or the power meter), '
+        "its hottest thermal zone and its CPU clocks; shaded: the traffic (where a meter "
+        "marked it) and what the firmware reported (under-voltage, throttling); ticks: the "
+        "kernel's log lines, hover for their text. Drag across the chart to zoom.</p>"
+        f"{picker}{figures}{timeline_assets()}</section>"
+    )
