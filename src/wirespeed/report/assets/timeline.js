@@ -230,7 +230,7 @@
       if (s[1] < self.from || s[0] > self.to) return;
       var x0 = self.x(s[0]), x1 = self.x(s[1]);
       var w = Math.max(x1 - x0, 1.5);  /* narrower than a pixel: still seen */
-      var r = el("rect", { x: x0, y: plotTop, width: w, height: plotBottom - plotTop, fill: self.spanColour(s[3]), "fill-opacity": 0.28, "class": "ws-tl-span" }, spanLayer);
+      var r = el("rect", { x: x0, y: plotTop, width: w, height: plotBottom - plotTop, fill: self.spanColour(s[3]), "fill-opacity": 0.16, "class": "ws-tl-span" }, spanLayer);
       el("title", {}, r, s[2]);
     });
 
@@ -275,9 +275,13 @@
     var self = this;
     this.rows.forEach(function (row) {
       row.drawn.forEach(function (d) {
-        var best = null, bestGap = Infinity;
-        d.pts.forEach(function (p) { if (p !== null && Math.abs(p[0] - t) < bestGap) { bestGap = Math.abs(p[0] - t); best = p; } });
-        if (best === null || Math.abs(self.x(best[0]) - x) > 12) return;
+        var best = null, bestGap = Infinity, real = d.pts.filter(function (p) { return p !== null; });
+        real.forEach(function (p) { if (Math.abs(p[0] - t) < bestGap) { bestGap = Math.abs(p[0] - t); best = p; } });
+        if (best === null) return;
+        /* Sparse readings (one a second over a few seconds) still answer between them;
+           a gap in the data does not. */
+        var spacing = real.length > 1 ? (self.x(real[real.length - 1][0]) - self.x(real[0][0])) / (real.length - 1) : 0;
+        if (Math.abs(self.x(best[0]) - x) > Math.max(12, spacing * 0.75)) return;
         var digits = row.lane.digits, fmt = function (v) { return Number(v.toFixed(Math.max(digits, 0))); };
         var value = best[1] === best[2] ? String(fmt(best[1])) : fmt(best[1]) + "\u2013" + fmt(best[2]);
         lines.push(row.lane.title + " " + d.label + ": " + value + (row.lane.unit ? " " + row.lane.unit : ""));
