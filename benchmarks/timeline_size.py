@@ -12,7 +12,8 @@ Chromium tab; the figures are [min, max] and the median.
 
 Chromium is the Debian package's (`chromium`), driven as the browser tests drive it
 (tests/browser/chromium_cdp.py). The load time is the page's own clock
-(performance.now() when the last chart is drawn: navigation, parsing, script and layout);
+(performance.now() when the last chart is drawn: navigation, parsing, script and layout,
+the chart's data-drawn-at);
 the redraw is the chart's own time for a redraw after a zoom (data-drawn, ms).
 """
 
@@ -93,9 +94,10 @@ def page(body: str) -> str:
 
 DONE = (
     "(function(){var f=document.querySelectorAll('figure.ws-timeline');"
-    "if(!f.length)return null;for(var i=0;i<f.length;i++)"
+    "if(!f.length)return null;var last=0;for(var i=0;i<f.length;i++){"
     "if(f[i].getAttribute('data-ready')!=='true')return null;"
-    "return performance.now();})()"
+    "last=Math.max(last,Number(f[i].getAttribute('data-drawn-at')));}"
+    "return last;})()"
 )
 ZOOM = (
     "(function(){var c=document.querySelector('figure.ws-timeline').wsChart;"
