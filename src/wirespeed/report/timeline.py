@@ -281,6 +281,8 @@ def timeline_section(
     buckets: int = BUCKETS,
     keep: int = KEEP,
     section_id: str = "",
+    start: float | None = None,
+    end: float | None = None,
 ) -> str:
     """A self-contained HTML fragment: a <section class="card"> titled `title`, with
     one timeline chart of `lanes` (each its series on a shared time axis), `intervals`
@@ -289,9 +291,13 @@ def timeline_section(
     lead: a sentence under the title (plain text, escaped). buckets, keep: see the
     module's docstring (at most `buckets` slices of the whole span per series at first;
     finer data for zooming within `keep` values). section_id: the section's HTML id.
+    start, end: the time axis (default: from the first to the last time of any series,
+    interval or instant).
     Raises TimelineError for data it cannot draw (times going backwards, a NaN).
     """
-    data = timeline_data(lanes, intervals, instants, buckets=buckets, keep=keep)
+    data = timeline_data(
+        lanes, intervals, instants, buckets=buckets, keep=keep, start=start, end=end
+    )
     ident = f' id="{escape(section_id, quote=True)}"' if section_id else ""
     lead_html = f'<p class="lead">{escape(lead)}</p>' if lead else ""
     return (
