@@ -159,7 +159,11 @@
     var width = Math.max(this.box.clientWidth || 0, 320);
     this.plotW = width - LEFT - RIGHT;
     var lanes = data.lanes.length, hasMarks = data.marks.length > 0;
-    var height = TOP - 6 + lanes * (LANE_H + GAP) + (hasMarks ? MARKS_H : 0) + AXIS_H;
+    /* Lanes (if any), then the events' strip, then the time axis. */
+    var plotTop = lanes ? TOP + GAP - 6 : TOP;
+    var plotBottom = lanes ? TOP - 6 + lanes * (LANE_H + GAP) : TOP + (hasMarks ? 0 : 14);
+    var spanBottom = lanes ? plotBottom : plotBottom + (hasMarks ? MARKS_H : 0);
+    var height = plotBottom + (hasMarks ? MARKS_H : 0) + AXIS_H;
     if (this.svg) this.box.removeChild(this.svg);
     var svg = el("svg", { width: width, height: height, viewBox: "0 0 " + width + " " + height, role: "img", "class": "ws-tl-svg" });
     this.box.insertBefore(svg, this.tip);
@@ -224,13 +228,12 @@
       self.rows.push({ lane: lane, y0: y0, drawn: drawn, Y: Y });
     });
 
-    var plotTop = TOP + GAP - 6, plotBottom = TOP - 6 + lanes * (LANE_H + GAP);
     var spanLayer = el("g", { "class": "ws-tl-spans", "clip-path": "url(#" + clipId + ")" }, svg);
     data.spans.forEach(function (s) {
       if (s[1] < self.from || s[0] > self.to) return;
       var x0 = self.x(s[0]), x1 = self.x(s[1]);
       var w = Math.max(x1 - x0, 1.5);  /* narrower than a pixel: still seen */
-      var r = el("rect", { x: x0, y: plotTop, width: w, height: plotBottom - plotTop, fill: self.spanColour(s[3]), "fill-opacity": 0.16, "class": "ws-tl-span" }, spanLayer);
+      var r = el("rect", { x: x0, y: plotTop, width: w, height: spanBottom - plotTop, fill: self.spanColour(s[3]), "fill-opacity": 0.16, "class": "ws-tl-span" }, spanLayer);
       el("title", {}, r, s[2]);
     });
 
