@@ -138,7 +138,7 @@ def measure(
                     )
                 )
                 zooms.append(float(tab.evaluate(ZOOM)))
-                browser.send("Target.closeTarget", {"targetId": _target(browser, tab.session)})
+                _close(browser, path.as_uri())
 
     def figures(values: list[float], scale: float = 1.0, digits: int = 1) -> dict[str, Any]:
         scaled = [round(v * scale, digits) for v in values]
@@ -167,10 +167,11 @@ def measure(
     )
 
 
-def _target(browser: Any, session: str) -> str:
-    targets = browser.send("Target.getTargets")["targetInfos"]
-    pages = [t["targetId"] for t in targets if t["type"] == "page" and t.get("attached")]
-    return str(pages[-1])
+def _close(browser: Any, url: str) -> None:
+    """Close the tabs showing `url`: each repetition loads the page in a new one."""
+    for target in browser.send("Target.getTargets")["targetInfos"]:
+        if target["type"] == "page" and target["url"] == url:
+            browser.send("Target.closeTarget", {"targetId": target["targetId"]})
 
 
 def main() -> None:

@@ -18,6 +18,7 @@ from html import escape
 from typing import Any
 
 from wirespeed.model import TrialOutcome
+from wirespeed.report.model import Report
 from wirespeed.report.stored_summary import summary_fields
 from wirespeed.report.timeline import (
     Lane,
@@ -30,6 +31,7 @@ from wirespeed.report.timeline import (
 )
 from wirespeed.sampling.meter import METER_FORMAT, METER_HOST, parse_meter_log
 from wirespeed.sampling.power import THROTTLE_BITS
+from wirespeed.store.records import series_rows, unpack_series
 
 # A summary with something to draw, told from its JSON text without parsing it (a run of
 # 10,000 trials has as many summaries): a timeline that is not null, or a named kernel
@@ -70,14 +72,45 @@ def throttle_spans(host: str, t: Sequence[float], bits: Sequence[int]) -> list[S
     return spans
 
 
-def trial_timeline(outcome: TrialOutcome) -> TrialTimeline | None:
-    """The trial's device timeline; None where it has nothing to draw over time."""
+def traffic_series(report: Report, index: int) -> list[Series]:
+    """Trial number `index`'s goodput per direction, Mbit/s at each interval's end, in
+    seconds since its traffic began: its own intervals, or as the store packed them."""
+    result = report.trials[index].outcome.result
+    found: list[Series] = []
+    for direction in () if result is None else result.directions:
+        packed = report.packed_series(index, direction)
+        blob = None if packed is None else packed[0]
+        rows: list[tuple[float, float]]
+        if blob is not None:
+            plain = series_rows(blob)
+            intervals = unpack_series(blob) if plain is None else ()
+            rows = [(end, bps) for _, end, _, bps in plain or ()]
+            rows += [(i.end, i.bits_per_second) for i in intervals]
+        else:
+            rows = [(i.end, i.bits_per_second) for i in direction.intervals]
+        if rows:
+            found.append(
+                Series(
+                    f"{direction.flow.value}",
+                    [end for end, _ in rows],
+                    [bps / 1e6 for _, bps in rows],
+                )
+            )
+    return found
+
+
+def trial_timeline(outcome: TrialOutcome, traffic: Sequence[Series] = ()) -> TrialTimeline | None:
+    """The trial's device timeline; None where it has nothing to draw over time.
+
+    traffic: the trial's throughput (traffic_series), drawn where a power meter marked
+    when the traffic began (the samplers' clock has no such mark)."""
     power: list[Series] = []
     temperature: list[Series] = []
     clocks: list[Series] = []
     spans: list[Span] = []
     marks: list[Mark] = []
     named_events: list[str | None] = []  # each mark's known event (sampling/events.py)
+    throughput: list[Series] = []
     for raw in outcome.raw:
         if raw.format == METER_FORMAT and raw.text:
             log = parse_meter_log(raw.text)
@@ -87,6 +120,8 @@ def trial_timeline(outcome: TrialOutcome) -> TrialTimeline | None:
             if log.load_start is not None:
                 end = log.load_end if log.load_end is not None else log.readings[-1][0]
                 spans.append(Span(log.load_start, max(end, log.load_start), "traffic", "traffic"))
+                began = log.load_start
+                throughput = [Series(s.label, [began + t for t in s.t], s.v) for s in traffic]
     monitors = [m for m in outcome.monitors if m.summary and any(f in m.summary for f in _DRAWN)]
     hosts = len(monitors)
     for monitor in monitors:
@@ -122,13 +157,15 @@ def trial_timeline(outcome: TrialOutcome) -> TrialTimeline | None:
     lanes = [
         lane
         for lane in (
+            Lane("throughput", "Mbit/s", tuple(throughput), digits=1),
             Lane("power", "W", tuple(power), digits=3),
             Lane("temperature", "°C", tuple(temperature), digits=1),
             Lane("CPU clock", "MHz", tuple(clocks), digits=0),
         )
         if lane.series
     ]
-    # A meter's traffic span alone is no timeline, nor are unnamed kernel lines alone (a
+    # A meter's readings (with the traffic they mark) make a timeline; a meter's traffic
+    # span alone is none, nor are unnamed kernel lines alone (a
     # lab's namespaces see the whole machine's log: bridges' ports, other labs' links);
     # throttling or a known event (a Tx hang, a link down) is.
     named = [m for m, event in zip(marks, named_events, strict=True) if event]
@@ -141,11 +178,17 @@ def device_timeline_data(timeline: TrialTimeline) -> dict[str, Any]:
     return timeline_data(timeline.lanes, timeline.intervals, timeline.instants)
 
 
-def device_timeline_section(outcomes: Sequence[TrialOutcome]) -> str:
+def device_timeline_section(report: Report) -> str:
     """The section, or "" where no trial has anything to draw over time. One chart per
     trial, the first shown; the others are drawn when chosen (a run of many trials
     draws one at a time)."""
-    found = [t for t in map(trial_timeline, outcomes) if t is not None]
+    found = []
+    for index, detail in enumerate(report.trials):
+        outcome = detail.outcome
+        metered = any(raw.format == METER_FORMAT for raw in outcome.raw)
+        timeline = trial_timeline(outcome, traffic_series(report, index) if metered else ())
+        if timeline is not None:
+            found.append(timeline)
     if not found:
         return ""
     options = "".join(

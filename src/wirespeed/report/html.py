@@ -273,7 +273,7 @@ def render_html(report: Report, samples: Sequence[DeviceSamples] = ()) -> str:
         f"{_measured(report)}{forwarding_section(report)}"
         f"{latency_section([detail.outcome for detail in report.trials])}"
         f"{_trials_section() + _monitor_section(samples) if traffic else ''}"
-        f"{device_timeline_section([detail.outcome for detail in report.trials])}"
+        f"{device_timeline_section(report)}"
         f"{_notes(report)}{_provenance(report)}"
         f"<footer>wirespeed {_e(report.info.wirespeed_version)} \N{MIDDLE DOT} "
         f"run {report.run_id}</footer></main>"

@@ -60,7 +60,7 @@ def test_a_meters_run_has_a_device_timeline_and_a_power_summary(tmp_path: Path) 
             "Array.from(document.querySelectorAll('#device-timeline .ws-tl-lane'))"
             ".map(function (g) { return g.getAttribute('data-title'); })"
         )
-        assert lanes == ["power"]
+        assert lanes == ["throughput", "power"]
         spans = tab.evaluate(
             "Array.from(document.querySelectorAll('#device-timeline rect.ws-tl-span title'))"
             ".map(function (t) { return t.textContent; })"

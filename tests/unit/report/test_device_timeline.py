@@ -21,6 +21,7 @@ from wirespeed.report.device_timeline import (
     trial_timeline,
 )
 from wirespeed.report.html import render_html
+from wirespeed.report.timeline import Series
 from wirespeed.sampling.meter import METER_FORMAT, METER_HOST, format_reading
 
 
@@ -74,17 +75,25 @@ def test_the_meters_readings_and_its_traffic_mark_are_drawn(board: MonitorRecord
     log += "@@load 1.5\n" + format_reading(2.0, 4.9, "4.9 W") + "@@end 3.0\n"
     meter = RawOutput(METER_HOST, Side.CLIENT, ("meter.sh",), METER_FORMAT, log)
     outcome = dataclasses.replace(line_rate_trial(board), raw=(meter,))
-    timeline = trial_timeline(outcome)
+    # the trial's goodput, seconds since its traffic began: drawn from the meter's mark
+    goodput = Series("up", [1.0, 2.0], [941.0, 940.5])
+    timeline = trial_timeline(outcome, [goodput])
     assert timeline is not None
-    power = {s.label: list(s.v) for s in timeline.lanes[0].series}
+    assert [lane.title for lane in timeline.lanes][:2] == ["throughput", "power"]
+    (drawn,) = timeline.lanes[0].series
+    assert (list(drawn.t), list(drawn.v)) == ([2.5, 3.5], [941.0, 940.5])
+    power = {s.label: list(s.v) for s in timeline.lanes[1].series}
     assert power["power meter"] == [2.1, 2.2, 4.9]
+    # without a meter no mark says when the traffic began: no throughput lane
+    alone = trial_timeline(line_rate_trial(board), [goodput])
+    assert alone is not None and alone.lanes[0].title == "power"
     assert [(s.start, s.end) for s in timeline.intervals if s.kind == "traffic"] == [(1.5, 3.0)]
 
 
 def test_a_trial_without_gauges_has_no_timeline(board: MonitorRecord) -> None:
     bare = dataclasses.replace(line_rate_trial(board), monitors=())
     assert trial_timeline(bare) is None
-    assert device_timeline_section([bare]) == ""
+    assert device_timeline_section(build_report(run_record(bare))) == ""
 
 
 def test_the_page_has_a_device_timeline_per_trial(board: MonitorRecord, tmp_path: Path) -> None:
