@@ -142,16 +142,17 @@ def envelope(
     buckets: int,
 ) -> tuple[list[float | None], list[float | None]]:
     """The lowest and the highest value in each of `buckets` equal slices of
-    [start, end]; None in a slice without a reading. A point at `end` is in the last."""
+    [start, end]; None in a slice without a reading. A point at `end` is in the last;
+    points outside [start, end] are in none."""
     low: list[float | None] = [None] * buckets
     high: list[float | None] = [None] * buckets
     width = (end - start) / buckets if end > start else 1.0
     last = buckets - 1
     for time, value in zip(t, v, strict=True):
-        if value is None:
+        if value is None or time < start or time > end:  # outside the axis: not drawn
             continue
         index = int((time - start) / width)
-        index = last if index > last else 0 if index < 0 else index
+        index = last if index > last else index
         was = low[index]
         if was is None:
             low[index] = high[index] = value

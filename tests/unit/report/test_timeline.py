@@ -65,6 +65,9 @@ def test_a_slice_without_a_reading_is_a_gap() -> None:
     low, high = envelope([0.0, 1.0, 9.0, 10.0], [1.0, 3.0, 2.0, None], 0.0, 10.0, 5)
     assert low == [1.0, None, None, None, 2.0]
     assert high == [3.0, None, None, None, 2.0]
+    # an axis narrower than the readings (timeline_data's start and end) leaves the rest out
+    low, high = envelope([-1.0, 0.0, 11.0], [9.0, 1.0, 7.0], 0.0, 10.0, 2)
+    assert (low, high) == ([1.0, None], [1.0, None])
 
 
 def test_a_ten_millisecond_outage_and_every_event_are_kept_exactly() -> None:
