@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from html import escape
 from typing import Any
 
-from wirespeed.model import TrialOutcome
+from wirespeed.analysis.findings import emulated
+from wirespeed.model import MonitorRecord, TrialOutcome
 from wirespeed.report.model import Report
 from wirespeed.report.stored_summary import summary_fields
 from wirespeed.report.timeline import (
@@ -34,9 +35,22 @@ from wirespeed.sampling.power import THROTTLE_BITS
 from wirespeed.store.records import series_rows, unpack_series
 
 # A summary with something to draw, told from its JSON text without parsing it (a run of
-# 10,000 trials has as many summaries): a timeline that is not null, or a named kernel
-# event (an unnamed one is `"event": null`). codec.dumps writes `"key": value`.
-_DRAWN = ('"power_timeline": {', '"clock_timeline": {', '"throttle_timeline": {', '"event": "')
+# 10,000 trials has as many summaries): a timeline that is not null (codec.dumps writes
+# `"key": value`), or a named kernel event (an unnamed one is `"event": null`).
+_TIMELINES = ('"power_timeline": {', '"clock_timeline": {', '"throttle_timeline": {')
+_NAMED_EVENT = '"event": "'
+
+
+def _drawn(monitor: MonitorRecord) -> bool:
+    """Whether a host's summary has something to draw. A lab's namespace reads the whole
+    machine's kernel log (other labs' links going up and down): its events are drawn
+    beside its gauges, never alone."""
+    text = monitor.summary
+    if not text:
+        return False
+    if any(field in text for field in _TIMELINES):
+        return True
+    return _NAMED_EVENT in text and not emulated(monitor.host)
 
 
 @dataclass(frozen=True)
@@ -122,7 +136,7 @@ def trial_timeline(outcome: TrialOutcome, traffic: Sequence[Series] = ()) -> Tri
                 spans.append(Span(log.load_start, max(end, log.load_start), "traffic", "traffic"))
                 began = log.load_start
                 throughput = [Series(s.label, [began + t for t in s.t], s.v) for s in traffic]
-    monitors = [m for m in outcome.monitors if m.summary and any(f in m.summary for f in _DRAWN)]
+    monitors = [m for m in outcome.monitors if _drawn(m)]
     hosts = len(monitors)
     for monitor in monitors:
         fields = summary_fields(monitor.summary)
@@ -149,7 +163,7 @@ def trial_timeline(outcome: TrialOutcome, traffic: Sequence[Series] = ()) -> Tri
         if throttle and throttle["t"]:
             spans += throttle_spans(host, throttle["t"], throttle["bits"])
         for event in fields.get("events") or ():
-            named_events.append(event.get("event"))
+            named_events.append(None if emulated(host) else event.get("event"))
             label = event.get("event") or "kernel"
             marks.append(
                 Mark(event["t"], label if hosts == 1 else f"{host} {label}", event["message"])
@@ -164,10 +178,9 @@ def trial_timeline(outcome: TrialOutcome, traffic: Sequence[Series] = ()) -> Tri
         )
         if lane.series
     ]
-    # A meter's readings (with the traffic they mark) make a timeline; a meter's traffic
-    # span alone is none, nor are unnamed kernel lines alone (a
-    # lab's namespaces see the whole machine's log: bridges' ports, other labs' links);
-    # throttling or a known event (a Tx hang, a link down) is.
+    # A meter's readings (with the traffic they mark) make a timeline, and so do
+    # throttling or a device's known kernel event (a Tx hang, a link down); unnamed
+    # kernel lines alone (a bridge port's state) or a lab's events alone do not.
     named = [m for m, event in zip(marks, named_events, strict=True) if event]
     if not lanes and not named and not [s for s in spans if s.kind != "traffic"]:
         return None

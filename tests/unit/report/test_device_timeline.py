@@ -126,3 +126,17 @@ def test_kernel_lines_alone_make_a_timeline_only_when_one_is_a_known_event(
     hung = dataclasses.replace(board, summary=json.dumps(fields))
     timeline = trial_timeline(line_rate_trial(hung))
     assert timeline is not None and timeline.lanes == () and len(timeline.instants) == 4
+
+
+def test_a_labs_kernel_events_alone_make_no_timeline(board: MonitorRecord) -> None:
+    # A lab's namespace reads the machine's whole log: another lab's veth coming up is
+    # "link-up" there too, in every trial.
+    fields = json.loads(board.summary)
+    for name in ("power_timeline", "clock_timeline", "throttle_timeline"):
+        fields[name] = None
+    lab = dataclasses.replace(board, host="wirespeed-bridge-dut", summary=json.dumps(fields))
+    assert trial_timeline(line_rate_trial(lab)) is None
+    # with gauges, its events are drawn beside them
+    gauged = dataclasses.replace(board, host="wirespeed-bridge-dut")
+    timeline = trial_timeline(line_rate_trial(gauged))
+    assert timeline is not None and len(timeline.instants) == 4
