@@ -221,7 +221,8 @@ def device_timeline_section(report: Report) -> str:
     return (
         '<section class="card" id="device-timeline"><h2>Device over time</h2>'
         '<p class="lead">Per trial, the board\'s power (its own gauges, or the power meter), '
-        "its hottest thermal zone and its CPU clocks; shaded: the traffic (where a meter "
+        "its hottest thermal zone and its CPU clocks, and the goodput where a meter marked "
+        "when the traffic began; shaded: the traffic (where a meter "
         "marked it) and what the firmware reported (under-voltage, throttling); ticks: the "
         "kernel's log lines, hover for their text. Drag across the chart to zoom.</p>"
         f"{picker}{figures}{timeline_assets()}</section>"
