@@ -123,7 +123,9 @@ def in_lab(outcome: TrialOutcome) -> bool:
     return any(emulated(monitor.host) for monitor in outcome.monitors)
 
 
-# Findings about what limited a trial: moot when every flow reached line rate.
+# Findings about what limited a trial: moot when every flow reached line rate. Never
+# under-voltage or throttling: they make every figure of the trial suspect, line rate
+# or not.
 LIMITS = frozenset({FindingKind.CPU_BOUND, FindingKind.LAB_LIMITED})
 
 

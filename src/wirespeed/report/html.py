@@ -19,6 +19,7 @@ from typing import Any
 import orjson
 
 from wirespeed.model import Tool
+from wirespeed.report.device_timeline import device_timeline_section
 from wirespeed.report.html_data import report_data
 from wirespeed.report.html_forwarding import forwarding_data, forwarding_section
 from wirespeed.report.html_latency import latency_section
@@ -272,6 +273,7 @@ def render_html(report: Report, samples: Sequence[DeviceSamples] = ()) -> str:
         f"{_measured(report)}{forwarding_section(report)}"
         f"{latency_section([detail.outcome for detail in report.trials])}"
         f"{_trials_section() + _monitor_section(samples) if traffic else ''}"
+        f"{device_timeline_section(report)}"
         f"{_notes(report)}{_provenance(report)}"
         f"<footer>wirespeed {_e(report.info.wirespeed_version)} \N{MIDDLE DOT} "
         f"run {report.run_id}</footer></main>"

@@ -47,6 +47,7 @@ from wirespeed.report.budgets import Budget
 from wirespeed.report.json_series import SeriesWriter, interval_entry
 from wirespeed.report.model import Cell, Report, TrialDetail
 from wirespeed.report.power_json import power_entry
+from wirespeed.report.power_summary import power_summary_entry
 from wirespeed.store.gc_pause import gc_paused
 from wirespeed.store.records import PackedDirection, bench_fields, spec_fields, unpack_series
 
@@ -258,6 +259,7 @@ def _trial(report: Report, index: int, part: Callable[[str, Any], Any] = _whole)
         ),
         **power_entry(outcome),
         **_latency(result),
+        **power_summary_entry(outcome),
     }
 
 

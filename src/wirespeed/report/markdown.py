@@ -27,6 +27,7 @@ from wirespeed.report.measure_text import LEGEND as MEASURED_LEGEND
 from wirespeed.report.measure_text import item_text, measured_cell_lines
 from wirespeed.report.model import Report
 from wirespeed.report.note_text import NoteWords, more_text, note_words, trial_words
+from wirespeed.report.power_summary import power_summary_rows
 from wirespeed.report.text import (
     LEGEND,
     cell_lines,
@@ -130,6 +131,7 @@ def render_markdown(report: Report) -> str:
         lines += _latency_lines(report)
     for table in report.forwarding:
         lines += _forwarding_lines(table)
+    lines += _power_lines(report)
     single_run = single_run_text(report)
     if single_run:
         lines += [single_run, ""]
@@ -154,6 +156,21 @@ def _latency_lines(report: Report) -> list[str]:
         where = markdown_text(f"{line.test_id} {line.test_name}, {line.place.label}")
         lines.append(_table_row([where, *(markdown_text(t) for t in line_texts(line))]))
     return [*lines, "", LATENCY_LEGEND, ""]
+
+
+POWER_HEADER = ("Trial", "Idle W", "Load W", "mJ/Mbit", "Max °C", "Throttled")
+
+
+def _power_lines(report: Report) -> list[str]:
+    """Per trial its power, energy per Mbit, hottest temperature and throttling, where
+    it has any (report/power_summary.py)."""
+    rows = power_summary_rows([detail.outcome for detail in report.trials])
+    if not rows:
+        return []
+    lines = ["### Power and temperature", "", _table_row(list(POWER_HEADER))]
+    lines.append(_table_row(["---"] + ["--:"] * (len(POWER_HEADER) - 1)))
+    lines += [_table_row([markdown_text(key), *map(markdown_text, cells)]) for key, cells in rows]
+    return [*lines, ""]
 
 
 def _forwarding_lines(table: ForwardingTable) -> list[str]:

@@ -17,7 +17,8 @@ from wirespeed.sampling.series import CPU_STATES, CpuShare, core_series, cpu_sha
 
 # 2: adds cpu_timeline (version 1 summaries decode with None there).
 # 3: adds power_timeline and throttled (older summaries decode with None and ()).
-SUMMARY_VERSION = 3
+# 4: adds clock_timeline and throttle_timeline (older summaries decode with None).
+SUMMARY_VERSION = 4
 
 Ends = tuple[Snapshot, Snapshot]
 
@@ -161,6 +162,26 @@ class PowerTimeline:
 
 
 @dataclass(frozen=True)
+class ClockTimeline:
+    """Each cpufreq policy's clock at each reading (about once a second), as the HTML
+    report's device timeline draws it: t as in PowerTimeline; mhz per policy in
+    `policies` order, None where that policy was not read."""
+
+    t: tuple[float, ...]
+    policies: tuple[str, ...]
+    mhz: tuple[tuple[float | None, ...], ...]
+
+
+@dataclass(frozen=True)
+class ThrottleTimeline:
+    """The Raspberry Pi firmware's throttling bits (vcgencmd get_throttled,
+    sampling/power.py) at each reading: when a condition began and ended."""
+
+    t: tuple[float, ...]
+    bits: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class MonitorSummary:
     host: str
     duration_s: float
@@ -193,6 +214,8 @@ class MonitorSummary:
     # What a Raspberry Pi's firmware reported during the trial (vcgencmd get_throttled):
     # "under-voltage", "arm frequency capped", "throttled", "soft temperature limit".
     throttled: tuple[str, ...] = ()
+    clock_timeline: ClockTimeline | None = None
+    throttle_timeline: ThrottleTimeline | None = None
 
     def to_json(self) -> str:
         return codec.dumps(self)
@@ -548,6 +571,8 @@ def summarize(
         cpu_timeline=cpu_timeline(snapshots),
         power_timeline=power_timeline(samples),
         throttled=_throttled(snapshots),
+        clock_timeline=clock_timeline(snapshots),
+        throttle_timeline=throttle_timeline(snapshots),
     )
 
 
@@ -568,6 +593,31 @@ def power_timeline(samples: SampleSet) -> PowerTimeline | None:
     if not times or (all(w is None for w in watts) and all(c is None for c in hottest)):
         return None
     return PowerTimeline(tuple(times), tuple(watts), tuple(hottest))
+
+
+def clock_timeline(snapshots: Sequence[Snapshot]) -> ClockTimeline | None:
+    """The policies' clocks over the trial; None where no clock was read."""
+    policies = tuple(sorted({p for s in snapshots for p in s.cpufreq}))
+    read = [s for s in snapshots if any(f.cur_khz is not None for f in s.cpufreq.values())]
+    if not policies or not read:
+        return None
+    mhz = []
+    for policy in policies:
+        clocks = [s.cpufreq.get(policy) for s in read]
+        mhz.append(
+            tuple(None if c is None or c.cur_khz is None else c.cur_khz / 1000 for c in clocks)
+        )
+    return ClockTimeline(tuple(round(s.t, 3) for s in read), policies, tuple(mhz))
+
+
+def throttle_timeline(snapshots: Sequence[Snapshot]) -> ThrottleTimeline | None:
+    """The firmware's throttling bits over the trial; None where it was never read."""
+    read = [s for s in snapshots if s.throttled is not None]
+    if not read:
+        return None
+    return ThrottleTimeline(
+        tuple(round(s.t, 3) for s in read), tuple(s.throttled or 0 for s in read)
+    )
 
 
 def _throttled(snapshots: Sequence[Snapshot]) -> tuple[str, ...]:

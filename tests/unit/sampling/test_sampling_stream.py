@@ -51,12 +51,17 @@ def test_a_stored_version_1_stream_summarizes_as_it_did(name: str) -> None:
     assert stored.version == 1 and stored.cpu_timeline is None
     summary = summarize(_samples(text, stored.host))
     # Version 2 adds the CPU timeline, version 3 the power timeline (the R4S tree has a
-    # thermal zone) and changes nothing else. (The fake R4S tree's CPU counters never
-    # move: no time passed, no CPU timeline.)
-    assert summary.version == 3
+    # thermal zone), version 4 the clock timeline (its cpufreq policies), and change
+    # nothing else. (The fake R4S tree's CPU counters never move: no time passed, no CPU
+    # timeline.)
+    assert summary.version == 4
     assert (summary.cpu_timeline is not None) == (name == "x86-vm-2cpu")
     assert (summary.power_timeline is not None) == (name == "r4s")
-    assert dataclasses.replace(summary, version=1, cpu_timeline=None, power_timeline=None) == stored
+    assert (summary.clock_timeline is not None) == (name == "r4s")
+    older = dataclasses.replace(
+        summary, version=1, cpu_timeline=None, power_timeline=None, clock_timeline=None
+    )
+    assert older == stored
 
 
 def test_a_version_1_stream_has_every_source_in_every_tick() -> None:
