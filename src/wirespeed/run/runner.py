@@ -178,6 +178,12 @@ def preflight(plan: Plan, trials: Sequence[Trial]) -> None:
                 "change nothing on this path",
             )
     this_machine = LocalHost(name="this machine")
+    from wirespeed.lab.tunnel import tools_for
+
+    tunnels = {t.path.tunnel for t in trials if t.path.tunnel is not None}
+    for program in sorted({tool for tunnel in tunnels for tool in tools_for(tunnel)}):
+        if this_machine.which(program) is None:
+            raise MissingToolError(program)
     for program in sorted({program_for(t.test.tool) for t in trials if t.test.tool.moves_traffic}):
         if this_machine.which(program) is None:
             raise MissingToolError(program)
@@ -418,16 +424,29 @@ class Runner:
             lab = self._lab_at_mtu(trial)
         except WirespeedError as error:
             return _not_set_up(trial, started_at, error)
-        outcome = run_trial(
-            trial,
-            endpoints,
-            on_tick=self.progress.tick,
-            watch=self._watched(trial.path),
-            sample_interval=self.sample_interval,
-            samplers_from=self._samplers,
-            power=self.plan.power,
-            notice=self.notice,
-        )
+        with contextlib.ExitStack() as stack:
+            tunnel = None
+            if trial.path.tunnel is not None and lab is not None:
+                from wirespeed.lab.tunnel import lab_tunnel
+
+                try:  # built for this trial (its variant's options), down after it
+                    tunnel = stack.enter_context(lab_tunnel(lab, trial.path.tunnel))
+                except WirespeedError as error:
+                    return _not_set_up(trial, started_at, error)
+                endpoints = dataclasses.replace(endpoints, target=tunnel.target)
+            outcome = run_trial(
+                trial,
+                endpoints,
+                on_tick=self.progress.tick,
+                watch=self._watched(trial.path),
+                sample_interval=self.sample_interval,
+                samplers_from=self._samplers,
+                power=self.plan.power,
+                notice=self.notice,
+            )
+            if tunnel is not None:
+                found = (*outcome.findings, *tunnel.findings())
+                outcome = dataclasses.replace(outcome, findings=found)
         return _unless_lab_lost(outcome, lab)
 
     def _lab_at_mtu(self, trial: Trial) -> Lab | None:
