@@ -250,10 +250,13 @@ class LabTunnel:
                 remote=self.placement.far_outer,
             ),
         }
-        daemons = [self._start(node, ends[node].dev, openvpn.end_argv(self.spec, ends[node]))
-                   for node in (far, near)]  # fmt: skip
         deadline = time.monotonic() + READY_SECONDS
-        for daemon in daemons:
+        # The connecting end only once the other listens: a first handshake packet that
+        # finds no one is retried seconds later, not at once.
+        listener = self._start(far, ends[far].dev, openvpn.end_argv(self.spec, ends[far]))
+        self._wait(listener, deadline, lambda text: openvpn.parse_log(text).listening)
+        connector = self._start(near, ends[near].dev, openvpn.end_argv(self.spec, ends[near]))
+        for daemon in (listener, connector):
             self._wait(daemon, deadline, lambda text: openvpn.parse_log(text).ready)
         for routed in self.placement.routed:
             system.run(["ip", "-n", self.namespaces[near], "route", "add", routed,

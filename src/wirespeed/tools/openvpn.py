@@ -164,6 +164,7 @@ def mssfix(spec: TunnelSpec) -> int:
 @dataclass(frozen=True)
 class OpenVpnLog:
     ready: bool  # "Initialization Sequence Completed"
+    listening: bool  # the listening end has bound its port (UDP) or listens (TCP)
     dco: bool | None  # data channel offload in use; None: the log does not say
     dco_note: str | None  # OpenVPN's own words when it is not
     cipher: str | None  # the data channel's cipher
@@ -179,7 +180,7 @@ _ERRORS = ("Options error:", "ERROR:", "Exiting due to fatal error", "Cannot ")
 
 def parse_log(text: str) -> OpenVpnLog:
     """What openvpn --verb 3 said about itself (stdout, timestamped or not)."""
-    ready = False
+    ready = listening = False
     dco: bool | None = None
     dco_note = cipher = error = None
     mtu = None
@@ -187,6 +188,8 @@ def parse_log(text: str) -> OpenVpnLog:
         line = _STAMP.sub("", raw).strip()
         if "Initialization Sequence Completed" in line:
             ready = True
+        if "link local (bound)" in line or line.startswith("Listening for incoming TCP"):
+            listening = True
         if "disabl" in line and "data channel offload" in line:
             dco, dco_note = False, line
         elif line.startswith("DCO device") and "opened" in line:
@@ -197,4 +200,4 @@ def parse_log(text: str) -> OpenVpnLog:
             mtu = int(found.group(1))
         if error is None and any(line.startswith(word) for word in _ERRORS):
             error = line
-    return OpenVpnLog(ready, dco, dco_note, cipher, mtu, error)
+    return OpenVpnLog(ready, listening, dco, dco_note, cipher, mtu, error)
