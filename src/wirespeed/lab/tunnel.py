@@ -369,6 +369,18 @@ class LabTunnel:
 
     # -- what the report says --------------------------------------------------------
 
+    def daemons_by_pid(self) -> dict[int, str]:
+        """pid -> what it is, "openvpn on the DUT": `ip netns exec` execs the daemon, so
+        the pid started is the daemon's."""
+        far = "DUT" if self.placement.far == Role.DUT else "server"
+        program = "openvpn" if self.spec.kind is TunnelKind.OPENVPN else "wireguard-go"
+        return {
+            daemon.process.pid: (
+                f"{program} on the {'client' if daemon.node == self.placement.near else far}"
+            )
+            for daemon in self.daemons
+        }
+
     def logs(self) -> dict[Node, str]:
         return {daemon.node: daemon.text() for daemon in self.daemons}
 

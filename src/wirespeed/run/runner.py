@@ -445,8 +445,9 @@ class Runner:
                 notice=self.notice,
             )
             if tunnel is not None:
-                found = (*outcome.findings, *tunnel.findings())
-                outcome = dataclasses.replace(outcome, findings=found)
+                from wirespeed.analysis.tunnel_findings import with_tunnel_findings
+
+                outcome = with_tunnel_findings(outcome, tunnel.findings(), tunnel.daemons_by_pid())
         return _unless_lab_lost(outcome, lab)
 
     def _lab_at_mtu(self, trial: Trial) -> Lab | None:
