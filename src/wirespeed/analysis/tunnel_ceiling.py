@@ -29,26 +29,12 @@ from wirespeed.analysis.ceiling import (
     link_rate_text,
 )
 from wirespeed.model import ModelError, Proto, Tool, TunnelKind, TunnelSpec
-from wirespeed.tools import openvpn, wireguard
+from wirespeed.tools import openvpn
+from wirespeed.tools.tunnels import encapsulation, inner_mtu
 
 __all__ = ["encapsulation", "inner_mtu", "inner_tcp_packet", "tunnel_ceiling"]
 
 TCP_HEADERS = IP_HEADER + TCP_HEADER + TCP_TIMESTAMPS_OPTION  # 52 with timestamps
-
-
-def inner_mtu(tunnel: TunnelSpec) -> int:
-    if tunnel.tun_mtu is not None:
-        return tunnel.tun_mtu
-    if tunnel.kind is TunnelKind.OPENVPN:
-        return openvpn.DEFAULT_TUN_MTU
-    return wireguard.DEFAULT_MTU
-
-
-def encapsulation(tunnel: TunnelSpec) -> int:
-    """Bytes a packet gains inside the outer transport's payload."""
-    if tunnel.kind is TunnelKind.WIREGUARD:
-        return wireguard.ENCAPSULATION
-    return openvpn.overhead(tunnel)
 
 
 def inner_tcp_packet(tunnel: TunnelSpec) -> int:

@@ -28,13 +28,14 @@ every other process in there, then removes their files here.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -44,7 +45,7 @@ from wirespeed.lab import system
 from wirespeed.lab.naming import namespace_name
 from wirespeed.lab.topology import ALL_NODES, WAN_PREFIX, Node, TopologyPlan
 from wirespeed.model import Finding, FindingKind, Role, Topology, TunnelEnds, TunnelKind, TunnelSpec
-from wirespeed.tools import openvpn, wireguard
+from wirespeed.tools import openvpn, tunnels, wireguard
 
 if TYPE_CHECKING:
     from wirespeed.lab.lab import Lab
@@ -177,11 +178,7 @@ class LabTunnel:
 
     @property
     def inner_mtu(self) -> int:
-        if self.spec.tun_mtu is not None:
-            return self.spec.tun_mtu
-        if self.spec.kind is TunnelKind.OPENVPN:
-            return openvpn.DEFAULT_TUN_MTU
-        return wireguard.DEFAULT_MTU
+        return tunnels.inner_mtu(self.spec)
 
     # -- up --------------------------------------------------------------------------
 
@@ -259,9 +256,7 @@ class LabTunnel:
         connector = self._start(near, ends[near].dev, openvpn.end_argv(self.spec, ends[near]))
         for daemon in (listener, connector):
             self._wait(daemon, deadline, lambda text: openvpn.parse_log(text).ready)
-        for routed in self.placement.routed:
-            system.run(["ip", "-n", self.namespaces[near], "route", "add", routed,
-                        "dev", self._dev(near)])  # fmt: skip
+        self._route_into(near)
 
     def _wireguard_up(self) -> None:
         near, far = self.placement.near, self.placement.far
@@ -309,21 +304,25 @@ class LabTunnel:
                 with contextlib.suppress(FileNotFoundError):
                     wireguard.socket_path(dev).unlink()  # left by a daemon killed earlier
                 daemon = self._start(node, dev, wireguard.userspace_argv(dev))
-                self._wait(daemon, deadline, lambda _text, d=dev: wireguard.socket_path(d).exists())
+                # wireguard-go serves its configuration on the socket once it is up.
+                self._wait(daemon, deadline, functools.partial(_exists, wireguard.socket_path(dev)))
             address = FAR_ADDRESS if node == far else NEAR_ADDRESS
             system.run(["ip", "netns", "exec", namespace, *wireguard.set_argv(ends[node])])
             system.run(["ip", "-n", namespace, "address", "add", f"{address}/24", "dev", dev])
-            system.run(["ip", "-n", namespace, "link", "set", dev, "mtu", str(self.inner_mtu),
-                        "up"])  # fmt: skip
+            mtu = str(self.inner_mtu)
+            system.run(["ip", "-n", namespace, "link", "set", dev, "mtu", mtu, "up"])
+        self._route_into(near)
+
+    def _route_into(self, near: Node) -> None:
+        """What the client reaches through the tunnel beyond its far end's address."""
         for routed in self.placement.routed:
-            system.run(["ip", "-n", self.namespaces[near], "route", "add", routed,
-                        "dev", self._dev(near)])  # fmt: skip
+            dev = self._dev(near)
+            system.run(["ip", "-n", self.namespaces[near], "route", "add", routed, "dev", dev])
 
     def _dev(self, node: Node) -> str:
         return device_name(self.spec.kind, self.namespaces[node])
 
-    def _wait(self, daemon: _Daemon, deadline: float, ready: object) -> None:
-        assert callable(ready)
+    def _wait(self, daemon: _Daemon, deadline: float, ready: Callable[[str], bool]) -> None:
         while not ready(daemon.text()):
             if daemon.process.poll() is not None:
                 raise LabError(
@@ -433,24 +432,23 @@ class LabTunnel:
 
     def _mtu_text(self, far: str) -> str:
         kind = "OpenVPN" if self.spec.kind is TunnelKind.OPENVPN else "WireGuard"
-        if self.spec.kind is TunnelKind.OPENVPN:
-            transport = self.spec.proto.value.upper()
-            outer_l4 = 8 if self.spec.proto.value == "udp" else 32
-            inner = openvpn.overhead(self.spec)
-            parts = f"outer IPv4 20, {transport} {outer_l4}, OpenVPN {inner}"
-            total = 20 + outer_l4 + inner
-        else:
-            total = wireguard.OVERHEAD_IPV4
-            parts = "outer IPv4 20, UDP 8, WireGuard 32"
+        outer_l4 = tunnels.outer_headers(self.spec) - tunnels.OUTER_IPV4
+        inner = tunnels.encapsulation(self.spec)
+        total = tunnels.outer_headers(self.spec) + inner
+        parts = f"outer IPv4 20, {self.spec.proto.value.upper()} {outer_l4}, {kind} {inner}"
         text = (
             f"{kind} tunnel client to {far}: inner MTU {self.inner_mtu}, outer link MTU "
             f"{self.link_mtu}; each packet gains {total} bytes ({parts})"
         )
         if self.inner_mtu + total > self.link_mtu:
             text += "; a full inner packet leaves as IP fragments"
-        if self.spec.kind is TunnelKind.OPENVPN and openvpn.mssfix(self.spec):
-            text += f"; TCP inside is clamped to outer packets of {openvpn.mssfix(self.spec)} bytes"
+        if self.spec.kind is TunnelKind.OPENVPN and (clamp := openvpn.mssfix(self.spec)):
+            text += f"; TCP inside is clamped to outer packets of {clamp} bytes"
         return text
+
+
+def _exists(path: Path, _log: str) -> bool:
+    return path.exists()
 
 
 def _last_words(text: str) -> str:

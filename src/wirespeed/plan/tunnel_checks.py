@@ -29,7 +29,7 @@ from wirespeed.plan.collect import Collector
 from wirespeed.plan.resolve import ResolvedTest
 from wirespeed.plan.schema import PathEntry, TunnelOptions
 from wirespeed.plan.yamltree import Loc
-from wirespeed.tools import openvpn, wireguard
+from wirespeed.tools.tunnels import inner_mtu
 
 IP_UDP_HEADERS = 28
 IPERF2_UDP_LENGTH = 1470
@@ -224,12 +224,6 @@ def with_tunnel_options(path: PathSpec, options: Sequence[tuple[str, object]]) -
         proto=Proto(str(changes.get("proto", tunnel.proto.value))),
     )
     return dataclasses.replace(path, tunnel=changed)
-
-
-def inner_mtu(spec: TunnelSpec) -> int:
-    if spec.tun_mtu is not None:
-        return spec.tun_mtu
-    return openvpn.DEFAULT_TUN_MTU if spec.kind is TunnelKind.OPENVPN else wireguard.DEFAULT_MTU
 
 
 def check_tunnel_datagrams(test: ResolvedTest, path: PathSpec, out: Collector) -> None:

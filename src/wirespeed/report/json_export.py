@@ -179,7 +179,7 @@ def _path(path: PathSpec) -> dict[str, Any]:
 
 def _tunnel(tunnel: TunnelSpec) -> dict[str, Any]:
     """The tunnel as the plan's `tunnel:` says it, with the MTU inside it."""
-    from wirespeed.analysis.tunnel_ceiling import inner_mtu
+    from wirespeed.tools.tunnels import inner_mtu
 
     return {
         "kind": tunnel.kind.value,
