@@ -11,7 +11,7 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 4
 fi
 
-packages=(iperf iperf3 irtt iputils-ping iproute2 nftables ethtool procps kmod busybox dropbear-bin openssl 7zip util-linux python3 python3-venv)
+packages=(iperf iperf3 irtt iputils-ping iproute2 nftables ethtool procps kmod busybox dropbear-bin openssl 7zip util-linux python3 python3-venv openvpn wireguard-go wireguard-tools)
 missing=()
 for package in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed" || missing+=("$package")

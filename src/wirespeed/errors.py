@@ -42,6 +42,9 @@ class MissingToolError(WirespeedError):
         "dropbearkey": "dropbear-bin",
         "busybox": "busybox",
         "unshare": "util-linux",
+        "openvpn": "openvpn",
+        "wireguard-go": "wireguard-go",
+        "wg": "wireguard-tools",
     }
 
     def __init__(

@@ -336,6 +336,51 @@ def _shortest(value: int, *units: str) -> str:
     return f"{value}{units[0]}"
 
 
+class TunnelKind(enum.StrEnum):
+    OPENVPN = "openvpn"
+    WIREGUARD = "wireguard"
+
+
+class TunnelEnds(enum.StrEnum):
+    """Where a path's VPN tunnel ends."""
+
+    DUT = "dut"  # from the client to the DUT: the DUT is the VPN gateway and decrypts
+    THROUGH = "through"  # from the client to the server: the DUT forwards encrypted packets
+
+
+@dataclass(frozen=True)
+class TunnelSpec:
+    """A VPN tunnel the path's traffic goes through (tools/openvpn.py, tools/wireguard.py).
+
+    tun_mtu is the tunnel interface's MTU (None: the tool's default, OpenVPN 1500,
+    WireGuard 1420). fragment and mssfix are OpenVPN's options of those names (None: its
+    default; 0: off); cipher its data channel cipher (None: negotiated); proto the outer
+    transport (WireGuard: UDP only)."""
+
+    kind: TunnelKind
+    ends: TunnelEnds = TunnelEnds.DUT
+    tun_mtu: int | None = None
+    fragment: int | None = None
+    mssfix: int | None = None
+    cipher: str | None = None
+    proto: Proto = Proto.UDP
+
+    def __post_init__(self) -> None:
+        _require(
+            self.tun_mtu is None or 68 <= self.tun_mtu <= 65535,
+            f"tun_mtu must be 68..65535, got {self.tun_mtu}",
+        )
+        _require(
+            self.kind is TunnelKind.OPENVPN
+            or (self.fragment is None and self.mssfix is None and self.cipher is None),
+            "fragment, mssfix and cipher are OpenVPN's options",
+        )
+        _require(
+            self.kind is TunnelKind.OPENVPN or self.proto is Proto.UDP,
+            "WireGuard runs over UDP only",
+        )
+
+
 @dataclass(frozen=True)
 class PathSpec:
     """Who talks to whom, and what sits in between."""
@@ -349,6 +394,7 @@ class PathSpec:
     # A lab DUT's emulated forwarding limit (the plan's `dut: {forward_pps: ...}`);
     # None: it forwards as fast as this machine does. Lab paths only.
     limit: ForwardingLimit | None = None
+    tunnel: TunnelSpec | None = None  # the VPN tunnel the traffic goes through
 
 
 @dataclass(frozen=True)
@@ -581,6 +627,9 @@ class FindingKind(enum.StrEnum):
     # What qualifies a trial's latency probes: ping instead of irtt, probes that failed,
     # probes that shared a saturated lab machine's cores with the load.
     PROBES = "probes"
+    # What qualifies a trial through a VPN tunnel: its MTUs, a data channel offload that
+    # fell back to userspace.
+    TUNNEL = "tunnel"
 
 
 @dataclass(frozen=True)

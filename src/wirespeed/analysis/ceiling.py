@@ -152,6 +152,17 @@ def ceiling_for(trial: Trial) -> Ceiling | None:
     spec = trial.test.spec
     mtu = spec.mtu if spec.mtu is not None else link.mtu
     length = spec.length
+    if trial.path.tunnel is not None:
+        from wirespeed.analysis.tunnel_ceiling import tunnel_ceiling
+
+        return tunnel_ceiling(
+            link.rate_bps,
+            spec.protocol,
+            trial.path.tunnel,
+            link_mtu=mtu,
+            length=length,
+            tool=trial.test.tool,
+        )
     if spec.protocol is Proto.UDP and length is None:
         length = default_udp_length(trial.test.tool, mtu)
     return ceiling(link.rate_bps, spec.protocol, mtu=mtu, length=length)

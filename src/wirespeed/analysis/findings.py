@@ -70,6 +70,8 @@ HINTS: dict[FindingKind, str] = {
     "widen width:, and search again",
     FindingKind.PROBES: "install irtt on both ends for one-way delays (Debian: irtt); "
     "on a busy machine the loaded round trips include waiting for a CPU",
+    FindingKind.TUNNEL: "the tunnel's ceiling counts its per-packet overhead; OpenVPN without "
+    "data channel offload encrypts in userspace (load the ovpn-dco module to compare)",
 }
 # What differs for an emulated device: its cores and interrupts are this machine's, so
 # there is nothing on the device to tune.
@@ -102,6 +104,7 @@ LABELS: dict[FindingKind, str] = {
     FindingKind.GENERATOR_LIMITED: "generator-limited",
     FindingKind.SEARCH_UNFINISHED: "search unfinished",
     FindingKind.PROBES: "latency probes",
+    FindingKind.TUNNEL: "VPN tunnel",
 }
 
 

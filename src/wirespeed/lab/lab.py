@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING
 from wirespeed.errors import HostError, LabError, UsageError
 from wirespeed.hosts.base import Host
 from wirespeed.hosts.netns import NetnsHost, namespace_exists
-from wirespeed.lab import record, ssh_dut, system
+from wirespeed.lab import record, ssh_dut, system, tunnel
 from wirespeed.lab.build import PORT_FORWARD, Command, Step, build_steps, mtu_steps
 from wirespeed.lab.claim import LabInUseError, candidate_names, first_free, held_by_other
 from wirespeed.lab.limits import limit_family
@@ -394,6 +394,7 @@ def _remove(name: str) -> bool:
     had_record = os.path.exists(record.record_path(name))
     record.remove(name)
     ssh_dut.remove_files(name)
+    tunnel.remove_files(name)  # keys and sockets of a tunnel whose daemons died with it
     if errors:
         raise LabError("; ".join(errors))
     return removed or had_record

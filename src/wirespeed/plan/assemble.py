@@ -40,6 +40,13 @@ from wirespeed.plan.schema import (
     VariantEntry,
     check_name,
 )
+from wirespeed.plan.tunnel_checks import (
+    check_tunnel_datagrams,
+    refuse_host_tunnel,
+    refuse_search_through_tunnel,
+    tunnel_for,
+    variant_tunnel,
+)
 from wirespeed.plan.yamltree import Loc
 
 
@@ -63,7 +70,7 @@ def assemble(data: dict[Any, Any], out: Collector, *, text: str) -> Plan | None:
     hosts, host_names = _hosts(data, out)
     paths, path_names = _paths(data, out, lab=lab, hosts=hosts, host_names=host_names)
     tests, expectations = _tests(data, out, path_names=path_names)
-    variants = _variants(data, out, tests=tests)
+    variants = _variants(data, out, tests=tests, paths=paths)
     _check_expected_variants(data, expectations, variants, out)
     _cross_checks(
         out, hosts=hosts, paths=paths, path_names=path_names, tests=tests, variants=variants
@@ -287,6 +294,9 @@ def _lab_path(
             )
             return None
         limit = None
+    tunnel_ok, tunnel = tunnel_for(entry, loc, entry.topology, out)
+    if not tunnel_ok:
+        return None
     # In the lab the DUT runs the server of an endpoint path (the seeds' "WAN" test).
     server = Role.DUT if entry.topology is Topology.ENDPOINT else Role.SERVER
     return PathSpec(
@@ -297,6 +307,7 @@ def _lab_path(
         dut=Role.DUT.value,
         link=lab.link,
         limit=limit,
+        tunnel=tunnel,
     )
 
 
@@ -325,6 +336,13 @@ def _device_path(
             (*loc, "link"),
             f"path {entry.name!r} is a device path: no traffic crosses a link there",
             hint="remove link:",
+        )
+        return None
+    if entry.tunnel is not None:
+        out.error(
+            (*loc, "tunnel"),
+            f"path {entry.name!r} is a device path: no traffic goes through a tunnel there",
+            hint="put the tunnel on an endpoint, bridge, router or nat path",
         )
         return None
     if entry.dut is None:
@@ -361,7 +379,7 @@ def _host_path(
     host_names: _Names,
     out: Collector,
 ) -> PathSpec | None:
-    ok = True
+    ok = refuse_host_tunnel(entry, loc, out)
     for role in ("client", "server"):
         if getattr(entry, role) is None:
             out.error(loc, f"path {entry.name!r} between real hosts needs {role}:")
@@ -512,7 +530,11 @@ def _paths_kind_checks(
 
 
 def _variants(
-    data: dict[Any, Any], out: Collector, *, tests: list[ResolvedTest]
+    data: dict[Any, Any],
+    out: Collector,
+    *,
+    tests: list[ResolvedTest],
+    paths: Mapping[str, PathSpec],
 ) -> list[tuple[Variant, Loc]]:
     """The declared variants with where each was written; [] when there is no section."""
     items = _section(data, "variants", list, out)
@@ -545,6 +567,7 @@ def _variants(
             cpus_online=None if entry.cpus_online is None else tuple(entry.cpus_online),
             governor=entry.governor,
             max_freq=tuple(sorted((entry.max_freq or {}).items())),
+            tunnel=variant_tunnel(entry.tunnel, loc, paths, out, variant=entry.name),
         )
         if variant.mtu is not None:
             # One MTU per trial: a test's own would silently beat the variant's.
@@ -603,10 +626,13 @@ def _cross_checks(
         if test.case.tool.searches:
             on = [p for p in on if runs_on(test.case.tool, p)]  # others: _paths_kind_checks
             check_search_on_paths(test.case, test.loc, on, out, variant_mtus=variant_mtus)
+            refuse_search_through_tunnel(test, on, out)
             continue
         if not test.case.tool.moves_traffic:
             continue  # a benchmark's options were checked by its driver's schema
         check_test_on_paths(test, on, out, variant_mtus=variant_mtus)
+        for path in on:
+            check_tunnel_datagrams(test, path, out)
     used = {name for p in paths.values() for name in (p.client, p.server, p.dut)}
     for name in hosts:
         if name not in used:

@@ -21,6 +21,7 @@ from wirespeed.model import ModelError, TestCase, Trial
 from wirespeed.plan.plan import Plan
 from wirespeed.plan.problems import did_you_mean
 from wirespeed.plan.schema import MAX_REPETITIONS, MAX_SECONDS
+from wirespeed.plan.tunnel_checks import with_tunnel_options
 
 
 def expand(
@@ -51,7 +52,7 @@ def expand(
                 trials.extend(
                     Trial(
                         test=_with_mtu(test, variant.mtu),
-                        path=path,
+                        path=with_tunnel_options(path, variant.tunnel),
                         variant=variant.name,
                         repetition=repetition,
                     )

@@ -78,6 +78,9 @@ class Variant:
     cpus_online: tuple[int, ...] | None = None
     governor: str | None = None
     max_freq: tuple[tuple[int, int], ...] = ()  # (policy's first CPU or ALL_POLICIES, kHz)
+    # Options of every tunnel path in this variant, (key, value) as TunnelSpec names them:
+    # the tunnel is built per trial, so nothing of the system is changed or journaled.
+    tunnel: tuple[tuple[str, object], ...] = ()
 
     @property
     def changes_nothing(self) -> bool:
@@ -113,6 +116,8 @@ class Variant:
             found["cpus_online"] = list(self.cpus_online)
         if self.governor is not None:
             found["governor"] = self.governor
+        if self.tunnel:
+            found["tunnel"] = dict(self.tunnel)
         if self.max_freq:
             found["max_freq_khz"] = {
                 "all policies" if policy == ALL_POLICIES else f"policy{policy}": khz

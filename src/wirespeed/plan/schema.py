@@ -20,7 +20,16 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Fie
 
 from wirespeed.hosts.ssh_target import SshTarget, is_host
 from wirespeed.lab.links import parse_link
-from wirespeed.model import MAX_QUEUE_SECONDS, Direction, Probes, Proto, Tool, Topology
+from wirespeed.model import (
+    MAX_QUEUE_SECONDS,
+    Direction,
+    Probes,
+    Proto,
+    Tool,
+    Topology,
+    TunnelEnds,
+    TunnelKind,
+)
 from wirespeed.plan.plan import ALL_POLICIES, RPS_SPREAD
 from wirespeed.units import parse_delay, parse_rate, parse_size
 
@@ -341,6 +350,37 @@ class HostEntry(Entry):
     ssh: Annotated[Text, AfterValidator(_ssh_target)] | None = None
 
 
+def _cipher(value: object) -> str:
+    from wirespeed.tools.openvpn import AEAD_CIPHERS
+
+    text = value.strip().upper() if isinstance(value, str) else None
+    if text not in AEAD_CIPHERS:
+        raise ValueError(
+            f"{_show(value)} is not an AEAD data channel cipher: use one of "
+            f"{', '.join(AEAD_CIPHERS)} (a CBC cipher's overhead varies with its padding)"
+        )
+    return text
+
+
+class TunnelOptions(Entry):
+    """The options of a path's tunnel a variant may change (`variants: - tunnel: {...}`)."""
+
+    # The tunnel device's MTU: OpenVPN's --tun-mtu (default 1500), WireGuard's (1420).
+    tun_mtu: Mtu | None = None
+    # OpenVPN's --fragment and --mssfix (0: off; left out: OpenVPN's default).
+    fragment: Annotated[int, Field(strict=True, ge=0, le=65535)] | None = None
+    mssfix: Annotated[int, Field(strict=True, ge=0, le=65535)] | None = None
+    cipher: Annotated[str, BeforeValidator(_cipher)] | None = None  # OpenVPN's data cipher
+    proto: ProtoName | None = None  # the outer transport: udp (default) or tcp (OpenVPN)
+
+
+class TunnelEntry(TunnelOptions):
+    """`tunnel:` on a lab path: the traffic goes through a VPN tunnel."""
+
+    kind: Annotated[TunnelKind, BeforeValidator(_lower)]
+    ends: Annotated[TunnelEnds, BeforeValidator(_lower)] = TunnelEnds.DUT
+
+
 class PathEntry(Entry):
     """One entry of `paths:`. Without client/server/dut it is a path through the lab."""
 
@@ -351,6 +391,7 @@ class PathEntry(Entry):
     # A host name; on a lab path a mapping of the lab DUT's limits (DutEntry).
     dut: Annotated[str | dict[str, Any] | None, BeforeValidator(_dut)] = None
     link: LinkName | None = None
+    tunnel: TunnelEntry | None = None  # a VPN tunnel the traffic goes through
 
     @property
     def dut_host(self) -> str | None:
@@ -417,6 +458,8 @@ class VariantEntry(Entry):
     governor: Governor | None = None
     # One frequency for every cpufreq policy, or one per policy ({policy4: 1.8GHz}).
     max_freq: MaxFreq | None = None
+    # Options of the paths' tunnels in this variant (tun_mtu: 6000 against the default).
+    tunnel: TunnelOptions | None = None
 
 
 SETTING_KEYS: tuple[str, ...] = tuple(TestSettings.model_fields)

@@ -15,6 +15,8 @@ Version history:
      codes `unstable` and `outlier`, which concern a cell's repetitions together.
   (2, keys added) cells gain `expectations`, the report `expectations` (a verdict and
      counts), notes the kind `expectation`: what the plan's `expect:` asked, met or not.
+  (2, keys added) a trial's path gains `tunnel` (kind, ends, proto, inner_mtu and the
+     options set) when its traffic went through a VPN tunnel.
   (2, keys added) `forwarding`, in a run with forwarding-rate searches: their tables,
      each cell's figures and its searches' bounds and trials; notes gain the codes
      `generator-limited`, `not-converged`, `no-throughput`, `unreadable-search-log`.
@@ -40,6 +42,7 @@ from wirespeed.model import (
     StreamResult,
     TestCase,
     Transfer,
+    TunnelSpec,
     UdpStats,
 )
 from wirespeed.report import json_text
@@ -172,6 +175,29 @@ def _path(path: PathSpec) -> dict[str, Any]:
         "link": None
         if link is None
         else {"name": link.name, "rate_bps": link.rate_bps, "mtu": link.mtu},
+        **({"tunnel": _tunnel(path.tunnel)} if path.tunnel is not None else {}),
+    }
+
+
+def _tunnel(tunnel: TunnelSpec) -> dict[str, Any]:
+    """The tunnel as the plan's `tunnel:` says it, with the MTU inside it."""
+    from wirespeed.tools.tunnels import inner_mtu
+
+    return {
+        "kind": tunnel.kind.value,
+        "ends": tunnel.ends.value,
+        "proto": tunnel.proto.value,
+        "inner_mtu": inner_mtu(tunnel),
+        **{
+            key: value
+            for key, value in (
+                ("tun_mtu", tunnel.tun_mtu),
+                ("fragment", tunnel.fragment),
+                ("mssfix", tunnel.mssfix),
+                ("cipher", tunnel.cipher),
+            )
+            if value is not None
+        },
     }
 
 

@@ -204,6 +204,9 @@ def column_text(column: Column, path: PathSpec | None = None) -> str:
     if path is not None:
         via = f" via {path.dut}" if path.dut and path.dut not in (path.server,) else ""
         where = f" {path.client} \N{RIGHTWARDS ARROW} {path.server}{via}, {path.topology.value};"
+        if path.tunnel is not None:  # its MTUs are the variant's: the cell's notes say them
+            ends = "to the DUT" if path.tunnel.ends.value == "dut" else "through the DUT"
+            where = f"{where[:-1]}, {path.tunnel.kind.value} tunnel {ends};"
     return f"{column.label}:{where} {link_text(column.link)}"
 
 

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from wirespeed.hosts.ssh import SshHost
     from wirespeed.hosts.ssh_connection import SshSettings
     from wirespeed.lab.lab import Lab
+    from wirespeed.lab.tunnel import LabTunnel
     from wirespeed.plan import Plan
     from wirespeed.run.search_legs import SearchPath
     from wirespeed.store import Store
@@ -179,6 +180,12 @@ def preflight(plan: Plan, trials: Sequence[Trial]) -> None:
                 "change nothing on this path",
             )
     this_machine = LocalHost(name="this machine")
+    from wirespeed.lab.tunnel import tools_for
+
+    tunnels = {t.path.tunnel for t in trials if t.path.tunnel is not None}
+    for program in sorted({tool for tunnel in tunnels for tool in tools_for(tunnel)}):
+        if this_machine.which(program) is None:
+            raise MissingToolError(program)
     for program in sorted({program_for(t.test.tool) for t in trials if t.test.tool.moves_traffic}):
         if this_machine.which(program) is None:
             raise MissingToolError(program)
@@ -309,6 +316,7 @@ class Runner:
         self._ssh_hosts: dict[str, SshHost] = {}
         self._samplers = SamplerPool()  # each run() makes its own
         self._said: set[str] = set()
+        self._tunnel: LabTunnel | None = None  # the tunnel the current trial runs through
 
     def run(
         self,
@@ -412,6 +420,8 @@ class Runner:
             return self._run_search(trial, variant_problem, started_at)
         if trial.test.bench is not None:
             return self._run_bench(trial, variant_problem, started_at)
+        if trial.path.tunnel is not None and self._tunnel is None and self._is_lab_path(trial.path):
+            return self._through_tunnel(trial, variant_problem, started_at)
         try:
             if variant_problem is not None:
                 raise WirespeedError(variant_problem)
@@ -433,6 +443,32 @@ class Runner:
             notice=self.notice,
         )
         return _unless_lab_lost(outcome, lab)
+
+    def _through_tunnel(
+        self, trial: Trial, variant_problem: str | None, started_at: float
+    ) -> TrialOutcome:
+        """The trial through its path's tunnel, built for it (with its variant's options:
+        lab/tunnel.py) and removed after it; its findings gain the tunnel's."""
+        from wirespeed.analysis.tunnel_findings import with_tunnel_findings
+        from wirespeed.lab.tunnel import lab_tunnel
+
+        assert trial.path.tunnel is not None
+        with contextlib.ExitStack() as stack:
+            try:
+                if variant_problem is not None:
+                    raise WirespeedError(variant_problem)
+                lab = self._lab_at_mtu(trial)
+                assert lab is not None
+                tunnel = stack.enter_context(lab_tunnel(lab, trial.path.tunnel))
+            except WirespeedError as error:
+                return _not_set_up(trial, started_at, error)
+            self._tunnel = tunnel
+            try:
+                outcome = self._run_one(trial)
+            finally:
+                self._tunnel = None
+            # Before the tunnel goes: its findings read the daemons' logs.
+            return with_tunnel_findings(outcome, tunnel.findings(), tunnel.daemons_by_pid())
 
     def _lab_at_mtu(self, trial: Trial) -> Lab | None:
         """The trial's lab (None on real hosts), its links at the MTU the trial runs at."""
@@ -564,7 +600,8 @@ class Runner:
             return Endpoints(
                 client=lab.device_hosts[Role.CLIENT],
                 server=lab.device_hosts[Role.SERVER],
-                target=lab.server_address,
+                # Through a tunnel: the far end's address in it, or the server beyond it.
+                target=lab.server_address if self._tunnel is None else self._tunnel.target,
             )
         target = self.plan.hosts[path.server].traffic_address
         if target is None:

@@ -29,6 +29,9 @@ from wirespeed.model import (
     ToolWarning,
     Topology,
     Transfer,
+    TunnelEnds,
+    TunnelKind,
+    TunnelSpec,
     UdpStats,
     WarningKind,
     frozen_options,
@@ -96,7 +99,34 @@ def encode_path(path: PathSpec) -> Json:
         "server": path.server,
         "dut": path.dut,
         "link": encode_link(path.link),
+        **({"tunnel": encode_tunnel(path.tunnel)} if path.tunnel is not None else {}),
     }
+
+
+def encode_tunnel(tunnel: TunnelSpec) -> Json:
+    return {
+        "kind": tunnel.kind.value,
+        "ends": tunnel.ends.value,
+        "tun_mtu": tunnel.tun_mtu,
+        "fragment": tunnel.fragment,
+        "mssfix": tunnel.mssfix,
+        "cipher": tunnel.cipher,
+        "proto": tunnel.proto.value,
+    }
+
+
+def decode_tunnel(data: Mapping[str, Any] | None) -> TunnelSpec | None:
+    if data is None:
+        return None
+    return TunnelSpec(
+        kind=TunnelKind(data["kind"]),
+        ends=TunnelEnds(data["ends"]),
+        tun_mtu=data["tun_mtu"],
+        fragment=data["fragment"],
+        mssfix=data["mssfix"],
+        cipher=data["cipher"],
+        proto=Proto(data["proto"]),
+    )
 
 
 def decode_path(data: Mapping[str, Any]) -> PathSpec:
@@ -107,6 +137,7 @@ def decode_path(data: Mapping[str, Any]) -> PathSpec:
         server=data["server"],
         dut=data["dut"],
         link=decode_link(data["link"]),
+        tunnel=decode_tunnel(data.get("tunnel")),  # runs stored before tunnels have none
     )
 
 

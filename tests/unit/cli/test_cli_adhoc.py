@@ -85,7 +85,7 @@ def test_a_built_in_plan_runs_by_name_and_a_near_miss_lists_the_names() -> None:
         "wirespeed: error: seed-matrx: no such plan file, and no built-in plan of that name "
         "(did you mean 'seed-matrix'?)\n"
         "  hint: built-in plans: compute, forwarding-rate, latency-under-load, mtu-matrix, "
-        "rrul, seed-matrix "
+        "rrul, seed-matrix, vpn-tunnels "
         "(`wirespeed plans` describes "
         "them)\n",
     )

@@ -12,7 +12,9 @@ from wirespeed.plan import load_plan
 EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
-@pytest.mark.parametrize("name", ["seed-matrix.yaml", "mtu-matrix.yaml", "real-devices.yaml"])
+@pytest.mark.parametrize(
+    "name", ["seed-matrix.yaml", "mtu-matrix.yaml", "real-devices.yaml", "vpn-tunnels.yaml"]
+)
 def test_every_example_loads_without_warnings(name: str) -> None:
     plan = load_plan(EXAMPLES / name)
     assert plan.warnings == ()
@@ -86,3 +88,19 @@ def test_real_devices_keep_dual_tests_off_the_nat_path() -> None:
     on_br0 = {test.id: test.spec.direction for test in plan.tests_for(br0)}
     assert Direction.DUAL not in on_br0.values()
     assert on_br0["4f"] is Direction.BIDIR
+
+
+def test_the_vpn_plan_is_seed_004s_openvpn_table_as_an_a_b_beside_wireguard() -> None:
+    plan = load_plan(EXAMPLES / "vpn-tunnels.yaml")
+    tunnels = {path.name: path.tunnel for path in plan.paths}
+    assert {name: (t.kind.value, t.ends.value) for name, t in tunnels.items() if t} == {
+        "OpenVPN": ("openvpn", "dut"),
+        "WireGuard": ("wireguard", "dut"),
+    }
+    assert all(path.topology is Topology.ENDPOINT for path in plan.paths)
+    assert [test.spec.protocol for test in plan.tests] == [Proto.UDP, Proto.TCP]
+    assert [variant.name for variant in plan.variants] == ["default", "tun-mtu-6000"]
+    assert plan.variant("tun-mtu-6000").state() == {
+        "tunnel": {"tun_mtu": 6000, "fragment": 0, "mssfix": 0}
+    }
+    assert plan.repetitions >= 3  # an A/B needs repetitions for its interval

@@ -1,0 +1,67 @@
+"""A tunnel's ceiling: the link's, less what each packet gains (LIMITS.md, Tunnels)."""
+
+from __future__ import annotations
+
+import pytest
+
+from wirespeed.analysis.ceiling import ceiling, ceiling_for
+from wirespeed.analysis.tunnel_ceiling import tunnel_ceiling
+from wirespeed.model import (
+    LinkModel,
+    PathSpec,
+    Proto,
+    TestCase,
+    TestSpec,
+    Tool,
+    Topology,
+    Trial,
+    TunnelKind,
+    TunnelSpec,
+)
+
+GBE = 10**9
+WIREGUARD = TunnelSpec(TunnelKind.WIREGUARD)
+OPENVPN = TunnelSpec(TunnelKind.OPENVPN)
+
+
+def test_tcp_through_wireguard_at_1_gbe_is_limits_md_figure() -> None:
+    found = tunnel_ceiling(GBE, Proto.TCP, WIREGUARD)
+    # 1000 x (1420 - 52) / (1420 + 60 + 38)
+    assert found.bits_per_second / 1e6 == pytest.approx(901.2, abs=0.05)
+    assert found.mtu == 1420 and found.fragments == 1
+    assert "+60 bytes per packet" in found.formula
+
+
+def test_openvpn_defaults_clamp_tcp_to_outer_packets_of_1492_bytes() -> None:
+    found = tunnel_ceiling(GBE, Proto.TCP, OPENVPN)
+    # mssfix 1492 mtu: inner packet 1492 - 28 - 24 = 1440, payload 1388, wire 1492 + 38
+    assert (found.payload_bytes, found.wire_bytes) == (1388, 1530)
+    assert found.bits_per_second < ceiling(GBE, Proto.TCP).bits_per_second
+
+
+def test_the_big_mtu_leaves_as_fragments_yet_carries_more() -> None:
+    big = TunnelSpec(TunnelKind.OPENVPN, tun_mtu=6000, mssfix=0)
+    found = tunnel_ceiling(GBE, Proto.TCP, big)
+    assert found.fragments == 5  # 6000 + 24 + 8 in fragments of at most 1480
+    assert found.payload_bytes == 5948
+    assert tunnel_ceiling(GBE, Proto.TCP, OPENVPN).bits_per_second < found.bits_per_second
+
+
+def test_udp_bigger_than_the_tunnel_is_split_before_it_is_encrypted() -> None:
+    whole = tunnel_ceiling(GBE, Proto.UDP, WIREGUARD, length=1372)
+    split = tunnel_ceiling(GBE, Proto.UDP, WIREGUARD, length=1470, tool=Tool.IPERF2)
+    assert whole.fragments == 1 and split.fragments == 2
+    assert split.bits_per_second < whole.bits_per_second
+
+
+def test_openvpn_over_tcp_counts_the_outer_segments() -> None:
+    over_tcp = tunnel_ceiling(GBE, Proto.TCP, TunnelSpec(TunnelKind.OPENVPN, proto=Proto.TCP))
+    assert 850e6 < over_tcp.bits_per_second < ceiling(GBE, Proto.TCP).bits_per_second
+
+
+def test_a_trial_through_a_tunnel_gets_the_tunnels_ceiling() -> None:
+    link = LinkModel("fe", 100_000_000)
+    path = PathSpec("VPN", Topology.ENDPOINT, "client", "dut", "dut", link, tunnel=WIREGUARD)
+    trial = Trial(TestCase("1", "tcp", Tool.IPERF3, TestSpec(protocol=Proto.TCP)), path)
+    found = ceiling_for(trial)
+    assert found is not None and found.bits_per_second / 1e6 == pytest.approx(90.12, abs=0.01)
