@@ -240,3 +240,31 @@ def test_a_tunnel_to_an_ssh_dut(tmp_path: Path) -> None:
     plan = plan_text(Topology.ENDPOINT, tunnels, {BASIC[0]: [path_name(tunnels[0])]})
     problems, _ = measure_until_near(plan, tmp_path, dut="ssh")
     assert problems == [], "\n".join(problems)
+
+
+def test_rrul_and_latency_probes_run_through_a_tunnel(tmp_path: Path) -> None:
+    # The latency kinds take the tunnel's far end as their target too: the probes cross
+    # the tunnel, idle and under the load.
+    tunnels: list[Tunnel] = [
+        (TunnelKind.WIREGUARD, TunnelEnds.THROUGH, Proto.UDP),
+        (TunnelKind.OPENVPN, TunnelEnds.DUT, Proto.UDP),
+    ]
+    paths = "\n".join(
+        f"  - {{name: {path_name(t)}, topology: router, tunnel: {tunnel_yaml(t)}}}" for t in tunnels
+    )
+    plan = (
+        f"title: latency through tunnels\nlab: {{link: fe}}\npaths:\n{paths}\n"
+        "tests:\n  - {id: rrul, tool: rrul, duration: 4}\n"
+        "  - {id: probed, tool: iperf3, duration: 4, probes: irtt}\n"
+    )
+    document, err = run(plan, tmp_path / "run")
+    assert document["exit_status"] == 0, err
+    assert len(document["trials"]) == 4
+    for trial in document["trials"]:
+        assert trial["status"] == "ok", trial["reason"]
+        wanted = {"up", "down"} if trial["test"]["tool"] == "rrul" else {"up"}
+        assert {f["flow"] for f in trial["flows"] if f["measured"]} == wanted, trial["key"]
+        latency = trial["latency"]
+        assert 0 < latency["rtt_idle_p50_ms"] < 5, trial["key"]  # the tunnel's own RTT
+        assert latency["rtt_loaded_p50_ms"] > latency["rtt_idle_p50_ms"], trial["key"]
+        assert trial["path"]["tunnel"]["kind"] in ("openvpn", "wireguard")
