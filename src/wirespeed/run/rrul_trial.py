@@ -11,13 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from wirespeed.analysis.ceiling import ceiling_for
-from wirespeed.analysis.findings import judge_monitor, judge_probes, judge_result
 from wirespeed.errors import WirespeedError
 from wirespeed.hosts.base import Host, Process
 from wirespeed.model import (
@@ -32,7 +29,6 @@ from wirespeed.model import (
     Side,
     Trial,
     TrialOutcome,
-    TrialStatus,
 )
 from wirespeed.run.probes import END_MARGIN_SECONDS, MIN_LOADED_SECONDS, LatencyProbes, probes_for
 from wirespeed.run.trial import (
@@ -44,13 +40,12 @@ from wirespeed.run.trial import (
     _wait_server_report,
     _with_probes,
     check_port_free,
+    finished_outcome,
     idle_baseline,
-    monitor_records,
     start_samplers,
     stop_samplers,
     wait_listening,
-    with_power,
-    without_moot,
+    with_latency,
 )
 from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.procfs import parse_net_dev
@@ -258,31 +253,22 @@ def run_rrul_trial(
     result: Result | None = None
     if reason is None:
         result, reason = parse_stages(by_stage, trial, load.seconds, load.offsets)
-    if result is not None and latency:
-        result = dataclasses.replace(result, measurements=(*result.measurements, *latency))
-        if ramp is not None:
-            result = _with_responsiveness(result)
-    monitors, summaries = monitor_records(sample_sets)
-    if result is not None and power is not None:
-        result = with_power(result, power, None, summaries)
-    outcome = TrialOutcome(
-        trial=trial,
-        status=TrialStatus.OK if reason is None else TrialStatus.FAILED,
-        started_at=started_at,
-        finished_at=time.time(),
-        result=result,
-        reason=reason,
-        raw=tuple(raw),
-        monitors=monitors,
+    result = with_latency(result, latency)
+    if result is not None and latency and ramp is not None:
+        result = _with_responsiveness(result)
+    return finished_outcome(
+        trial,
+        started_at,
+        result,
+        reason,
+        raw,
+        sample_sets=sample_sets,
+        probes=probes,
+        latency=latency,
+        power=power,
+        meter_raw=None,
+        more_findings=[ramp.finding(spec.parallel)] if ramp is not None and load.stages else [],
     )
-    findings = judge_result(outcome, ceiling_for(trial))
-    for summary in summaries:
-        findings += judge_monitor(summary, controller_pid=os.getpid())
-    if probes is not None:
-        findings += judge_probes(probes.choice.notice, probes.problems, summaries, bool(latency))
-    if ramp is not None and load.stages:
-        findings.append(ramp.finding(spec.parallel))
-    return dataclasses.replace(outcome, findings=tuple(without_moot(findings, spec)))
 
 
 def _with_ramp(on_tick: Callable[[float], None] | None, ramp: Ramp) -> Callable[[float], None]:

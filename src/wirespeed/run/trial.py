@@ -208,8 +208,44 @@ def run_trial(
     result: Result | None = None
     if reason is None:
         result, reason = _parse(driver, raw, spec)
-    if result is not None and latency:
-        result = dataclasses.replace(result, measurements=(*result.measurements, *latency))
+    return finished_outcome(
+        trial,
+        started_at,
+        with_latency(result, latency),
+        reason,
+        raw,
+        sample_sets=sample_sets,
+        probes=probes,
+        latency=latency,
+        power=power,
+        meter_raw=meter_raw,
+    )
+
+
+def with_latency(result: Result | None, latency: Sequence[Measurement]) -> Result | None:
+    """The result with the probes' measurements beside its own."""
+    if result is None or not latency:
+        return result
+    return dataclasses.replace(result, measurements=(*result.measurements, *latency))
+
+
+def finished_outcome(
+    trial: Trial,
+    started_at: float,
+    result: Result | None,
+    reason: str | None,
+    raw: Sequence[RawOutput],
+    *,
+    sample_sets: list[tuple[str, Host, SampleSet | str]],
+    probes: LatencyProbes | None,
+    latency: Sequence[Measurement],
+    power: PowerSettings | None,
+    meter_raw: RawOutput | None,
+    more_findings: Sequence[Finding] = (),
+) -> TrialOutcome:
+    """A traffic trial's outcome once its processes are stopped: its samples and power
+    beside the result, and everything judged (the result against the ceiling, each host's
+    samples, the probes), less what the result makes moot."""
     monitors, summaries = monitor_records(sample_sets)
     if result is not None and power is not None:
         result = with_power(result, power, meter_raw, summaries)
@@ -229,7 +265,8 @@ def run_trial(
         findings += judge_monitor(summary, controller_pid=os.getpid())
     if probes is not None:
         findings += judge_probes(probes.choice.notice, probes.problems, summaries, bool(latency))
-    return dataclasses.replace(outcome, findings=tuple(without_moot(findings, spec)))
+    findings += more_findings
+    return dataclasses.replace(outcome, findings=tuple(without_moot(findings, trial.test.spec)))
 
 
 def idle_baseline(power: PowerSettings, meter: MeterRecorder | None) -> None:
