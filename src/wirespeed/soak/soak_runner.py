@@ -1,0 +1,408 @@
+"""Run a soak: the probe stream chunk after chunk, the DUT's kernel log and counters
+beside it, faults and load bursts on their schedules; each chunk committed as it ends.
+
+The loop, per chunk: start the next chunk's irtt as this one sends its last probe (or
+keep trying while the path is down: stream.start_when_up), and the next chunk's sampler
+on the DUT; then wait for this chunk's irtt to end, parse it, stop its sampler, read
+the DUT's `ethtool -S` counters, and commit it. On Ctrl-C, SIGTERM or an error every
+process is stopped, every fault undone, the committed chunks kept; the chunk in
+progress is lost (irtt writes its JSON only at its end), so a chunk's length is what
+an interruption costs.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from wirespeed.hosts.base import Host
+from wirespeed.sampling.model import SampleSet
+from wirespeed.sampling.session import RunningSampler, Sampler
+from wirespeed.soak import records
+from wirespeed.soak.chunk import ChunkProbes, blind_chunk, parse_chunk
+from wirespeed.soak.faults import Fault, FaultSchedule
+from wirespeed.soak.matching import KernelEvent, kernel_event
+from wirespeed.soak.outages import Outage, find_outages
+from wirespeed.soak.plan import SoakEntry
+from wirespeed.soak.stream import IrttServer, Started, start_when_up
+from wirespeed.store import Store
+
+__all__ = ["Progress", "SoakHosts", "run_soak"]
+
+# irtt waits for late answers after its last probe: three times the largest round trip,
+# or 1 s without any answer; and then writes 2.4 MB of JSON per minute of probes.
+FINISH_MARGIN = 15.0
+COUNTER_PATTERN = re.compile(r"timeout|restart|reset|hang|link|err|drop|miss|fifo|carrier")
+NO_PROBES = ChunkProbes(None, None, 0, 0, 0, 0, ())
+
+
+@dataclass
+class SoakHosts:
+    client: Host
+    server: Host
+    target: str  # the address the client's probes go to
+    dut: Host | None  # whose kernel log and counters are followed
+    fault_host: Host | None = None  # the lab DUT's namespace, where faults are injected
+    lab: str | None = None
+    fault_interface: str = "wan"
+    fault_family: str = "ip"
+    burst_target: str | None = None
+
+
+@dataclass(frozen=True)
+class Progress:
+    watched: float
+    duration: float
+    outages: Sequence[Outage]
+    chunks: int
+
+
+@dataclass
+class _Bursts:
+    """iperf3 load from client to server every `every` s for `duration` s, from a thread."""
+
+    hosts: SoakHosts
+    every: float
+    duration: float
+    parallel: int
+    origin: float
+    done: list[tuple[float, float]] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self._server = self.hosts.server.start(["iperf3", "-s"])
+        self._thread = threading.Thread(target=self._run, name="soak-bursts", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        target = self.hosts.burst_target or self.hosts.target
+        at = self.every
+        while not self._stop.wait(max(0.0, self.origin + at - time.time())):
+            start = time.time()
+            process = self.hosts.client.start(
+                ["iperf3", "-c", target, "-t", f"{self.duration:g}", "-P", str(self.parallel)]
+            )
+            while process.poll() is None and not self._stop.wait(0.2):
+                pass
+            if process.poll() is None:
+                process.stop(grace=0.5)
+            elif process.poll() != 0:
+                self.errors.append(f"a load burst failed: {process.stderr().strip()[-200:]}")
+            self.done.append((start, time.time()))
+            at += self.every
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self._server.stop(grace=0.5)
+
+
+def _counters(text: str) -> dict[str, int]:
+    found: dict[str, int] = {}
+    for line in text.splitlines():
+        name, _, value = line.strip().rpartition(": ")
+        if name and value.strip().lstrip("-").isdigit():
+            found[name.strip()] = int(value)
+    return found
+
+
+class _Counters:
+    """`ethtool -S` of the DUT's interfaces: what changed since the last read."""
+
+    def __init__(self, host: Host | None, interfaces: Sequence[str]) -> None:
+        self.host = host if host is not None and host.which("ethtool") else None
+        self.interfaces = list(interfaces)
+        self.last: dict[str, dict[str, int]] = {}
+        self.read()
+
+    def read(self) -> dict[str, dict[str, int]]:
+        deltas: dict[str, dict[str, int]] = {}
+        if self.host is None:
+            return deltas
+        for interface in self.interfaces:
+            try:
+                result = self.host.run(["ethtool", "-S", interface], timeout=10)
+            except Exception:  # noqa: S112 - a counter read never stops a soak
+                continue
+            if result.returncode != 0:
+                continue
+            now = _counters(result.stdout)
+            before = self.last.get(interface)
+            self.last[interface] = now
+            if before is None:
+                continue
+            changed = {
+                name: now[name] - before.get(name, 0)
+                for name in now
+                if COUNTER_PATTERN.search(name) and now[name] != before.get(name, 0)
+            }
+            if changed:
+                deltas[interface] = changed
+        return deltas
+
+
+def _events(
+    samples: SampleSet, started_at: float, seen: set[tuple[int, str]]
+) -> tuple[list[KernelEvent], set[tuple[int, str]]]:
+    """The sampler's kernel lines as events, and their keys; those the previous sampler
+    gave already (samplers overlap, and each passes on the last 2 s before its start)
+    are left out."""
+    events: list[KernelEvent] = []
+    keys: set[tuple[int, str]] = set()
+    for line in samples.kernel:
+        key = (round((samples.start_uptime + line.t) * 1e6), line.message)
+        keys.add(key)
+        if key not in seen:
+            events.append(kernel_event(started_at + line.t, samples.host, line.message))
+    return events, keys
+
+
+class _Soak:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        soak_id: int,
+        settings: SoakEntry,
+        hosts: SoakHosts,
+        watched: float,
+        position: int,
+        progress: Callable[[Progress], None],
+    ) -> None:
+        self.store = store
+        self.soak_id = soak_id
+        self.settings = settings
+        self.hosts = hosts
+        self.watched = watched
+        self.position = position
+        self.progress = progress
+        self.interval_ns = round(settings.interval * 1e9)
+        self.kept: list[ChunkProbes] = []  # runs only: chunks without loss are NO_PROBES
+        self.outages: list[Outage] = []
+        self.seen_kernel: set[tuple[int, str]] = set()
+        self.faults_told = 0
+        self.bursts_told = 0
+        self.notes: list[str] = []
+
+    # -- the pieces of one chunk ------------------------------------------------------
+
+    def _sampler(self) -> RunningSampler | None:
+        if self.hosts.dut is None:
+            return None
+        try:
+            return Sampler.start(self.hosts.dut, interval=5.0)
+        except Exception as error:
+            self.notes.append(f"the kernel log could not be followed: {error}")
+            return None
+
+    def _keep(self, chunk: records.ChunkRecord) -> None:
+        records.add_chunk(self.store, self.soak_id, chunk)
+        self.position += 1
+        self.watched += chunk.watched
+        self.kept.append(chunk.probes if chunk.probes.runs else NO_PROBES)
+        # Outages so far: the pure detector over the runs (a few per chunk at most).
+        self.outages = find_outages(self.kept, self.settings.outage)
+
+    def _new_faults(self, schedule: FaultSchedule | None) -> tuple[dict[str, object], ...]:
+        if schedule is None:
+            return ()
+        done = schedule.done[self.faults_told :]
+        self.faults_told += len(done)
+        return tuple(injected.to_dict() for injected in done)
+
+    def _new_bursts(self, bursts: _Bursts | None) -> tuple[tuple[float, float], ...]:
+        if bursts is None:
+            return ()
+        done = bursts.done[self.bursts_told :]
+        self.bursts_told += len(done)
+        return tuple(done)
+
+    # -- the loop -----------------------------------------------------------------------
+
+    def run(self) -> None:
+        settings, hosts = self.settings, self.hosts
+        origin = time.time() - self.watched
+        server = IrttServer(hosts.server, settings.port)
+        schedule: FaultSchedule | None = None
+        bursts: _Bursts | None = None
+        samplers: list[RunningSampler] = []
+        current: Started | None = None
+        counters = _Counters(hosts.dut, settings.ethtool or [])
+        stopping = threading.Event()
+        try:
+            server.start()
+            if settings.faults and hosts.fault_host is not None and hosts.lab is not None:
+                faults = [
+                    Fault(f.at, f.down, f.kind) for f in settings.faults if f.at >= self.watched
+                ]
+                schedule = FaultSchedule(
+                    hosts.fault_host, faults, origin, lab=hosts.lab,
+                    interface=hosts.fault_interface, family=hosts.fault_family,
+                )  # fmt: skip
+            if settings.bursts is not None:
+                b = settings.bursts
+                bursts = _Bursts(hosts, b.every, b.duration, b.parallel, origin)
+                bursts.start()
+            sampler = self._sampler()
+            if sampler is not None:
+                sampler.wait_until_ready()
+                samplers.append(sampler)
+            if schedule is not None:
+                schedule.start()
+            current, blind_from = self._start_next(None, stopping)
+            while current is not None:
+                sampler_now = samplers[-1] if samplers else None
+                self._wait_until(current.sending_ends, current)
+                blind = current.started_at - blind_from if blind_from is not None else 0.0
+                remaining = settings.duration - self.watched - current.seconds - blind
+                following: Started | None = None
+                following_blind: float | None = None
+                if remaining > 0.5:
+                    sampler = self._sampler()
+                    if sampler is not None:
+                        samplers.append(sampler)
+                    following, following_blind = self._start_next(remaining, stopping)
+                self._finish(
+                    current,
+                    blind_from=blind_from,
+                    sampler=sampler_now,
+                    samplers=samplers,
+                    counters=counters,
+                    schedule=schedule,
+                    bursts=bursts,
+                )
+                current, blind_from = following, following_blind
+        finally:
+            stopping.set()
+            if current is not None and current.process.poll() is None:
+                current.process.stop(grace=0.2)
+            if schedule is not None:
+                schedule.stop()
+                self.notes.extend(schedule.errors)
+            if bursts is not None:
+                bursts.stop()
+                self.notes.extend(bursts.errors)
+            for sampler in samplers:
+                sampler.stop()
+            server.stop()
+
+    def _start_next(
+        self, remaining: float | None, stopping: threading.Event
+    ) -> tuple[Started | None, float | None]:
+        """The next chunk's irtt, and when its blind span began (None: it started at once)."""
+        settings = self.settings
+        seconds = settings.chunk if remaining is None else min(settings.chunk, remaining)
+        seconds = min(seconds, settings.duration - self.watched) if remaining is None else seconds
+        asked = time.time()
+        deadline = asked + max(seconds, 1.0) + (remaining or settings.duration)
+        started = start_when_up(
+            self.hosts.client,
+            target=self.hosts.target,
+            seconds=seconds,
+            interval=settings.interval,
+            port=settings.port,
+            keep_going=lambda: not stopping.is_set() and time.time() < deadline,
+        )
+        if started is None:
+            return None, None
+        return started, (asked if started.started_at - asked > 0.05 else None)
+
+    def _wait_until(self, when: float, current: Started) -> None:
+        while (left := when - time.time()) > 0:
+            time.sleep(min(1.0, left))
+            self.progress(
+                Progress(
+                    self.watched + current.seconds - max(0.0, when - time.time()),
+                    self.settings.duration,
+                    self.outages,
+                    self.position,
+                )
+            )
+
+    def _finish(
+        self,
+        current: Started,
+        *,
+        blind_from: float | None,
+        sampler: RunningSampler | None,
+        samplers: list[RunningSampler],
+        counters: _Counters,
+        schedule: FaultSchedule | None,
+        bursts: _Bursts | None,
+    ) -> None:
+        if blind_from is not None:
+            blind = blind_chunk(
+                round(blind_from * 1e9), round(current.started_at * 1e9), self.interval_ns
+            )
+            self._keep(
+                records.ChunkRecord(
+                    self.position,
+                    "blind",
+                    blind_from,
+                    current.started_at,
+                    blind,
+                    notes=("irtt could not reach its server: the path was down",),
+                )
+            )
+        deadline = time.monotonic() + FINISH_MARGIN
+        while current.process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if current.process.poll() is None:
+            current.process.stop(grace=0.5)
+        notes = list(self.notes)
+        self.notes.clear()
+        try:
+            probes = parse_chunk(current.process.stdout(), self.interval_ns)
+        except ValueError as error:
+            notes.append(f"irtt failed: {error}; {current.process.stderr().strip()[-200:]}")
+            probes = blind_chunk(
+                round(current.started_at * 1e9), round(current.sending_ends * 1e9),
+                self.interval_ns,
+            )  # fmt: skip
+        events: list[KernelEvent] = []
+        if sampler is not None:
+            samples = sampler.stop()
+            samplers.remove(sampler)
+            events, self.seen_kernel = _events(samples, sampler.started_at, self.seen_kernel)
+        self._keep(
+            records.ChunkRecord(
+                position=self.position,
+                kind="probes",
+                started_at=current.started_at,
+                ended_at=current.sending_ends,
+                probes=probes,
+                events=tuple(events),
+                counters=counters.read(),
+                faults=self._new_faults(schedule),
+                bursts=self._new_bursts(bursts),
+                notes=tuple(notes),
+            )
+        )
+
+
+def run_soak(
+    store: Store,
+    soak_id: int,
+    settings: SoakEntry,
+    hosts: SoakHosts,
+    *,
+    watched: float = 0.0,
+    position: int = 0,
+    progress: Callable[[Progress], None] = lambda _: None,
+) -> None:
+    """Run (or continue, from `watched` seconds and chunk `position`) soak `soak_id`."""
+    _Soak(
+        store,
+        soak_id=soak_id,
+        settings=settings,
+        hosts=hosts,
+        watched=watched,
+        position=position,
+        progress=progress,
+    ).run()
