@@ -52,12 +52,24 @@ def sentence(matched: Sequence[Matched], watched: float) -> str:
     text += (
         f", {_length(low)} s"
         if count == 1 or low == high
-        else f", {_length(low)}-{_length(high)} s"
+        else f", {_length(low)}\N{EN DASH}{_length(high)} s"
     )
     causes = Counter(_cause_key(m.cause) for m in matched if m.cause is not None)
     if not causes:
         return text + ", no kernel event near " + ("it" if count == 1 else "any")
-    (words, interface), seen = causes.most_common(1)[0]
-    on = f" on {interface}" if interface else ""
-    who = ("after" if count == 1 else "each after") if seen == count else f"{seen} of {count} after"
-    return f"{text}, {who} `{words}`{on}"
+    matched_count = sum(causes.values())
+    if len(causes) == 1:
+        (words, interface), seen = causes.most_common(1)[0]
+        on = f" on {interface}" if interface else ""
+        if seen == count:
+            who = "after" if count == 1 else "each after"
+        else:
+            who = f"{seen} of {count} after"
+        return f"{text}, {who} `{words}`{on}"
+    listed = ", ".join(
+        f"{seen} `{words}`" + (f" on {interface}" if interface else "")
+        for (words, interface), seen in causes.most_common()
+    )
+    if matched_count == count:
+        return f"{text}, each after a kernel event: {listed}"
+    return f"{text}, {matched_count} of {count} after a kernel event: {listed}"

@@ -112,17 +112,39 @@ def _counters(text: str) -> dict[str, int]:
     return found
 
 
+def softnet_dropped(text: str) -> int:
+    """/proc/net/softnet_stat -> packets dropped because a CPU's backlog was full (the
+    second column, hex, summed over the CPUs): loss inside the DUT that no interface
+    counts."""
+    return sum(int(line.split()[1], 16) for line in text.splitlines() if len(line.split()) > 1)
+
+
 class _Counters:
-    """`ethtool -S` of the DUT's interfaces: what changed since the last read."""
+    """`ethtool -S` of the DUT's interfaces: what changed since the last read; and the
+    DUT's softnet backlog drops (as "softnet": {"dropped": N})."""
 
     def __init__(self, host: Host | None, interfaces: Sequence[str]) -> None:
         self.host = host if host is not None and host.which("ethtool") else None
         self.interfaces = list(interfaces)
         self.last: dict[str, dict[str, int]] = {}
+        self.softnet_host = host
+        self.softnet = self._softnet()
         self.read()
+
+    def _softnet(self) -> int | None:
+        if self.softnet_host is None:
+            return None
+        try:
+            return softnet_dropped(self.softnet_host.read_file("/proc/net/softnet_stat"))
+        except Exception:
+            return None
 
     def read(self) -> dict[str, dict[str, int]]:
         deltas: dict[str, dict[str, int]] = {}
+        softnet = self._softnet()
+        if softnet is not None and self.softnet is not None and softnet > self.softnet:
+            deltas["softnet"] = {"dropped": softnet - self.softnet}
+        self.softnet = softnet if softnet is not None else self.softnet
         if self.host is None:
             return deltas
         for interface in self.interfaces:
