@@ -12,6 +12,7 @@ an interruption costs.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 import time
@@ -27,7 +28,7 @@ from wirespeed.soak.faults import Fault, FaultSchedule
 from wirespeed.soak.matching import KernelEvent, kernel_event
 from wirespeed.soak.outages import Outage, find_outages
 from wirespeed.soak.plan import SoakEntry
-from wirespeed.soak.stream import IrttServer, Started, start_when_up
+from wirespeed.soak.stream import IrttServer, Started, start_chunk, start_when_up, wait_held
 from wirespeed.store import Store
 
 __all__ = ["Progress", "SoakHosts", "run_soak"]
@@ -211,6 +212,7 @@ class _Soak:
         self.faults_told = 0
         self.bursts_told = 0
         self.notes: list[str] = []
+        self.blind_since: float | None = None
 
     # -- the pieces of one chunk ------------------------------------------------------
 
@@ -255,6 +257,7 @@ class _Soak:
         bursts: _Bursts | None = None
         samplers: list[RunningSampler] = []
         current: Started | None = None
+        following: Started | None = None
         counters = _Counters(hosts.dut, settings.ethtool or [])
         stopping = threading.Event()
         try:
@@ -277,33 +280,41 @@ class _Soak:
                 samplers.append(sampler)
             if schedule is not None:
                 schedule.start()
-            current, blind_from = self._start_next(None, stopping)
+            first = self._attempt(min(settings.chunk, settings.duration - self.watched))
+            current = self._held_or_retried(first, time.time(), stopping)
             while current is not None:
                 sampler_now = samplers[-1] if samplers else None
                 self._wait_until(current.sending_ends, current)
-                blind = current.started_at - blind_from if blind_from is not None else 0.0
-                remaining = settings.duration - self.watched - current.seconds - blind
-                following: Started | None = None
-                following_blind: float | None = None
+                remaining = settings.duration - self.watched - current.seconds
+                following = None
                 if remaining > 0.5:
                     sampler = self._sampler()
                     if sampler is not None:
                         samplers.append(sampler)
-                    following, following_blind = self._start_next(remaining, stopping)
+                    following = self._attempt(min(settings.chunk, remaining))
+                asked = time.time()
+                # This chunk is committed before the next one is waited for: a path that
+                # stays down keeps the next from starting, never this one from being kept.
                 self._finish(
                     current,
-                    blind_from=blind_from,
                     sampler=sampler_now,
                     samplers=samplers,
                     counters=counters,
                     schedule=schedule,
                     bursts=bursts,
                 )
-                current, blind_from = following, following_blind
+                current = None
+                if following is not None:
+                    current = self._held_or_retried(following, asked, stopping)
         finally:
             stopping.set()
-            if current is not None and current.process.poll() is None:
-                current.process.stop(grace=0.2)
+            if self.blind_since is not None:
+                # Interrupted while the path was down: the blind span so far is kept.
+                with contextlib.suppress(Exception):
+                    self._keep_blind(time.time())
+            for running in (current, following):
+                if running is not None and running.process.poll() is None:
+                    running.process.stop(grace=0.2)
             if schedule is not None:
                 schedule.stop()
                 self.notes.extend(schedule.errors)
@@ -314,26 +325,50 @@ class _Soak:
                 sampler.stop()
             server.stop()
 
-    def _start_next(
-        self, remaining: float | None, stopping: threading.Event
-    ) -> tuple[Started | None, float | None]:
-        """The next chunk's irtt, and when its blind span began (None: it started at once)."""
+    def _attempt(self, seconds: float) -> Started:
         settings = self.settings
-        seconds = settings.chunk if remaining is None else min(settings.chunk, remaining)
-        seconds = min(seconds, settings.duration - self.watched) if remaining is None else seconds
-        asked = time.time()
-        deadline = asked + max(seconds, 1.0) + (remaining or settings.duration)
+        return start_chunk(
+            self.hosts.client, self.hosts.target, seconds, settings.interval, settings.port
+        )
+
+    def _held_or_retried(
+        self, first: Started, asked: float, stopping: threading.Event
+    ) -> Started | None:
+        """`first` if its session opened; else attempts until the path is back (the
+        time from `asked` until then kept as a blind chunk), or the soak's time is up."""
+        if wait_held(first, lambda: not stopping.is_set()):
+            return first
+        if first.process.poll() is None:
+            first.process.stop(grace=0.2)
+        self.blind_since = asked
+        deadline = asked + max(0.0, self.settings.duration - self.watched)
         started = start_when_up(
             self.hosts.client,
             target=self.hosts.target,
-            seconds=seconds,
-            interval=settings.interval,
-            port=settings.port,
+            seconds=first.seconds,
+            interval=self.settings.interval,
+            port=self.settings.port,
             keep_going=lambda: not stopping.is_set() and time.time() < deadline,
         )
-        if started is None:
-            return None, None
-        return started, (asked if started.started_at - asked > 0.05 else None)
+        self._keep_blind(started.started_at if started is not None else time.time())
+        return started
+
+    def _keep_blind(self, until: float) -> None:
+        """The blind span since self.blind_since, as a chunk of its own."""
+        since, self.blind_since = self.blind_since, None
+        if since is None:
+            return
+        blind = blind_chunk(round(since * 1e9), round(until * 1e9), self.interval_ns)
+        self._keep(
+            records.ChunkRecord(
+                self.position,
+                "blind",
+                since,
+                until,
+                blind,
+                notes=("irtt could not reach its server: the path was down",),
+            )
+        )
 
     def _wait_until(self, when: float, current: Started) -> None:
         while (left := when - time.time()) > 0:
@@ -351,27 +386,12 @@ class _Soak:
         self,
         current: Started,
         *,
-        blind_from: float | None,
         sampler: RunningSampler | None,
         samplers: list[RunningSampler],
         counters: _Counters,
         schedule: FaultSchedule | None,
         bursts: _Bursts | None,
     ) -> None:
-        if blind_from is not None:
-            blind = blind_chunk(
-                round(blind_from * 1e9), round(current.started_at * 1e9), self.interval_ns
-            )
-            self._keep(
-                records.ChunkRecord(
-                    self.position,
-                    "blind",
-                    blind_from,
-                    current.started_at,
-                    blind,
-                    notes=("irtt could not reach its server: the path was down",),
-                )
-            )
         deadline = time.monotonic() + FINISH_MARGIN
         while current.process.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)

@@ -33,6 +33,7 @@ __all__ = [
     "client_argv",
     "start_chunk",
     "start_when_up",
+    "wait_held",
 ]
 
 PROGRAM = "irtt"

@@ -70,7 +70,9 @@ def _start(store: Store, args: argparse.Namespace, env: Environment) -> int:
     plan = parse_soak_plan(text, args.plan)
     lab = None
     if plan.lab is not None and plan.path.client is None:
-        lab = args.lab_name or f"soak-{plan.path.topology}"
+        from wirespeed.lab.naming import check_lab_name
+
+        lab = check_lab_name(args.lab_name or f"soak-{plan.path.topology}")
     soak_id = records.begin(store, plan.title, text, lab, {"argv": getattr(args, "argv", [])})
     env.stderr.write(f"soak {soak_id}: {plan.soak.duration:g} s of probes\n")
     return _run(
