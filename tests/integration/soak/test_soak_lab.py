@@ -35,12 +35,15 @@ def lab_name(request: pytest.FixtureRequest) -> Iterator[str]:
     down_lab(name, force=True)
 
 
-def plan(path: Path, duration: float, chunk: float, faults: str = "[]") -> Path:
+def plan(
+    path: Path, duration: float, chunk: float, faults: str = "[]", dut_access: str = "netns"
+) -> Path:
     path.write_text(
         f"""title: lab soak
 lab: {{link: gbe}}
 path: {{name: R, topology: router}}
-soak: {{duration: {duration:g}s, chunk: {chunk:g}s, ethtool: [wan], faults: {faults}}}
+soak: {{duration: {duration:g}s, chunk: {chunk:g}s, ethtool: [wan], faults: {faults},
+        dut_access: {dut_access}}}
 """
     )
     return path
@@ -99,6 +102,27 @@ def test_each_injected_outage_is_found_at_its_time_and_matched_with_its_kernel_l
     assert not [m.outage for m in matched if unexplained(found, m.outage.start)]
     assert found.sentence in out
     assert 39 <= found.watched <= 42
+    assert not namespaces(lab_name)
+
+
+def test_the_kernel_log_of_a_dropbear_dut_is_followed_over_ssh(
+    tmp_path: Path, lab_name: str
+) -> None:
+    faults = "[{at: 4s, down: 1.2s, kind: link}, {at: 15s, down: 2s, kind: forwarding}]"
+    db = tmp_path / "s.db"
+    status, _, err = run_cli(
+        "soak", str(plan(tmp_path / "p.yaml", 25, 10, faults, dut_access="ssh")),
+        "--db", str(db), "--lab-name", lab_name,
+    )  # fmt: skip
+
+    assert status == 0, err
+    found = summary(db)
+    assert len(found.faults) == 2
+    for fault in found.faults:
+        [hit] = [m for m in found.matched if abs(m.outage.start - float(fault["start"])) <= GOAL]
+        assert hit.cause is not None and hit.cause.injected
+        # The line came through the SSH device's sampler, named after its host.
+        assert hit.cause.host == f"wirespeed-{lab_name}-dut"
     assert not namespaces(lab_name)
 
 
