@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment
-from wirespeed.cli.exit import ExitStatus
+from wirespeed.cli.exit import ExitStatus, Terminated
 from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
@@ -159,8 +159,8 @@ def _run(
                 watched=watched, position=position, progress=_progress_writer(env),
             )  # fmt: skip
         status = "complete"
-    except KeyboardInterrupt:
-        status = "interrupted"
+    except (KeyboardInterrupt, Terminated):
+        status = "interrupted"  # the committed chunks are kept: `--resume` continues
         raise
     finally:
         if env.stderr_is_tty:
