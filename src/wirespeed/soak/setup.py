@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
+from wirespeed.errors import MissingToolError
 from wirespeed.hosts.base import Host
 from wirespeed.hosts.local import LocalHost
 from wirespeed.soak.plan import SoakFile
@@ -54,10 +55,14 @@ def soak_hosts(plan: SoakFile, lab_name: str | None) -> Iterator[SoakHosts]:
             return LocalHost()
         ssh = SshHost(SshTarget.parse(entry.ssh), SshSettings(), name=name)
         made.append(ssh)
+        ssh.connect()
         return ssh
 
     client, server = host(plan.path.client), host(plan.path.server)
     assert client is not None and server is not None
+    for end in (client, server):
+        if end.which("irtt") is None:
+            raise MissingToolError("irtt", end.name, {"irtt": "irtt"})
     server_entry = plan.hosts[str(plan.path.server)]
     target = server_entry.address or SshTarget.parse(str(server_entry.ssh)).host
     try:
