@@ -20,7 +20,12 @@ from wirespeed.store import Store
 __all__ = ["render", "render_text", "summary_of"]
 
 
-def summary_of(store: Store, soak_id: int | None) -> SoakSummary | None:
+def summary_of(
+    store: Store, soak_id: int | None, *, threshold: int | None = None
+) -> SoakSummary | None:
+    """A stored soak's summary; `threshold`: count outages from this many consecutive
+    lost probes instead of the plan's (the loss runs are kept, so any threshold at
+    least 1 can be applied afterwards)."""
     found = records.load(store, soak_id)
     if found is None:
         return None
@@ -28,7 +33,8 @@ def summary_of(store: Store, soak_id: int | None) -> SoakSummary | None:
     settings = parse_soak_plan(header.plan_text, f"soak {header.id}").soak
     return summarize(
         header, chunks,
-        interval=settings.interval, threshold=settings.outage, window=settings.match_window,
+        interval=settings.interval, threshold=threshold or settings.outage,
+        window=settings.match_window,
     )  # fmt: skip
 
 

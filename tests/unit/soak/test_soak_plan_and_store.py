@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from support.cli import run_cli
 from wirespeed.errors import UsageError
 from wirespeed.soak import records
 from wirespeed.soak.chunk import parse_chunk
@@ -85,3 +86,21 @@ def test_a_chunk_comes_back_from_the_store_as_it_went_in(tmp_path: Path) -> None
     assert document["faults"] == truth["faults"]
     assert "<section id='soak'>" in render(summary, "html")
     assert "| 1 |" in render(summary, "markdown")
+
+
+def test_a_stored_soak_is_reported_again_with_another_outage_threshold(tmp_path: Path) -> None:
+    probes = parse_chunk((FIXTURES / "link_fault.irtt.json").read_text(), 10**7)
+    chunk = records.ChunkRecord(0, "probes", 1.0, 4.0, probes)
+    db = tmp_path / "s.db"
+    with Store.open(db) as store:
+        soak_id = records.begin(store, "t", PLAN, "soak-x", {})
+        records.add_chunk(store, soak_id, chunk)
+
+    status, out, _ = run_cli("soak", "--report", "--db", str(db))
+    assert status == 0
+    assert out.startswith(f"soak {soak_id} (running): 1 outage in 3 s")
+
+    # The half-second outage lost 51 probes: not one of 100 in a row.
+    status, out, _ = run_cli("soak", "--report", "--db", str(db), "--outage", "100")
+    assert status == 0
+    assert "no outage in 3 s" in out

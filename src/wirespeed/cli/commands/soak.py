@@ -37,6 +37,10 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
     )  # fmt: skip
     soak.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE")
     soak.add_argument(
+        "--outage", type=int, metavar="N",
+        help="--report: an outage is N consecutive lost probes (default: the plan's)",
+    )  # fmt: skip
+    soak.add_argument(
         "--lab-name", metavar="NAME", help="name of the lab built (default soak-TOPOLOGY)"
     )
     return soak
@@ -195,7 +199,9 @@ def _write(summary: object, args: argparse.Namespace, env: Environment) -> None:
 def _report(store: Store, soak_id: int | None, args: argparse.Namespace, env: Environment) -> int:
     from wirespeed.soak.render import render, summary_of
 
-    summary = summary_of(store, soak_id)
+    if args.outage is not None and args.outage < 1:
+        raise UsageError("--outage: at least 1 lost probe")
+    summary = summary_of(store, soak_id, threshold=args.outage)
     if summary is None:
         raise UsageError("no such soak in the store" if soak_id else "no soak in the store")
     if args.output:
