@@ -31,7 +31,7 @@ from wirespeed.soak.plan import SoakEntry
 from wirespeed.soak.stream import IrttServer, Started, start_chunk, start_when_up, wait_held
 from wirespeed.store import Store
 
-__all__ = ["Progress", "SoakHosts", "run_soak"]
+__all__ = ["Progress", "SoakHosts", "ethtool_counters", "run_soak", "softnet_dropped"]
 
 # irtt waits for late answers after its last probe: three times the largest round trip,
 # or 1 s without any answer; and then writes 2.4 MB of JSON per minute of probes.
@@ -104,7 +104,7 @@ class _Bursts:
         self._server.stop(grace=0.5)
 
 
-def _counters(text: str) -> dict[str, int]:
+def ethtool_counters(text: str) -> dict[str, int]:
     found: dict[str, int] = {}
     for line in text.splitlines():
         name, _, value = line.strip().rpartition(": ")
@@ -155,7 +155,7 @@ class _Counters:
                 continue
             if result.returncode != 0:
                 continue
-            now = _counters(result.stdout)
+            now = ethtool_counters(result.stdout)
             before = self.last.get(interface)
             self.last[interface] = now
             if before is None:
