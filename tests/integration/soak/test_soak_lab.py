@@ -213,3 +213,24 @@ def test_memory_does_not_grow_with_the_chunks(tmp_path: Path, lab_name: str) -> 
     # Thirteen chunks: the last third of them holds no more than the first did (a
     # sanity bound; the benchmark measures it over 30 minutes).
     assert max(settled[-10:]) <= max(settled[:10]) * 1.15
+
+
+def test_load_bursts_run_on_their_schedule_and_are_kept(tmp_path: Path, lab_name: str) -> None:
+    path = tmp_path / "p.yaml"
+    path.write_text(
+        """lab: {link: 100mbit}
+path: {name: R, topology: router}
+soak: {duration: 20s, chunk: 10s, bursts: {every: 5s, duration: 1s}}
+"""
+    )
+    db = tmp_path / "s.db"
+    status, _, err = run_cli("soak", str(path), "--db", str(db), "--lab-name", lab_name)
+
+    assert status == 0, err
+    found = summary(db)
+    assert len(found.bursts) >= 3  # at 5, 10 and 15 s (one at 20 s ends with the soak)
+    for start, end in found.bursts[:3]:
+        assert 0.8 <= end - start <= 3
+    assert not found.notes
+    leftovers = subprocess.run(["pgrep", "-af", "iperf3 -s"], capture_output=True, check=False)
+    assert f"wirespeed-{lab_name}" not in leftovers.stdout.decode()
