@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from wirespeed.hosts.base import Host
 from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.session import RunningSampler, Sampler
-from wirespeed.soak import records
+from wirespeed.soak import memory, records
 from wirespeed.soak.chunk import ChunkProbes, blind_chunk, parse_chunk
 from wirespeed.soak.faults import Fault, FaultSchedule
 from wirespeed.soak.matching import KernelEvent, kernel_event
@@ -227,6 +227,7 @@ class _Soak:
 
     def _keep(self, chunk: records.ChunkRecord) -> None:
         records.add_chunk(self.store, self.soak_id, chunk)
+        memory.trim()
         self.position += 1
         self.watched += chunk.watched
         self.kept.append(chunk.probes if chunk.probes.runs else NO_PROBES)
@@ -251,6 +252,7 @@ class _Soak:
 
     def run(self) -> None:
         settings, hosts = self.settings, self.hosts
+        memory.limit_arenas()
         origin = time.time() - self.watched
         server = IrttServer(hosts.server, settings.port)
         schedule: FaultSchedule | None = None
