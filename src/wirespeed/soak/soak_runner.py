@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from wirespeed.errors import WirespeedError
 from wirespeed.hosts.base import Host
 from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.session import RunningSampler, Sampler
@@ -28,7 +29,15 @@ from wirespeed.soak.faults import Fault, FaultSchedule
 from wirespeed.soak.matching import KernelEvent, kernel_event
 from wirespeed.soak.outages import Outage, find_outages
 from wirespeed.soak.plan import SoakEntry
-from wirespeed.soak.stream import IrttServer, Started, start_chunk, start_when_up, wait_held
+from wirespeed.soak.stream import (
+    IrttServer,
+    Started,
+    discard,
+    output_path,
+    start_chunk,
+    start_when_up,
+    wait_held,
+)
 from wirespeed.store import Store
 
 __all__ = ["Progress", "SoakHosts", "ethtool_counters", "run_soak", "softnet_dropped"]
@@ -186,6 +195,11 @@ def _events(
     return events, keys
 
 
+def _remove(host: Host, path: str) -> None:
+    with contextlib.suppress(Exception):
+        host.run(["rm", "-f", path], timeout=10)
+
+
 class _Soak:
     def __init__(
         self,
@@ -315,8 +329,11 @@ class _Soak:
                 with contextlib.suppress(Exception):
                     self._keep_blind(time.time())
             for running in (current, following):
-                if running is not None and running.process.poll() is None:
-                    running.process.stop(grace=0.2)
+                if running is not None:
+                    if running.process.poll() is None:
+                        running.process.stop(grace=0.2)
+                    if running.output != "-":
+                        _remove(hosts.client, running.output)
             if schedule is not None:
                 schedule.stop()
                 self.notes.extend(schedule.errors)
@@ -330,8 +347,9 @@ class _Soak:
     def _attempt(self, seconds: float) -> Started:
         settings = self.settings
         return start_chunk(
-            self.hosts.client, self.hosts.target, seconds, settings.interval, settings.port
-        )
+            self.hosts.client, self.hosts.target, seconds, settings.interval, settings.port,
+            output=output_path(time.time()),
+        )  # fmt: skip
 
     def _held_or_retried(
         self, first: Started, asked: float, stopping: threading.Event
@@ -340,8 +358,7 @@ class _Soak:
         time from `asked` until then kept as a blind chunk), or the soak's time is up."""
         if wait_held(first, lambda: not stopping.is_set()):
             return first
-        if first.process.poll() is None:
-            first.process.stop(grace=0.2)
+        discard(self.hosts.client, first)
         self.blind_since = asked
         deadline = asked + max(0.0, self.settings.duration - self.watched)
         started = start_when_up(
@@ -371,6 +388,18 @@ class _Soak:
                 notes=("irtt could not reach its server: the path was down",),
             )
         )
+
+    def _output(self, started: Started) -> str:
+        """The chunk's JSON, read from its file (then removed) or irtt's stdout."""
+        if started.output == "-":
+            return started.process.stdout()
+        client = self.hosts.client
+        try:
+            return client.read_file(started.output)
+        except WirespeedError:
+            return started.process.stdout()  # nothing written: irtt said why there
+        finally:
+            _remove(client, started.output)
 
     def _wait_until(self, when: float, current: Started) -> None:
         while (left := when - time.time()) > 0:
@@ -402,7 +431,7 @@ class _Soak:
         notes = list(self.notes)
         self.notes.clear()
         try:
-            probes = parse_chunk(current.process.stdout(), self.interval_ns)
+            probes = parse_chunk(self._output(current), self.interval_ns)
         except ValueError as error:
             notes.append(f"irtt failed: {error}; {current.process.stderr().strip()[-200:]}")
             probes = blind_chunk(

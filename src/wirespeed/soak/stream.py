@@ -16,6 +16,8 @@ span: chunk.blind_chunk).
 
 from __future__ import annotations
 
+import contextlib
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,6 +33,8 @@ __all__ = [
     "IrttServer",
     "Started",
     "client_argv",
+    "discard",
+    "output_path",
     "start_chunk",
     "start_when_up",
     "wait_held",
@@ -45,13 +49,16 @@ HELD_AFTER = OPEN_TIMEOUT + 0.25
 READY_TIMEOUT = 5.0
 
 
-def client_argv(target: str, seconds: float, interval: float, port: int) -> list[str]:
+def client_argv(
+    target: str, seconds: float, interval: float, port: int, output: str = "-"
+) -> list[str]:
+    """irtt's client; its JSON to `output` (a path ending in .json: not gzipped)."""
     host = f"[{target}]" if ":" in target and not target.startswith("[") else target
     return [
         PROGRAM, "client",
         "-i", f"{round(interval * 1e6)}us",
         "-d", f"{round(seconds * 1000)}ms",
-        "-Q", "-o", "-",
+        "-Q", "-o", output,
         f"--timeouts={round(OPEN_TIMEOUT * 1000)}ms",
         "--wait=3x1s",
         f"{host}:{port}",
@@ -65,6 +72,7 @@ class Started:
     process: Process
     started_at: float
     seconds: float
+    output: str = "-"  # where irtt writes its JSON on the client: "-" is its stdout
 
     @property
     def sending_ends(self) -> float:
@@ -73,13 +81,24 @@ class Started:
     def held(self) -> bool | None:
         """True once its session is open, False if it failed to open, None: too early."""
         if self.process.poll() is not None:
-            return self.process.poll() == 0 and bool(self.process.stdout().strip())
+            return self.process.poll() == 0
         return True if time.time() - self.started_at >= HELD_AFTER else None
 
 
-def start_chunk(client: Host, target: str, seconds: float, interval: float, port: int) -> Started:
+def start_chunk(
+    client: Host, target: str, seconds: float, interval: float, port: int, *, output: str = "-"
+) -> Started:
     started_at = time.time()
-    return Started(client.start(client_argv(target, seconds, interval, port)), started_at, seconds)
+    argv = client_argv(target, seconds, interval, port, output)
+    return Started(client.start(argv), started_at, seconds, output)
+
+
+def output_path(started_at: float) -> str:
+    """Where a chunk's irtt writes its JSON on the client. A file, not irtt's stdout:
+    2.4 MB a minute of indented JSON read line by line are 270,000 small strings per
+    chunk, and the allocator did not give their memory back (the resident size grew by
+    MBs a chunk); a file is read as one string."""
+    return f"/tmp/wirespeed-soak-{os.getpid()}-{round(started_at * 1000)}.json"
 
 
 def wait_held(started: Started, keep_going: Callable[[], bool]) -> bool:
@@ -106,7 +125,11 @@ def start_when_up(
     try:
         while keep_going():
             if not attempts or time.time() - attempts[-1].started_at >= RETRY_SECONDS:
-                attempts.append(start_chunk(client, target, seconds, interval, port))
+                attempts.append(
+                    start_chunk(
+                        client, target, seconds, interval, port, output=output_path(time.time())
+                    )
+                )
             for attempt in list(attempts):
                 held = attempt.held()
                 if held:
@@ -114,12 +137,21 @@ def start_when_up(
                     return attempt
                 if held is False:
                     attempts.remove(attempt)
+                    discard(client, attempt)
             time.sleep(0.01)
         return None
     finally:
         for attempt in attempts:
-            if attempt.process.poll() is None:
-                attempt.process.stop(grace=0.2)
+            discard(client, attempt)
+
+
+def discard(client: Host, started: Started) -> None:
+    """Stop an attempt not wanted, and remove what it may have written."""
+    if started.process.poll() is None:
+        started.process.stop(grace=0.2)
+    if started.output != "-":
+        with contextlib.suppress(Exception):
+            client.run(["rm", "-f", started.output], timeout=10)
 
 
 @dataclass
