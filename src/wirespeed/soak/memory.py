@@ -1,12 +1,13 @@
-"""Keeping a soak's memory flat for hours.
+"""Keeping a soak's memory flat for hours, with the allocator's help.
 
-Each chunk's irtt output (2.4 MB of JSON a minute) is read line by line by a reader
-thread of its own and parsed once the chunk ends; Python frees it all, but glibc's
-malloc keeps what it freed in per-thread arenas (up to eight per core), and a new
-reader thread per chunk spreads the freed memory over more of them: the resident size
-crept up by about 1 MB a chunk over a 30-minute soak. Two arenas, and a malloc_trim()
-after each chunk (which hands the free pages of every arena back), keep it flat.
-Where the C library is not glibc both are skipped: nothing else depends on them.
+A soak starts a few threads a chunk (the readers of irtt's and the sampler's output),
+and glibc's malloc gives threads arenas of their own (up to eight per core) whose freed
+memory it keeps; the chunks' parsing frees megabytes each time. Two arenas, and a
+malloc_trim() after each chunk (which hands the free pages of every arena back), bound
+what the allocator holds. This alone did not flatten the resident size (the chunk's
+JSON read as 270,000 line strings did: stream.output_path says what replaced it;
+docs/benchmarks.md has both measurements). Where the C library is not glibc both are
+skipped: nothing else depends on them.
 """
 
 from __future__ import annotations
