@@ -59,6 +59,7 @@ COMMANDS = {
     "completion": "completion",
     "manpage": "manpage",
     "plans": "plans",
+    "soak": "soak",
 }
 
 
@@ -383,6 +384,10 @@ def build_parser() -> argparse.ArgumentParser:
     runs = sub.add_parser("runs", help="list the runs in the store")
     runs.add_argument("--json", action="store_true", help="print JSON (docs/json-format.md)")
     _add_db(runs)
+
+    from wirespeed.cli.commands.soak import add_parser as add_soak_parser
+
+    _add_db(add_soak_parser(sub))
 
     report = sub.add_parser("report", help="report a run (default: the latest)")
     report.add_argument("run", nargs="?", type=run_id, metavar="RUN", help="run id (`runs`)")

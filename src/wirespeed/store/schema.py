@@ -248,5 +248,6 @@ warnings = Table(
 )
 
 # Every table is part of the schema whoever imports the store first: the tuning journal
-# lives in a module of its own, which adds its table to `metadata` when imported.
-from wirespeed.store import journal_table  # noqa: E402, F401
+# and the soak tables live in modules of their own, which add their tables to `metadata`
+# when imported.
+from wirespeed.store import journal_table, soak_table  # noqa: E402, F401

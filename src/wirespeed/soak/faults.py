@@ -1,0 +1,171 @@
+"""Outages of known start and length, injected into a lab DUT: the truth a soak's
+outage detection is checked against.
+
+Two kinds, as a router loses a path:
+- link: the DUT's port (`wan` by default) goes down and comes back (`ip link set`), as
+  a NIC that resets; its neighbours are forgotten and learnt again;
+- forwarding: the DUT keeps its links but forwards nothing (an nftables chain in the
+  forward hook whose policy is drop, ahead of every other), as a hung Tx queue.
+
+At each start the DUT's kernel log gets a line that mimics the igb driver of a router
+that did this (`igb 0000:01:00.0: Detected Tx Unit Hang`, `NETDEV WATCHDOG`), and at
+each end one as the driver writes once it recovered (`NIC Link is Up`, `Reset
+adapter`); every one starts with `wirespeed-lab[LAB]:`, so that nobody takes it for
+the kernel's own. The times kept are this machine's wall clock around each command
+(their midpoint: a command takes milliseconds).
+
+FaultSchedule runs the faults from a thread at their times; stop() ends one in
+progress and undoes everything, also after Ctrl-C or an error. A process killed with
+SIGKILL cannot: the lab is rebuilt (Lab.up removes the stale one) when the soak resumes,
+and `wirespeed lab down` removes it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from wirespeed.hosts.base import Host
+
+__all__ = ["FAULT_KINDS", "Fault", "FaultSchedule", "Injected"]
+
+FAULT_KINDS = ("link", "forwarding")
+NFT_TABLE = "wirespeed_soak_fault"
+PCI_ADDRESS = "0000:01:00.0"  # the seed's igb port; made up, as the driver is
+
+
+@dataclass(frozen=True)
+class Fault:
+    at: float  # seconds after the soak started
+    down: float  # seconds
+    kind: str = "link"
+
+    def __post_init__(self) -> None:
+        if self.kind not in FAULT_KINDS:
+            raise ValueError(f"a fault's kind is one of {', '.join(FAULT_KINDS)}")
+        if self.at < 0 or self.down <= 0:
+            raise ValueError("a fault needs at >= 0 and down > 0")
+
+
+@dataclass(frozen=True)
+class Injected:
+    """A fault as it happened: wall clock seconds."""
+
+    fault: Fault
+    start: float
+    end: float
+
+    @property
+    def duration(self) -> float:
+        return self.end - self.start
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "kind": self.fault.kind,
+            "at": self.fault.at,
+            "down": self.fault.down,
+            "start": round(self.start, 4),
+            "end": round(self.end, 4),
+        }
+
+
+class FaultSchedule:
+    """Runs `faults` on the DUT `dut` (a host in the lab DUT's namespace), `origin` being
+    the wall-clock time their `at` counts from."""
+
+    def __init__(
+        self,
+        dut: Host,
+        faults: Sequence[Fault],
+        origin: float,
+        *,
+        lab: str,
+        interface: str = "wan",
+        family: str = "ip",
+    ) -> None:
+        self.dut = dut
+        self.faults = sorted(faults, key=lambda fault: fault.at)
+        self.origin = origin
+        self.lab = lab
+        self.interface = interface
+        self.family = family
+        self.done: list[Injected] = []
+        self.errors: list[str] = []
+        self._stop = threading.Event()
+        self._active: Fault | None = None
+        self._lock = threading.Lock()
+        self._thread = threading.Thread(target=self._run, name="soak-faults", daemon=True)
+
+    def start(self) -> None:
+        if self.faults:
+            self._thread.start()
+
+    def stop(self) -> None:
+        """End the fault in progress (if any) and stop the schedule; idempotent."""
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=10)
+        with self._lock:
+            if self._active is not None:
+                self._undo(self._active)
+                self._active = None
+
+    def _run(self) -> None:
+        for fault in self.faults:
+            if self._stop.wait(max(0.0, self.origin + fault.at - time.time())):
+                return
+            with self._lock:
+                try:
+                    start = self._apply(fault)
+                except Exception as error:
+                    self.errors.append(f"{fault.kind} fault at {fault.at:g} s: {error}")
+                    continue
+                self._active = fault
+            stopped = self._stop.wait(max(0.0, start + fault.down - time.time()))
+            with self._lock:
+                if self._active is None:
+                    return
+                end = self._undo(fault)
+                self._active = None
+            self.done.append(Injected(fault, start, end))
+            if stopped:
+                return
+
+    def _kmsg(self, text: str) -> None:
+        # Level 4 (warning), as the driver writes these; /dev/kmsg is the host's log, the
+        # one the DUT's sampler reads (a namespace has no log of its own).
+        self.dut.write_file("/dev/kmsg", f"<4>wirespeed-lab[{self.lab}]: {text}\n")
+
+    def _timed(self, argv: list[str]) -> float:
+        before = time.time()
+        result = self.dut.run(argv, timeout=10)
+        after = time.time()
+        if result.returncode != 0:
+            raise RuntimeError(f"{' '.join(argv)}: {result.stderr.strip()}")
+        return (before + after) / 2
+
+    def _apply(self, fault: Fault) -> float:
+        port = self.interface
+        if fault.kind == "link":
+            self._kmsg(f"igb {PCI_ADDRESS} {port}: Detected Tx Unit Hang")
+            return self._timed(["ip", "link", "set", "dev", port, "down"])
+        self._kmsg(f"NETDEV WATCHDOG: {port} (igb): transmit queue 0 timed out")
+        chain = "{ type filter hook forward priority -300 ; policy drop ; }"
+        return self._timed(
+            ["nft", f"add table {self.family} {NFT_TABLE} ; "
+             f"add chain {self.family} {NFT_TABLE} stop {chain}"]
+        )  # fmt: skip
+
+    def _undo(self, fault: Fault) -> float:
+        port = self.interface
+        if fault.kind == "link":
+            end = self._timed(["ip", "link", "set", "dev", port, "up"])
+            self._kmsg(
+                f"igb {PCI_ADDRESS} {port}: igb: {port} NIC Link is Up 1000 Mbps Full Duplex"
+            )
+            return end
+        end = self._timed(["nft", f"delete table {self.family} {NFT_TABLE}"])
+        self._kmsg(f"igb {PCI_ADDRESS} {port}: Reset adapter")
+        return end

@@ -1,0 +1,134 @@
+"""A soak's summary as text, Markdown, JSON and an HTML section.
+
+The HTML lists outages and kernel events and carries the data to plot as JSON in a
+`<script type="application/json" id="soak-data">` element: outages as intervals,
+events as instants, faults as intervals, per-chunk loss and round trip.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import time
+
+from wirespeed.soak import records
+from wirespeed.soak.plan import parse_soak_plan
+from wirespeed.soak.sentence import describe_event, duration_text
+from wirespeed.soak.summary import SoakSummary, summarize
+from wirespeed.store import Store
+
+__all__ = ["render", "render_text", "summary_of"]
+
+
+def summary_of(
+    store: Store, soak_id: int | None, *, threshold: int | None = None
+) -> SoakSummary | None:
+    """A stored soak's summary; `threshold`: count outages from this many consecutive
+    lost probes instead of the plan's (the loss runs are kept, so any threshold at
+    least 1 can be applied afterwards)."""
+    found = records.load(store, soak_id)
+    if found is None:
+        return None
+    header, chunks = found
+    settings = parse_soak_plan(header.plan_text, f"soak {header.id}").soak
+    return summarize(
+        header, chunks,
+        interval=settings.interval, threshold=threshold or settings.outage,
+        window=settings.match_window,
+    )  # fmt: skip
+
+
+def _when(at: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(at)) + f".{int(at * 1000) % 1000:03d}Z"
+
+
+def _rows(summary: SoakSummary) -> list[list[str]]:
+    rows = []
+    for number, m in enumerate(summary.matched, 1):
+        o = m.outage
+        cause = m.cause
+        rows.append(
+            [
+                str(number),
+                _when(o.start),
+                f"{o.duration:.3f}",
+                str(o.lost) + (" (est.)" if o.blind else ""),
+                o.direction,
+                f"`{describe_event(cause)}`" + (f" on {cause.interface}" if cause.interface else "")
+                if cause
+                else "none",
+            ]
+        )
+    return rows
+
+
+HEAD = ["#", "start (UTC)", "length s", "lost", "direction", "kernel event"]
+
+
+def render_text(summary: SoakSummary) -> str:
+    lines = [f"soak {summary.header.id} ({summary.header.status}): {summary.sentence}"]
+    for row in _rows(summary):
+        lines.append("  " + "  ".join(row).replace("`", ""))
+    return "\n".join(lines) + "\n"
+
+
+def render_markdown(summary: SoakSummary) -> str:
+    title = summary.header.title or f"Soak {summary.header.id}"
+    out = [f"# {title}", "", f"**{summary.sentence}**", ""]
+    out.append(
+        f"Watched {duration_text(summary.watched)} ({summary.sent} probes each way, "
+        f"{summary.lost} lost); an outage is ≥ {summary.threshold} consecutive lost probes "
+        f"({summary.threshold * summary.interval * 1000:.0f} ms). Status: {summary.header.status}."
+    )
+    if summary.matched:
+        out += ["", "| " + " | ".join(HEAD) + " |", "|" + "---|" * len(HEAD)]
+        out += ["| " + " | ".join(row) + " |" for row in _rows(summary)]
+    events = [e for e in summary.events if e.kind is not None]
+    if events:
+        out += ["", "## Kernel events", ""]
+        out += [f"- {_when(e.at)} {e.host}: `{e.message}`" for e in events]
+    if summary.faults:
+        out += ["", "## Injected faults (the lab's truth)", ""]
+        out += [
+            f"- {f['kind']}: {_when(f['start'])} for {f['end'] - f['start']:.3f} s"
+            for f in summary.faults
+        ]
+    if summary.notes:
+        out += ["", "## Notes", ""] + [f"- {note}" for note in dict.fromkeys(summary.notes)]
+    return "\n".join(out) + "\n"
+
+
+def render_html(summary: SoakSummary) -> str:
+    esc = html.escape
+    title = esc(summary.header.title or f"Soak {summary.header.id}")
+    rows = "".join(
+        "<tr>" + "".join(f"<td>{esc(cell.replace('`', ''))}</td>" for cell in row) + "</tr>"
+        for row in _rows(summary)
+    )
+    events = "".join(
+        f"<li><time>{esc(_when(e.at))}</time> {esc(e.host)}: <code>{esc(e.message)}</code></li>"
+        for e in summary.events
+        if e.kind is not None
+    )
+    data = json.dumps(summary.to_dict(), separators=(",", ":")).replace("</", "<\\/")
+    return (
+        "<!doctype html><html><head><meta charset='utf-8'>"
+        f"<title>{title}</title></head><body>"
+        f"<section id='soak'><h1>{title}</h1><p><strong>{esc(summary.sentence)}</strong></p>"
+        "<h2>Outages</h2><table><thead><tr>"
+        + "".join(f"<th>{esc(h)}</th>" for h in HEAD)
+        + f"</tr></thead><tbody>{rows}</tbody></table>"
+        f"<h2>Kernel events</h2><ul>{events}</ul></section>"
+        f"<script type='application/json' id='soak-data'>{data}</script>"
+        "</body></html>\n"
+    )
+
+
+def render(summary: SoakSummary, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(summary.to_dict(), indent=2) + "\n"
+    if fmt == "markdown":
+        return render_markdown(summary)
+    if fmt == "html":
+        return render_html(summary)
+    return render_text(summary)

@@ -1,0 +1,73 @@
+"""Where a soak runs: a lab built for it, or the plan's real hosts."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+from wirespeed.errors import MissingToolError
+from wirespeed.hosts.base import Host
+from wirespeed.hosts.local import LocalHost
+from wirespeed.soak.plan import SoakFile
+from wirespeed.soak.soak_runner import SoakHosts
+
+__all__ = ["soak_hosts"]
+
+
+@contextlib.contextmanager
+def soak_hosts(plan: SoakFile, lab_name: str | None) -> Iterator[SoakHosts]:
+    """The hosts of the soak, for as long as it runs; a lab is torn down afterwards."""
+    if plan.lab is not None and plan.path.client is None:
+        from wirespeed.lab.lab import Lab, LabSpec
+        from wirespeed.lab.limits import limit_family
+        from wirespeed.lab.links import parse_link
+        from wirespeed.model import Role, Topology
+
+        topology = Topology(plan.path.topology)
+        spec = LabSpec(
+            topology=topology,
+            link=parse_link(plan.lab.link, mtu=plan.lab.mtu, queue=plan.lab.queue),
+            name=lab_name or f"soak-{topology.value}",
+            dut_access=plan.soak.dut_access,
+        )
+        with Lab.up(spec, owned=True) as lab:
+            yield SoakHosts(
+                client=lab.hosts[Role.CLIENT],
+                server=lab.hosts[Role.SERVER],
+                target=lab.server_address,
+                dut=lab.device_hosts[Role.DUT],
+                fault_host=lab.hosts[Role.DUT],
+                lab=lab.name,
+                fault_family=limit_family(topology),
+            )
+        return
+    from wirespeed.hosts.ssh import SshHost
+    from wirespeed.hosts.ssh_connection import SshSettings
+    from wirespeed.hosts.ssh_target import SshTarget
+
+    made: list[SshHost] = []
+
+    def host(name: str | None) -> Host | None:
+        if name is None:
+            return None
+        entry = plan.hosts[name]
+        if entry.ssh is None:
+            return LocalHost()
+        ssh = SshHost(SshTarget.parse(entry.ssh), SshSettings(), name=name)
+        made.append(ssh)
+        ssh.connect()
+        return ssh
+
+    client, server = host(plan.path.client), host(plan.path.server)
+    assert client is not None and server is not None
+    for end in (client, server):
+        if end.which("irtt") is None:
+            raise MissingToolError("irtt", end.name, {"irtt": "irtt"})
+    server_entry = plan.hosts[str(plan.path.server)]
+    target = server_entry.address or SshTarget.parse(str(server_entry.ssh)).host
+    try:
+        yield SoakHosts(client, server, target.strip("[]"), host(plan.path.dut_host))
+    finally:
+        for ssh in made:
+            with contextlib.suppress(Exception):
+                ssh.close()

@@ -1,0 +1,189 @@
+"""The soak's probe stream: irtt runs one chunk after another, back to back.
+
+Each chunk is an irtt client run of `seconds`; the next is started as the previous one
+sends its last probe (not when it exits: irtt then waits for late answers, three times
+the largest round trip), so the probes of two chunks follow each other without a gap.
+A chunk keeps nothing in wirespeed's memory but its own output, and is parsed and
+dropped as soon as it ends: a soak of any length holds one or two chunks at a time.
+
+A chunk cannot start while the path is down: irtt opens its session with a packet the
+server must answer (it exits with "no reply from server" once its open timeouts pass).
+While that happens, start_when_up() starts a new attempt every RETRY_SECONDS, each
+with one open timeout of OPEN_TIMEOUT, until one holds: the path's return is seen to
+RETRY_SECONDS. The time until that chunk's first probe is part of the outage (a blind
+span: chunk.blind_chunk).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from wirespeed.errors import WirespeedError
+from wirespeed.hosts.base import Host, Process
+from wirespeed.hosts.sockets import listening
+from wirespeed.model import Proto
+
+__all__ = [
+    "OPEN_TIMEOUT",
+    "RETRY_SECONDS",
+    "IrttServer",
+    "Started",
+    "client_argv",
+    "discard",
+    "output_path",
+    "start_chunk",
+    "start_when_up",
+    "wait_held",
+]
+
+PROGRAM = "irtt"
+OPEN_TIMEOUT = 0.2  # irtt's shortest
+RETRY_SECONDS = 0.1
+# An attempt still running this long after it started has its session open: a failed
+# open exits after OPEN_TIMEOUT.
+HELD_AFTER = OPEN_TIMEOUT + 0.25
+READY_TIMEOUT = 5.0
+
+
+def client_argv(
+    target: str, seconds: float, interval: float, port: int, output: str = "-"
+) -> list[str]:
+    """irtt's client; its JSON to `output` (a path ending in .json: not gzipped)."""
+    host = f"[{target}]" if ":" in target and not target.startswith("[") else target
+    return [
+        PROGRAM, "client",
+        "-i", f"{round(interval * 1e6)}us",
+        "-d", f"{round(seconds * 1000)}ms",
+        "-Q", "-o", output,
+        f"--timeouts={round(OPEN_TIMEOUT * 1000)}ms",
+        "--wait=3x1s",
+        f"{host}:{port}",
+    ]  # fmt: skip
+
+
+@dataclass
+class Started:
+    """One irtt client run: its process, when it started (wall clock), for how long."""
+
+    process: Process
+    started_at: float
+    seconds: float
+    output: str = "-"  # where irtt writes its JSON on the client: "-" is its stdout
+
+    @property
+    def sending_ends(self) -> float:
+        return self.started_at + self.seconds
+
+    def held(self) -> bool | None:
+        """True once its session is open, False if it failed to open, None: too early."""
+        if self.process.poll() is not None:
+            return self.process.poll() == 0
+        return True if time.time() - self.started_at >= HELD_AFTER else None
+
+
+def start_chunk(
+    client: Host, target: str, seconds: float, interval: float, port: int, *, output: str = "-"
+) -> Started:
+    started_at = time.time()
+    argv = client_argv(target, seconds, interval, port, output)
+    return Started(client.start(argv), started_at, seconds, output)
+
+
+def output_path(started_at: float) -> str:
+    """Where a chunk's irtt writes its JSON on the client. A file, not irtt's stdout:
+    2.4 MB a minute of indented JSON read line by line are 270,000 small strings per
+    chunk, and the allocator did not give their memory back (the resident size grew by
+    MBs a chunk); a file is read as one string."""
+    return f"/tmp/wirespeed-soak-{os.getpid()}-{round(started_at * 1000)}.json"
+
+
+def wait_held(started: Started, keep_going: Callable[[], bool]) -> bool:
+    while keep_going():
+        held = started.held()
+        if held is not None:
+            return held
+        time.sleep(0.02)
+    return False
+
+
+def start_when_up(
+    client: Host,
+    *,
+    target: str,
+    seconds: float,
+    interval: float,
+    port: int,
+    keep_going: Callable[[], bool],
+) -> Started | None:
+    """Attempts every RETRY_SECONDS until one holds (returned; the others are stopped),
+    or keep_going() says stop (None)."""
+    attempts: list[Started] = []
+    try:
+        while keep_going():
+            if not attempts or time.time() - attempts[-1].started_at >= RETRY_SECONDS:
+                attempts.append(
+                    start_chunk(
+                        client, target, seconds, interval, port, output=output_path(time.time())
+                    )
+                )
+            for attempt in list(attempts):
+                held = attempt.held()
+                if held:
+                    attempts.remove(attempt)
+                    return attempt
+                if held is False:
+                    attempts.remove(attempt)
+                    discard(client, attempt)
+            time.sleep(0.01)
+        return None
+    finally:
+        for attempt in attempts:
+            discard(client, attempt)
+
+
+def discard(client: Host, started: Started) -> None:
+    """Stop an attempt not wanted, and remove what it may have written."""
+    if started.process.poll() is None:
+        started.process.stop(grace=0.2)
+    if started.output != "-":
+        with contextlib.suppress(Exception):
+            client.run(["rm", "-f", started.output], timeout=10)
+
+
+@dataclass
+class IrttServer:
+    """`irtt server` on the soak's server host, for the whole soak."""
+
+    host: Host
+    port: int
+    process: Process | None = field(default=None, init=False)
+
+    def start(self) -> None:
+        if listening(self.host, None, self.port, Proto.UDP):
+            raise WirespeedError(
+                f"UDP port {self.port} is taken on {self.host.name}: an irtt server already "
+                "running? (soak: port)"
+            )
+        process = self.host.start([PROGRAM, "server", "-b", f":{self.port}"])
+        deadline = time.monotonic() + READY_TIMEOUT
+        while time.monotonic() < deadline:
+            if process.poll() is not None:
+                said = (process.stderr() or process.stdout()).strip().splitlines()
+                raise WirespeedError(
+                    f"the irtt server on {self.host.name} exited: {said[-1] if said else '?'}"
+                )
+            if listening(self.host, process.pid, self.port, Proto.UDP):
+                self.process = process
+                return
+            time.sleep(0.01)
+        process.stop()
+        raise WirespeedError(f"the irtt server on {self.host.name} did not listen")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.stop(grace=0.5)
+            self.process = None
