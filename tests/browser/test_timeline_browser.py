@@ -13,9 +13,11 @@ from browser.chromium_cdp import Page, chromium, chromium_path
 from browser.test_html_report_browser import ARTIFACTS, _problems
 from support.board_samples import line_rate_trial, sampled_board
 from support.samples import run_record
+from support.soak_samples import captured_summary
 from wirespeed.report import build_report
 from wirespeed.report.html import render_html
 from wirespeed.report.timeline import Lane, Mark, Series, Span, timeline_section
+from wirespeed.soak.render import render as render_soak
 
 pytestmark = pytest.mark.browser
 
@@ -166,4 +168,20 @@ def test_a_day_of_soak_draws_every_outage_and_event_and_zooms(tmp_path: Path) ->
         assert page.evaluate("document.querySelector('#soak .ws-tl-range').textContent") == whole
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(ARTIFACTS / "html-timeline-soak.png")
+        assert _problems(page) == []
+
+
+def test_a_soaks_own_page_draws_its_outage_and_events(tmp_path: Path) -> None:
+    # The page `wirespeed soak --report --format html` writes, from a chunk captured
+    # through a lab with a link fault.
+    assert CHROMIUM is not None
+    out = tmp_path / "soak-page.html"
+    out.write_text(render_soak(captured_summary(), "html"), encoding="utf-8")
+    with chromium(CHROMIUM) as browser:
+        page = browser.open(out.as_uri())
+        assert page.wait_for(DRAWN.format("#soak-timeline"))
+        assert _lanes(page, "#soak-timeline") == ["Probes lost", "Round trip"]
+        svg = "document.querySelector('#soak-timeline svg')"
+        assert page.evaluate(f"{svg}.querySelectorAll('rect.ws-tl-span').length") == 2
+        assert page.evaluate(f"{svg}.querySelectorAll('line.ws-tl-mark').length") >= 2
         assert _problems(page) == []

@@ -1,6 +1,7 @@
 """A soak's summary as text, Markdown, JSON and an HTML section.
 
-The HTML lists outages and kernel events and carries the data to plot as JSON in a
+The HTML lists outages and kernel events, draws them over time with each chunk's loss
+and round trips (soak/timeline.py), and carries the data as JSON in a
 `<script type="application/json" id="soak-data">` element: outages as intervals,
 events as instants, faults as intervals, per-chunk loss and round trip.
 """
@@ -10,11 +11,13 @@ from __future__ import annotations
 import html
 import json
 import time
+from importlib import resources
 
 from wirespeed.soak import records
 from wirespeed.soak.plan import parse_soak_plan
 from wirespeed.soak.sentence import describe_event, duration_text
 from wirespeed.soak.summary import SoakSummary, summarize
+from wirespeed.soak.timeline import soak_timeline
 from wirespeed.store import Store
 
 __all__ = ["render", "render_text", "summary_of"]
@@ -111,16 +114,21 @@ def render_html(summary: SoakSummary) -> str:
         if e.kind is not None
     )
     data = json.dumps(summary.to_dict(), separators=(",", ":")).replace("</", "<\\/")
+    style = (resources.files("wirespeed.report") / "assets" / "report.css").read_text("utf-8")
     return (
-        "<!doctype html><html><head><meta charset='utf-8'>"
-        f"<title>{title}</title></head><body>"
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
+        # No request may leave the page, as the run report's.
+        "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; "
+        "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">"
+        f"<title>{title}</title><style>{style}</style></head><body><main>"
         f"<section id='soak'><h1>{title}</h1><p><strong>{esc(summary.sentence)}</strong></p>"
         "<h2>Outages</h2><table><thead><tr>"
         + "".join(f"<th>{esc(h)}</th>" for h in HEAD)
         + f"</tr></thead><tbody>{rows}</tbody></table>"
         f"<h2>Kernel events</h2><ul>{events}</ul></section>"
+        f"{soak_timeline(summary)}"
         f"<script type='application/json' id='soak-data'>{data}</script>"
-        "</body></html>\n"
+        "</main></body></html>\n"
     )
 
 
