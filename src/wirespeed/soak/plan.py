@@ -7,7 +7,7 @@
       duration: 40s        # how long the stream runs (a number is seconds; 10m, 14h)
       interval: 10ms       # one probe each way every interval (100 packets/s)
       chunk: 60s           # irtt runs this long; what a killed soak loses at most
-      outage: 3            # consecutive lost probes that make an outage
+      outage: 10           # consecutive lost probes that make an outage
       match_window: 2s     # kernel events this near an outage are matched with it
       ethtool: [wan]       # DUT interfaces whose `ethtool -S` counters are read per chunk
       bursts: {every: 10m, duration: 30s}   # iperf3 load on a schedule (optional)
@@ -29,6 +29,7 @@ from pydantic import BeforeValidator, Field, ValidationError, model_validator
 from wirespeed.errors import UsageError
 from wirespeed.plan.schema import Entry, HostEntry, LabEntry, PathEntry
 from wirespeed.plan.yamltree import YamlProblem, load_yaml
+from wirespeed.soak.outages import DEFAULT_THRESHOLD
 
 __all__ = ["BurstEntry", "FaultEntry", "SoakEntry", "SoakFile", "parse_soak_plan", "seconds"]
 
@@ -75,7 +76,7 @@ class SoakEntry(Entry):
     duration: Seconds
     interval: Annotated[float, BeforeValidator(seconds), Field(ge=0.001, le=1.0)] = 0.01
     chunk: Annotated[float, BeforeValidator(seconds), Field(ge=5, le=3600)] = 60.0
-    outage: Annotated[int, Field(ge=1, le=100000)] = 3
+    outage: Annotated[int, Field(ge=1, le=100000)] = DEFAULT_THRESHOLD
     match_window: Annotated[float, BeforeValidator(seconds), Field(ge=0, le=600)] = 2.0
     port: Annotated[int, Field(ge=1, le=65535)] = 2112
     dut_access: str = "netns"  # lab only: "ssh" makes the DUT a dropbear + busybox device

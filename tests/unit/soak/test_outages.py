@@ -91,7 +91,7 @@ def test_chunks_apart_by_more_than_a_handover_are_not_joined() -> None:
         (LossRun(5_000_000_010, 5_000_000_015, 5, up=5, open_start=True),),
     )  # fmt: skip
 
-    assert len(find_outages([before, after])) == 2
+    assert len(find_outages([before, after], threshold=3)) == 2
 
 
 @pytest.mark.parametrize(("lost", "outages"), [(2, 0), (3, 1), (4, 1)])
