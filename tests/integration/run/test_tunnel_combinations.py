@@ -198,8 +198,12 @@ def test_every_tunnel_the_plan_accepts_reaches_its_ceiling(
     topology: Topology, tmp_path: Path
 ) -> None:
     tunnels = [t for t in TUNNELS if (topology, t[1]) not in REFUSED_PLACEMENTS]
-    plan = plan_text(topology, tunnels, {shape: [path_name(t) for t in tunnels]
-                                         for shape in BASIC})  # fmt: skip
+    # Each tunnel carries one of the basic shapes, in turn (each shape through every
+    # tunnel is test_every_traffic_combination_runs_through_a_tunnel's, on one of them).
+    traffic: dict[Shape, list[str]] = {shape: [] for shape in BASIC}
+    for index, tunnel in enumerate(tunnels):
+        traffic[BASIC[index % len(BASIC)]].append(path_name(tunnel))
+    plan = plan_text(topology, tunnels, {shape: on for shape, on in traffic.items() if on})
     problems, document = measure_until_near(plan, tmp_path)
     assert problems == [], "\n".join(problems)
     said = " ".join(notes_of(document))
@@ -225,10 +229,9 @@ TRAFFIC: list[Shape] = [
 
 
 def test_every_traffic_combination_runs_through_a_tunnel(tmp_path: Path) -> None:
-    tunnels: list[Tunnel] = [
-        (TunnelKind.OPENVPN, TunnelEnds.THROUGH, Proto.UDP),
-        (TunnelKind.WIREGUARD, TunnelEnds.DUT, Proto.UDP),
-    ]
+    # Through OpenVPN, whose MTU, fragments and daemon differ most from the bare link
+    # (WireGuard carries each basic shape on every topology, above).
+    tunnels: list[Tunnel] = [(TunnelKind.OPENVPN, TunnelEnds.THROUGH, Proto.UDP)]
     plan = plan_text(Topology.ROUTER, tunnels, {shape: [path_name(t) for t in tunnels]
                                                 for shape in TRAFFIC})  # fmt: skip
     problems, _ = measure_until_near(plan, tmp_path)
@@ -245,10 +248,7 @@ def test_a_tunnel_to_an_ssh_dut(tmp_path: Path) -> None:
 def test_rrul_and_latency_probes_run_through_a_tunnel(tmp_path: Path) -> None:
     # The latency kinds take the tunnel's far end as their target too: the probes cross
     # the tunnel, idle and under the load.
-    tunnels: list[Tunnel] = [
-        (TunnelKind.WIREGUARD, TunnelEnds.THROUGH, Proto.UDP),
-        (TunnelKind.OPENVPN, TunnelEnds.DUT, Proto.UDP),
-    ]
+    tunnels: list[Tunnel] = [(TunnelKind.WIREGUARD, TunnelEnds.THROUGH, Proto.UDP)]
     paths = "\n".join(
         f"  - {{name: {path_name(t)}, topology: router, tunnel: {tunnel_yaml(t)}}}" for t in tunnels
     )
@@ -259,7 +259,7 @@ def test_rrul_and_latency_probes_run_through_a_tunnel(tmp_path: Path) -> None:
     )
     document, err = run(plan, tmp_path / "run")
     assert document["exit_status"] == 0, err
-    assert len(document["trials"]) == 4
+    assert len(document["trials"]) == 2
     for trial in document["trials"]:
         assert trial["status"] == "ok", trial["reason"]
         wanted = {"up", "down"} if trial["test"]["tool"] == "rrul" else {"up"}
