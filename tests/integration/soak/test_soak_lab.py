@@ -190,7 +190,7 @@ def rss_kb(pid: int) -> int:
 def test_memory_does_not_grow_with_the_chunks(tmp_path: Path, lab_name: str) -> None:
     db = tmp_path / "s.db"
     process = subprocess.Popen(
-        [WIRESPEED, "soak", str(plan(tmp_path / "p.yaml", 70, 5)), "--db", str(db),
+        [WIRESPEED, "soak", str(plan(tmp_path / "p.yaml", 45, 5)), "--db", str(db),
          "--lab-name", lab_name],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
@@ -208,11 +208,11 @@ def test_memory_does_not_grow_with_the_chunks(tmp_path: Path, lab_name: str) -> 
     with Store.open(db) as store:
         header = records.load_header(store, None)
     assert header is not None and header.status == "complete"
-    settled = [kb for t, kb in samples if t >= 20]  # after a few chunks were parsed
-    assert len(settled) >= 30
-    # Thirteen chunks: the last third of them holds no more than the first did (a
-    # sanity bound; the benchmark measures it over 30 minutes).
-    assert max(settled[-10:]) <= max(settled[:10]) * 1.15
+    settled = [kb for t, kb in samples if t >= 15]  # after a few chunks were parsed
+    assert len(settled) >= 20
+    # Nine chunks: the last of them hold no more than the first did (a sanity bound;
+    # the benchmark measures it over 30 minutes).
+    assert max(settled[-8:]) <= max(settled[:8]) * 1.15
 
 
 def test_load_bursts_run_on_their_schedule_and_are_kept(tmp_path: Path, lab_name: str) -> None:
