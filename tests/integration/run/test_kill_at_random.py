@@ -19,7 +19,7 @@ from lab_runs import WIRESPEED, namespaces_of, unique_prefix
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 
-KILLS = 20
+KILLS = 12
 
 PLAN = """
 title: killed at random

@@ -70,8 +70,8 @@ def test_resume_mistakes_are_usage_errors(tmp_path: Path) -> None:
 def test_a_run_still_going_is_not_resumed(tmp_path: Path) -> None:
     plan, db = tmp_path / "plan.yaml", tmp_path / "runs.db"
     plan.write_text(LOOPBACK)
-    # 6 trials of 5 s: still going when the resume (seconds to start) looks.
-    only = ("--only", "1,2", "--repeat", "3", "--duration", "5")
+    # 4 trials of 4 s: still going when the resume (seconds to start) looks.
+    only = ("--only", "1,2", "--repeat", "2", "--duration", "4")
     running = subprocess.Popen(
         [*WIRESPEED, "run", str(plan), "--db", str(db), *only, "-q"],
         stdout=subprocess.DEVNULL,
@@ -92,8 +92,8 @@ def test_a_run_still_going_is_not_resumed(tmp_path: Path) -> None:
     assert running.returncode == 0, stderr
     with sqlite3.connect(db) as conn:
         assert conn.execute("select count(*), count(distinct key) from trials").fetchone() == (
-            6,
-            6,
+            4,
+            4,
         )
     # Ended: nothing is missing, and nothing is measured twice.
     after = wirespeed("run", "--resume", "1", "--db", str(db))
