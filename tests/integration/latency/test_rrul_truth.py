@@ -92,11 +92,12 @@ def test_rrul_through_a_40_ms_queue_adds_40_ms_grades_b_and_fills_both_ways(
     increase = found["latency increase round trip"].value
     assert TRUTH_MS * (1 - TOLERANCE) < increase < TRUTH_MS * (1 + TOLERANCE)
     # Both ports queue, but how the 40 ms splits between them is the flows' (measured
-    # 14-31 ms a way, and once 3 against 35 on a busy machine): the one-way increases
-    # must add up to the round trip's, and neither be below nothing.
+    # 14-31 ms a way, and once 3 against 35 on a busy machine): each way's increase lies
+    # between nothing and the round trip's, and together they make up at least the
+    # round trip's (medians of each way's delay; their sum may exceed the median sum).
     ways = [found[f"latency increase {way}"].value for way in ("up", "down")]
-    assert min(ways) > -1.0
-    assert abs(sum(ways) - increase) < TOLERANCE * increase
+    assert all(-1.0 < way < increase * (1 + TOLERANCE) for way in ways), ways
+    assert sum(ways) > increase * (1 - TOLERANCE), ways
     assert found["bufferbloat grade"].value == increase and grade(increase) == "B"
     for flow in Flow:
         assert 0.85 * TCP_CEILING < found[f"goodput {flow.value}"].value < TCP_CEILING * 1.01

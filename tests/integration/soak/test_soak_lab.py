@@ -16,7 +16,6 @@ import pytest
 
 from support.cli import run_cli
 from wirespeed.lab.lab import down_lab
-from wirespeed.soak import records
 from wirespeed.soak.render import summary_of
 from wirespeed.soak.summary import SoakSummary
 from wirespeed.store import Store
@@ -76,17 +75,22 @@ def namespaces(lab: str) -> list[str]:
 def test_each_injected_outage_is_found_at_its_time_and_matched_with_its_kernel_line(
     tmp_path: Path, lab_name: str
 ) -> None:
+    # Chunks of 5 s: the link fault at 5 s and the forwarding stop at 14 s span a
+    # chunk's start; and eight chunks show whether memory grows with them.
     faults = (
         "[{at: 5s, down: 3.2s, kind: link}, {at: 14s, down: 2s, kind: forwarding}, "
         "{at: 27s, down: 0.5s, kind: link}]"
-    )  # the forwarding stop spans the start of the second 15 s chunk
-    db = tmp_path / "s.db"
-    status, out, err = run_cli(
-        "soak", str(plan(tmp_path / "p.yaml", 40, 15, faults)), "--db", str(db),
-        "--lab-name", lab_name,
-    )  # fmt: skip
+    )
+    db, said = tmp_path / "s.db", tmp_path / "out.txt"
+    with said.open("w") as out:
+        process = subprocess.Popen(
+            [WIRESPEED, "soak", str(plan(tmp_path / "p.yaml", 40, 5, faults)), "--db", str(db),
+             "--lab-name", lab_name],
+            stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+        samples = rss_samples(process)
 
-    assert status == 0, err
+    assert process.returncode == 0, said.read_text()
     found = summary(db)
     assert found.header.status == "complete"
     assert len(found.faults) == 3
@@ -100,9 +104,14 @@ def test_each_injected_outage_is_found_at_its_time_and_matched_with_its_kernel_l
         assert hit.cause is not None and hit.cause.injected
         assert hit.cause.kind == "tx-hang"
     assert not [m.outage for m in matched if unexplained(found, m.outage.start)]
-    assert found.sentence in out
+    assert found.sentence in said.read_text()
     assert 39 <= found.watched <= 42
     assert not namespaces(lab_name)
+    # Memory: the chunks after the first few hold no more than those did (a sanity
+    # bound; the benchmark measures it over 30 minutes).
+    settled = [kb for t, kb in samples if t >= 15]
+    assert len(settled) >= 16
+    assert max(settled[-6:]) <= max(settled[:6]) * 1.15
 
 
 def test_the_kernel_log_of_a_dropbear_dut_is_followed_over_ssh(
@@ -131,25 +140,25 @@ def test_a_soak_killed_with_sigkill_resumes_and_loses_at_most_its_chunk(
 ) -> None:
     db = tmp_path / "s.db"
     process = subprocess.Popen(
-        [WIRESPEED, "soak", str(plan(tmp_path / "p.yaml", 45, 10, "[{at: 30s, down: 1s}]")),
+        [WIRESPEED, "soak", str(plan(tmp_path / "p.yaml", 30, 5, "[{at: 20s, down: 1s}]")),
          "--db", str(db), "--lab-name", lab_name],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
-    time.sleep(25)
+    time.sleep(16)
     killed_at = time.time()
     process.kill()
     process.wait()
     before = summary(db)
     assert before.header.status == "running"  # nobody could say otherwise
-    assert before.ended_at is not None and killed_at - before.ended_at <= 10 + 2
+    assert before.ended_at is not None and killed_at - before.ended_at <= 5 + 2
 
     status, _, err = run_cli("soak", "--resume", str(before.header.id), "--db", str(db))
 
     assert status == 0, err
     after = summary(db)
     assert after.header.status == "complete"
-    assert 44 <= after.watched <= 47
-    assert [f["kind"] for f in after.faults] == ["link"]  # at 30 s of watching: after the kill
+    assert 29 <= after.watched <= 32
+    assert [f["kind"] for f in after.faults] == ["link"]  # at 20 s of watching: after the kill
     [fault] = after.faults
     assert any(abs(m.outage.start - float(fault["start"])) <= GOAL for m in after.matched)
     assert not namespaces(lab_name)
@@ -187,13 +196,8 @@ def rss_kb(pid: int) -> int:
     raise AssertionError("no VmRSS")
 
 
-def test_memory_does_not_grow_with_the_chunks(tmp_path: Path, lab_name: str) -> None:
-    db = tmp_path / "s.db"
-    process = subprocess.Popen(
-        [WIRESPEED, "soak", str(plan(tmp_path / "p.yaml", 45, 5)), "--db", str(db),
-         "--lab-name", lab_name],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )  # fmt: skip
+def rss_samples(process: subprocess.Popen[bytes]) -> list[tuple[float, int]]:
+    """The process's resident size each second until it ends: (seconds, kB)."""
     samples: list[tuple[float, int]] = []
     started = time.monotonic()
     while process.poll() is None:
@@ -203,16 +207,7 @@ def test_memory_does_not_grow_with_the_chunks(tmp_path: Path, lab_name: str) -> 
         except (OSError, AssertionError):
             break
     process.wait()
-
-    assert process.returncode == 0
-    with Store.open(db) as store:
-        header = records.load_header(store, None)
-    assert header is not None and header.status == "complete"
-    settled = [kb for t, kb in samples if t >= 15]  # after a few chunks were parsed
-    assert len(settled) >= 20
-    # Nine chunks: the last of them hold no more than the first did (a sanity bound;
-    # the benchmark measures it over 30 minutes).
-    assert max(settled[-8:]) <= max(settled[:8]) * 1.15
+    return samples
 
 
 def test_load_bursts_run_on_their_schedule_and_are_kept(tmp_path: Path, lab_name: str) -> None:
