@@ -173,7 +173,17 @@ def test_ctrl_c_keeps_the_finished_chunks_and_leaves_nothing_behind(
          "--db", str(db), "--lab-name", lab_name],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
-    time.sleep(13)  # two chunks kept, a fault in progress
+    # Two chunks kept and the fault (from 6 s of watching) in progress: waited for, as
+    # a busy machine may take seconds more to build the lab.
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        time.sleep(0.5)
+        found = None
+        if db.exists():
+            with Store.open(db) as store:
+                found = summary_of(store, None)
+        if found is not None and len(found.chunks) >= 2 and found.watched >= 12:
+            break
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
 
