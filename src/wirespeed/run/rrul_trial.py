@@ -40,6 +40,7 @@ from wirespeed.run.trial import (
     _wait_server_report,
     _with_probes,
     check_port_free,
+    finish_probes,
     finished_outcome,
     idle_baseline,
     start_samplers,
@@ -221,11 +222,7 @@ def run_rrul_trial(
         reason = error.message if isinstance(error, WirespeedError) else str(error)
     finally:
         with deferred_signals():
-            if probes is not None:
-                try:
-                    latency = probes.finish(wait=completed)
-                except (WirespeedError, TimeoutError) as error:
-                    probes.problems.append(f"the latency probes failed: {error}")
+            latency = finish_probes(probes, completed)
             for (stage, flow), process in load.clients.items():
                 statuses[stage, flow, Side.CLIENT] = process.stop()
             for (stage, flow), process in load.servers.items():

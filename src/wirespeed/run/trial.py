@@ -186,11 +186,7 @@ def run_trial(
         reason = error.message if isinstance(error, WirespeedError) else str(error)
     finally:
         with deferred_signals():
-            if probes is not None:
-                try:
-                    latency = probes.finish(wait=completed)
-                except (WirespeedError, TimeoutError) as error:
-                    probes.problems.append(f"the latency probes failed: {error}")
+            latency = finish_probes(probes, completed)
             client_status = client.stop() if client is not None else None
             meter_raw = meter.stop() if meter is not None else None
             server_status = server.stop(grace=server_grace) if server is not None else None
@@ -220,6 +216,18 @@ def run_trial(
         power=power,
         meter_raw=meter_raw,
     )
+
+
+def finish_probes(probes: LatencyProbes | None, completed: bool) -> tuple[Measurement, ...]:
+    """The probes' measurements once the load has ended (loaded ones only if it ran to
+    its end); a probe failure is one of their problems, never the trial's."""
+    if probes is None:
+        return ()
+    try:
+        return probes.finish(wait=completed)
+    except (WirespeedError, TimeoutError) as error:
+        probes.problems.append(f"the latency probes failed: {error}")
+        return ()
 
 
 def with_latency(result: Result | None, latency: Sequence[Measurement]) -> Result | None:
