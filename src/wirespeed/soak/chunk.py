@@ -15,11 +15,17 @@ window cannot tell); a lost probe still has its client send time (wall clock, ns
 from __future__ import annotations
 
 import json
+import re
 import statistics
+from array import array
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
-__all__ = ["ChunkProbes", "LossRun", "blind_chunk", "parse_chunk"]
+__all__ = ["ChunkProbes", "LossRun", "blind_chunk", "parse_chunk", "probes_of"]
+
+ROUND_TRIPS = '"round_trips":'
+WHITESPACE = re.compile(r"\s*")
 
 
 @dataclass(frozen=True)
@@ -83,21 +89,20 @@ def _way(lost: str) -> str | None:
 def parse_chunk(text: str, interval_ns: int) -> ChunkProbes:
     """irtt client JSON (`-o -`) -> ChunkProbes; ValueError with irtt's words when the
     output is no JSON (no server: "no reply from server")."""
-    try:
-        document = json.loads(text)
-    except json.JSONDecodeError:
-        said = [line.strip() for line in text.strip().splitlines() if line.strip()]
-        raise ValueError(said[-1] if said else "irtt printed nothing") from None
-    if not isinstance(document, dict) or not isinstance(document.get("round_trips"), list):
-        raise ValueError("irtt's output has no round_trips")
-    trips: list[dict[str, Any]] = document["round_trips"]
-    rtts: list[float] = []
+    return probes_of(_round_trips(text), interval_ns)
+
+
+def probes_of(trips: Iterable[dict[str, Any]], interval_ns: int) -> ChunkProbes:
+    """irtt's round trips, in the order sent -> ChunkProbes."""
+    rtts = array("d")  # one buffer, not 6000 float objects among the parser's garbage
     counts = {"up": 0, "down": 0, "unknown": 0}
     runs: list[LossRun] = []
     current: dict[str, int] | None = None
     first_send: int | None = None
     last_send: int | None = None
+    sent = 0
     for index, trip in enumerate(trips):
+        sent += 1
         sent_ns = int(trip["timestamps"]["client"]["send"]["wall"])
         if first_send is None:
             first_send = sent_ns
@@ -117,19 +122,80 @@ def parse_chunk(text: str, interval_ns: int) -> ChunkProbes:
         current["last"] = sent_ns
     if current is not None:
         runs.append(_run(current, current["last"] + interval_ns, open_end=True))
-    rtts.sort()
+    ordered = sorted(rtts)
     return ChunkProbes(
         first_send_ns=first_send,
         last_send_ns=last_send,
-        sent=len(trips),
+        sent=sent,
         lost_up=counts["up"],
         lost_down=counts["down"],
         lost_unknown=counts["unknown"],
         runs=tuple(runs),
-        rtt_p50_ms=statistics.median(rtts) if rtts else None,
-        rtt_p99_ms=rtts[min(len(rtts) - 1, int(len(rtts) * 0.99))] if rtts else None,
-        rtt_max_ms=rtts[-1] if rtts else None,
+        rtt_p50_ms=statistics.median(ordered) if ordered else None,
+        rtt_p99_ms=ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] if ordered else None,
+        rtt_max_ms=ordered[-1] if ordered else None,
     )
+
+
+def _round_trips(text: str) -> Iterator[dict[str, Any]]:
+    """irtt's round trips one at a time, each decoded and dropped before the next.
+
+    Decoding the whole document builds some 200,000 small objects a chunk at once, and
+    CPython's allocator keeps the memory they leave behind in part: a soak's resident
+    size grew by about 1 MB a chunk for its first 15 chunks (docs/benchmarks.md). irtt
+    writes "round_trips" last; what comes before it is decoded as a whole (it is small),
+    so the document is still checked to be one JSON object."""
+    key = text.find(ROUND_TRIPS)
+    if key < 0:
+        _no_round_trips(text)
+    try:
+        head = json.loads(text[:key].rstrip().removesuffix(",") + "}")
+    except json.JSONDecodeError:
+        head = None
+    if not isinstance(head, dict):
+        raise ValueError("irtt's output is not one JSON object")
+    at = _skip(text, key + len(ROUND_TRIPS))
+    if not text.startswith("[", at):
+        raise ValueError("irtt's output has no round_trips")
+    decoder = json.JSONDecoder()
+    at = _skip(text, at + 1)
+    if text.startswith("]", at):
+        at += 1
+    else:
+        while True:
+            try:
+                trip, at = decoder.raw_decode(text, at)
+            except json.JSONDecodeError as error:
+                raise ValueError(f"irtt's output is cut short: {error}") from None
+            if not isinstance(trip, dict):
+                raise ValueError("irtt's round_trips holds something other than objects")
+            yield trip
+            at = _skip(text, at)
+            if text.startswith(",", at):
+                at = _skip(text, at + 1)
+            elif text.startswith("]", at):
+                at += 1
+                break
+            else:
+                raise ValueError(f"irtt's output is cut short at character {at}")
+    if text[_skip(text, at) :].strip() != "}":
+        raise ValueError("irtt's output goes on after its round_trips")
+
+
+def _skip(text: str, at: int) -> int:
+    return WHITESPACE.match(text, at).end()  # type: ignore[union-attr]  # \s* always matches
+
+
+def _no_round_trips(text: str) -> NoReturn:
+    """What to say of output without round trips: irtt's own last words if it is no JSON."""
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as error:
+        if text.lstrip().startswith("{"):
+            raise ValueError(f"irtt's output is cut short: {error}") from None
+        said = [line.strip() for line in text.strip().splitlines() if line.strip()]
+        raise ValueError(said[-1] if said else "irtt printed nothing") from None
+    raise ValueError("irtt's output has no round_trips")
 
 
 def _run(current: dict[str, int], end_ns: int, *, open_end: bool) -> LossRun:

@@ -4,10 +4,11 @@ A soak starts a few threads a chunk (the readers of irtt's and the sampler's out
 and glibc's malloc gives threads arenas of their own (up to eight per core) whose freed
 memory it keeps; the chunks' parsing frees megabytes each time. Two arenas, and a
 malloc_trim() after each chunk (which hands the free pages of every arena back), bound
-what the allocator holds. This alone did not flatten the resident size (the chunk's
-JSON read as 270,000 line strings did: stream.output_path says what replaced it;
-docs/benchmarks.md has both measurements). Where the C library is not glibc both are
-skipped: nothing else depends on them.
+what the allocator holds. This alone did not flatten the resident size: what did was
+not making the garbage (the chunk's JSON read as one string, not 270,000 lines:
+stream.output_path; its round trips decoded one at a time, not as one tree:
+chunk.parse_chunk; docs/benchmarks.md has the measurements). Where the C library is not
+glibc both are skipped: nothing else depends on them.
 """
 
 from __future__ import annotations
