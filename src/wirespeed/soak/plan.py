@@ -14,6 +14,9 @@
       faults:              # lab only: outages of known start and length
         - {at: 10s, down: 3.2s, kind: link}
         - {at: 25s, down: 1.5s, kind: forwarding}
+    variants:              # lab only, optional: one soak per state, one after the other
+      - {name: gro-on, offloads: {gro: on}}
+      - {name: gro-off, offloads: {gro: off}}
 
 On real hosts, `path:` names `client`, `server` (both run irtt) and `dut` (whose kernel
 log and counters are followed, over SSH) from `hosts:`, as docs/plan-format.md says.
@@ -27,11 +30,20 @@ from typing import Annotated, Any
 from pydantic import BeforeValidator, Field, ValidationError, model_validator
 
 from wirespeed.errors import UsageError
-from wirespeed.plan.schema import Entry, HostEntry, LabEntry, PathEntry
-from wirespeed.plan.yamltree import YamlProblem, load_yaml
+from wirespeed.plan.plan import Variant
+from wirespeed.plan.schema import Entry, HostEntry, LabEntry, PathEntry, VariantEntry
+from wirespeed.plan.yamltree import Document, YamlProblem, load_yaml
 from wirespeed.soak.outages import DEFAULT_THRESHOLD
 
-__all__ = ["BurstEntry", "FaultEntry", "SoakEntry", "SoakFile", "parse_soak_plan", "seconds"]
+__all__ = [
+    "BurstEntry",
+    "FaultEntry",
+    "SoakEntry",
+    "SoakFile",
+    "parse_soak_plan",
+    "seconds",
+    "soak_variants",
+]
 
 MAX_SOAK = 7 * 86400.0
 _UNITS = {"ms": 1e-3, "s": 1.0, "m": 60.0, "min": 60.0, "h": 3600.0, "d": 86400.0}
@@ -91,6 +103,7 @@ class SoakFile(Entry):
     hosts: dict[str, HostEntry] = Field(default_factory=dict)
     path: PathEntry
     soak: SoakEntry
+    variants: list[VariantEntry] | None = None
 
     @model_validator(mode="after")
     def _where(self) -> SoakFile:
@@ -101,21 +114,78 @@ class SoakFile(Entry):
             raise ValueError("faults: are injected into a lab DUT only")
         if self.path.topology not in ("router", "nat", "bridge"):
             raise ValueError("a soak's path forwards: topology router, nat or bridge")
+        if self.variants is not None:
+            _check_variants(self.variants, on_real_hosts=named is not None)
         return self
 
 
+# What a lab soak's variant may set: the lab's links. A soak has no tunnel, and the lab
+# DUT's CPUs are this machine's.
+_SOAK_VARIANT_KEYS = ("name", "mtu", "rps", "xps", "offloads")
+
+
+def _check_variants(variants: list[VariantEntry], *, on_real_hosts: bool) -> None:
+    if not variants:
+        raise ValueError(
+            "variants: the list is empty (leave the key out to soak in the one, unchanged state)"
+        )
+    if on_real_hosts:
+        raise ValueError(
+            "variants: are applied to a lab DUT only; on real hosts soak once per state "
+            "and compare the soaks with `wirespeed soak --compare A B`"
+        )
+    seen: set[str] = set()
+    for variant in variants:
+        if variant.name in seen:
+            raise ValueError(f"variants: duplicate variant name {variant.name!r}")
+        seen.add(variant.name)
+        other = sorted(key for key in variant.model_fields_set if key not in _SOAK_VARIANT_KEYS)
+        if other:
+            raise ValueError(
+                f"variants: {variant.name!r} sets {', '.join(other)}: a soak's variant sets "
+                f"the lab's {', '.join(_SOAK_VARIANT_KEYS[1:])}"
+            )
+
+
+def soak_variants(plan: SoakFile) -> tuple[Variant, ...]:
+    """The plan's variants in the order written; () when it has none."""
+    return tuple(
+        Variant(
+            name=entry.name,
+            mtu=entry.mtu,
+            rps=entry.rps,
+            xps=entry.xps,
+            offloads=tuple((entry.offloads or {}).items()),
+        )
+        for entry in plan.variants or ()
+    )
+
+
 def parse_soak_plan(text: str, source: str = "<soak plan>") -> SoakFile:
+    """The plan, or UsageError with every problem as `source:line:column: what`."""
     try:
-        document: Any = load_yaml(text).data
+        document = load_yaml(text)
     except YamlProblem as problem:
         raise UsageError(f"{source}: {problem}") from None
-    if not isinstance(document, dict):
+    if not isinstance(document.data, dict):
         raise UsageError(f"{source}: a soak plan is a mapping (title, lab, path, soak)")
     try:
-        return SoakFile.model_validate(document)
+        return SoakFile.model_validate(document.data)
     except ValidationError as error:
-        said = "; ".join(
-            f"{'.'.join(str(part) for part in problem['loc'])}: {problem['msg']}"
-            for problem in error.errors()
-        )
-        raise UsageError(f"{source}: {said}") from None
+        said = [_problem(document, source, problem) for problem in error.errors()]
+        raise UsageError("\n".join(said)) from None
+
+
+def _problem(document: Document, source: str, problem: Any) -> str:
+    loc = tuple(problem["loc"])
+    message = str(problem["msg"]).removeprefix("Value error, ")
+    if not loc:
+        # The whole file's checks name the key they are about first ("variants: ...").
+        key = message.split(":", 1)[0]
+        loc = (key,) if key in document.data else ()
+    where = document.position_of(loc, key=True)
+    at = f"{source}:{where[0]}:{where[1]}" if where else source
+    name = ".".join(str(part) for part in loc)
+    if not name or message.startswith(name):
+        return f"{at}: {message}"
+    return f"{at}: {name}: {message}"

@@ -38,6 +38,7 @@ def soak_hosts(plan: SoakFile, lab_name: str | None) -> Iterator[SoakHosts]:
                 dut=lab.device_hosts[Role.DUT],
                 fault_host=lab.hosts[Role.DUT],
                 lab=lab.name,
+                built_lab=lab,
                 fault_family=limit_family(topology),
             )
         return

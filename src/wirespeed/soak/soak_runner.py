@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from wirespeed.errors import WirespeedError
 from wirespeed.hosts.base import Host
+from wirespeed.lab.lab import Lab
 from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.session import RunningSampler, Sampler
 from wirespeed.soak import memory, records
@@ -57,6 +58,7 @@ class SoakHosts:
     dut: Host | None  # whose kernel log and counters are followed
     fault_host: Host | None = None  # the lab DUT's namespace, where faults are injected
     lab: str | None = None
+    built_lab: Lab | None = None  # the lab itself, whose links a variant sets
     fault_interface: str = "wan"
     fault_family: str = "ip"
     burst_target: str | None = None

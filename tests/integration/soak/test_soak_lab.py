@@ -4,18 +4,15 @@ resumed; Ctrl-C keeps what was measured and leaves nothing behind; memory stays 
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from support.cli import run_cli
-from wirespeed.lab.lab import down_lab
 from wirespeed.soak.render import summary_of
 from wirespeed.soak.summary import SoakSummary
 from wirespeed.store import Store
@@ -24,14 +21,6 @@ pytestmark = [pytest.mark.root, pytest.mark.slow]
 
 GOAL = 0.1
 WIRESPEED = str(Path(sys.executable).with_name("wirespeed"))
-
-
-@pytest.fixture
-def lab_name(request: pytest.FixtureRequest) -> Iterator[str]:
-    label = request.node.name[5:13].strip("_").replace("_", "-")
-    name = f"soak-{os.getpid() % 100000}-{label}".rstrip("-")
-    yield name
-    down_lab(name, force=True)
 
 
 def plan(

@@ -1,22 +1,28 @@
-"""`wirespeed soak PLAN | --resume SOAK | --report [SOAK]`: hours of a paced probe
-stream, its outages and the kernel events that came with them (docs/plan-format.md,
+"""`wirespeed soak PLAN | --resume SOAK | --report [SOAK] | --compare [SOAK ...]`: hours
+of a paced probe stream, its outages and the kernel events that came with them; a plan
+with `variants:` soaks once per variant and compares them (docs/plan-format.md,
 "Soak")."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus, Terminated
-from wirespeed.errors import UsageError
+from wirespeed.errors import UsageError, WirespeedError
 
 if TYPE_CHECKING:
-    from wirespeed.soak.soak_runner import Progress
+    from wirespeed.run.variants import VariantStates
+    from wirespeed.soak.plan import SoakFile
+    from wirespeed.soak.records import SoakHeader
+    from wirespeed.soak.soak_runner import Progress, SoakHosts
     from wirespeed.store import Store
 
 
@@ -30,6 +36,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
     soak.add_argument(
         "--report", nargs="?", type=int, const=0, metavar="SOAK",
         help="report a stored soak (default: the latest)",
+    )  # fmt: skip
+    soak.add_argument(
+        "--compare", nargs="*", type=int, metavar="SOAK",
+        help="stored soaks side by side, the first the baseline (default: the latest "
+        "soak's variants, else the latest two)",
     )  # fmt: skip
     soak.add_argument(
         "--format", choices=["text", "markdown", "json", "html"], default=None,
@@ -52,10 +63,12 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     with Store.open(args.db) as store:
         if args.report is not None:
             return _report(store, args.report or None, args, env)
+        if args.compare is not None:
+            return _compare(store, args.compare, args, env)
         if args.resume is not None:
             return _resume(store, args.resume, args, env)
         if args.plan is None:
-            raise UsageError("wirespeed soak needs a PLAN, --resume SOAK or --report")
+            raise UsageError("wirespeed soak needs a PLAN, --resume SOAK, --report or --compare")
         return _start(store, args, env)
 
 
@@ -68,7 +81,8 @@ def _read_plan(path: str) -> str:
 
 def _start(store: Store, args: argparse.Namespace, env: Environment) -> int:
     from wirespeed.soak import records
-    from wirespeed.soak.plan import parse_soak_plan
+    from wirespeed.soak.group import group_info, group_token
+    from wirespeed.soak.plan import parse_soak_plan, soak_variants
 
     text = _read_plan(args.plan)
     plan = parse_soak_plan(text, args.plan)
@@ -77,8 +91,12 @@ def _start(store: Store, args: argparse.Namespace, env: Environment) -> int:
         from wirespeed.lab.naming import check_lab_name
 
         lab = check_lab_name(args.lab_name or f"soak-{plan.path.topology}")
-    soak_id = records.begin(store, plan.title, text, lab, {"argv": getattr(args, "argv", [])})
-    env.stderr.write(f"soak {soak_id}: {plan.soak.duration:g} s of probes\n")
+    variants = soak_variants(plan)
+    info: dict[str, object] = {"argv": getattr(args, "argv", [])}
+    if variants:
+        info |= group_info(variants, 0, group_token())
+    soak_id = records.begin(store, plan.title, text, lab, info)
+    _announce(soak_id, plan.soak.duration, info, env)
     return _run(
         store, soak_id=soak_id, text=text, lab=lab, watched=0.0, position=0, env=env, args=args
     )
@@ -93,7 +111,7 @@ def _resume(store: Store, soak_id: int, args: argparse.Namespace, env: Environme
         raise UsageError(f"no soak {soak_id} in the store")
     header, chunks = found
     if header.status == "complete":
-        raise UsageError(f"soak {soak_id} is complete")
+        return _next_variant(store, header, args, env)
     if header.status == "running" and header.owner and owner_alive(header.owner):
         raise UsageError(f"soak {soak_id} is still running (process {header.owner})")
     watched = sum(chunk.watched for chunk in chunks)
@@ -110,6 +128,48 @@ def _resume(store: Store, soak_id: int, args: argparse.Namespace, env: Environme
         env=env,
         args=args,
     )
+
+
+def _next_variant(
+    store: Store, header: SoakHeader, args: argparse.Namespace, env: Environment
+) -> int:
+    """--resume of a complete soak whose group has variants still to soak (the process
+    was killed between two): the next one begins."""
+    from wirespeed.soak.group import still_to_soak
+    from wirespeed.soak.plan import parse_soak_plan
+
+    rest = still_to_soak(store, header)
+    if not rest:
+        raise UsageError(f"soak {header.id} is complete")
+    plan = parse_soak_plan(header.plan_text, f"soak {header.id}")
+    soak_id = _begin_variant(store, header, plan, rest[0], args=args, env=env)
+    return _run(
+        store, soak_id=soak_id, text=header.plan_text, lab=header.lab, watched=0.0,
+        position=0, env=env, args=args,
+    )  # fmt: skip
+
+
+def _begin_variant(
+    store: Store,
+    previous: SoakHeader,
+    plan: SoakFile,
+    name: str,
+    *,
+    args: argparse.Namespace,
+    env: Environment,
+) -> int:
+    """A new stored soak for variant `name` of previous's group."""
+    from wirespeed.soak import records
+    from wirespeed.soak.group import group_info
+    from wirespeed.soak.plan import soak_variants
+
+    variants = soak_variants(plan)
+    index = [variant.name for variant in variants].index(name)
+    info: dict[str, object] = {"argv": getattr(args, "argv", [])}
+    info |= group_info(variants, index, str(previous.info["group"]))
+    soak_id = records.begin(store, plan.title, previous.plan_text, previous.lab, info)
+    _announce(soak_id, plan.soak.duration, info, env)
+    return soak_id
 
 
 def _progress_writer(env: Environment) -> Callable[[Progress], None]:
@@ -138,6 +198,12 @@ def _clock(seconds: float) -> str:
     return f"{whole // 3600}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
 
 
+def _announce(soak_id: int, duration: float, info: dict[str, object], env: Environment) -> None:
+    variant = info.get("variant")
+    of = f" in variant {variant} ({len(info['variants'])} variants)" if variant else ""  # type: ignore[arg-type]
+    env.stderr.write(f"soak {soak_id}: {duration:g} s of probes{of}\n")
+
+
 def _run(
     store: Store,
     *,
@@ -149,19 +215,78 @@ def _run(
     env: Environment,
     args: argparse.Namespace,
 ) -> int:
+    """Soak soak_id (from `watched` s on), then the variants of its group still to soak,
+    each its own stored soak in the same lab; the group compared when more than one."""
     from wirespeed.soak import records
-    from wirespeed.soak.plan import parse_soak_plan
+    from wirespeed.soak.group import still_to_soak, variant_of
+    from wirespeed.soak.plan import parse_soak_plan, soak_variants
     from wirespeed.soak.setup import soak_hosts
-    from wirespeed.soak.soak_runner import run_soak
 
     plan = parse_soak_plan(text, f"soak {soak_id}")
+    variants = soak_variants(plan)
+    by_name = {variant.name: variant for variant in variants}
+    with contextlib.ExitStack() as stack:
+        hosts = stack.enter_context(soak_hosts(plan, lab))
+        states = stack.enter_context(_variant_states(store, hosts, env)) if variants else None
+        while True:
+            header = records.load_header(store, soak_id)
+            assert header is not None
+            variant = by_name.get(variant_of(header.info) or "")
+            enter = None
+            if states is not None and variant is not None:
+                enter = functools.partial(states.enter, variant)
+            _soak_one(
+                store, soak_id, plan, hosts,
+                env=env, args=args, watched=watched, position=position, enter=enter,
+            )  # fmt: skip
+            rest = still_to_soak(store, header)
+            if not rest:
+                break
+            soak_id = _begin_variant(store, header, plan, rest[0], args=args, env=env)
+            watched, position = 0.0, 0
+    if variants:
+        _compare(store, [], args, env, latest=soak_id, to_file=False)
+    return ExitStatus.OK
+
+
+@contextlib.contextmanager
+def _variant_states(store: Store, hosts: SoakHosts, env: Environment) -> Iterator[VariantStates]:
+    """The variants' switcher for the soak's lab: what a killed wirespeed left changed is
+    restored first, and the variant in force is undone when the block ends."""
+    from wirespeed.run.variants import VariantStates, journal_for, recover_left_changes
+
+    journal = journal_for(store)
+    for said in recover_left_changes(journal):
+        env.stderr.write(f"wirespeed: {said}\n")
+    labs = {} if hosts.built_lab is None else {hosts.built_lab.name: hosts.built_lab}
+    with VariantStates(journal, labs) as states:
+        yield states
+
+
+def _soak_one(
+    store: Store,
+    soak_id: int,
+    plan: SoakFile,
+    hosts: SoakHosts,
+    *,
+    env: Environment,
+    args: argparse.Namespace,
+    watched: float,
+    position: int,
+    enter: Callable[[], str | None] | None,
+) -> None:
+    """One stored soak, its status kept whatever happens, its summary told."""
+    from wirespeed.soak import records
+    from wirespeed.soak.soak_runner import run_soak
+
     status = "failed"
     try:
-        with soak_hosts(plan, lab) as hosts:
-            run_soak(
-                store, soak_id, plan.soak, hosts,
-                watched=watched, position=position, progress=_progress_writer(env),
-            )  # fmt: skip
+        if enter is not None and (problem := enter()) is not None:
+            raise WirespeedError(problem)
+        run_soak(
+            store, soak_id, plan.soak, hosts,
+            watched=watched, position=position, progress=_progress_writer(env),
+        )  # fmt: skip
         status = "complete"
     except (KeyboardInterrupt, Terminated):
         status = "interrupted"  # the committed chunks are kept: `--resume` continues
@@ -171,7 +296,6 @@ def _run(
             env.stderr.write("\n")
         records.set_status(store, soak_id, status)
         _tell(store, soak_id, env, args)
-    return ExitStatus.OK
 
 
 def _tell(store: Store, soak_id: int, env: Environment, args: argparse.Namespace) -> None:
@@ -208,4 +332,54 @@ def _report(store: Store, soak_id: int | None, args: argparse.Namespace, env: En
         _write(summary, args, env)
     else:
         env.stdout.write(render(summary, args.format or "text"))
+    return ExitStatus.OK
+
+
+def _compare(
+    store: Store,
+    soak_ids: list[int],
+    args: argparse.Namespace,
+    env: Environment,
+    *,
+    latest: int | None = None,
+    to_file: bool = True,
+) -> int:
+    """Soaks side by side: those named, else the latest soak's variants, else the latest
+    two soaks."""
+    from wirespeed.soak import records
+    from wirespeed.soak.compare import columns, render_comparison
+    from wirespeed.soak.group import group_of
+    from wirespeed.soak.render import summary_of
+
+    fmt = args.format or "text"
+    if to_file and args.output:
+        fmt = args.format or {".md": "markdown", ".json": "json"}.get(
+            Path(args.output).suffix, "text"
+        )
+    if fmt == "html":
+        raise UsageError("--compare writes text, markdown or json", hint="--format markdown")
+    if not soak_ids:
+        header = records.load_header(store, latest)
+        if header is None:
+            raise UsageError("no soak in the store")
+        group = group_of(store, header)
+        soak_ids = (
+            [soak.id for soak in group]
+            if len(group) > 1
+            else [soak.id for soak in records.list_soaks(store)[-2:]]
+        )
+    if len(soak_ids) < 2:
+        raise UsageError("--compare needs two soaks", hint="wirespeed soak --compare A B")
+    summaries = []
+    for soak_id in soak_ids:
+        summary = summary_of(store, soak_id, threshold=args.outage)
+        if summary is None:
+            raise UsageError(f"no soak {soak_id} in the store")
+        summaries.append(summary)
+    text = render_comparison(columns(summaries), fmt)
+    if to_file and args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+        env.stderr.write(f"wrote {args.output}\n")
+    else:
+        env.stdout.write(text)
     return ExitStatus.OK
