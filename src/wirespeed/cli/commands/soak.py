@@ -32,7 +32,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
         help="a soak test: a paced probe stream for hours, its outages and kernel events",
     )
     soak.add_argument("plan", nargs="?", metavar="PLAN", help="soak plan file")
-    soak.add_argument("--resume", type=int, metavar="SOAK", help="continue an unfinished soak")
+    soak.add_argument(
+        "--resume",
+        type=int,
+        metavar="SOAK",
+        help="continue an unfinished soak (then its variants still to soak)",
+    )
     soak.add_argument(
         "--report", nargs="?", type=int, const=0, metavar="SOAK",
         help="report a stored soak (default: the latest)",
@@ -49,7 +54,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
     soak.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE")
     soak.add_argument(
         "--outage", type=int, metavar="N",
-        help="--report: an outage is N consecutive lost probes (default: the plan's)",
+        help="--report, --compare: an outage is N consecutive lost probes (default: the "
+        "plan's)",
     )  # fmt: skip
     soak.add_argument(
         "--lab-name", metavar="NAME", help="name of the lab built (default soak-TOPOLOGY)"
