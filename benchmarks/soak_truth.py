@@ -6,6 +6,8 @@ kinds (link down, forwarding stopped), 0.5-10 s, one of them across a chunk's st
   - every injected outage found, its start and length within 0.1 s, and no other;
   - each matched with its injected kernel line (the first link event near it);
   - wirespeed's RSS, sampled every 5 s from minute 5 to the end, within 10 %;
+  - wirespeed's CPU time (user + system, its own and its reaped children's) per
+    minute, from minute 5 to the end: flat, not growing with the chunks kept;
   - the store's and the HTML report's size per hour, and the estimate for 24 h.
 
 `--part resume`: a shorter soak killed with SIGKILL mid-way and resumed with
@@ -73,6 +75,27 @@ def rss_kb(pid: int) -> int | None:
     except OSError:
         return None
     return None
+
+
+def cpu_s(pid: int) -> float | None:
+    """/proc/PID/stat: utime + stime + cutime + cstime, in seconds."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError):
+        return None
+    return sum(int(value) for value in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
+def per_minute(samples: list[tuple[float, float]]) -> list[float]:
+    """CPU seconds used in each whole minute of (elapsed s, cumulative CPU s) samples."""
+    rates: list[float] = []
+    minute = 1
+    last = samples[0] if samples else None
+    for t, used in samples:
+        if last is not None and t >= minute * 60:
+            rates.append(round(used - last[1], 2))
+            last, minute = (t, used), minute + 1
+    return rates
 
 
 def _backlog_drops(summary: SoakSummary, at: float) -> int | None:
@@ -144,10 +167,13 @@ def part_truth(minutes: float, work: Path) -> dict[str, Any]:
     started = time.time()
     process = soak_process(plan, db, "soak-bench")
     samples: list[tuple[float, int]] = []
+    cpu: list[tuple[float, float]] = []
     while process.poll() is None:
         time.sleep(5)
         if (kb := rss_kb(process.pid)) is not None:
             samples.append((time.time() - started, kb))
+        if (used := cpu_s(process.pid)) is not None:
+            cpu.append((time.time() - started, used))
     out, err = process.communicate()
     elapsed = time.time() - started
     with Store.open(db) as store:
@@ -181,6 +207,7 @@ def part_truth(minutes: float, work: Path) -> dict[str, Any]:
             "samples": len(steady),
             "spread": round((max(steady) - min(steady)) / min(steady), 4) if steady else None,
         },
+        "cpu_s_per_minute": per_minute(cpu),
         "store_bytes": db.stat().st_size,
         "html_bytes": html.stat().st_size,
         "store_bytes_per_hour": round(db.stat().st_size / hours),

@@ -2,7 +2,8 @@
 
 `make_lab` builds labs with names unique to this test process (so parallel runs and a
 lab someone built by hand are never touched) and tears every one of them down after
-the test, whether it passed, failed or was interrupted while building.
+the test, whether it passed, failed or was interrupted while building. `lab_name` is a
+name of that kind for a lab a `wirespeed` process builds, removed after the test too.
 """
 
 from __future__ import annotations
@@ -41,6 +42,14 @@ def unique_lab_name(label: str) -> str:
 
 
 MakeLab = Callable[..., Lab]
+
+
+@pytest.fixture
+def lab_name(request: pytest.FixtureRequest) -> Iterator[str]:
+    label = request.node.name[5:13].strip("_").replace("_", "-")
+    name = f"soak-{os.getpid() % 100000}-{label}".rstrip("-")
+    yield name
+    down_lab(name, force=True)
 
 
 @pytest.fixture
