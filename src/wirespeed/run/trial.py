@@ -77,6 +77,7 @@ class Driver(Protocol):
     def client_argv(self, spec: TestSpec, target: str, port: int) -> list[str]: ...
     def parse(self, text: str, side: Side) -> Result: ...
     def server_report_complete(self, text: str, spec: TestSpec) -> bool: ...
+    def client_stuck_after_report(self, text: str, spec: TestSpec) -> bool: ...
 
 
 def driver_for(tool: Tool) -> Driver:
@@ -172,6 +173,7 @@ def run_trial(
             target=endpoints.target,
             port=port,
             server=server,
+            stuck=lambda text: driver.client_stuck_after_report(text, spec),
         )
         if meter is not None:
             meter.mark("end")
@@ -443,7 +445,10 @@ def _wait_client(
     target: str,
     port: int,
     server: Process | None = None,
+    stuck: Callable[[str], bool] | None = None,
 ) -> None:
+    """Until the client exits; a client `stuck` says printed all it had to and hung is
+    left for the caller to stop, as one that exited."""
     start = time.monotonic()
     # Whether the client was ever seen connected, looked up until it was: at the timeout
     # its connection may be gone (the server died while the client hung), and a client
@@ -453,6 +458,8 @@ def _wait_client(
     while client.poll() is None:
         now = time.monotonic()
         elapsed = now - start
+        if stuck is not None and stuck(client.stdout()):
+            return
         if not seen_connected and now >= next_look:
             seen_connected = _connected(host, client, target, port)
             next_look = now + CONNECTED_LOOK_EVERY

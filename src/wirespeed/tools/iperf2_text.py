@@ -274,6 +274,8 @@ def _draft(
         else:
             draft.received = final.measurement()
             draft.udp = _udp_stats(state, stream_id, final, None)
+            if protocol is Proto.UDP and _no_udp_fin(state, stream_id):
+                _cut_to_traffic(state, draft, stream_id, stream.lines, final)
     if stream.server_report is not None:
         draft.received = stream.server_report.measurement()
         sent = state.sent_datagrams.get(stream_id)
@@ -292,6 +294,40 @@ def _draft(
             )
         )
     return draft
+
+
+def _cut_to_traffic(
+    state: _State, draft: StreamDraft, stream_id: int, lines: list[ReportLine], final: ReportLine
+) -> None:
+    """A `(no-udp-fin)` receiver (UDP --full-duplex) learns that the test ended from one
+    unacknowledged datagram; when it is lost (at saturation, as often as any other), the
+    receiver waits about 3 s for it and its final report averages the wait in: 34 of 85
+    Mbit/s in tests/fixtures/iperf2/udp-bidir-end-lost. The silent intervals after the
+    traffic are dropped and the span ends where the traffic did: in the last interval
+    with bytes, after as long as its bytes took at the rate of the interval before it."""
+    intervals = sorted((line for line in lines if line is not final), key=lambda line: line.start)
+    carrying = [line for line in intervals if line.bytes > 0]
+    if not carrying or not any(line.start >= carrying[-1].end - 1e-6 for line in intervals):
+        return  # no silence after the traffic: the end datagram arrived
+    last = carrying[-1]
+    end = last.end
+    if len(carrying) > 1 and (before := carrying[-2]).bytes > 0 and before.end > before.start:
+        rate = before.bytes / (before.end - before.start)
+        end = min(last.end, last.start + last.bytes / rate)
+    seconds = end - final.start
+    if seconds <= 0 or end >= final.end:
+        return
+    draft.received = Transfer(final.bytes, seconds, final.bytes * 8 / seconds)
+    draft.intervals = [line.interval() for line in intervals if line.start < end]
+    state.warnings.append(
+        warning(
+            WarningKind.OTHER,
+            f"stream {stream_id}: iperf2's end-of-test datagram was lost (UDP full duplex "
+            f"sends one, unacknowledged) and the receiver waited {final.end - end:.1f} s "
+            f"for it: its rate is taken over the {seconds:.2f} s the traffic lasted, not "
+            f"the {final.end - final.start:.2f} s it printed",
+        )
+    )
 
 
 def _no_udp_fin(state: _State, stream_id: int) -> bool:

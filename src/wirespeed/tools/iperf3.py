@@ -19,6 +19,7 @@ __all__ = [
     "DEFAULT_PORT",
     "OUTPUT_FORMAT",
     "client_argv",
+    "client_stuck_after_report",
     "parse",
     "parse_json",
     "parse_text",
@@ -87,6 +88,12 @@ def parse(text: str, side: Side) -> Result:
 
 def _looks_like_json(text: str) -> bool:
     return any(line.startswith("{") for line in text.splitlines())
+
+
+def client_stuck_after_report(text: str, spec: TestSpec) -> bool:
+    """iperf3 ends on its own once its report is out: never stuck after it."""
+    del text, spec
+    return False
 
 
 def server_report_complete(text: str, spec: TestSpec) -> bool:

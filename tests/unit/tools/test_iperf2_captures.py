@@ -112,6 +112,42 @@ def test_full_duplex_carries_both_flows_on_one_id() -> None:
     assert [[s.id for s in d.streams] for d in result.directions] == [[1], [1]]
 
 
+def test_a_full_duplex_receiver_that_waited_for_a_lost_end_datagram_is_cut_to_its_traffic() -> None:
+    # The server printed 0-5.13 s and 34.3 Mbit/s: 3 s of waiting for the client's lost
+    # end datagram averaged in. The traffic ended in 2-3 s: 668,164 bytes at the previous
+    # second's 10,416,224 B/s take 0.064 s, so 2.064 s, as long as the client's receiving
+    # side (the end datagram arrived there) printed: 0-2.0635 s.
+    up = parsed("udp-bidir-end-lost.server").direction(Flow.UP)
+    assert up is not None and up.received is not None
+    assert up.received.bytes == 21_993_160
+    assert up.received.seconds == pytest.approx(2.0 + 668_164 / 10_416_224)
+    assert up.received.bits_per_second == pytest.approx(85.24e6, rel=1e-3)
+    [stream] = up.streams
+    assert [(i.start, i.end) for i in stream.intervals] == [(0, 1), (1, 2), (2, 3)]
+    [said] = [w.message for w in parsed("udp-bidir-end-lost.server").warnings]
+    assert "end-of-test datagram was lost" in said and "waited 3.1 s" in said
+    # The end that got its end datagram is left as iperf printed it.
+    client = parsed("udp-bidir-end-lost.client")
+    down = client.direction(Flow.DOWN)
+    assert down is not None and down.received is not None
+    assert down.received.seconds == 2.0635 and not client.warnings
+    assert flows(client) == flows(parsed("udp-bidir-end-lost.server")) == [Flow.UP, Flow.DOWN]
+    assert not parsed("udp-bidir.server").warnings
+
+
+def test_a_client_hung_after_a_full_duplex_barrier_timeout_has_all_it_needs() -> None:
+    spec = TestSpec(protocol=Proto.UDP, direction=Direction.BIDIR, duration=2.0)
+    hung = text("udp-bidir-barrier-hang.client")
+    assert iperf2.client_stuck_after_report(hung, spec)
+    # Before its final reports, or without the barrier timeout, it is still working.
+    assert not iperf2.client_stuck_after_report(hung.split("[ *1] 0.0000-5.1468")[0], spec)
+    assert not iperf2.client_stuck_after_report(text("udp-bidir.client"), spec)
+    down = parsed("udp-bidir-barrier-hang.client").direction(Flow.DOWN)
+    assert down is not None and down.received is not None
+    assert down.received.seconds < 2.1  # its 3 s of waiting left out
+    assert down.received.bits_per_second == pytest.approx(92e6, rel=0.02)
+
+
 def test_a_window_the_kernel_doubled_is_flagged_on_both_ends() -> None:
     for end in ("client", "server"):
         assert WarningKind.WINDOW_ADJUSTED in kinds(parsed(f"tcp-window.{end}"))
