@@ -70,8 +70,8 @@ def test_resume_mistakes_are_usage_errors(tmp_path: Path) -> None:
 def test_a_run_still_going_is_not_resumed(tmp_path: Path) -> None:
     plan, db = tmp_path / "plan.yaml", tmp_path / "runs.db"
     plan.write_text(LOOPBACK)
-    # 4 trials of 4 s: still going when the resume (seconds to start) looks.
-    only = ("--only", "1,2", "--repeat", "2", "--duration", "4")
+    # 4 trials of 3 s: still going when the resume (a second to start) looks.
+    only = ("--only", "1,2", "--repeat", "2", "--duration", "3")
     running = subprocess.Popen(
         [*WIRESPEED, "run", str(plan), "--db", str(db), *only, "-q"],
         stdout=subprocess.DEVNULL,

@@ -65,15 +65,15 @@ def test_each_injected_outage_is_found_at_its_time_and_matched_with_its_kernel_l
     tmp_path: Path, lab_name: str
 ) -> None:
     # Chunks of 5 s: the link fault at 5 s and the forwarding stop at 14 s span a
-    # chunk's start; and eight chunks show whether memory grows with them.
+    # chunk's start; and six chunks show whether memory grows with them.
     faults = (
         "[{at: 5s, down: 3.2s, kind: link}, {at: 14s, down: 2s, kind: forwarding}, "
-        "{at: 27s, down: 0.5s, kind: link}]"
+        "{at: 22s, down: 0.5s, kind: link}]"
     )
     db, said = tmp_path / "s.db", tmp_path / "out.txt"
     with said.open("w") as out:
         process = subprocess.Popen(
-            [WIRESPEED, "soak", str(plan(tmp_path / "p.yaml", 40, 5, faults)), "--db", str(db),
+            [WIRESPEED, "soak", str(plan(tmp_path / "p.yaml", 30, 5, faults)), "--db", str(db),
              "--lab-name", lab_name],
             stdout=out, stderr=subprocess.STDOUT,
         )  # fmt: skip
@@ -94,12 +94,12 @@ def test_each_injected_outage_is_found_at_its_time_and_matched_with_its_kernel_l
         assert hit.cause.kind == "tx-hang"
     assert not [m.outage for m in matched if unexplained(found, m.outage.start)]
     assert found.sentence in said.read_text()
-    assert 39 <= found.watched <= 42
+    assert 29 <= found.watched <= 32
     assert not namespaces(lab_name)
     # Memory: the chunks after the first few hold no more than those did (a sanity
     # bound; the benchmark measures it over 30 minutes).
-    settled = [kb for t, kb in samples if t >= 15]
-    assert len(settled) >= 16
+    settled = [kb for t, kb in samples if t >= 12]
+    assert len(settled) >= 12
     assert max(settled[-6:]) <= max(settled[:6]) * 1.15
 
 
