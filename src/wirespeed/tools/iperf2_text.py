@@ -311,7 +311,7 @@ def _cut_to_traffic(
         return  # no silence after the traffic: the end datagram arrived
     last = carrying[-1]
     end = last.end
-    if len(carrying) > 1 and (before := carrying[-2]).bytes > 0 and before.end > before.start:
+    if len(carrying) > 1 and (before := carrying[-2]).end > before.start:
         rate = before.bytes / (before.end - before.start)
         end = min(last.end, last.start + last.bytes / rate)
     seconds = end - final.start

@@ -15,21 +15,16 @@ without it), the run says so and measures round trips by ping.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
+from support.lab_trial import run_one_trial
 from wirespeed.analysis.latency import grade
 from wirespeed.model import FindingKind, Measurement, Side, TrialOutcome, TrialStatus
-from wirespeed.store import Store
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 
-WIRESPEED = [sys.executable, "-m", "wirespeed.cli.app"]
 QUEUE_MS = 40.0
 
 
@@ -37,27 +32,8 @@ def run_plan(
     tmp_path: Path, plan: str, label: str, topology: str, *extra: str
 ) -> tuple[TrialOutcome, str]:
     """Run a plan in a lab named latency-LABEL-PID-TOPOLOGY; its one outcome and what the
-    run said. The run removes its lab; a test stopped mid-run removes it here."""
-    plan_file = tmp_path / f"{label}.yaml"
-    plan_file.write_text(textwrap.dedent(plan))
-    db = tmp_path / f"{label}.db"
-    prefix = f"latency-{label}-{os.getpid()}"
-    try:
-        done = subprocess.run(
-            [*WIRESPEED, "run", str(plan_file), "--db", str(db), "--lab-name", prefix, *extra],
-            capture_output=True,
-            text=True,
-            timeout=180,
-            check=False,
-        )
-    finally:
-        subprocess.run(
-            [*WIRESPEED, "lab", "down", f"{prefix}-{topology}"], capture_output=True, check=False
-        )
-    assert done.returncode == 0, done.stderr
-    with Store.open(str(db)) as store:
-        (outcome,) = store.load_run(None, intervals=False).outcomes
-    return outcome, done.stdout + done.stderr
+    run said."""
+    return run_one_trial(tmp_path, plan, label, topology, *extra, kind="latency")
 
 
 def figures(outcome: TrialOutcome) -> dict[str, Measurement]:

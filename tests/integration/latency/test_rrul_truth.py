@@ -15,21 +15,18 @@ machine is shared, and a run beside other work may lose throughput or queueing.
 
 from __future__ import annotations
 
-import os
 import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from support.lab_trial import run_one_trial
 from wirespeed.analysis.latency import grade
 from wirespeed.model import FindingKind, Flow, Measurement, Side, Tool, TrialOutcome, TrialStatus
-from wirespeed.store import Store
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 
-WIRESPEED = [sys.executable, "-m", "wirespeed.cli.app"]
 TRUTH_MS = 40.0
 TOLERANCE = 0.15
 TCP_CEILING = 94.1e6  # LIMITS.md: TCP at 100 Mbit/s, MTU 1500
@@ -43,27 +40,9 @@ tests:
 
 def run_rrul(tmp_path: Path, label: str, *extra: str, plan: str = PLAN) -> tuple[TrialOutcome, str]:
     """Run the plan in a lab named rrul-LABEL-PID-TOPOLOGY; its outcome and what it said."""
-    plan_file = tmp_path / f"{label}.yaml"
     topology = "endpoint" if "ssh" in extra else "router"
-    plan_file.write_text(textwrap.dedent(plan).replace("router}]", f"{topology}}}]"))
-    db = tmp_path / f"{label}.db"
-    prefix = f"rrul-{label}-{os.getpid()}"
-    try:
-        done = subprocess.run(
-            [*WIRESPEED, "run", str(plan_file), "--db", str(db), "--lab-name", prefix, *extra],
-            capture_output=True,
-            text=True,
-            timeout=180,
-            check=False,
-        )
-    finally:
-        subprocess.run(
-            [*WIRESPEED, "lab", "down", f"{prefix}-{topology}"], capture_output=True, check=False
-        )
-    assert done.returncode == 0, done.stderr
-    with Store.open(str(db)) as store:
-        (outcome,) = store.load_run(None, intervals=False).outcomes
-    return outcome, done.stdout + done.stderr
+    text = textwrap.dedent(plan).replace("router}]", f"{topology}}}]")
+    return run_one_trial(tmp_path, text, label, topology, *extra, kind="rrul")
 
 
 def figures(outcome: TrialOutcome) -> dict[str, Measurement]:

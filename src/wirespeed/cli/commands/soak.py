@@ -316,12 +316,18 @@ def _tell(store: Store, soak_id: int, env: Environment, args: argparse.Namespace
         _write(summary, args, env)
 
 
+def _format(args: argparse.Namespace) -> str:
+    """--format, else from -o's extension, else text."""
+    if args.format:
+        return str(args.format)
+    suffix = Path(args.output).suffix if args.output else ""
+    return {".md": "markdown", ".json": "json", ".html": "html"}.get(suffix, "text")
+
+
 def _write(summary: object, args: argparse.Namespace, env: Environment) -> None:
     from wirespeed.soak.render import render
 
-    fmt = args.format or {".md": "markdown", ".json": "json", ".html": "html"}.get(
-        Path(args.output).suffix, "text"
-    )
+    fmt = _format(args)
     Path(args.output).write_text(render(summary, fmt), encoding="utf-8")  # type: ignore[arg-type]
     env.stderr.write(f"wrote {args.output}\n")
 
@@ -337,7 +343,7 @@ def _report(store: Store, soak_id: int | None, args: argparse.Namespace, env: En
     if args.output:
         _write(summary, args, env)
     else:
-        env.stdout.write(render(summary, args.format or "text"))
+        env.stdout.write(render(summary, _format(args)))
     return ExitStatus.OK
 
 
@@ -357,11 +363,7 @@ def _compare(
     from wirespeed.soak.group import group_of
     from wirespeed.soak.render import summary_of
 
-    fmt = args.format or "text"
-    if to_file and args.output:
-        fmt = args.format or {".md": "markdown", ".json": "json"}.get(
-            Path(args.output).suffix, "text"
-        )
+    fmt = _format(args) if to_file else (args.format or "text")
     if fmt == "html":
         raise UsageError("--compare writes text, markdown or json", hint="--format markdown")
     if not soak_ids:
