@@ -26,6 +26,7 @@ from wirespeed.analysis.stats import (
     summarize,
 )
 from wirespeed.model import Better, TrialStatus
+from wirespeed.search.measurements import PPS
 from wirespeed.store.records import RunRecord
 
 
@@ -77,7 +78,7 @@ class ManyRow:
             text += " " + ", ".join(value for _, value in self.labels)
         if self.path is not None:
             text += f" on {self.path}"
-        if self.variant != "default":
+        if self.variant != DEFAULT_VARIANT:
             text += f" ({self.variant})"
         return text
 
@@ -89,19 +90,29 @@ class ManyComparison:
     alpha: float = ALPHA
 
 
+# The variant a plan without `variants:` runs in (model.Trial's default).
+DEFAULT_VARIANT = "default"
+
 _Labels = tuple[tuple[str, str], ...]
 _Key = tuple[str, str, str, str, _Labels]  # test, path, variant, name, labels
 _RowKey = tuple[str, str | None, str, str, _Labels]  # the path only where it must match
 
 
-def _groups(record: RunRecord) -> dict[_Key, tuple[str, str, Better, list[float], list[str]]]:
-    """The run's passed trials' measurements grouped over repetitions, in run order."""
-    grouped: dict[_Key, tuple[str, str, Better, list[float], list[str]]] = {}
+_Groups = dict[_Key, tuple[str, str, Better, list[float], list[str]]]
+
+
+def _groups(record: RunRecord, *, goodput: bool = True) -> _Groups:
+    """The run's passed trials' measurements grouped over repetitions, in run order;
+    without `goodput`, of a traffic test only what was measured beside its flows (its
+    probes' latency, the board's power)."""
+    grouped: _Groups = {}
     for outcome in record.outcomes:
         if outcome.status is not TrialStatus.OK or outcome.result is None:
             continue
         trial = outcome.trial
-        for m in outcome.result.measured():
+        result = outcome.result
+        measured = result.measurements if trial.test.is_iperf and not goodput else result.measured()
+        for m in measured:
             key = (trial.test.id, trial.path.name, trial.variant, m.name, m.labels)
             _, _, _, values, keys = grouped.setdefault(
                 key, (trial.test.name, m.unit, m.better, [], [])
@@ -157,7 +168,49 @@ def _cell(
 
 def compare_many(records: Sequence[RunRecord]) -> ManyComparison:
     """The runs in the order given, the first the baseline of every %."""
-    per_run = [_groups(record) for record in records]
+    rows = _compare_columns([_groups(record) for record in records])
+    return ManyComparison(tuple(_column(r) for r in records), rows)
+
+
+@dataclass(frozen=True)
+class VariantsComparison:
+    """One run's variants side by side, each against the first: what its benchmarks and
+    searches measured (the traffic tests' goodput has the A/B table, report/ab.py)."""
+
+    variants: tuple[str, ...]
+    rows: tuple[ManyRow, ...]
+    alpha: float = ALPHA
+
+
+def compare_run_variants(record: RunRecord) -> VariantsComparison | None:
+    """The run's measurements other than goodput, a column per variant in run order;
+    None when the run has one variant or nothing of the kind to compare. Of a search's
+    figures only those in packets/s are rows: its bit rates and % of ceiling are the
+    same loads in other units, and would repeat every difference three times."""
+    variants = list(dict.fromkeys(o.trial.variant for o in record.outcomes))
+    if len(variants) < 2:
+        return None
+    groups = _groups(record, goodput=False)
+    per_variant: list[_Groups] = []
+    for variant in variants:
+        # Matched across columns without the variant: every row's cells are variants.
+        per_variant.append(
+            {
+                (test_id, path, DEFAULT_VARIANT, name, labels): found
+                for (test_id, path, shown, name, labels), found in groups.items()
+                if shown == variant and _worth_comparing(labels, found[1])
+            }
+        )
+    rows = _compare_columns(per_variant)
+    return VariantsComparison(tuple(variants), rows) if rows else None
+
+
+def _worth_comparing(labels: _Labels, unit: str) -> bool:
+    return "frame" not in dict(labels) or unit == PPS
+
+
+def _compare_columns(per_run: Sequence[_Groups]) -> tuple[ManyRow, ...]:
+    """Rows matched across the columns' groups, each cell against the first column's."""
     # A measurement met on several paths of one run keeps its path in the match.
     several_paths: set[tuple[str, str, str, tuple[tuple[str, str], ...]]] = set()
     for groups in per_run:
@@ -179,7 +232,7 @@ def compare_many(records: Sequence[RunRecord]) -> ManyComparison:
             shown = path if (test_id, variant, name, labels) in several_paths else None
             key = (test_id, shown, variant, name, labels)
             meta.setdefault(key, (test_name, unit, better))
-            slots = rows.setdefault(key, [None] * len(records))
+            slots = rows.setdefault(key, [None] * len(per_run))
             if slots[index] is None:
                 slots[index] = (values, keys)
     built = []
@@ -200,7 +253,7 @@ def compare_many(records: Sequence[RunRecord]) -> ManyComparison:
         built.append(
             ManyRow(test_id, test_name, shown, variant, name, labels, unit, better, tuple(cells))
         )
-    return ManyComparison(tuple(_column(r) for r in records), _by_frame_size(built))
+    return _by_frame_size(built)
 
 
 # A forwarding search's cells in the order people read them, whatever order they ran in.

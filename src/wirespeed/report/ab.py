@@ -72,7 +72,8 @@ class AbTable:
         return self.columns[0]
 
 
-def _record(report: Report) -> RunRecord:
+def record_of(report: Report) -> RunRecord:
+    """The run as the analyses take it."""
     return RunRecord(
         id=report.run_id,
         info=report.info,
@@ -91,7 +92,8 @@ def _states(report: Report) -> Mapping[str, Mapping[str, object]]:
 
 
 def build_ab(report: Report) -> AbTable | None:
-    """The A/B table, or None when the run has fewer than two variants."""
+    """The A/B table, or None when the run has fewer than two variants or no traffic
+    test."""
     outcomes = [detail.outcome for detail in report.trials]
     variants = list(dict.fromkeys(o.trial.variant for o in outcomes))
     if len(variants) < 2:
@@ -122,7 +124,7 @@ def build_ab(report: Report) -> AbTable | None:
         link = links.get(path)
         return mtu_of(variant) or (link.mtu if link is not None else None)
 
-    record = _record(report)
+    record = record_of(report)
     groups = goodput_groups(record)
     # (test, path, mtu, flow) -> profile -> group, in run order
     table: dict[tuple[str, str, int | None, Flow], dict[str, Group]] = {}
@@ -183,6 +185,8 @@ def build_ab(report: Report) -> AbTable | None:
                 cells=tuple(cells),
             )
         )
+    if not rows:
+        return None  # its variants ran benchmarks or searches only: report/ab_measured.py
     several_paths = len({row.path for row in rows}) > 1
     return AbTable(tuple(columns.values()), tuple(rows), by_mtu, several_paths)
 

@@ -54,7 +54,8 @@ def cell_lines(row: ManyRow, cell: ManyCell | None) -> list[str]:
     return lines
 
 
-def _item(row: ManyRow) -> str:
+def row_label(row: ManyRow) -> str:
+    """The row's test, measurement and which way is better: "fwd NDR 64 B, up ↑"."""
     arrow = "\N{UPWARDS ARROW}" if row.better.value == "higher" else "\N{DOWNWARDS ARROW}"
     return f"{row.test_id} {row.item} {arrow}"
 
@@ -69,7 +70,7 @@ def render_many_terminal(comparison: ManyComparison, console: Console) -> None:
     for column in comparison.columns:
         table.add_column(Text(f"run {column.run_id}"), justify="right")
     for row in comparison.rows:
-        cells = [Text(terminal_safe(_item(row)))]
+        cells = [Text(terminal_safe(row_label(row)))]
         for cell in row.cells:
             # Each line made safe on its own: the line break between them is ours.
             cells.append(Text("\n".join(terminal_safe(line) for line in cell_lines(row, cell))))
@@ -87,7 +88,7 @@ def render_many_markdown(comparison: ManyComparison) -> str:
     lines.append("| " + " | ".join(header) + " |")
     lines.append("| " + " | ".join(["---"] + ["--:"] * len(comparison.columns)) + " |")
     for row in comparison.rows:
-        cells = [markdown_text(_item(row))]
+        cells = [markdown_text(row_label(row))]
         cells += [
             "<br>".join(markdown_table_safe(line) for line in cell_lines(row, cell))
             for cell in row.cells
@@ -223,7 +224,7 @@ def render_many_html(comparison: ManyComparison) -> str:
     )
     body = []
     for row in comparison.rows:
-        cells = [f"<td>{e(_item(row))}</td>"]
+        cells = [f"<td>{e(row_label(row))}</td>"]
         for cell in row.cells:
             lines = cell_lines(row, cell)
             cells.append('<td class="num">' + "<br>".join(e(line) for line in lines) + "</td>")

@@ -14,7 +14,7 @@ and none of those notes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from wirespeed.model import LinkModel, ModelError, Tool, TrialOutcome, TrialStatus
@@ -201,9 +201,11 @@ def forwarding_tables(
     trial_notes: Sequence[set[int]],
     several_variants: bool,
     add_note: AddNote,
+    links: Mapping[tuple[str, str], LinkModel | None] | None = None,
 ) -> tuple[ForwardingTable, ...]:
     """The tables of the forwarding tests among `outcomes` (trial_notes by position),
-    one per test, path and variant in the order first run."""
+    one per test, path and variant in the order first run; `links` the link of each
+    (path, variant) as its trials had it (a variant's MTU), else the path's."""
     chosen = [
         (outcome, numbers)
         for outcome, numbers in zip(outcomes, trial_notes, strict=True)
@@ -276,7 +278,7 @@ def forwarding_tables(
                 test_id=test_id,
                 test_name=first.test.name,
                 place=places[column],
-                link=first.path.link,
+                link=(links or {}).get((path, variant), first.path.link),
                 goals=_goal_names(own_rows, logs),
                 goal_specs=specs,
                 directions=directions,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from wirespeed.analysis.compare_many import VariantsComparison
 from wirespeed.report import forwarding_text
 from wirespeed.report.ab import (
     AB_LEGEND,
@@ -19,6 +20,9 @@ from wirespeed.report.ab import (
     ab_title,
     build_ab,
 )
+from wirespeed.report.ab_measured import MEASURED_AB_LEGEND, build_measured_ab, measured_ab_title
+from wirespeed.report.compare_many_render import cell_lines as many_cell_lines
+from wirespeed.report.compare_many_render import row_label
 from wirespeed.report.forwarding import ForwardingTable
 from wirespeed.report.latency_table import FIGURES as LATENCY_FIGURES
 from wirespeed.report.latency_table import LEGEND as LATENCY_LEGEND
@@ -142,6 +146,9 @@ def render_markdown(report: Report) -> str:
     ab = build_ab(report)
     if ab is not None:
         lines += ["", *render_ab_markdown(ab)]
+    measured_ab = build_measured_ab(report)
+    if measured_ab is not None:
+        lines += ["", *render_measured_ab_markdown(measured_ab)]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -194,3 +201,14 @@ def render_ab_markdown(ab: AbTable) -> list[str]:
         cells += [_figure_cell(ab_cell_lines(c)) for c in row.cells]
         lines.append(_table_row(cells))
     return [*lines, "", AB_LEGEND, ""]
+
+
+def render_measured_ab_markdown(comparison: VariantsComparison) -> list[str]:
+    lines = [f"## {markdown_text(measured_ab_title(comparison))}", ""]
+    lines.append(_table_row(["Measurement", *(markdown_text(v) for v in comparison.variants)]))
+    lines.append(_table_row(["---"] + ["--:"] * len(comparison.variants)))
+    for row in comparison.rows:
+        cells = [markdown_text(row_label(row))]
+        cells += [_figure_cell(many_cell_lines(row, cell)) for cell in row.cells]
+        lines.append(_table_row(cells))
+    return [*lines, "", MEASURED_AB_LEGEND, ""]

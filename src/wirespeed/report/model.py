@@ -658,8 +658,10 @@ def build_report(record: RunRecord) -> Report:
         for o, numbers in zip(outcomes, trial_notes, strict=True)
         if o.trial.test.tool is not Tool.FORWARDING
     ]
+    # Its places are labelled with their variant when the run has several of any test's.
+    any_variants = len({o.trial.variant for o in outcomes}) > 1
     measured_columns, measured = measured_table(
-        [o for o, _ in benchmarks], [numbers for _, numbers in benchmarks], several_variants
+        [o for o, _ in benchmarks], [numbers for _, numbers in benchmarks], any_variants
     )
 
     def add_search_note(code: str, text: str, trial: str, detail: str) -> int:
@@ -667,9 +669,7 @@ def build_report(record: RunRecord) -> Report:
         notes_by_key[trial].add(number)
         return number
 
-    # Its places are labelled with their variant when the run has several of any test's.
-    any_variants = len({o.trial.variant for o in outcomes}) > 1
-    forwarding = forwarding_tables(outcomes, trial_notes, any_variants, add_search_note)
+    forwarding = forwarding_tables(outcomes, trial_notes, any_variants, add_search_note, links)
     details = tuple(
         TrialDetail(o, ceiling, tuple(sorted(numbers.union(notes_by_key.get(o.trial.key, ())))))
         for o, ceiling, numbers in zip(outcomes, ceilings, trial_notes, strict=True)

@@ -7,6 +7,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from wirespeed.analysis.compare_many import VariantsComparison
 from wirespeed.analysis.expectations import Verdict
 from wirespeed.report import forwarding_text
 from wirespeed.report.ab import (
@@ -18,6 +19,9 @@ from wirespeed.report.ab import (
     ab_title,
     build_ab,
 )
+from wirespeed.report.ab_measured import MEASURED_AB_LEGEND, build_measured_ab, measured_ab_title
+from wirespeed.report.compare_many_render import cell_lines as many_cell_lines
+from wirespeed.report.compare_many_render import row_label
 from wirespeed.report.forwarding import ForwardingTable
 from wirespeed.report.latency_table import FIGURES as LATENCY_FIGURES
 from wirespeed.report.latency_table import LEGEND as LATENCY_LEGEND
@@ -114,6 +118,9 @@ def render_terminal(report: Report, console: Console) -> None:
     ab = build_ab(report)
     if ab is not None:
         render_ab(ab, console)
+    measured_ab = build_measured_ab(report)
+    if measured_ab is not None:
+        render_measured_ab(measured_ab, console)
 
 
 def _render_measured(report: Report, console: Console) -> None:
@@ -220,6 +227,22 @@ def render_ab(ab: AbTable, console: Console) -> None:
     for row in ab.rows:
         cells = [plain_text(text) for text in ab_row_lead(ab, row)]
         cells += [_lines_text(ab_cell_lines(cell)) for cell in row.cells]
+        table.add_row(*cells)
+    console.print(table)
+
+
+def render_measured_ab(comparison: VariantsComparison, console: Console) -> None:
+    table = Table(
+        title=plain_text(measured_ab_title(comparison), style="bold"),
+        caption=Text(MEASURED_AB_LEGEND),
+        caption_justify="left",
+    )
+    table.add_column("Measurement")
+    for variant in comparison.variants:
+        table.add_column(plain_text(variant), justify="right")
+    for row in comparison.rows:
+        cells = [plain_text(row_label(row))]
+        cells += [_lines_text(many_cell_lines(row, cell)) for cell in row.cells]
         table.add_row(*cells)
     console.print(table)
 
