@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from wirespeed.model import Flow, Trial, TrialOutcome, TrialStatus
+from wirespeed.model import Flow, Measurement, Trial, TrialOutcome, TrialStatus
 from wirespeed.units import format_rate
 
 if TYPE_CHECKING:
@@ -61,8 +61,17 @@ class RichProgress:
         self._describe(self._name)
 
     def step(self, text: str) -> None:
-        """Where a long trial is (a search: its frame size, direction and load)."""
+        """Where a long trial is (a search: its frame size, direction and load). Where no
+        bar is drawn (stderr a log, not a terminal) each step is a line of its own, as
+        iperf prints its intervals: a search's minutes are not silent."""
         self._describe(f"{self._name} · {text}")
+        if not self.console.is_interactive:
+            from rich.text import Text
+
+            from wirespeed.report.text import terminal_safe
+
+            line = f"  [{self._index}/{self._count}] {self._name} · {text}"
+            self.console.print(Text(terminal_safe(line)), highlight=False)
 
     def _describe(self, text: str) -> None:
         if self._progress is not None and self._task is not None:
@@ -122,4 +131,23 @@ def summary_line(outcome: TrialOutcome) -> str:
     for direction in outcome.result.directions:
         arrow = "up" if direction.flow is Flow.UP else "down"
         parts.append(f"{arrow} {format_rate(direction.goodput_bps)}")
+    if trial.test.tool.searches:
+        parts.append(_search_summary(outcome.result.measurements))
+    elif not parts and outcome.result.measurements:
+        count = len(outcome.result.measurements)
+        parts.append(f"{count} figure{'s' if count != 1 else ''}")
     return f"✓ {head}  " + ", ".join(parts)
+
+
+def _search_summary(measurements: Sequence[Measurement]) -> str:
+    """The first goal's packets/s per frame size and direction, as a search found them:
+    'NDR 64 B up 14,998, 1518 B up 14,998 pps'."""
+    goal = next((m.name for m in measurements if m.unit == "pps"), None)
+    if goal is None:
+        return "no throughput found"
+    cells = [
+        " ".join(value for _, value in m.labels) + f" {m.value:,.0f}"
+        for m in measurements
+        if m.name == goal
+    ]
+    return f"{goal} " + ", ".join(cells) + " pps"
