@@ -9,6 +9,7 @@ from typing import Any
 from wirespeed.report.forwarding import ForwardingCell, ForwardingTable, SearchRun
 from wirespeed.report.forwarding_text import FRAME_CONVENTION
 from wirespeed.report.json_export import measured_summary_to_dict
+from wirespeed.search.log import Counters, InterfaceCounts
 from wirespeed.search.model import GoalResult, TrialResult
 
 
@@ -28,7 +29,9 @@ def _goal(result: GoalResult) -> dict[str, Any]:
     }
 
 
-def _trial(trial: TrialResult) -> dict[str, Any]:
+def _trial(
+    trial: TrialResult, counted: Counters | None, wire: InterfaceCounts | None
+) -> dict[str, Any]:
     return {
         "intended_pps": trial.intended,
         "offered_pps": trial.offered,
@@ -38,6 +41,10 @@ def _trial(trial: TrialResult) -> dict[str, Any]:
         "forwarding_rate_pps": trial.forwarding_rate,
         "loss_ratio": trial.loss_ratio,
         "generator_limited": trial.generator_limited,
+        "udp_counters": None
+        if counted is None
+        else {"sent": counted.tx, "arrived": counted.rx, "socket_drops": counted.socket_drops},
+        "interface_packets": None if wire is None else {"sent": wire.tx, "arrived": wire.rx},
     }
 
 
@@ -53,7 +60,15 @@ def _search(run: SearchRun) -> dict[str, Any]:
         "stopped": result.stopped,
         "seconds_of_traffic": result.seconds_of_traffic,
         "goals": [_goal(goal) for goal in result.goals],
-        "trials": [_trial(trial) for trial in result.trials],
+        "trials": [
+            _trial(trial, counted, wire)
+            for trial, counted, wire in zip(
+                result.trials,
+                log.counters or (None,) * len(result.trials),
+                log.interfaces or (None,) * len(result.trials),
+                strict=True,
+            )
+        ],
     }
 
 

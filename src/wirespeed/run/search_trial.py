@@ -7,6 +7,12 @@ machine). In the lab, whose namespaces carry nothing else, the receiver's UDP co
 (/proc/net/snmp) say how many those were, and they are added back: the device did
 forward them. On real hosts, which carry other UDP traffic, iperf's count stands.
 
+Every host's network interfaces (/proc/net/dev) cross-check both ends, in the lab and on
+real hosts alike: packets that never left the sender's interfaces were dropped in its
+own queue and were not offered to the device (the trial counts what left, and so is
+generator-limited, never the device's loss); iperf counting more received than came in
+at the receiver's interfaces is a count that cannot be trusted, and is said so.
+
 One wirespeed trial is the whole test (every frame size and direction); its result holds
 each cell's measurements (search/measurements.py), and its raw outputs each cell's search
 log (search/log.py) and the iperf outputs of every trial. Whatever happens, every process
@@ -49,10 +55,10 @@ from wirespeed.run.trial import (
     wait_listening,
 )
 from wirespeed.sampling.model import SampleSet
-from wirespeed.sampling.procfs import parse_udp_snmp
+from wirespeed.sampling.procfs import parse_net_dev, parse_udp_snmp
 from wirespeed.sampling.session import Sampler, SamplerSource, TrialSampler
 from wirespeed.search.frames import frames_per_second, udp_payload_for_frame
-from wirespeed.search.log import Counters, SearchLog, to_json
+from wirespeed.search.log import Counters, InterfaceCounts, SearchLog, to_json
 from wirespeed.search.measurements import measurements_of
 from wirespeed.search.model import (
     Goal,
@@ -88,7 +94,9 @@ class _Cell:
 
     raw: list[RawOutput] = dataclasses.field(default_factory=list)
     counters: list[Counters | None] = dataclasses.field(default_factory=list)
+    interfaces: list[InterfaceCounts | None] = dataclasses.field(default_factory=list)
     iperf_received: list[int] = dataclasses.field(default_factory=list)  # iperf's own count
+    iperf_sent: list[int] = dataclasses.field(default_factory=list)  # iperf's writes
 
 
 def goals_of(options: ForwardingOptions, final: float) -> tuple[Goal, ...]:
@@ -181,6 +189,7 @@ def run_search_trial(
                     link_rate_bps=path.link_rate_bps,
                     ceiling_pps=ceiling,
                     counters=tuple(cell.counters),
+                    interfaces=tuple(cell.interfaces),
                 )
                 raw.append(_log_output(legs[0].sender, log))
                 raw.extend(cell.raw)
@@ -244,22 +253,39 @@ def _findings(log: SearchLog, cell: _Cell) -> list[Finding]:
         )
     if log.result.stopped is not None:
         found.append(Finding(FindingKind.SEARCH_UNFINISHED, f"{where}: {log.result.stopped}"))
-    overcounted = [
-        (iperf, counted.rx)
-        for trial, iperf, counted in zip(
-            log.result.trials, cell.iperf_received, cell.counters, strict=True
-        )
-        if counted is not None
-        and iperf > counted.rx + COUNTER_SLACK_PACKETS + COUNTER_SLACK_SHARE * trial.sent
-    ]
+    overcounted = []
+    for trial, iperf, counted, wire in zip(
+        log.result.trials, cell.iperf_received, cell.counters, cell.interfaces, strict=True
+    ):
+        slack = COUNTER_SLACK_PACKETS + COUNTER_SLACK_SHARE * trial.sent
+        seen = [c.rx for c in (counted, wire) if c is not None and iperf > c.rx + slack]
+        if seen:
+            overcounted.append((iperf, min(seen)))
     if overcounted:
         iperf, arrived = overcounted[0]
         found.append(
             Finding(
                 FindingKind.SUSPECT,
                 f"{where}: in {len(overcounted)} trial(s) iperf counted more datagrams "
-                f"received than the receiver's UDP counters saw arrive (e.g. {iperf:,} "
-                f"against {arrived:,}): iperf's count cannot be trusted here",
+                f"received than the receiver's UDP counters or network interfaces saw "
+                f"arrive (e.g. {iperf:,} against {arrived:,}): iperf's count cannot be "
+                "trusted here",
+            )
+        )
+    held_back = [
+        (written, wire.tx)
+        for written, wire in zip(cell.iperf_sent, cell.interfaces, strict=True)
+        if wire is not None and wire.tx < written
+    ]
+    if held_back:
+        most = max(held_back, key=lambda pair: pair[0] - pair[1])
+        found.append(
+            Finding(
+                FindingKind.GENERATOR_LIMITED,
+                f"{where}: in {len(held_back)} trial(s) fewer packets left the sender's "
+                f"network interfaces than iperf wrote (at most {most[0] - most[1]:,} of "
+                f"{most[0]:,} held back): its own queue dropped them, so they were never "
+                "offered to the device and count as the generator's shortfall, not as loss",
             )
         )
     return found
@@ -320,7 +346,9 @@ def _run_trial(
     receivers: list[Process] = []
     senders: list[Process] = []
     before = [_leg_counters(leg) for leg in legs]
+    wire_before = [_wire_counts(leg) for leg in legs]
     after: list[tuple[UdpCounts | None, UdpCounts | None] | None] = []
+    wire_after: list[tuple[int | None, int | None]] = []
     try:
         for leg in legs:
             check_port_free(leg.receiver, leg.port, Proto.UDP)
@@ -341,6 +369,7 @@ def _run_trial(
             time.sleep(0.05)
         _wait_reports(receivers)
         after = [_leg_counters(leg) for leg in legs]
+        wire_after = [_wire_counts(leg) for leg in legs]
     finally:
         with deferred_signals():
             statuses = [sender.stop() for sender in senders]
@@ -364,8 +393,15 @@ def _run_trial(
         sent += report.writes
         received += iperf2_pps.received(report, counted)
     counters = _counted(before, after)
+    wire = _wire_counted(wire_before, wire_after)
     cell.counters.append(counters)
+    cell.interfaces.append(wire)
     cell.iperf_received.append(received)
+    cell.iperf_sent.append(sent)
+    if wire is not None and wire.tx < sent:
+        # What never left the sender's interfaces (its own queue dropped it) was never
+        # offered to the device: the trial offered what left.
+        sent = wire.tx
     if counters is not None:
         # iperf numbers its datagrams, so its count of the lost ones is exact, but it
         # also counts as lost what reached its host and its busy socket then dropped:
@@ -384,6 +420,52 @@ def _leg_counters(leg: Leg) -> tuple[UdpCounts | None, UdpCounts | None] | None:
     if not leg.counted:
         return None
     return _udp_counters(leg.sender), _udp_counters(leg.receiver)
+
+
+# /proc/net/dev of a 32-bit kernel (OpenWrt on many routers) counts in 32 bits.
+COUNTER_WRAP = 2**32
+
+
+def _interface_packets(host: Host) -> tuple[int, int] | None:
+    """Packets received and sent by the host's network interfaces other than loopback,
+    as /proc/net/dev counts them; None when unreadable."""
+    try:
+        interfaces = parse_net_dev(host.read_file("/proc/net/dev"))
+    except (WirespeedError, OSError, ValueError):
+        return None
+    if not interfaces:
+        return None
+    found = [counts for name, counts in interfaces.items() if name != "lo"]
+    return sum(c.rx_packets for c in found), sum(c.tx_packets for c in found)
+
+
+def _wire_counts(leg: Leg) -> tuple[int | None, int | None]:
+    """The sender's interfaces' packets sent and the receiver's received, now."""
+    sender, receiver = _interface_packets(leg.sender), _interface_packets(leg.receiver)
+    return (None if sender is None else sender[1], None if receiver is None else receiver[0])
+
+
+def _delta(start: int, end: int) -> int:
+    if end < start < COUNTER_WRAP:
+        return end + COUNTER_WRAP - start
+    return end - start
+
+
+def _wire_counted(
+    before: Sequence[tuple[int | None, int | None]],
+    after: Sequence[tuple[int | None, int | None]],
+) -> InterfaceCounts | None:
+    """Packets out of the legs' senders' interfaces and into their receivers' over a
+    trial; None unless every one was read at both times."""
+    if len(before) != len(after):
+        return None
+    tx = rx = 0
+    for (tx_start, rx_start), (tx_end, rx_end) in zip(before, after, strict=True):
+        if tx_start is None or rx_start is None or tx_end is None or rx_end is None:
+            return None
+        tx += _delta(tx_start, tx_end)
+        rx += _delta(rx_start, rx_end)
+    return InterfaceCounts(tx=tx, rx=rx)
 
 
 def _counted(

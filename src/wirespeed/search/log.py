@@ -14,12 +14,21 @@ search and the measurements can be derived again. Its JSON:
                 "generator_limited": false}, ...],
      "trials": [{"intended": 15000.0, "duration": 1.0, "sent": 15000,
                  "received": 14990,
-                 "counters": {"tx": 15003, "rx": 14993, "socket_drops": 0} | null}, ...]}
+                 "counters": {"tx": 15003, "rx": 14993, "socket_drops": 0} | null,
+                 "interfaces": {"tx": 15007, "rx": 14995} | null}, ...]}
 
 `counters` are the UDP datagrams the generator's host sent, those the receiver's host
 saw arrive, and those its socket then dropped, over the trial (/proc/net/snmp of the
 lab's namespaces): the socket's drops are the receiver's, not the device's, and are
 added back to iperf's count; null on real hosts, where iperf's count stands alone.
+
+`interfaces` are the packets that left the sender's network interfaces and those that
+came in at the receiver's over the trial (/proc/net/dev, loopback left out), on every
+host that has the file, real or emulated: what crossed the wire at both ends. A host's
+other traffic only adds to them, so they bound iperf's counts from above: fewer packets
+out than iperf wrote were dropped in the sending host (its queue), never offered to the
+device; more datagrams received than packets came in cannot be true. Absent from logs
+written before they were kept.
 """
 
 from __future__ import annotations
@@ -49,6 +58,15 @@ class Counters:
 
 
 @dataclass(frozen=True)
+class InterfaceCounts:
+    """Packets over one trial: out of the sender's network interfaces, into the
+    receiver's (summed over the legs of a direction; loopback not counted)."""
+
+    tx: int
+    rx: int
+
+
+@dataclass(frozen=True)
 class SearchLog:
     """One search cell: where and how it ran, and what it found."""
 
@@ -58,6 +76,7 @@ class SearchLog:
     link_rate_bps: int | None  # None: an unshaped link has no frame-rate ceiling
     ceiling_pps: float | None  # the link's frames/s at this size, per direction
     counters: tuple[Counters | None, ...] = ()  # one per trial of result.trials, or ()
+    interfaces: tuple[InterfaceCounts | None, ...] = ()  # likewise
 
     def argv(self) -> tuple[str, ...]:
         return (SEARCH_ARGV0, "--frame", str(self.frame), "--direction", self.direction)
@@ -81,6 +100,7 @@ def _goal_json(result: GoalResult) -> dict[str, Any]:
 
 def to_json(log: SearchLog) -> str:
     counters = log.counters or (None,) * len(log.result.trials)
+    interfaces = log.interfaces or (None,) * len(log.result.trials)
     trials = [
         {
             "intended": trial.intended,
@@ -90,8 +110,9 @@ def to_json(log: SearchLog) -> str:
             "counters": None
             if counted is None
             else {"tx": counted.tx, "rx": counted.rx, "socket_drops": counted.socket_drops},
+            "interfaces": None if wire is None else {"tx": wire.tx, "rx": wire.rx},
         }
-        for trial, counted in zip(log.result.trials, counters, strict=True)
+        for trial, counted, wire in zip(log.result.trials, counters, interfaces, strict=True)
     ]
     document = {
         "format": FORMAT,
@@ -143,6 +164,7 @@ def from_json(text: str) -> SearchLog:
             raise ModelError(f"not a {FORMAT} log of version {VERSION}")
         trials: list[TrialResult] = []
         counters: list[Counters | None] = []
+        interfaces: list[InterfaceCounts | None] = []
         for entry in document["trials"]:
             trials.append(
                 TrialResult(
@@ -160,6 +182,10 @@ def from_json(text: str) -> SearchLog:
                     int(counted["tx"]), int(counted["rx"]), int(counted.get("socket_drops", 0))
                 )
             )
+            wire = entry.get("interfaces")
+            interfaces.append(
+                None if wire is None else InterfaceCounts(int(wire["tx"]), int(wire["rx"]))
+            )
         result = SearchResult(
             goals=tuple(_goal_from(goal) for goal in document["goals"]),
             trials=tuple(trials),
@@ -175,6 +201,7 @@ def from_json(text: str) -> SearchLog:
             link_rate_bps=None if rate is None else int(rate),
             ceiling_pps=_number(document.get("ceiling_pps")),
             counters=tuple(counters),
+            interfaces=tuple(interfaces) if any(w is not None for w in interfaces) else (),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as error:
         raise ModelError(f"not a readable search log: {error}") from None

@@ -101,8 +101,20 @@ def test_ndr_through_nat_in_and_out_finds_the_dut_limit(tmp_path: Path) -> None:
         assert any(t.duration == 1.5 for t in log.result.trials)
         bounds = log.result.goal("NDR")
         assert bounds.upper is not None and bounds.lower is not None and bounds.converged
-        # The receiver's count was cross-checked with the interfaces' counters.
+        # The receiver's count was cross-checked with the namespaces' UDP counters and
+        # both ends' interfaces, which in the lab carry the search's packets and little
+        # else (ARP, iperf's final datagram and its repeats): a trial without loss saw
+        # as many packets leave the sender and come in at the receiver as iperf counted.
         assert any(counted is not None for counted in log.counters)
+        assert len(log.interfaces) == len(log.result.trials)
+        for trial, wire in zip(log.result.trials, log.interfaces, strict=True):
+            assert wire is not None and wire.tx >= trial.sent and wire.rx >= trial.received
+            if trial.received == trial.sent:
+                slack = 50 + trial.sent // 1000
+                assert wire.tx - trial.sent <= slack and wire.rx - trial.received <= slack, (
+                    trial,
+                    wire,
+                )
     assert not [f for f in outcome.findings if f.kind is FindingKind.SUSPECT], outcome.findings
     # In both directions traffic crossed the DUT: "in" through its port forward.
     assert "NDR" in done.stdout
@@ -194,6 +206,11 @@ def test_every_direction_on_every_topology(
     assert done.returncode == 0, done.stdout + done.stderr
     (outcome,) = _outcomes(tmp_path)
     assert outcome.status is TrialStatus.OK, outcome.reason
+    # Both ends' interfaces were read for every trial, also where an end is the DUT
+    # over SSH (busybox's cat of its /proc/net/dev).
+    for log in [from_json(r.text) for r in outcome.raw if r.argv[:1] == (SEARCH_ARGV0,)]:
+        assert len(log.interfaces) == len(log.result.trials)
+        assert all(wire is not None for wire in log.interfaces), log.interfaces
     for direction in directions:
         ndr = _value(outcome, "NDR", 512, direction)
         if limit is None:

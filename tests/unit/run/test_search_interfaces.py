@@ -1,0 +1,68 @@
+"""Both ends' network interfaces cross-check a search trial: packets that never left the
+sender's interfaces were its own queue's drops, not offered to the device (the trial
+counts what left, so it is generator-limited and the device is not blamed); iperf
+counting more received than came in at the receiver is said to be untrustworthy."""
+
+from __future__ import annotations
+
+from wirespeed.model import FindingKind
+from wirespeed.run.search_trial import COUNTER_WRAP, _Cell, _findings, _wire_counted
+from wirespeed.search.log import InterfaceCounts, SearchLog, from_json, to_json
+from wirespeed.search.model import SearchResult, TrialResult
+
+
+def _log(*trials: TrialResult, interfaces: tuple[InterfaceCounts | None, ...]) -> SearchLog:
+    result = SearchResult(goals=(), trials=trials, algorithm="mlrsearch")
+    return SearchLog(64, "up", result, 1_000_000_000, 1_488_095.2, (), interfaces)
+
+
+def test_the_legs_counts_are_summed_and_a_32_bit_counter_may_wrap() -> None:
+    before = [(100, 5_000), (COUNTER_WRAP - 10, 7)]
+    after = [(15_100, 19_990), (20, 15_007)]
+    assert _wire_counted(before, after) == InterfaceCounts(tx=15_000 + 30, rx=14_990 + 15_000)
+    # A host whose file could not be read leaves the trial without interface counts.
+    assert _wire_counted([(1, None)], [(2, 3)]) is None
+
+
+def test_interface_counts_survive_the_log_and_old_logs_have_none() -> None:
+    trial = TrialResult(intended=15_000.0, duration=1.0, sent=15_000, received=14_990)
+    log = _log(trial, interfaces=(InterfaceCounts(15_004, 14_993),))
+    assert from_json(to_json(log)).interfaces == log.interfaces
+    old = to_json(_log(trial, interfaces=())).replace(',\n   "interfaces": null', "")
+    assert '"interfaces"' not in old and from_json(old).interfaces == ()
+
+
+def test_what_the_senders_queue_held_back_is_the_generators_shortfall() -> None:
+    # iperf wrote 150,000 datagrams; 148,500 left the interface; the trial counts those.
+    trial = TrialResult(intended=15_000.0, duration=10.0, sent=148_500, received=148_500)
+    cell = _Cell(
+        interfaces=[InterfaceCounts(tx=148_500, rx=148_503)],
+        counters=[None],
+        iperf_received=[148_500],
+        iperf_sent=[150_000],
+    )
+    (finding,) = _findings(_log(trial, interfaces=tuple(cell.interfaces)), cell)
+    assert finding.kind is FindingKind.GENERATOR_LIMITED
+    assert "1,500 of 150,000 held back" in finding.message
+    assert trial.generator_limited  # 99.0 % of the load asked: never the device's loss
+
+
+def test_iperf_counting_more_than_came_in_is_suspect() -> None:
+    trial = TrialResult(intended=15_000.0, duration=10.0, sent=150_000, received=150_000)
+    cell = _Cell(
+        interfaces=[InterfaceCounts(tx=150_010, rx=140_000)],
+        counters=[None],
+        iperf_received=[150_000],
+        iperf_sent=[150_000],
+    )
+    (finding,) = _findings(_log(trial, interfaces=tuple(cell.interfaces)), cell)
+    assert finding.kind is FindingKind.SUSPECT
+    assert "150,000 against 140,000" in finding.message
+    # Within the slack (ARP, iperf's repeated final datagram): nothing to say.
+    fine = _Cell(
+        interfaces=[InterfaceCounts(tx=150_010, rx=149_990)],
+        counters=[None],
+        iperf_received=[150_000],
+        iperf_sent=[150_000],
+    )
+    assert _findings(_log(trial, interfaces=tuple(fine.interfaces)), fine) == []
