@@ -348,7 +348,7 @@ def _run_trial(
     before = [_leg_counters(leg) for leg in legs]
     wire_before = [_wire_counts(leg) for leg in legs]
     after: list[tuple[UdpCounts | None, UdpCounts | None] | None] = []
-    wire_after: list[tuple[int | None, int | None]] = []
+    wire_after: list[tuple[Packets | None, Packets | None]] = []
     try:
         for leg in legs:
             check_port_free(leg.receiver, leg.port, Proto.UDP)
@@ -426,23 +426,24 @@ def _leg_counters(leg: Leg) -> tuple[UdpCounts | None, UdpCounts | None] | None:
 COUNTER_WRAP = 2**32
 
 
-def _interface_packets(host: Host) -> tuple[int, int] | None:
-    """Packets received and sent by the host's network interfaces other than loopback,
-    as /proc/net/dev counts them; None when unreadable."""
+# Per interface other than loopback: (packets sent, packets received) as /proc/net/dev
+# counts them.
+Packets = dict[str, tuple[int, int]]
+
+
+def _interface_packets(host: Host) -> Packets | None:
+    """The host's interfaces' packet counters now; None when unreadable."""
     try:
         interfaces = parse_net_dev(host.read_file("/proc/net/dev"))
     except (WirespeedError, OSError, ValueError):
         return None
-    if not interfaces:
-        return None
-    found = [counts for name, counts in interfaces.items() if name != "lo"]
-    return sum(c.rx_packets for c in found), sum(c.tx_packets for c in found)
+    found = {name: (c.tx_packets, c.rx_packets) for name, c in interfaces.items() if name != "lo"}
+    return found or None
 
 
-def _wire_counts(leg: Leg) -> tuple[int | None, int | None]:
-    """The sender's interfaces' packets sent and the receiver's received, now."""
-    sender, receiver = _interface_packets(leg.sender), _interface_packets(leg.receiver)
-    return (None if sender is None else sender[1], None if receiver is None else receiver[0])
+def _wire_counts(leg: Leg) -> tuple[Packets | None, Packets | None]:
+    """The sender's and the receiver's interface counters, now."""
+    return _interface_packets(leg.sender), _interface_packets(leg.receiver)
 
 
 def _delta(start: int, end: int) -> int:
@@ -451,20 +452,34 @@ def _delta(start: int, end: int) -> int:
     return end - start
 
 
+def _packets_over(start: Packets | None, end: Packets | None, column: int) -> int | None:
+    """Packets sent (column 0) or received (1) over the trial by all of a host's
+    interfaces; None unless the same interfaces were there at both readings: one that
+    went away (a NIC reset that re-created it) takes its count with it, and the sum
+    would show packets that never left as held back."""
+    if start is None or end is None or start.keys() != end.keys():
+        return None
+    return sum(_delta(start[name][column], end[name][column]) for name in start)
+
+
 def _wire_counted(
-    before: Sequence[tuple[int | None, int | None]],
-    after: Sequence[tuple[int | None, int | None]],
+    before: Sequence[tuple[Packets | None, Packets | None]],
+    after: Sequence[tuple[Packets | None, Packets | None]],
 ) -> InterfaceCounts | None:
     """Packets out of the legs' senders' interfaces and into their receivers' over a
     trial; None unless every one was read at both times."""
     if len(before) != len(after):
         return None
     tx = rx = 0
-    for (tx_start, rx_start), (tx_end, rx_end) in zip(before, after, strict=True):
-        if tx_start is None or rx_start is None or tx_end is None or rx_end is None:
+    for (sender_start, receiver_start), (sender_end, receiver_end) in zip(
+        before, after, strict=True
+    ):
+        sent = _packets_over(sender_start, sender_end, 0)
+        arrived = _packets_over(receiver_start, receiver_end, 1)
+        if sent is None or arrived is None:
             return None
-        tx += _delta(tx_start, tx_end)
-        rx += _delta(rx_start, rx_end)
+        tx += sent
+        rx += arrived
     return InterfaceCounts(tx=tx, rx=rx)
 
 

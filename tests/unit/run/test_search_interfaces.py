@@ -17,11 +17,22 @@ def _log(*trials: TrialResult, interfaces: tuple[InterfaceCounts | None, ...]) -
 
 
 def test_the_legs_counts_are_summed_and_a_32_bit_counter_may_wrap() -> None:
-    before = [(100, 5_000), (COUNTER_WRAP - 10, 7)]
-    after = [(15_100, 19_990), (20, 15_007)]
-    assert _wire_counted(before, after) == InterfaceCounts(tx=15_000 + 30, rx=14_990 + 15_000)
-    # A host whose file could not be read leaves the trial without interface counts.
-    assert _wire_counted([(1, None)], [(2, 3)]) is None
+    # (tx, rx) per interface, of the sender and the receiver of two legs.
+    before = [
+        ({"eth0": (100, 3)}, {"eth0": (9, 5_000)}),
+        ({"eth0": (COUNTER_WRAP - 10, 0), "br-lan": (50, 0)}, {"wan": (0, 7)}),
+    ]
+    after = [
+        ({"eth0": (15_100, 3)}, {"eth0": (9, 19_990)}),
+        ({"eth0": (20, 0), "br-lan": (80, 0)}, {"wan": (0, 15_007)}),
+    ]
+    assert _wire_counted(before, after) == InterfaceCounts(tx=15_000 + 30 + 30, rx=14_990 + 15_000)
+    # A host whose file could not be read leaves the trial without interface counts;
+    # so does one whose interfaces changed (a NIC re-created mid-trial lost its count).
+    assert _wire_counted([(None, {"eth0": (0, 0)})], [(None, {"eth0": (0, 9)})]) is None
+    gone = [({"eth0": (100, 0), "usb0": (0, 0)}, {"eth0": (0, 0)})]
+    back = [({"eth0": (15_100, 0)}, {"eth0": (0, 15_000)})]
+    assert _wire_counted(gone, back) is None
 
 
 def test_interface_counts_survive_the_log_and_old_logs_have_none() -> None:
