@@ -20,6 +20,10 @@ _SCALES: dict[str, tuple[tuple[float, str], ...]] = {
     "bit/s": ((1e9, "Gbit/s"), (1e6, "Mbit/s"), (1e3, "kbit/s"), (1.0, "bit/s")),
 }
 
+# Units counted in whole things, shown whole with thousands grouped as people write
+# packet rates ("14,998 pps"); a count's name says what it counts ("search trials 8").
+_WHOLE = {"pps": "pps", "count": ""}
+
 LEGEND = (
     "Benchmarks: of k repetitions, the median \N{PLUS-MINUS SIGN} its distance to the "
     "farther end of its 95 % bootstrap interval (n=k, CV = standard deviation / mean); "
@@ -49,7 +53,13 @@ def _digits(value: float) -> int:
     return min(max(3 - math.floor(math.log10(abs(value))), 0), 2)
 
 
+def _whole(value: float, unit: str) -> str:
+    return f"{value:,.0f} {_WHOLE[unit]}".rstrip()
+
+
 def value_text(value: float, unit: str) -> str:
+    if unit in _WHOLE:
+        return _whole(value, unit)
     if unit == GRADE_UNIT:
         return f"{grade(value)} ({value:.{_digits(value)}f} ms)"
     divisor, shown = scale_for(value, unit)
@@ -62,6 +72,11 @@ def summary_text(summary: Summary, unit: str) -> str:
     interval = summary.interval
     if unit == GRADE_UNIT:  # the letter of the median increase, then its figure in ms
         return f"{grade(summary.median)} ({summary_text(summary, 'ms')})"
+    if unit in _WHOLE:
+        if interval is None:
+            return _whole(summary.median, unit)
+        reach = max(summary.median - interval.low, interval.high - summary.median)
+        return f"{summary.median:,.0f} \N{PLUS-MINUS SIGN}{_whole(reach, unit)}"
     divisor, shown = scale_for(summary.median, unit)
     median = summary.median / divisor
     if interval is None:

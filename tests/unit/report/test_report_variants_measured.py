@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import re
 from pathlib import Path
 
 from rich.console import Console
@@ -75,6 +76,8 @@ def test_searches_in_two_variants_are_compared_cell_by_cell(tmp_path: Path) -> N
     assert "## Variants against default: benchmarks and searches" in markdown
     line = next(row for row in markdown.splitlines() if row.startswith("| fwd NDR 64 B, up"))
     assert "+3" in line and "%~" in line, line
+    # Packet rates whole and grouped, as people write them: "14,940 ±12 pps".
+    assert re.search(r"\| 1\d,\d{3} ±[\d,]+ pps \| 19,\d{3} ±[\d,]+ pps<br>", line), line
     assert "| Test |" not in markdown
 
 
