@@ -41,6 +41,13 @@ def summary_of(
     )  # fmt: skip
 
 
+def _title(summary: SoakSummary) -> str:
+    """The plan's title (or "Soak N"), with the variant where the soak is one of several."""
+    title = summary.header.title or f"Soak {summary.header.id}"
+    variant = summary.header.info.get("variant")
+    return f"{title}, variant {variant}" if isinstance(variant, str) else title
+
+
 def _when(at: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(at)) + f".{int(at * 1000) % 1000:03d}Z"
 
@@ -69,15 +76,16 @@ HEAD = ["#", "start (UTC)", "length s", "lost", "direction", "kernel event"]
 
 
 def render_text(summary: SoakSummary) -> str:
-    lines = [f"soak {summary.header.id} ({summary.header.status}): {summary.sentence}"]
+    variant = summary.header.info.get("variant")
+    of = f", variant {variant}" if isinstance(variant, str) else ""
+    lines = [f"soak {summary.header.id}{of} ({summary.header.status}): {summary.sentence}"]
     for row in _rows(summary):
         lines.append("  " + "  ".join(row).replace("`", ""))
     return "\n".join(lines) + "\n"
 
 
 def render_markdown(summary: SoakSummary) -> str:
-    title = summary.header.title or f"Soak {summary.header.id}"
-    out = [f"# {title}", "", f"**{summary.sentence}**", ""]
+    out = [f"# {_title(summary)}", "", f"**{summary.sentence}**", ""]
     out.append(
         f"Watched {duration_text(summary.watched)} ({summary.sent} probes each way, "
         f"{summary.lost} lost); an outage is ≥ {summary.threshold} consecutive lost probes "
@@ -103,7 +111,7 @@ def render_markdown(summary: SoakSummary) -> str:
 
 def render_html(summary: SoakSummary) -> str:
     esc = html.escape
-    title = esc(summary.header.title or f"Soak {summary.header.id}")
+    title = esc(_title(summary))
     rows = "".join(
         "<tr>" + "".join(f"<td>{esc(cell.replace('`', ''))}</td>" for cell in row) + "</tr>"
         for row in _rows(summary)

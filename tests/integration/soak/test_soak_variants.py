@@ -67,9 +67,22 @@ def test_each_variant_soaks_in_its_own_state_and_the_soaks_are_compared(
     plan.write_text(PLAN)
     db = tmp_path / "soak.db"
     with MtuWatch(lab_name) as watch:
-        status, out, err = run_cli("soak", str(plan), "--db", str(db), "--lab-name", lab_name)
+        status, out, err = run_cli(
+            "soak", str(plan), "--db", str(db), "--lab-name", lab_name,
+            "-o", str(tmp_path / "soak.md"),
+        )  # fmt: skip
 
     assert status == 0, err
+    # -o FILE: each variant's report beside it, named by its variant; FILE the comparison.
+    small, jumbo = (
+        (tmp_path / "soak-small.md").read_text(),
+        (tmp_path / "soak-jumbo.md").read_text(),
+    )
+    assert small.startswith("# MTU soak, variant small\n"), small
+    assert jumbo.startswith("# MTU soak, variant jumbo\n"), jumbo
+    assert "soak 1, variant small (complete): " in out
+    assert "(baseline)" in (tmp_path / "soak.md").read_text()
+    assert f"wrote {tmp_path / 'soak-small.md'}" in err
     # Both states were in force, one after the other; the lab went with the soak.
     assert 1500 in watch.seen and 9000 in watch.seen
     assert watch.seen.index(9000) > watch.seen.index(1500)

@@ -251,7 +251,11 @@ def _run(
             soak_id = _begin_variant(store, header, plan, rest[0], args=args, env=env)
             watched, position = 0.0, 0
     if variants:
+        # The comparison goes to -o FILE itself (each variant's report went beside it),
+        # where FILE's format is one a comparison has.
         _compare(store, [], args, env, latest=soak_id, to_file=False)
+        if args.output and _format(args) != "html":
+            _compare(store, [], args, env, latest=soak_id)
     return ExitStatus.OK
 
 
@@ -305,6 +309,7 @@ def _soak_one(
 
 
 def _tell(store: Store, soak_id: int, env: Environment, args: argparse.Namespace) -> None:
+    from wirespeed.soak.group import variant_of
     from wirespeed.soak.render import render_text, summary_of
 
     summary = summary_of(store, soak_id)
@@ -313,7 +318,7 @@ def _tell(store: Store, soak_id: int, env: Environment, args: argparse.Namespace
     env.stdout.write(render_text(summary))
     env.stdout.flush()
     if args.output:
-        _write(summary, args, env)
+        _write(summary, args, env, variant=variant_of(summary.header.info))
 
 
 def _format(args: argparse.Namespace) -> str:
@@ -324,12 +329,22 @@ def _format(args: argparse.Namespace) -> str:
     return {".md": "markdown", ".json": "json", ".html": "html"}.get(suffix, "text")
 
 
-def _write(summary: object, args: argparse.Namespace, env: Environment) -> None:
+def variant_path(output: str, variant: str) -> Path:
+    """Where a variant's report goes when a soak has several: soak.html becomes
+    soak-mtu9000.html, so that one variant's report does not overwrite another's."""
+    path = Path(output)
+    return path.with_name(f"{path.stem}-{variant}{path.suffix}")
+
+
+def _write(
+    summary: object, args: argparse.Namespace, env: Environment, *, variant: str | None = None
+) -> None:
     from wirespeed.soak.render import render
 
     fmt = _format(args)
-    Path(args.output).write_text(render(summary, fmt), encoding="utf-8")  # type: ignore[arg-type]
-    env.stderr.write(f"wrote {args.output}\n")
+    path = variant_path(args.output, variant) if variant else Path(args.output)
+    path.write_text(render(summary, fmt), encoding="utf-8")  # type: ignore[arg-type]
+    env.stderr.write(f"wrote {path}\n")
 
 
 def _report(store: Store, soak_id: int | None, args: argparse.Namespace, env: Environment) -> int:
