@@ -79,7 +79,7 @@ def test_ndr_through_nat_in_and_out_finds_the_dut_limit(tmp_path: Path) -> None:
         tests:
           - id: fwd
             tool: forwarding
-            options: {{frame_sizes: [64, 1518], directions: [in, out],
+            options: {{frame_sizes: [64], directions: [in, out],
                        goals: [{{name: NDR, loss: 0}}], {QUICK}}}
     """
     running_before = _iperfs()  # other work's, if any: not this run's to stop
@@ -87,14 +87,13 @@ def test_ndr_through_nat_in_and_out_finds_the_dut_limit(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     (outcome,) = _outcomes(tmp_path)
     assert outcome.status is TrialStatus.OK, outcome.reason
-    for frame in (64, 1518):
-        for direction in ("in", "out"):
-            ndr = _value(outcome, "NDR", frame, direction)
-            assert 15_000 * 0.9 <= ndr <= 15_000 * 1.03, (frame, direction, ndr)
+    # The smallest frames, the seed's hardest case (other sizes: the every-direction
+    # test at 512 B, and every RFC 2544 size in benchmarks/forwarding_truth.py).
+    for direction in ("in", "out"):
+        ndr = _value(outcome, "NDR", 64, direction)
+        assert 15_000 * 0.9 <= ndr <= 15_000 * 1.03, (direction, ndr)
     logs = [from_json(r.text) for r in outcome.raw if r.argv[:1] == (SEARCH_ARGV0,)]
-    assert [(log.frame, log.direction) for log in logs] == [
-        (64, "in"), (1518, "in"), (64, "out"), (1518, "out"),
-    ]  # fmt: skip
+    assert [(log.frame, log.direction) for log in logs] == [(64, "in"), (64, "out")]
     for log in logs:
         # The final answer rests on full-length trials, and the search began short.
         assert log.result.trials[0].duration == 0.5

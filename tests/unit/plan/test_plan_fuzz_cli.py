@@ -416,7 +416,7 @@ def damaged_examples(draw: Draw) -> bytes:
     return emit(data).encode()
 
 
-@cases(650)
+@cases(420)
 @given(damaged_examples(), file_names, commands)
 def test_damaged_examples_exit_0_or_2_naming_the_file(
     scratch: Path, content: bytes, name: bytes, command: str
@@ -549,7 +549,7 @@ def damaged_bytes(draw: Draw) -> bytes:
     return content
 
 
-@cases(750)
+@cases(480)
 @given(damaged_bytes(), file_names, commands)
 def test_example_bytes_damaged_anywhere_exit_0_or_2_naming_the_file(
     scratch: Path, content: bytes, name: bytes, command: str
@@ -681,7 +681,7 @@ def generated_plans(draw: Draw) -> dict[Any, Any]:
     return plan
 
 
-@cases(600)
+@cases(390)
 @given(generated_plans(), st.booleans(), file_names, commands)
 def test_generated_plans_exit_0_or_2_naming_the_file(
     scratch: Path, plan: Any, block: bool, name: bytes, command: str
