@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from wirespeed.analysis.compare_many import VariantsComparison, compare_run_variants
 from wirespeed.report.ab import record_of
-from wirespeed.report.compare_many_render import LEGEND
 from wirespeed.report.model import Report
 
-MEASURED_AB_LEGEND = LEGEND.replace("the first run's", "the first variant's").replace(
-    "run's repetitions", "variant's repetitions"
+MEASURED_AB_LEGEND = (
+    "Each cell: the median of the variant's repetitions (\N{PLUS-MINUS SIGN} the farther end "
+    "of its 95 % interval), and its change against the first variant's. "
+    "* the repetitions show a difference (permutation test and the ratio's interval agree); "
+    "~ not significant: the repetitions cannot tell it from noise; "
+    "no mark: one side has a single repetition, no test is possible."
 )
 
 
