@@ -402,6 +402,7 @@ def _run_trial(
         # What never left the sender's interfaces (its own queue dropped it) was never
         # offered to the device: the trial offered what left.
         sent = wire.tx
+        received = min(received, sent)
     if counters is not None:
         # iperf numbers its datagrams, so its count of the lost ones is exact, but it
         # also counts as lost what reached its host and its busy socket then dropped:
