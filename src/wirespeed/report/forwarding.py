@@ -201,11 +201,11 @@ def forwarding_tables(
     trial_notes: Sequence[set[int]],
     several_variants: bool,
     add_note: AddNote,
-    links: Mapping[tuple[str, str], LinkModel | None] | None = None,
+    links: Mapping[tuple[str, str], LinkModel | None],
 ) -> tuple[ForwardingTable, ...]:
     """The tables of the forwarding tests among `outcomes` (trial_notes by position),
     one per test, path and variant in the order first run; `links` the link of each
-    (path, variant) as its trials had it (a variant's MTU), else the path's."""
+    (path, variant) as its trials had it (a variant's MTU)."""
     chosen = [
         (outcome, numbers)
         for outcome, numbers in zip(outcomes, trial_notes, strict=True)
@@ -278,7 +278,7 @@ def forwarding_tables(
                 test_id=test_id,
                 test_name=first.test.name,
                 place=places[column],
-                link=(links or {}).get((path, variant), first.path.link),
+                link=links.get((path, variant), first.path.link),
                 goals=_goal_names(own_rows, logs),
                 goal_specs=specs,
                 directions=directions,

@@ -60,15 +60,7 @@ def _search(run: SearchRun) -> dict[str, Any]:
         "stopped": result.stopped,
         "seconds_of_traffic": result.seconds_of_traffic,
         "goals": [_goal(goal) for goal in result.goals],
-        "trials": [
-            _trial(trial, counted, wire)
-            for trial, counted, wire in zip(
-                result.trials,
-                log.counters or (None,) * len(result.trials),
-                log.interfaces or (None,) * len(result.trials),
-                strict=True,
-            )
-        ],
+        "trials": [_trial(trial, counted, wire) for trial, counted, wire in log.trials_counted()],
     }
 
 

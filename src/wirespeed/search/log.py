@@ -81,6 +81,21 @@ class SearchLog:
     def argv(self) -> tuple[str, ...]:
         return (SEARCH_ARGV0, "--frame", str(self.frame), "--direction", self.direction)
 
+    def trials_counted(
+        self,
+    ) -> tuple[tuple[TrialResult, Counters | None, InterfaceCounts | None], ...]:
+        """Each trial with its hosts' UDP counters and interface counts (None where not
+        kept)."""
+        missing = (None,) * len(self.result.trials)
+        return tuple(
+            zip(
+                self.result.trials,
+                self.counters or missing,
+                self.interfaces or missing,
+                strict=True,
+            )
+        )
+
 
 def _goal_json(result: GoalResult) -> dict[str, Any]:
     goal = result.goal
@@ -99,8 +114,6 @@ def _goal_json(result: GoalResult) -> dict[str, Any]:
 
 
 def to_json(log: SearchLog) -> str:
-    counters = log.counters or (None,) * len(log.result.trials)
-    interfaces = log.interfaces or (None,) * len(log.result.trials)
     trials = [
         {
             "intended": trial.intended,
@@ -112,7 +125,7 @@ def to_json(log: SearchLog) -> str:
             else {"tx": counted.tx, "rx": counted.rx, "socket_drops": counted.socket_drops},
             "interfaces": None if wire is None else {"tx": wire.tx, "rx": wire.rx},
         }
-        for trial, counted, wire in zip(log.result.trials, counters, interfaces, strict=True)
+        for trial, counted, wire in log.trials_counted()
     ]
     document = {
         "format": FORMAT,

@@ -14,6 +14,7 @@ import time
 from importlib import resources
 
 from wirespeed.soak import records
+from wirespeed.soak.group import variant_of
 from wirespeed.soak.plan import parse_soak_plan
 from wirespeed.soak.sentence import describe_event, duration_text
 from wirespeed.soak.summary import SoakSummary, summarize
@@ -41,11 +42,15 @@ def summary_of(
     )  # fmt: skip
 
 
+def _of_variant(summary: SoakSummary) -> str:
+    """ ", variant jumbo" where the soak is one of several variants' soaks; else ""."""
+    variant = variant_of(summary.header.info)
+    return f", variant {variant}" if variant is not None else ""
+
+
 def _title(summary: SoakSummary) -> str:
     """The plan's title (or "Soak N"), with the variant where the soak is one of several."""
-    title = summary.header.title or f"Soak {summary.header.id}"
-    variant = summary.header.info.get("variant")
-    return f"{title}, variant {variant}" if isinstance(variant, str) else title
+    return (summary.header.title or f"Soak {summary.header.id}") + _of_variant(summary)
 
 
 def _when(at: float) -> str:
@@ -76,9 +81,8 @@ HEAD = ["#", "start (UTC)", "length s", "lost", "direction", "kernel event"]
 
 
 def render_text(summary: SoakSummary) -> str:
-    variant = summary.header.info.get("variant")
-    of = f", variant {variant}" if isinstance(variant, str) else ""
-    lines = [f"soak {summary.header.id}{of} ({summary.header.status}): {summary.sentence}"]
+    head = f"soak {summary.header.id}{_of_variant(summary)} ({summary.header.status})"
+    lines = [f"{head}: {summary.sentence}"]
     for row in _rows(summary):
         lines.append("  " + "  ".join(row).replace("`", ""))
     return "\n".join(lines) + "\n"

@@ -5,7 +5,7 @@ counting more received than came in at the receiver is said to be untrustworthy.
 
 from __future__ import annotations
 
-from wirespeed.model import FindingKind
+from wirespeed.model import Finding, FindingKind
 from wirespeed.run.search_trial import COUNTER_WRAP, _Cell, _findings, _wire_counted
 from wirespeed.search.log import InterfaceCounts, SearchLog, from_json, to_json
 from wirespeed.search.model import SearchResult, TrialResult
@@ -43,16 +43,19 @@ def test_interface_counts_survive_the_log_and_old_logs_have_none() -> None:
     assert '"interfaces"' not in old and from_json(old).interfaces == ()
 
 
+def _findings_of(
+    trial: TrialResult, wire: InterfaceCounts, *, written: int, got: int
+) -> list[Finding]:
+    """What a cell of one trial says, iperf having written `written` and counted `got`."""
+    cell = _Cell(interfaces=[wire], counters=[None], iperf_received=[got], iperf_sent=[written])
+    return _findings(_log(trial, interfaces=(wire,)), cell)
+
+
 def test_what_the_senders_queue_held_back_is_the_generators_shortfall() -> None:
     # iperf wrote 150,000 datagrams; 148,500 left the interface; the trial counts those.
     trial = TrialResult(intended=15_000.0, duration=10.0, sent=148_500, received=148_500)
-    cell = _Cell(
-        interfaces=[InterfaceCounts(tx=148_500, rx=148_503)],
-        counters=[None],
-        iperf_received=[148_500],
-        iperf_sent=[150_000],
-    )
-    (finding,) = _findings(_log(trial, interfaces=tuple(cell.interfaces)), cell)
+    wire = InterfaceCounts(tx=148_500, rx=148_503)
+    (finding,) = _findings_of(trial, wire, written=150_000, got=148_500)
     assert finding.kind is FindingKind.GENERATOR_LIMITED
     assert "1,500 of 150,000 held back" in finding.message
     assert trial.generator_limited  # 99.0 % of the load asked: never the device's loss
@@ -60,20 +63,10 @@ def test_what_the_senders_queue_held_back_is_the_generators_shortfall() -> None:
 
 def test_iperf_counting_more_than_came_in_is_suspect() -> None:
     trial = TrialResult(intended=15_000.0, duration=10.0, sent=150_000, received=150_000)
-    cell = _Cell(
-        interfaces=[InterfaceCounts(tx=150_010, rx=140_000)],
-        counters=[None],
-        iperf_received=[150_000],
-        iperf_sent=[150_000],
-    )
-    (finding,) = _findings(_log(trial, interfaces=tuple(cell.interfaces)), cell)
+    wire = InterfaceCounts(tx=150_010, rx=140_000)
+    (finding,) = _findings_of(trial, wire, written=150_000, got=150_000)
     assert finding.kind is FindingKind.SUSPECT
     assert "150,000 against 140,000" in finding.message
     # Within the slack (ARP, iperf's repeated final datagram): nothing to say.
-    fine = _Cell(
-        interfaces=[InterfaceCounts(tx=150_010, rx=149_990)],
-        counters=[None],
-        iperf_received=[150_000],
-        iperf_sent=[150_000],
-    )
-    assert _findings(_log(trial, interfaces=tuple(fine.interfaces)), fine) == []
+    fine = InterfaceCounts(tx=150_010, rx=149_990)
+    assert _findings_of(trial, fine, written=150_000, got=150_000) == []
