@@ -8,6 +8,8 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import pytest
+
 from support.board_samples import line_rate_trial, sampled_board
 from support.samples import run_record
 from wirespeed.analysis.ceiling import ceiling_for
@@ -18,6 +20,7 @@ from wirespeed.run.trial import without_moot
 from wirespeed.sampling.summary import MonitorSummary
 
 
+@pytest.mark.process
 def test_under_voltage_at_line_rate_is_still_a_finding_and_a_note(tmp_path: Path) -> None:
     board = sampled_board(tmp_path)
     outcome = line_rate_trial(board)

@@ -45,6 +45,7 @@ def test_negative_duration_is_refused() -> None:
     assert "--duration must be positive" in err
 
 
+@pytest.mark.process
 def test_help_answers_without_importing_heavy_modules() -> None:
     """`wirespeed --help` must not pay for rich, SQLAlchemy or pydantic."""
     code = (

@@ -196,6 +196,7 @@ def _on_a_terminal(db: str, **environ: str) -> str:
     return received.decode()
 
 
+@pytest.mark.process
 def test_a_real_process_follows_no_colour_and_force_colour(db: str) -> None:
     # Four processes: the rest of the matrix is checked in-process above.
     assert ESCAPE not in _through_a_pipe(db)

@@ -85,6 +85,7 @@ def _write(tmp_path: Path, name: str, text: str) -> Path:
     return path
 
 
+@pytest.mark.process
 def test_bash_completion_loads_and_completes(tmp_path: Path) -> None:
     script = _write(tmp_path, "wirespeed.bash", _generated("completion", "bash"))
     loaded = subprocess.run(
@@ -168,6 +169,7 @@ def test_fish_completion_loads_and_completes(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(shutil.which("man") is None, reason="man-db not installed (scripts/test.sh)")
+@pytest.mark.process
 def test_man_renders_the_page_without_warnings(tmp_path: Path) -> None:
     page = _write(tmp_path, "wirespeed.1", _generated("manpage"))
     shown = subprocess.run(
@@ -202,6 +204,7 @@ def _parser_with_every_kind_of_argument() -> argparse.ArgumentParser:
     return parser
 
 
+@pytest.mark.process
 def test_new_kinds_of_arguments_are_completed_and_documented(tmp_path: Path) -> None:
     parser = _parser_with_every_kind_of_argument()
     for shell in ("bash", "zsh", "fish"):

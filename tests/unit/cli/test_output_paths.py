@@ -155,6 +155,7 @@ def small_tmpfs(where: Path) -> Iterator[Path]:
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="mounting a tmpfs needs root")
+@pytest.mark.process
 def test_report_on_a_full_tmpfs_exits_1_and_leaves_no_partial_file(db: str, tmp_path: Path) -> None:
     with small_tmpfs(tmp_path / "small") as disk:
         (disk / "filler").write_bytes(b"\0" * 48 * 1024)  # 16 KiB left; the HTML is ~32

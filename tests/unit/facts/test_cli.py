@@ -131,6 +131,7 @@ def test_the_captured_vm_says_no_cpufreq_no_thermal_and_eth0_virtio() -> None:
 
 
 @pytest.mark.skipif(not Path("/proc/interrupts").exists(), reason="needs Linux /proc")
+@pytest.mark.process
 def test_this_machine_is_described_without_arguments() -> None:
     status, out, err = run_facts()
     assert status == ExitStatus.OK, err

@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import pytest
+
 from wirespeed.facts.read import HostSource, TreeSource, read_value
 from wirespeed.hosts.local import LocalHost
 
@@ -48,6 +50,7 @@ def test_a_link_loop_is_none(tmp_path: Path) -> None:
     assert TreeSource(tmp_path).read("/a") is None
 
 
+@pytest.mark.process
 def test_a_host_reads_the_same_files_as_the_tree_at_root(tmp_path: Path) -> None:
     host, tree = HostSource(LocalHost()), TreeSource(Path("/"))
     assert host.read("/proc/sys/kernel/osrelease") == tree.read("/proc/sys/kernel/osrelease")

@@ -23,12 +23,14 @@ def _dead(pid: int) -> bool:
         return True
 
 
+@pytest.mark.process
 def test_run_returns_output_and_status() -> None:
     done = LocalHost().run(["sh", "-c", "echo out; echo err >&2; exit 3"])
     assert (done.returncode, done.stdout, done.stderr) == (3, "out\n", "err\n")
     assert done.argv == ("sh", "-c", "echo out; echo err >&2; exit 3")
 
 
+@pytest.mark.process
 def test_run_kills_a_program_that_overstays_its_timeout() -> None:
     started = time.monotonic()
     with pytest.raises(TimeoutError):
@@ -36,6 +38,7 @@ def test_run_kills_a_program_that_overstays_its_timeout() -> None:
     assert time.monotonic() - started < 3
 
 
+@pytest.mark.process
 def test_start_streams_each_stdout_line_to_the_callback() -> None:
     lines: list[str] = []
     process = LocalHost().start(["printf", "a\\nb\\nc\\n"], on_line=lines.append)
@@ -44,6 +47,7 @@ def test_start_streams_each_stdout_line_to_the_callback() -> None:
     assert process.stdout() == "a\nb\nc\n"
 
 
+@pytest.mark.process
 def test_a_failing_callback_does_not_stop_the_reader() -> None:
     def explode(line: str) -> None:
         raise RuntimeError(line)
@@ -54,6 +58,7 @@ def test_a_failing_callback_does_not_stop_the_reader() -> None:
     assert isinstance(process.callback_error, RuntimeError)
 
 
+@pytest.mark.process
 def test_stop_kills_the_whole_process_group() -> None:
     # sh ignores TERM here, and its child sleeps: both must die, by SIGKILL after grace.
     script = "trap '' TERM; sleep 30 & echo $!; wait"
@@ -73,6 +78,7 @@ def test_stop_kills_the_whole_process_group() -> None:
     process.send_signal()  # after reaping: a no-op, never a stranger's process
 
 
+@pytest.mark.process
 def test_wait_raises_timeout_error_while_it_still_runs() -> None:
     process = LocalHost().start(["sleep", "5"])
     with pytest.raises(TimeoutError):
@@ -81,6 +87,7 @@ def test_wait_raises_timeout_error_while_it_still_runs() -> None:
     process.stop()
 
 
+@pytest.mark.process
 def test_a_missing_program_names_the_package_to_install() -> None:
     with pytest.raises(MissingToolError) as raised:
         LocalHost().start(["iperf-that-does-not-exist"])

@@ -298,6 +298,7 @@ def test_an_ipv6_destination_is_bracketed(home: Path) -> None:
 
 
 @pytest.mark.skipif(shutil.which("ssh-keygen") is None, reason="needs ssh-keygen")
+@pytest.mark.process
 def test_the_fingerprint_is_the_one_openssh_prints(tmp_path: Path) -> None:
     import paramiko
 
@@ -317,6 +318,7 @@ def test_the_fingerprint_is_the_one_openssh_prints(tmp_path: Path) -> None:
     assert fingerprint(paramiko.PKey.from_path(str(key_path))) == printed
 
 
+@pytest.mark.process
 def test_quote_argv_makes_one_word_of_each_argument() -> None:
     argv = ["printf", "%s\\n", "a b", "$(x)", "it's", ""]
     line = quote_argv(argv)

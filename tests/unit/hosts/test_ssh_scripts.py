@@ -174,6 +174,7 @@ def _pwned(home: Path) -> list[Path]:
 # -- launch ------------------------------------------------------------------------------
 
 
+@pytest.mark.process
 def test_launch_prints_the_pid_and_the_program_writes_out_err_and_status(device: Device) -> None:
     base = device.base()
     pid = device.launch(base, 1, ["sh", "-c", "echo to-out; echo to-err >&2; exit 3"])
@@ -191,6 +192,7 @@ def test_launch_prints_the_pid_and_the_program_writes_out_err_and_status(device:
     assert (directory / "out").stat().st_mode & 0o077 == 0
 
 
+@pytest.mark.process
 def test_the_printed_pid_is_the_program_itself(device: Device) -> None:
     base = device.base()
     pid = device.launch(base, 1, ["sleep", "600"])
@@ -206,6 +208,7 @@ def test_the_printed_pid_is_the_program_itself(device: Device) -> None:
     assert os.readlink(f"/proc/{pid}/fd/0") == "/dev/null"
 
 
+@pytest.mark.process
 def test_a_second_identical_launch_prints_the_same_pid_and_starts_nothing(device: Device) -> None:
     base = device.base()
     first = device.launch(base, 1, ["sleep", "600"])
@@ -218,6 +221,7 @@ def test_a_second_identical_launch_prints_the_same_pid_and_starts_nothing(device
     assert _alive(first) and _alive(int(watchdog))
 
 
+@pytest.mark.process
 def test_each_number_gets_its_own_program_and_the_session_one_watchdog(device: Device) -> None:
     base = device.base()
     first = device.launch(base, 1, ["sleep", "600"])
@@ -228,6 +232,7 @@ def test_each_number_gets_its_own_program_and_the_session_one_watchdog(device: D
     assert _alive(first) and _alive(second)
 
 
+@pytest.mark.process
 def test_hostile_arguments_round_trip_exactly_and_never_run(device: Device) -> None:
     base = device.base()
     device.launch(base, 1, ["printf", "%s\\n", *HOSTILE])
@@ -237,6 +242,7 @@ def test_hostile_arguments_round_trip_exactly_and_never_run(device: Device) -> N
     assert not _pwned(device.home)
 
 
+@pytest.mark.process
 def test_a_hostile_program_path_is_run_as_the_one_file_it_names(device: Device) -> None:
     # A program whose file name is itself hostile (argv[0] goes through every path of the
     # script: cmd, the exec, messages).
@@ -253,6 +259,7 @@ def test_a_hostile_program_path_is_run_as_the_one_file_it_names(device: Device) 
     assert not _pwned(device.home)
 
 
+@pytest.mark.process
 def test_a_missing_program_ends_with_127_and_says_so(device: Device) -> None:
     base = device.base()
     device.launch(base, 1, ["no-such-program-anywhere", "x"])
@@ -260,6 +267,7 @@ def test_a_missing_program_ends_with_127_and_says_so(device: Device) -> None:
     assert "no-such-program-anywhere" in (Path(base) / "1" / "err").read_text()
 
 
+@pytest.mark.process
 def test_a_launch_that_cannot_record_the_pid_fails_without_running_argv0(
     device: Device, tmp_path: Path
 ) -> None:
@@ -274,6 +282,7 @@ def test_a_launch_that_cannot_record_the_pid_fails_without_running_argv0(
     assert not _pwned(device.home)
 
 
+@pytest.mark.process
 def test_a_directory_without_a_pid_is_reported_without_running_the_path(device: Device) -> None:
     base = device.base("s $(touch PWNED1) `touch PWNED2`")
     (Path(base) / "1").mkdir(parents=True)  # a launch that died before writing its pid
@@ -301,6 +310,7 @@ def _writer(device: Device) -> list[str]:
     return ["sh", "-c", 'cat "$1"; cat "$2" >&2', "sh", "../../../out.bin", "../../../err.bin"]
 
 
+@pytest.mark.process
 def test_poll_returns_exactly_the_bytes_after_each_offset(device: Device) -> None:
     base = device.base()
     device.launch(base, 1, _writer(device))
@@ -312,6 +322,7 @@ def test_poll_returns_exactly_the_bytes_after_each_offset(device: Device) -> Non
         assert found == [(1, 0, PAYLOAD_OUT[out_offset:], PAYLOAD_ERR[err_offset:])], out_offset
 
 
+@pytest.mark.process
 def test_poll_reads_several_programs_at_once(device: Device) -> None:
     base = device.base()
     device.launch(base, 1, _writer(device))
@@ -335,6 +346,7 @@ def test_poll_reads_several_programs_at_once(device: Device) -> None:
     ]
 
 
+@pytest.mark.process
 def test_poll_follows_output_as_it_grows(device: Device) -> None:
     base = device.base()
     script = "printf 'a\\nb'; while [ ! -e go ]; do sleep 0.05; done; printf 'c\\n'"
@@ -348,6 +360,7 @@ def test_poll_follows_output_as_it_grows(device: Device) -> None:
     assert device.poll(base, scripts.Watched(1, 3, 0)) == [(1, 0, b"c\n", b"")]
 
 
+@pytest.mark.process
 def test_poll_renews_the_lease(device: Device) -> None:
     base = device.base()
     device.launch(base, 1, ["true"])
@@ -357,6 +370,7 @@ def test_poll_renews_the_lease(device: Device) -> None:
     assert lease.exists()
 
 
+@pytest.mark.process
 def test_poll_reports_a_program_whose_files_are_gone_as_lost(device: Device) -> None:
     # The watchdog (or a reboot) removed the session: the program's end can never be
     # seen, so it must not look like it is still running.
@@ -367,6 +381,7 @@ def test_poll_reports_a_program_whose_files_are_gone_as_lost(device: Device) -> 
     assert found == [(1, 0, b"", b""), (9, LOST, b"", b"")]
 
 
+@pytest.mark.process
 def test_a_status_of_death_by_signal_reads_as_minus_the_signal(device: Device) -> None:
     base = device.base()
     pid = device.launch(base, 1, ["sleep", "600"])
@@ -378,6 +393,7 @@ def test_a_status_of_death_by_signal_reads_as_minus_the_signal(device: Device) -
 # -- signal --------------------------------------------------------------------------------
 
 
+@pytest.mark.process
 def test_signal_reaches_a_running_program(device: Device) -> None:
     base = device.base()
     pid = device.launch(base, 1, ["sleep", "600"])
@@ -386,6 +402,7 @@ def test_signal_reaches_a_running_program(device: Device) -> None:
     assert device.status(base, 1) == str(128 + signal.SIGTERM)
 
 
+@pytest.mark.process
 def test_signal_does_nothing_once_the_status_exists(device: Device) -> None:
     base = device.base()
     device.launch(base, 1, ["true"])
@@ -402,6 +419,7 @@ def test_signal_does_nothing_once_the_status_exists(device: Device) -> None:
             stranger.kill()
 
 
+@pytest.mark.process
 def test_signal_to_a_program_already_gone_is_quiet(device: Device) -> None:
     done = device.sh(scripts.signal(device.base(), 5, 2**22 + 1, "TERM"))
     assert (done.returncode, done.stdout, done.stderr) == (0, b"", b"")
@@ -410,6 +428,7 @@ def test_signal_to_a_program_already_gone_is_quiet(device: Device) -> None:
 # -- close -------------------------------------------------------------------------------
 
 
+@pytest.mark.process
 def test_close_stops_every_program_and_the_watchdog_and_removes_the_session(
     device: Device,
 ) -> None:
@@ -431,11 +450,13 @@ def test_close_stops_every_program_and_the_watchdog_and_removes_the_session(
     _until(lambda: not device.leftovers(), 3, "nothing of the session left running")
 
 
+@pytest.mark.process
 def test_close_of_a_session_that_does_not_exist_is_harmless(device: Device) -> None:
     done = device.sh(scripts.close(device.base("never")))
     assert done.returncode == 0, done.stderr
 
 
+@pytest.mark.process
 def test_close_leaves_other_sessions_alone(device: Device) -> None:
     mine, other = device.base("mine"), device.base("other")
     device.launch(mine, 1, ["sleep", "600"])
@@ -448,6 +469,7 @@ def test_close_leaves_other_sessions_alone(device: Device) -> None:
 # -- sweep ---------------------------------------------------------------------------------
 
 
+@pytest.mark.process
 def test_sweep_removes_a_session_whose_watchdog_is_dead_and_keeps_a_live_one(
     device: Device,
 ) -> None:
@@ -465,6 +487,7 @@ def test_sweep_removes_a_session_whose_watchdog_is_dead_and_keeps_a_live_one(
     assert Path(live).exists() and _alive(live_program)
 
 
+@pytest.mark.process
 def test_sweep_after_a_reboot_removes_the_files_but_kills_no_stranger(device: Device) -> None:
     # A session from an earlier boot: its PIDs now belong to others (here the test's own
     # sleep), so only its files go.
@@ -484,6 +507,7 @@ def test_sweep_after_a_reboot_removes_the_files_but_kills_no_stranger(device: De
             stranger.kill()
 
 
+@pytest.mark.process
 def test_sweep_of_an_empty_or_missing_root_is_harmless(device: Device) -> None:
     assert device.sh(scripts.sweep(str(device.root))).returncode == 0
     device.root.mkdir()
@@ -493,6 +517,7 @@ def test_sweep_of_an_empty_or_missing_root_is_harmless(device: Device) -> None:
 # -- the watchdog --------------------------------------------------------------------------
 
 
+@pytest.mark.process
 def test_the_watchdog_cleans_up_a_session_whose_lease_is_not_renewed(device: Device) -> None:
     base = device.base()
     program = device.launch(base, 1, ["sleep", "600"], lease=1)
@@ -503,6 +528,7 @@ def test_the_watchdog_cleans_up_a_session_whose_lease_is_not_renewed(device: Dev
     _until(lambda: not device.leftovers(), 5, "nothing left")
 
 
+@pytest.mark.process
 def test_the_watchdog_keeps_a_session_whose_lease_is_renewed(device: Device) -> None:
     base = device.base()
     program = device.launch(base, 1, ["sleep", "600"], lease=1)
@@ -519,6 +545,7 @@ def test_the_watchdog_keeps_a_session_whose_lease_is_renewed(device: Device) -> 
     _until(lambda: not device.leftovers(), 5, "nothing left")
 
 
+@pytest.mark.process
 def test_the_watchdog_ends_quietly_when_the_session_is_removed_under_it(device: Device) -> None:
     base = device.base()
     device.launch(base, 1, ["true"], lease=1)

@@ -53,6 +53,7 @@ def test_all_names_held_is_none_with_every_owner() -> None:
     assert passed == [("a", RUN), ("b", RUN)]
 
 
+@pytest.mark.process
 def test_the_refusal_names_the_process_and_is_a_usage_error() -> None:
     child = subprocess.Popen(["sleep", "30"])
     try:
@@ -75,6 +76,7 @@ def test_an_owner_gone_or_unreadable_is_described_by_its_pid() -> None:
     assert record.describe_owner("junk") == "PID junk"
 
 
+@pytest.mark.process
 def test_the_lock_keeps_another_process_out_until_released(tmp_path: Path) -> None:
     path = str(tmp_path / "labs.lock")
     probe = (

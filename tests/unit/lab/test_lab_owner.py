@@ -6,11 +6,14 @@ import json
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from wirespeed.lab import record
 from wirespeed.lab.links import parse_link
 from wirespeed.model import Topology
 
 
+@pytest.mark.process
 def test_this_process_is_alive_and_a_finished_one_is_not() -> None:
     assert record.owner_alive(record.process_identity())
     child = subprocess.Popen(["true"])

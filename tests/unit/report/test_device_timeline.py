@@ -24,6 +24,9 @@ from wirespeed.report.html import render_html
 from wirespeed.report.timeline import Series
 from wirespeed.sampling.meter import METER_FORMAT, METER_HOST, format_reading
 
+# Every test here reads samples a real sampler took from a fake board tree.
+pytestmark = pytest.mark.process
+
 
 @pytest.fixture(scope="module")
 def board(tmp_path_factory: pytest.TempPathFactory) -> MonitorRecord:

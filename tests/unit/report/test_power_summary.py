@@ -16,6 +16,9 @@ from wirespeed.model import MonitorRecord, TrialOutcome
 from wirespeed.report import build_report, render_json, render_markdown
 from wirespeed.report.power_summary import power_summary
 
+# Every test here reads samples a real sampler took from a fake board tree.
+pytestmark = pytest.mark.process
+
 
 @pytest.fixture(scope="module")
 def board(tmp_path_factory: pytest.TempPathFactory) -> MonitorRecord:

@@ -99,6 +99,7 @@ def test_an_output_cut_short_is_an_error_not_an_idle_machine(cut_at: str) -> Non
         parse_before_start(cut)
 
 
+@pytest.mark.process
 def test_the_fake_r4s_tree_gives_its_load_and_cpus_and_no_busy_process() -> None:
     done = subprocess.run(
         before_start_argv(str(R4S_BOARD), 0.2),
@@ -115,6 +116,7 @@ def test_the_fake_r4s_tree_gives_its_load_and_cpus_and_no_busy_process() -> None
     assert "1432 2 8801 ksoftirqd/0" in done.stdout
 
 
+@pytest.mark.process
 def test_a_yes_hog_on_this_machine_is_named_with_its_pid() -> None:
     with _hog() as pid:
         before, raw = measure_before_start(LocalHost("local"), window=0.5)
@@ -125,6 +127,7 @@ def test_a_yes_hog_on_this_machine_is_named_with_its_pid() -> None:
     assert "% of a core" in finding.message
 
 
+@pytest.mark.process
 def test_a_hog_whose_name_holds_parentheses_is_named_whole(tmp_path: Path) -> None:
     # /proc/PID/stat puts the name in parentheses and does not escape it.
     program = tmp_path / "a) (b"
@@ -137,6 +140,7 @@ def test_a_hog_whose_name_holds_parentheses_is_named_whole(tmp_path: Path) -> No
 
 @needs_busybox
 @pytest.mark.parametrize("whole_seconds", [False, True])
+@pytest.mark.process
 def test_under_busybox_alone_the_hog_is_named_too(tmp_path: Path, whole_seconds: bool) -> None:
     """busybox sh and awk only; `whole_seconds`: as OpenWrt builds busybox, whose sleep
     takes no fraction, so the window is a whole second."""

@@ -149,6 +149,7 @@ def _sampled(root: Path, tmp_path: Path, seconds: float, *, pi: bool = True) -> 
     )
 
 
+@pytest.mark.process
 def test_the_sampler_reads_the_ina3221_and_vcgencmd_on_the_fake_tree(tmp_path: Path) -> None:
     samples = _sampled(POWER / "ina3221-5v", tmp_path, seconds=2.0)
     gauges = [s for s in samples.snapshots if s.hwmon]
@@ -168,6 +169,7 @@ def test_the_sampler_reads_the_ina3221_and_vcgencmd_on_the_fake_tree(tmp_path: P
     assert {FindingKind.UNDER_VOLTAGE, FindingKind.THROTTLED} <= kinds
 
 
+@pytest.mark.process
 def test_without_vcgencmd_nothing_is_said_of_throttling(tmp_path: Path) -> None:
     samples = _sampled(POWER / "ina219-ups", tmp_path, seconds=1.0, pi=False)
     assert all(s.throttled is None for s in samples.snapshots)

@@ -25,6 +25,7 @@ def _gauges_read(snapshot: Snapshot) -> bool:
     return bool(snapshot.temperatures) and snapshot.interrupts is not None
 
 
+@pytest.mark.process
 def test_at_10_hz_only_proc_stat_is_read_every_tick() -> None:
     stream = parse_stream(run_sampler(R4S_BOARD, seconds=2.5, interval=0.1))
     snapshots = stream.snapshots
@@ -52,6 +53,7 @@ def test_at_10_hz_only_proc_stat_is_read_every_tick() -> None:
     assert [s.seq for s in snapshots if s.processes is not None] == [1]
 
 
+@pytest.mark.process
 def test_a_summary_of_10_hz_samples_spans_each_counter_over_its_own_readings() -> None:
     stream = parse_stream(run_sampler(R4S_BOARD, seconds=1.5, interval=0.1))
     samples = SampleSet("r4s", 0.1, stream.start_uptime or 0.0, None, stream.info, stream.snapshots)
@@ -82,6 +84,7 @@ def _stop_after(argv: list[str], seconds: float, *, group: bool) -> tuple[str, f
 
 
 @pytest.mark.parametrize("group", [False, True], ids=["the-shell", "its-process-group"])
+@pytest.mark.process
 def test_a_sigterm_asks_for_a_last_tick_that_reads_everything(group: bool) -> None:
     # A remote `kill PID` reaches the shell alone; a local stop, its process group.
     argv = sampler_argv(0.1, str(R4S_BOARD), max_runtime=60)
@@ -96,6 +99,7 @@ def test_a_sigterm_asks_for_a_last_tick_that_reads_everything(group: bool) -> No
     assert [s.processes is not None for s in stream.snapshots].count(True) == 2
 
 
+@pytest.mark.process
 def test_the_session_stops_a_sampler_with_a_last_tick() -> None:
     running = Sampler.start(LocalHost(), interval=0.1, root=str(R4S_BOARD), max_runtime=60)
     assert running.wait_for_ticks(3)
@@ -107,6 +111,7 @@ def test_the_session_stops_a_sampler_with_a_last_tick() -> None:
     assert samples.requested_interval is None and not samples.interval_raised
 
 
+@pytest.mark.process
 def test_a_stop_on_this_machine_scans_its_processes() -> None:
     argv = sampler_argv(0.2, "/", max_runtime=60)
     text, _ = _stop_after(argv, 1.0, group=False)

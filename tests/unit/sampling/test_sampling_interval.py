@@ -29,6 +29,7 @@ def _tools(directory: Path, *names: str) -> str:
 
 
 @needs_busybox
+@pytest.mark.process
 def test_a_busybox_without_fractions_samples_every_second_and_says_so(tmp_path: Path) -> None:
     path = busybox_path(tmp_path / "bin", whole_seconds=True)
     stream = parse_stream(run_sampler(R4S_BOARD, seconds=2, interval=0.1, path=path))
@@ -40,6 +41,7 @@ def test_a_busybox_without_fractions_samples_every_second_and_says_so(tmp_path: 
 
 
 @needs_busybox
+@pytest.mark.process
 def test_the_same_busybox_keeps_a_whole_interval(tmp_path: Path) -> None:
     path = busybox_path(tmp_path / "bin", whole_seconds=True)
     stream = parse_stream(run_sampler(R4S_BOARD, seconds=2, interval=2, path=path))
@@ -47,12 +49,14 @@ def test_the_same_busybox_keeps_a_whole_interval(tmp_path: Path) -> None:
 
 
 @needs_busybox
+@pytest.mark.process
 def test_a_busybox_with_fractions_keeps_the_interval(tmp_path: Path) -> None:
     path = busybox_path(tmp_path / "bin")
     stream = parse_stream(run_sampler(R4S_BOARD, seconds=0.6, interval=0.2, path=path))
     assert stream.interval == 0.2 and not stream.interval_raised and stream.wait == "read"
 
 
+@pytest.mark.process
 def test_dash_and_a_sleep_without_fractions_sample_every_second(tmp_path: Path) -> None:
     path = Path(_tools(tmp_path / "bin", "dash", "awk", "cat", "kill"))
     real_sleep = shutil.which("sleep")
@@ -72,6 +76,7 @@ def test_dash_and_a_sleep_without_fractions_sample_every_second(tmp_path: Path) 
     assert 3 <= len(stream.snapshots) <= 4
 
 
+@pytest.mark.process
 def test_dash_alone_with_a_fractional_sleep_keeps_the_interval(tmp_path: Path) -> None:
     path = _tools(tmp_path / "bin", "dash", "awk", "cat", "kill", "sleep")
     stream = parse_stream(run_sampler(R4S_BOARD, seconds=1, interval=0.25, shell="dash", path=path))
@@ -79,6 +84,7 @@ def test_dash_alone_with_a_fractional_sleep_keeps_the_interval(tmp_path: Path) -
 
 
 @needs_busybox
+@pytest.mark.process
 def test_the_session_and_its_summary_record_the_interval_kept_and_the_one_asked_for(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -33,6 +33,7 @@ def _trial(pool: SamplerPool, host: LocalHost, seconds: float = 0.5) -> tuple[in
 
 
 @pytest.mark.parametrize("shell", ["dash", "busybox"])
+@pytest.mark.process
 def test_one_sampler_gives_each_trial_a_whole_stream_of_its_own(
     pool: SamplerPool, shell: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -61,6 +62,7 @@ def test_one_sampler_gives_each_trial_a_whole_stream_of_its_own(
     assert starts == sorted(starts) and len(set(starts)) == 3  # each from its own start
 
 
+@pytest.mark.process
 def test_between_trials_the_sampler_writes_nothing(pool: SamplerPool) -> None:
     host = LocalHost()
     _trial(pool, host, 0.2)
@@ -77,6 +79,7 @@ def test_between_trials_the_sampler_writes_nothing(pool: SamplerPool) -> None:
     assert len(process.stdout()) == ended > before
 
 
+@pytest.mark.process
 def test_a_sampler_that_died_between_trials_is_started_anew(pool: SamplerPool) -> None:
     host = LocalHost()
     pid, _ = _trial(pool, host, 0.2)
@@ -86,6 +89,7 @@ def test_a_sampler_that_died_between_trials_is_started_anew(pool: SamplerPool) -
     assert new_pid != pid and not samples.partial, samples.reason
 
 
+@pytest.mark.process
 def test_a_sampler_killed_during_a_trial_gives_partial_samples(pool: SamplerPool) -> None:
     host = LocalHost()
     _trial(pool, host, 0.1)
@@ -99,6 +103,7 @@ def test_a_sampler_killed_during_a_trial_gives_partial_samples(pool: SamplerPool
     assert not after.partial, after.reason
 
 
+@pytest.mark.process
 def test_closing_the_pool_stops_its_samplers(pool: SamplerPool) -> None:
     host = LocalHost()
     pid, _ = _trial(pool, host, 0.1)

@@ -38,6 +38,7 @@ def test_an_interval_out_of_range_is_refused(interval: float) -> None:
         sampler_argv(interval)
 
 
+@pytest.mark.process
 def test_the_r4s_tree_under_dash_gives_its_zones_policies_and_kernel_events() -> None:
     stream = parse_stream(run_sampler(R4S_BOARD, seconds=0.6, interval=0.2))
     assert stream.ready and stream.exit_reason == "max-runtime"
@@ -62,6 +63,7 @@ def test_the_r4s_tree_under_dash_gives_its_zones_policies_and_kernel_events() ->
     ]
 
 
+@pytest.mark.process
 def test_the_same_tree_under_busybox_only(busybox_path: str) -> None:
     assert BUSYBOX is not None
     text = run_sampler(R4S_BOARD, seconds=0.6, interval=0.2, shell="sh", path=busybox_path)
@@ -71,6 +73,7 @@ def test_the_same_tree_under_busybox_only(busybox_path: str) -> None:
     assert stream.snapshots[-1].temperatures["thermal_zone0"] == 52.777
 
 
+@pytest.mark.process
 def test_this_machine_under_busybox_sh_sees_cpus_and_interfaces(busybox_path: str) -> None:
     stream = parse_stream(run_sampler(Path("/"), seconds=1, interval=0.1, path=busybox_path))
     assert len(stream.snapshots) >= 8
@@ -116,6 +119,7 @@ def _system_tools(*names: str) -> dict[str, list[str]]:
 # fork and an exec, most of the sampler's CPU at that rate; the ticker waits in the
 # shell's own `read -t` instead. The few commands are the start: awk, date, cat of
 # /dev/kmsg, and the shell that ticks.
+@pytest.mark.process
 def test_at_10_hz_under_busybox_no_command_runs_per_tick(tmp_path: Path) -> None:
     if BUSYBOX is None:
         pytest.skip("busybox is not installed")
@@ -130,6 +134,7 @@ def test_at_10_hz_under_busybox_no_command_runs_per_tick(tmp_path: Path) -> None
     assert len(commands) <= 8, commands  # a command per tick would be 30 more
 
 
+@pytest.mark.process
 def test_at_10_hz_under_dash_a_shell_with_read_t_ticks_and_no_command_runs_per_tick(
     tmp_path: Path,
 ) -> None:
@@ -146,6 +151,7 @@ def test_at_10_hz_under_dash_a_shell_with_read_t_ticks_and_no_command_runs_per_t
     assert len(commands) <= 10, commands  # a command per tick would be 30 more
 
 
+@pytest.mark.process
 def test_dash_alone_falls_back_to_a_sleep_per_tick(tmp_path: Path) -> None:
     tools = _system_tools("dash", "awk", "cat", "date", "sleep", "kill")
     if len(tools) < 6:

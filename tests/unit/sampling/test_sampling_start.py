@@ -56,6 +56,7 @@ def _flood(fifo: Path, stop: threading.Event) -> None:
         os.close(kmsg)
 
 
+@pytest.mark.process
 def test_the_header_comes_while_the_kernel_log_floods_in(root: Path) -> None:
     host = LocalHost()
     for start in range(STARTS):
@@ -74,6 +75,7 @@ def test_the_header_comes_while_the_kernel_log_floods_in(root: Path) -> None:
         assert stream.kernel, "the flood's records were read"
 
 
+@pytest.mark.process
 def test_a_segment_ended_right_after_the_start_ends_cleanly() -> None:
     host = LocalHost()
     for start in range(STARTS):

@@ -109,6 +109,7 @@ def _run_changing(root: Path, versions: list[Callable[[], None]], interval: floa
     return "".join(lines)
 
 
+@pytest.mark.process
 def test_changed_lines_only_and_the_parser_carries_the_rest_forward(tmp_path: Path) -> None:
     root = tmp_path / "r4s"
     shutil.copytree(R4S_BOARD, root)
@@ -145,6 +146,7 @@ def test_changed_lines_only_and_the_parser_carries_the_rest_forward(tmp_path: Pa
     assert eth0 is not None and eth0.irqs[0].per_cpu_per_s[4] == pytest.approx(22600000 / 3, 0.01)
 
 
+@pytest.mark.process
 def test_a_read_that_fails_does_not_end_the_sampler(tmp_path: Path) -> None:
     # A process gone between the open and the read of its /proc/PID/stat fails the read
     # (ESRCH); a directory where a stat file should be fails it every time. mawk ends

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from sampling_fixtures import R4S_BOARD, THIS_MACHINE, proc_text, run_sampler
 
 from wirespeed.sampling.model import DeviceInfo, SampleSet
@@ -82,6 +83,7 @@ def test_this_machine_between_two_captures() -> None:
     assert all(interface.name != "lo" for interface in summary.interfaces)
 
 
+@pytest.mark.process
 def test_the_r4s_tree_summary_names_its_temperatures_clocks_and_kernel_events() -> None:
     stream = parse_stream(run_sampler(R4S_BOARD, seconds=0.5, interval=0.25))
     samples = SampleSet(
@@ -106,6 +108,7 @@ def test_the_r4s_tree_summary_names_its_temperatures_clocks_and_kernel_events() 
     assert summary.events[2].event == "adapter-reset"
 
 
+@pytest.mark.process
 def test_the_summary_survives_a_trip_through_json() -> None:
     stream = parse_stream(run_sampler(R4S_BOARD, seconds=0.5, interval=0.25))
     samples = SampleSet("r4s", 0.25, 0.0, None, stream.info, stream.snapshots, stream.kernel)

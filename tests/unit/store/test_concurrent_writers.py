@@ -28,6 +28,7 @@ def db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
         yield url
 
 
+@pytest.mark.process
 def test_two_runs_writing_at_once_lose_nothing(db: str, tmp_path: Path) -> None:
     # The store does not exist yet: both writers create it at the same moment too.
     go = tmp_path / "go"

@@ -206,6 +206,7 @@ with Store.open(sys.argv[1]) as store:
 """
 
 
+@pytest.mark.process
 def test_two_processes_opening_a_version_1_store_migrate_it_once(v1_db: str) -> None:
     openers = [
         subprocess.Popen(

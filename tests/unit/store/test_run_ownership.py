@@ -43,6 +43,7 @@ def test_a_run_is_owned_by_the_process_that_began_it(db: str) -> None:
     assert owner == process_owner()
 
 
+@pytest.mark.process
 def test_a_run_whose_owner_still_runs_is_not_taken_over(db: str) -> None:
     with Store.open(db) as store:
         run_id = store.begin_run(INFO)
@@ -79,6 +80,7 @@ def test_an_owner_on_another_machine_is_taken_over_only_when_forced(db: str) -> 
         claim_run(store, run_id, force=True)
 
 
+@pytest.mark.process
 def test_a_finished_run_and_a_run_stored_without_owner_are_resumable(db: str) -> None:
     with Store.open(db) as store:
         finished = store.begin_run(INFO)

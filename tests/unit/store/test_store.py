@@ -252,6 +252,7 @@ os.kill(os.getpid(), signal.SIGKILL)
 """
 
 
+@pytest.mark.process
 def test_a_writer_killed_with_sigkill_loses_nothing_it_committed(db: str) -> None:
     process = subprocess.run([sys.executable, "-c", KILLED_WRITER, str(db)], check=False)
     assert process.returncode == -signal.SIGKILL

@@ -32,6 +32,7 @@ def test_a_command_keeps_only_the_asked_labels() -> None:
     assert Command(("openssl",)).keeps(small)
 
 
+@pytest.mark.process
 def test_a_command_runs_in_its_directory_whatever_its_name(tmp_path: Path) -> None:
     # The directory is sh's $1, never part of the script: quotes and `$(...)` stay text.
     odd = tmp_path / "Unix Bench $(touch pwned) 'x'"
@@ -50,6 +51,7 @@ def test_each_benchmark_tool_has_its_driver() -> None:
         bench_driver_for(Tool.IPERF3)
 
 
+@pytest.mark.process
 def test_a_missing_program_names_where_to_get_it(tmp_path: Path) -> None:
     host = LocalHost(name="here")
     with pytest.raises(MissingToolError) as missing:

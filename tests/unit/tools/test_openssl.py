@@ -467,6 +467,7 @@ def test_options_are_frozen() -> None:
 
 
 @pytest.mark.skipif(shutil.which("openssl") is None, reason="needs openssl on PATH")
+@pytest.mark.process
 def test_a_real_run_reads_the_figure_openssl_printed() -> None:
     version_text = subprocess.run(
         openssl.version_argv("openssl"), capture_output=True, text=True, check=True

@@ -297,6 +297,7 @@ def test_parse_version(capture: str, version: str | None) -> None:
 
 @pytest.mark.slow
 @pytest.mark.skipif(shutil.which("7zz") is None, reason="needs 7zz (Debian package 7zip)")
+@pytest.mark.process
 def test_real_single_thread_run() -> None:
     """A few seconds of one core: one pass with dictionaries up to 256 KiB (7-Zip's
     default ones take 20 s here and print the same table)."""
