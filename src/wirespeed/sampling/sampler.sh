@@ -221,19 +221,40 @@ $3 + 0 >= history && /^[0-9]+,[0-9]+,[0-9]+,/ {
 }
 '
 
+# /dev/kmsg hands out one record per read(2) and refuses (EINVAL) a read shorter than
+# the record. awk reads into what is left of its buffer, so its own reads fail as soon
+# as a record is longer than that (busybox awk on a log of 500-byte records): dd reads
+# each record whole, 8 KiB at a time (a record's most, CONSOLE_EXT_LOG_MAX), and awk
+# reads dd. cat, whose buffer is 4 KiB or more, where a busybox lacks dd.
+kmsg_read() {
+	if command -v dd >/dev/null 2>&1; then
+		exec dd if="$1" bs=8192 2>/dev/null
+	fi
+	exec cat "$1" 2>/dev/null
+}
+
 # The feed, awk's only input: the ticks, and the kernel log records as they are written.
 # SIGPIPE is ignored so that once awk is gone `echo` fails, the ticker ends and the
-# kernel log reader is killed with it.
+# kernel log reader is killed with it. The reader (dd) blocks in read(2) until the next
+# record, so it is killed by its PID too: `jobs -p` names a pipeline's first process
+# ($! its last), and dash prints it only outside $(...), hence the file.
 feed() {
 	trap "" PIPE USR1 USR2 # the segment signals are the top shell's (see the end)
 	kmsg=
+	reader=
 	if [ -r "$root/dev/kmsg" ]; then
-		awk $awkflags "$WS_KMSG" <"$root/dev/kmsg" 2>/dev/null &
+		kmsg_read "$root/dev/kmsg" | awk $awkflags "$WS_KMSG" 2>/dev/null &
 		kmsg=$!
+		jobs="${TMPDIR:-/tmp}/wirespeed-sampler-jobs.$$.$kmsg"
+		if { jobs -p >"$jobs"; } 2>/dev/null; then
+			read -r reader <"$jobs"
+			rm -f "$jobs"
+		fi
+		[ "$reader" = "$kmsg" ] && reader=
 	fi
 	cd "$root/proc" 2>/dev/null || cd /proc || return
 	: | ticker
-	if [ -n "$kmsg" ]; then kill "$kmsg" 2>/dev/null; fi
+	if [ -n "$kmsg" ]; then kill "$kmsg" $reader 2>/dev/null; fi
 }
 
 # The awk program: no single quotes inside, it is one sh word.
