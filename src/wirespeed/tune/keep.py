@@ -86,7 +86,7 @@ def from_plan(plan: TunePlan, facts: Facts) -> Kept:
             owner.setdefault(number, assignment.nic)
     names = {irq.number: irq.names for nic in facts.nics for irq in nic.irqs}
     settings: list[Setting] = []
-    warnings: list[str] = []
+    warnings = list(plan.warnings)  # irqbalance undoes a boot script as it undoes apply
     for change in (*plan.changes, *plan.kept):
         target = parse_target(change.path)
         check_value(target, change.new)
