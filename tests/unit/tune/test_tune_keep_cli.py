@@ -4,6 +4,8 @@ this machine (real mkdir, chmod, ln) and removed by `tune restore local --keep`.
 from __future__ import annotations
 
 import os
+import shutil
+import subprocess
 import time
 from pathlib import Path
 
@@ -165,3 +167,42 @@ def test_install_refuses_a_file_it_did_not_put_there(tmp_path: Path) -> None:
     assert status == 2
     assert "wirespeed-tune exists on local and was not installed by wirespeed tune keep" in err
     assert out == "" and snapshot(root) == before
+
+
+@pytest.mark.skipif(shutil.which("systemctl") is None, reason="systemctl is not installed")
+def test_a_systemd_install_is_enabled_as_systemctl_sees_it_and_removed_to_nothing(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "image"
+    root.mkdir()
+    status, out, err = run_cli(
+        "tune", "keep", "--root", str(BOARDS / "r4s"), "--install", "local",
+        "--install-root", str(root), "--system", "systemd", "--db", str(tmp_path / "runs.db"),
+    )  # fmt: skip
+    assert status == 0, err
+    assert "(what `systemctl enable wirespeed-tune.service` does)" in out
+    unit = (root / "etc/systemd/system/wirespeed-tune.service").read_text()
+    assert "Type=oneshot" in unit and "ExecStart=/usr/local/sbin/wirespeed-tune" in unit
+    rule = (root / "etc/udev/rules.d/90-wirespeed-tune.rules").read_text()
+    assert 'RUN+="/usr/local/sbin/wirespeed-tune $name"' in rule
+
+    def state() -> str:
+        said = subprocess.run(
+            ["systemctl", f"--root={root}", "is-enabled", "wirespeed-tune.service"],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        return said.stdout.strip() or said.stderr.strip()
+
+    assert state() == "enabled"
+    status, _, err = run_cli(
+        "tune", "restore", "local", "--keep", "--db", str(tmp_path / "runs.db")
+    )
+    assert status == 0, err
+    assert _listing(root) == []
+    assert state() != "enabled"
+
+
+def _listing(root: Path) -> list[str]:
+    return sorted(str(path.relative_to(root)) for path in root.rglob("*"))
