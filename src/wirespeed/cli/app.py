@@ -502,7 +502,9 @@ def build_parser() -> argparse.ArgumentParser:
         "restore without HOST restores every host",
     )
     tune.add_argument(
-        "--root", metavar="DIR", help="suggest for a captured tree DIR/proc, DIR/sys (suggest only)"
+        "--root",
+        metavar="DIR",
+        help="suggest (or keep) for a captured tree DIR/proc, DIR/sys (suggest and keep only)",
     )
     tune.add_argument("--json", action="store_true", help="suggest: print the plan as JSON")
     tune.add_argument(

@@ -43,6 +43,11 @@ def _listing(root: Path) -> list[str]:
 def test_the_installed_boot_script_sets_what_tune_apply_sets_and_uninstalls_to_nothing(
     lab: Lab, tmp_path: Path
 ) -> None:
+    # The plan of the device itself, read over SSH: its interfaces are all virtual.
+    planned = _tune(lab, tmp_path, "keep", TARGET)
+    assert planned.returncode == 2
+    assert f"nothing to keep for {TARGET}: the plan sets no knob" in planned.stderr
+
     dut = NetnsHost(lab.dut_namespace)
     device = lab.ssh_host
     assert device is not None

@@ -97,6 +97,8 @@ def test_keep_options_belong_to_keep(tmp_path: Path) -> None:
     )
     status, _, err = run_cli("tune", "apply", "--keep", "--db", str(tmp_path / "s.db"))
     assert status == 2 and "--keep works with `tune restore HOST` only" in err
+    status, _, err = run_cli("tune", "restore", "--keep", "--db", str(tmp_path / "s.db"))
+    assert status == 2 and "--keep needs a HOST" in err
 
 
 def _install(tmp_path: Path, root: Path, *more: str) -> CliOutcome:

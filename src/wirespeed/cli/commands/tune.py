@@ -30,13 +30,13 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         return _suggest(args, env)
     if args.action == "keep":
         return tune_keep.execute(args, env)
-    if args.keep:
-        return tune_keep.uninstall(args, env)
     if args.root is not None:
         raise UsageError(
-            f"--root works with suggest only: a captured tree cannot be {args.action}d",
+            f"--root works with suggest and keep only: a captured tree cannot be {args.action}d",
             hint=f"wirespeed tune suggest --root {args.root}",
         )
+    if args.keep:
+        return tune_keep.uninstall(args, env)
     from wirespeed.tune.journal import Journal
 
     with Journal.open(args.db) as journal:
