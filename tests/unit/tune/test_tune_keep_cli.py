@@ -129,6 +129,15 @@ def test_install_and_uninstall_leave_nothing(tmp_path: Path) -> None:
     assert init.startswith("#!/bin/sh /etc/rc.common\n") and "USE_PROCD=1" in init
     hook = (root / "etc/hotplug.d/net/40-wirespeed-tune").read_text()
     assert '/usr/sbin/wirespeed-tune "$INTERFACE"' in hook
+    for script in (
+        "usr/sbin/wirespeed-tune",
+        "etc/init.d/wirespeed-tune",
+        "etc/hotplug.d/net/40-wirespeed-tune",
+    ):  # each parses as busybox's shell reads it
+        checked = subprocess.run(
+            ["busybox", "sh", "-n", str(root / script)], capture_output=True, check=False
+        )
+        assert checked.returncode == 0, (script, checked.stderr)
     with Journal.open(tmp_path / "runs.db") as journal:
         assert journal.open_entries() == []  # not recovery's: they outlive the process
         assert len(journal.kept_entries("local")) == 9
