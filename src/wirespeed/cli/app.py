@@ -122,6 +122,49 @@ def _add_ssh(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_tune_keep(tune: argparse.ArgumentParser) -> None:
+    keep = tune.add_argument_group("keep: a boot script (docs/tuning.md)")
+    keep.add_argument(
+        "--run", type=int, metavar="N", help="keep a variant of stored run N (with --variant)"
+    )
+    keep.add_argument("--variant", metavar="NAME", help="the variant of --run to keep")
+    keep.add_argument(
+        "--interface",
+        action="append",
+        metavar="IF",
+        help="the interfaces a variant's mtu, rps, xps and offloads go on; repeat or "
+        "separate by commas (default: the device's physical NICs)",
+    )
+    keep.add_argument("-o", "--output", metavar="FILE", help="write the boot script to FILE")
+    keep.add_argument(
+        "--install",
+        metavar="USER@HOST",
+        help="install the boot script there over SSH (or `local`), journaled, and enable "
+        "it at boot; every command is shown",
+    )
+    keep.add_argument(
+        "--system",
+        choices=["openwrt", "systemd"],
+        help="the init system of --install (default: found on the device)",
+    )
+    keep.add_argument(
+        "--install-root",
+        metavar="DIR",
+        help="install under DIR on the device (a mounted image or SD card), not /",
+    )
+    keep.add_argument(
+        "--no-enable", action="store_true", help="install without enabling it at boot"
+    )
+    keep.add_argument(
+        "--name", metavar="NAME", help="the boot script's name (default: wirespeed-tune)"
+    )
+    keep.add_argument(
+        "--keep",
+        action="store_true",
+        help="restore: remove the boot script files `tune keep --install` put on HOST",
+    )
+
+
 def _add_adhoc(run: argparse.ArgumentParser) -> None:
     adhoc = run.add_argument_group(
         "one test without a plan, in iperf's words (the plan it makes is checked and "
@@ -437,17 +480,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     tune = sub.add_parser(
         "tune",
-        help="suggest, apply or restore IRQ affinity and RPS/XPS masks (journaled)",
+        help="suggest, apply, restore or keep IRQ affinity and RPS/XPS masks (journaled)",
         description="suggest: a plan from the machine's facts that puts each NIC's "
         "interrupts and packet steering on a fast core of its own. apply: make it so, "
         "every previous value journaled in the store first. restore: write the journaled "
-        "previous values back (also what a killed wirespeed left changed).",
+        "previous values back (also what a killed wirespeed left changed). keep: a boot "
+        "script that sets the plan (or a stored run's variant) at every boot, printed or "
+        "installed over SSH.",
     )
     tune.add_argument(
         "action",
-        choices=["suggest", "apply", "restore"],
+        choices=["suggest", "apply", "restore", "keep"],
         metavar="ACTION",
-        help="suggest, apply or restore",
+        help="suggest, apply, restore or keep",
     )
     tune.add_argument(
         "host",
@@ -457,7 +502,9 @@ def build_parser() -> argparse.ArgumentParser:
         "restore without HOST restores every host",
     )
     tune.add_argument(
-        "--root", metavar="DIR", help="suggest for a captured tree DIR/proc, DIR/sys (suggest only)"
+        "--root",
+        metavar="DIR",
+        help="suggest (or keep) for a captured tree DIR/proc, DIR/sys (suggest and keep only)",
     )
     tune.add_argument("--json", action="store_true", help="suggest: print the plan as JSON")
     tune.add_argument(
@@ -471,6 +518,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="restore: drop HOST's journal entries without writing (the host is gone for good)",
     )
+    _add_tune_keep(tune)
     _add_ssh(tune)
     _add_db(tune)
 

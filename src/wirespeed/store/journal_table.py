@@ -9,7 +9,8 @@ One row per knob change (tune/journal.py). The row is committed *before* the kno
 written, state "pending"; "applied" once the write was read back; "restored" once the
 previous value is back; "expired" when the host rebooted since (procfs/sysfs knobs do not
 survive a reboot, and IRQ numbers may differ); "forgotten" when a user dropped the row of
-a host that is gone.
+a host that is gone. A file `tune keep --install` added is a row in state "kept" until
+`tune restore HOST --keep` removes it ("restored").
 """
 
 from __future__ import annotations

@@ -38,6 +38,9 @@ class State(enum.StrEnum):
     RESTORED = "restored"
     EXPIRED = "expired"  # the host rebooted since: the change died with the old boot
     FORGOTTEN = "forgotten"  # dropped by hand (the host is gone for good)
+    # A file, directory or link a `tune keep --install` added: it is meant to outlive the
+    # process and the boot, so recovery leaves it; `tune restore HOST --keep` removes it.
+    KEPT = "kept"
 
 
 OPEN_STATES = (State.PENDING, State.APPLIED)
@@ -154,6 +157,16 @@ class Journal:
             query = query.where(table.c.host == host)
         if session is not None:
             query = query.where(table.c.session == session)
+        with self._store.connect() as conn:
+            rows = conn.execute(query.order_by(table.c.id)).mappings().all()
+        return [_entry(row) for row in rows]
+
+    def kept_entries(self, host: str) -> list[Entry]:
+        """A host's installed boot files not yet removed, oldest first."""
+        from sqlalchemy import select
+
+        table = journal_table.tune_journal
+        query = select(table).where(table.c.state == State.KEPT.value, table.c.host == host)
         with self._store.connect() as conn:
             rows = conn.execute(query.order_by(table.c.id)).mappings().all()
         return [_entry(row) for row in rows]

@@ -32,7 +32,7 @@ def test_a_captured_tree_cannot_be_applied(tmp_path: Path) -> None:
         "tune", "apply", "--root", str(BOARDS / "r4s"), "--db", str(tmp_path / "s.db")
     )
     assert status == 2
-    assert "suggest only" in err
+    assert "suggest and keep only" in err
 
 
 def test_forget_needs_a_host(tmp_path: Path) -> None:

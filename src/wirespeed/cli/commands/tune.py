@@ -1,5 +1,6 @@
 """`wirespeed tune suggest|apply|restore [HOST] [--root DIR] [--force]`: IRQ, RPS and XPS
-placement from a machine's facts, applied journaled and restored exactly.
+placement from a machine's facts, applied journaled and restored exactly; `tune keep` (its
+own module, tune_keep.py) makes it a boot script.
 """
 
 from __future__ import annotations
@@ -22,13 +23,20 @@ if TYPE_CHECKING:
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
+    from wirespeed.cli.commands import tune_keep
+
+    tune_keep.refuse_keep_options(args)
     if args.action == "suggest":
         return _suggest(args, env)
+    if args.action == "keep":
+        return tune_keep.execute(args, env)
     if args.root is not None:
         raise UsageError(
-            f"--root works with suggest only: a captured tree cannot be {args.action}d",
+            f"--root works with suggest and keep only: a captured tree cannot be {args.action}d",
             hint=f"wirespeed tune suggest --root {args.root}",
         )
+    if args.keep:
+        return tune_keep.uninstall(args, env)
     from wirespeed.tune.journal import Journal
 
     with Journal.open(args.db) as journal:
