@@ -63,6 +63,7 @@ def _rps(tree: Path, nic: str) -> str:
     return (tree / "sys" / "class" / "net" / nic / "queues" / "rx-0" / "rps_cpus").read_text()
 
 
+@pytest.mark.process
 def test_the_r4s_script_finds_each_irq_by_its_name_after_a_renumbering(tmp_path: Path) -> None:
     tree = copy_board("r4s", tmp_path)
     # The next boot gave eth0 IRQ 28 and eth1 IRQ 27 (dw-mci moved on to 99): a script by
@@ -88,6 +89,7 @@ def test_the_r4s_script_finds_each_irq_by_its_name_after_a_renumbering(tmp_path:
     ]
 
 
+@pytest.mark.process
 def test_the_r2s_script_places_the_usb_nic_by_its_host_controller(tmp_path: Path) -> None:
     tree = copy_board("r2s", tmp_path)
     _renumber(tree, {29: 31, 167: 170})
@@ -100,6 +102,7 @@ def test_the_r2s_script_places_the_usb_nic_by_its_host_controller(tmp_path: Path
     assert "eth1: IRQ 170 (xhci-hcd:usb4) smp_affinity: f -> 4" in booted.stderr
 
 
+@pytest.mark.process
 def test_an_interface_missing_at_boot_is_skipped_with_a_log_line(tmp_path: Path) -> None:
     tree = copy_board("r2s", tmp_path)
     (tree / "sys" / "class" / "net" / "eth0").unlink()  # the USB NIC came, eth0 did not
@@ -111,6 +114,7 @@ def test_an_interface_missing_at_boot_is_skipped_with_a_log_line(tmp_path: Path)
     assert _rps(tree, "eth1") == "4\n"
 
 
+@pytest.mark.process
 def test_an_interface_named_by_the_hotplug_hook_is_the_only_one_set(tmp_path: Path) -> None:
     tree = copy_board("r4s", tmp_path)
     booted = _boot(tree, _script("r4s"), "eth1")
@@ -121,6 +125,7 @@ def test_an_interface_named_by_the_hotplug_hook_is_the_only_one_set(tmp_path: Pa
     assert (other.returncode, other.stderr) == (0, "")
 
 
+@pytest.mark.process
 def test_an_irq_gone_from_proc_interrupts_is_skipped_and_the_rest_set(tmp_path: Path) -> None:
     tree = copy_board("r4s", tmp_path)
     text = (tree / "proc" / "interrupts").read_text()
@@ -131,6 +136,7 @@ def test_an_irq_gone_from_proc_interrupts_is_skipped_and_the_rest_set(tmp_path: 
     assert (_irq(tree, 27), _rps(tree, "eth0"), _irq(tree, 234)) == ("3f\n", "10\n", "20\n")
 
 
+@pytest.mark.process
 def test_a_knob_that_cannot_be_written_is_said_and_the_script_fails_after_the_rest(
     tmp_path: Path,
 ) -> None:
@@ -144,6 +150,7 @@ def test_a_knob_that_cannot_be_written_is_said_and_the_script_fails_after_the_re
     assert (_irq(tree, 27), _irq(tree, 234), _rps(tree, "eth1")) == ("10\n", "20\n", "20\n")
 
 
+@pytest.mark.process
 def test_the_script_leaves_the_state_tune_apply_leaves(tmp_path: Path) -> None:
     applied, booted_tree = copy_board("r4s", tmp_path / "a"), copy_board("r4s", tmp_path / "b")
     facts = collect(TreeSource(BOARDS / "r4s"))
@@ -154,6 +161,7 @@ def test_the_script_leaves_the_state_tune_apply_leaves(tmp_path: Path) -> None:
     assert snapshot(booted_tree) == snapshot(applied) != snapshot(BOARDS / "r4s")
 
 
+@pytest.mark.process
 def test_a_variant_spreads_over_every_online_cpu_and_sets_the_mtu(tmp_path: Path) -> None:
     tree = copy_board("r4s", tmp_path)
     state = {"rps": "spread", "mtu": 512, "offloads": {"generic-receive-offload": "off"}}
@@ -166,6 +174,7 @@ def test_a_variant_spreads_over_every_online_cpu_and_sets_the_mtu(tmp_path: Path
     assert f"offload generic-receive-offload off skipped under {ROOT_VARIABLE}" in booted.stderr
 
 
+@pytest.mark.process
 def test_what_comes_from_the_device_is_quoted_so_that_nothing_in_it_runs(
     tmp_path: Path,
 ) -> None:

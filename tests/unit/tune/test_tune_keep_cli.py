@@ -109,6 +109,7 @@ def _install(tmp_path: Path, root: Path, *more: str) -> CliOutcome:
     )  # fmt: skip
 
 
+@pytest.mark.process
 def test_install_and_uninstall_leave_nothing(tmp_path: Path) -> None:
     root = tmp_path / "image"
     (root / "etc" / "init.d").mkdir(parents=True)  # an image that has some of the dirs
@@ -160,6 +161,7 @@ def test_install_and_uninstall_leave_nothing(tmp_path: Path) -> None:
     assert (status, out) == (0, "local: no boot script installed by wirespeed tune keep\n")
 
 
+@pytest.mark.process
 def test_install_without_enabling_says_so(tmp_path: Path) -> None:
     root = tmp_path / "image"
     root.mkdir()
@@ -169,6 +171,7 @@ def test_install_without_enabling_says_so(tmp_path: Path) -> None:
     assert "not enabled at boot; to enable it: /etc/init.d/wirespeed-tune enable" in out
 
 
+@pytest.mark.process
 def test_install_refuses_a_file_it_did_not_put_there(tmp_path: Path) -> None:
     root = tmp_path / "image"
     (root / "etc" / "init.d").mkdir(parents=True)
@@ -180,6 +183,7 @@ def test_install_refuses_a_file_it_did_not_put_there(tmp_path: Path) -> None:
     assert out == "" and snapshot(root) == before
 
 
+@pytest.mark.process
 @pytest.mark.skipif(shutil.which("systemctl") is None, reason="systemctl is not installed")
 def test_a_systemd_install_is_enabled_as_systemctl_sees_it_and_removed_to_nothing(
     tmp_path: Path,
