@@ -18,7 +18,6 @@ from typing import Any
 
 import orjson
 
-from wirespeed.model import Tool
 from wirespeed.report.device_timeline import device_timeline_section
 from wirespeed.report.html_data import report_data
 from wirespeed.report.html_forwarding import forwarding_data, forwarding_section
@@ -154,23 +153,45 @@ def _trials_section() -> str:
         '<section class="card" id="trials"><h2>Throughput over time</h2>'
         '<p class="lead">Each interval the tool reported, per direction and stream; '
         "dotted: the trial's goodput, dashed: the physical ceiling.</p>"
+        f'{_trial_picker()}<div class="plot" id="trial-plot"></div></section>'
+    )
+
+
+def _trial_picker() -> str:
+    return (
         '<div class="toolbar"><button type="button" id="trial-prev" '
         'aria-label="previous trial">\N{LEFTWARDS ARROW}</button>'
         '<select id="trial-select" aria-label="trial"></select>'
         '<button type="button" id="trial-next" aria-label="next trial">'
         "\N{RIGHTWARDS ARROW}</button></div>"
-        '<div id="trial-info"></div><div class="plot" id="trial-plot"></div></section>'
+        '<div id="trial-info"></div>'
     )
 
 
-def _monitor_section(samples: Sequence[DeviceSamples]) -> str:
+def _monitor_section(samples: Sequence[DeviceSamples], *, picker: bool = False) -> str:
+    """The device's CPU per trial; with `picker`, the choice of trial is here (a run of
+    no traffic has no throughput section to hold it)."""
     inner = "" if samples else f'<p class="muted">{_e(NO_SAMPLES)}</p>'
+    where = "the trial selected here" if picker else "the trial selected above"
     return (
         '<section class="card" id="device"><h2>Device during the trial</h2>'
         '<p class="lead">CPU time per core (user, system, softirq stacked) and where '
-        "interrupts were handled, for the trial selected above.</p>"
-        f'<div id="monitor">{inner}</div></section>'
+        f"interrupts were handled, for {where}.</p>"
+        f'{_trial_picker() if picker else ""}<div id="monitor">{inner}</div></section>'
     )
+
+
+def _trial_sections(report: Report, samples: Sequence[DeviceSamples]) -> str:
+    """Throughput over time and the device during each trial, for trials that carry
+    traffic through a path (iperf, RRUL); a search's trials are its own charts', a
+    benchmark has no throughput: a run of only those has no such section, and the
+    device's samples, where it has any, get a trial picker of their own."""
+    if any(
+        d.outcome.trial.test.tool.moves_traffic and not d.outcome.trial.test.tool.searches
+        for d in report.trials
+    ):
+        return _trials_section() + _monitor_section(samples)
+    return _monitor_section(samples, picker=True) if samples else ""
 
 
 def _note(note: Note, words: NoteWords) -> str:
@@ -246,10 +267,6 @@ def render_html(report: Report, samples: Sequence[DeviceSamples] = ()) -> str:
     # A run with searches gets their section, its own style and script; a run without
     # them is written as it was.
     searches = bool(report.forwarding)
-    # Only searches: no trial has a throughput over time (their trials are the searches').
-    traffic = not searches or any(
-        d.outcome.trial.test.tool is not Tool.FORWARDING for d in report.trials
-    )
     style = _asset("report.css") + (_asset("forwarding.css") if searches else "")
     scripts = ""
     if searches:
@@ -272,7 +289,7 @@ def render_html(report: Report, samples: Sequence[DeviceSamples] = ()) -> str:
         f"{_results(report) if report.has_traffic_table else ''}"
         f"{_measured(report)}{forwarding_section(report)}"
         f"{latency_section([detail.outcome for detail in report.trials])}"
-        f"{_trials_section() + _monitor_section(samples) if traffic else ''}"
+        f"{_trial_sections(report, samples)}"
         f"{device_timeline_section(report)}"
         f"{_notes(report)}{_provenance(report)}"
         f"<footer>wirespeed {_e(report.info.wirespeed_version)} \N{MIDDLE DOT} "

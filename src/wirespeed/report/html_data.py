@@ -1,11 +1,11 @@
 """The data the HTML report's plots draw, as one JSON-ready dict.
 
 Rates are rounded to what a plot can show (0.01 Mbit/s), so the numbers read the same as
-in the tables: in Mbit/s for the bars, and in the interval series (hundreds of thousands
-of values in a large run) as whole numbers of 10 kbit/s, beside times in whole
-milliseconds: integers are written several times faster than floats and take fewer
-bytes. The page's script scales them back. The JSON export (json_export.py) is the place
-for full precision.
+in the tables (ceilings rounded once, as the tables round them: text.ceiling_mbit): in
+Mbit/s for the bars, and in the interval series (hundreds of thousands of values in a
+large run) as whole numbers of 10 kbit/s, beside times in whole milliseconds: integers
+are written several times faster than floats and take fewer bytes. The page's script
+scales them back. The JSON export (json_export.py) is the place for full precision.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from wirespeed.model import DirectionResult, Interval
 from wirespeed.report.html_monitor import DeviceSamples
 from wirespeed.report.json_export import flows_of
 from wirespeed.report.model import Report
+from wirespeed.report.text import ceiling_mbit
 from wirespeed.store.gc_pause import gc_paused
 from wirespeed.store.records import PackedDirection, series_rows, unpack_series
 
@@ -65,7 +66,8 @@ def _trial(report: Report, index: int) -> dict[str, Any]:
     outcome = detail.outcome
     trial = outcome.trial
     flows: list[dict[str, Any]] = []
-    for flow in flows_of(detail):
+    # A benchmark moves no traffic: no flow to show a goodput of.
+    for flow in flows_of(detail) if trial.test.tool.moves_traffic else ():
         direction = detail.direction(flow)
         if direction is None:
             flows.append({"flow": flow.value, "goodput": None, "sum": None, "streams": []})
@@ -92,7 +94,7 @@ def _trial(report: Report, index: int) -> dict[str, Any]:
         "duration": trial.test.spec.duration,
         "status": outcome.status.value,
         "reason": outcome.reason,
-        "ceiling": None if detail.ceiling is None else _mbit(detail.ceiling.bits_per_second),
+        "ceiling": None if detail.ceiling is None else ceiling_mbit(detail.ceiling),
         "notes": list(detail.notes),
         "flows": flows,
     }
@@ -117,9 +119,7 @@ def _bars(report: Report) -> list[dict[str, Any]]:
                         "high": None if interval is None else _mbit(interval.high),
                         "n": figure.n,
                         "values": [_mbit(v) for v in figure.values_bps],
-                        "ceiling": None
-                        if figure.ceiling is None
-                        else _mbit(figure.ceiling.bits_per_second),
+                        "ceiling": None if figure.ceiling is None else ceiling_mbit(figure.ceiling),
                         "failed": cell.trials_failed,
                     }
                 )

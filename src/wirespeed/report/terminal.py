@@ -54,6 +54,26 @@ STATUS_STYLES = {
 }
 
 
+# Rich wraps a table's title and caption at the table's own width: under this many
+# columns (a run of no trials, a search table of no rows) that is a word a line.
+LEAST_CAPTION_WIDTH = 60
+
+
+def print_table(table: Table, console: Console) -> None:
+    """A table; one narrower than LEAST_CAPTION_WIDTH with its title above it and its
+    caption below it, each at the console's width."""
+    if console.measure(table).maximum >= min(console.width, LEAST_CAPTION_WIDTH):
+        console.print(table)
+        return
+    title, caption = table.title, table.caption
+    table.title = table.caption = None
+    if title is not None:
+        console.print(title)
+    console.print(table)
+    if caption is not None:
+        console.print(caption)
+
+
 def plain_text(text: str, style: str = "") -> Text:
     """Text from a plan, a device or the store, as rich prints it: a Text, never a markup
     string ("[1]" in a cell is a note mark, not a tag), its control characters escaped."""
@@ -92,7 +112,7 @@ def render_terminal(report: Report, console: Console) -> None:
                 text.highlight_words([VERDICT_MARKS[Verdict.MET]], "green")
                 cells.append(text)
             table.add_row(*cells)
-        console.print(table)
+        print_table(table, console)
     if report.measured:
         _render_measured(report, console)
         _render_latency(report, console)
@@ -136,7 +156,7 @@ def _render_measured(report: Report, console: Console) -> None:
                 text.stylize("red")
             cells.append(text)
         table.add_row(*cells)
-    console.print(table)
+    print_table(table, console)
 
 
 def _render_latency(report: Report, console: Console) -> None:
@@ -151,7 +171,7 @@ def _render_latency(report: Report, console: Console) -> None:
     for line in lines:
         where = f"{line.test_id} {line.test_name}, {line.place.label}"
         table.add_row(plain_text(where), *(plain_text(t) for t in line_texts(line)))
-    console.print(table)
+    print_table(table, console)
 
 
 def _forwarding_table(heading: str, caption: str | None) -> Table:
@@ -197,22 +217,22 @@ def _render_forwarding(table: ForwardingTable, console: Console) -> None:
     title = forwarding_text.title(table)
     header, rows = forwarding_text.header(table), forwarding_text.row_texts(table)
     whole = _forwarding_part(title, caption, header, rows, list(range(len(header))))
-    # Each figure on one line, two spaces beside it and a rule's share.
+    # Each figure on one line, two spaces beside it and a rule's share. A table without
+    # rows (every search failed) and a header of one word are widths all the same.
     widths = [
-        max(*(len(word) for word in header[i].split()), *(len(texts[i]) for texts in rows))
+        max(map(len, [*header[i].split(), *(texts[i] for texts in rows)]), default=0)
         for i in range(len(header))
     ]
     if sum(widths) + 3 * len(widths) <= console.width or len(table.directions) < 2:
-        console.print(whole)
+        print_table(whole, console)
         return
     owner = ["", *(column.direction for column in forwarding_text.columns(table))]
     for index, direction in enumerate(table.directions):
         last = index == len(table.directions) - 1
         shown_columns = [0, *(i for i, d in enumerate(owner) if d == direction)]
         heading = f"{title}, {direction}"
-        console.print(
-            _forwarding_part(heading, caption if last else None, header, rows, shown_columns)
-        )
+        part = _forwarding_part(heading, caption if last else None, header, rows, shown_columns)
+        print_table(part, console)
 
 
 def render_ab(ab: AbTable, console: Console) -> None:
@@ -228,7 +248,7 @@ def render_ab(ab: AbTable, console: Console) -> None:
         cells = [plain_text(text) for text in ab_row_lead(ab, row)]
         cells += [_lines_text(ab_cell_lines(cell)) for cell in row.cells]
         table.add_row(*cells)
-    console.print(table)
+    print_table(table, console)
 
 
 def render_measured_ab(comparison: VariantsComparison, console: Console) -> None:
@@ -244,7 +264,7 @@ def render_measured_ab(comparison: VariantsComparison, console: Console) -> None
         cells = [plain_text(row_label(row))]
         cells += [_lines_text(many_cell_lines(row, cell)) for cell in row.cells]
         table.add_row(*cells)
-    console.print(table)
+    print_table(table, console)
 
 
 def render_runs(runs: list[RunSummary], console: Console) -> None:

@@ -7,7 +7,7 @@ import math
 import re
 from datetime import UTC, datetime
 
-from wirespeed.analysis.ceiling import link_rate_text
+from wirespeed.analysis.ceiling import Ceiling, link_rate_text
 from wirespeed.analysis.expectations import Verdict
 from wirespeed.analysis.stats import Summary
 from wirespeed.model import Flow, LinkModel, PathSpec
@@ -54,9 +54,15 @@ def mbit_text(bits_per_second: float) -> str:
     return f"{mbit:.2f}"
 
 
+def ceiling_mbit(ceiling: Ceiling) -> float:
+    """The ceiling in Mbit/s as every report shows it (the tables and the HTML page's
+    plots alike), rounded once: one decimal, as in LIMITS.md: 941.5 is the TCP
+    ceiling, 941 a measurement below it."""
+    return round(ceiling.bits_per_second / 1e6, 1)
+
+
 def ceiling_text(figure: FlowFigure) -> str:
-    # One decimal, as in LIMITS.md: 941.5 is the TCP ceiling, 941 a measurement below it.
-    return DASH if figure.ceiling is None else f"{figure.ceiling.bits_per_second / 1e6:.1f}"
+    return DASH if figure.ceiling is None else f"{ceiling_mbit(figure.ceiling):.1f}"
 
 
 def loss_text(percent: float) -> str:

@@ -173,11 +173,11 @@ def _levels(
     slices = buckets
     while True:
         if points <= slices:  # no coarser than the points themselves: keep them
-            pairs = [(t, v) for t, v in zip(series.t, series.v, strict=True) if v is not None]
+            # A None stays, as null: a gap in the line, not a ramp across it.
             levels.append(
                 {
-                    "t": [round(t, 3) for t, _ in pairs],
-                    "v": [_round(v, digits) for _, v in pairs],
+                    "t": [round(t, 3) for t in series.t],
+                    "v": [None if v is None else _round(v, digits) for v in series.v],
                 }
             )
             return levels

@@ -30,13 +30,12 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
     from wirespeed.cli.app import build_parser
     from wirespeed.cli.commands.run import (
         expectations_status,
-        show_run,
         ssh_settings,
         watched_roles,
     )
+    from wirespeed.cli.finished_run import report_finished_run
     from wirespeed.cli.progress import RichProgress
     from wirespeed.plan import expand, parse_plan
-    from wirespeed.report import build_report
     from wirespeed.run.runner import NullProgress, Progress, Runner, preflight
     from wirespeed.store import Store
     from wirespeed.store.resume import claim_run, release_run, resumable_run
@@ -111,8 +110,9 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
         raise
     finally:
         store.close()
-    report = build_report(record)
-    show_run(args, env, record, report, store_url)
+    report = report_finished_run(args, env, record, store_url)
+    if report is None:
+        return ExitStatus.FAILED
     below = expectations_status(report, env)
     if outcome.failed:
         env.error(f"{len(outcome.failed)} of {len(outcome.outcomes)} resumed trials failed")

@@ -137,8 +137,8 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     only = [part.strip() for part in args.only.split(",")] if args.only else None
     trials = expand(plan, duration=args.duration, repetitions=args.repeat, only=only)
 
+    from wirespeed.cli.finished_run import report_finished_run
     from wirespeed.cli.progress import RichProgress
-    from wirespeed.report import build_report, render_markdown
     from wirespeed.run.runner import NullProgress, Progress, Runner, preflight
     from wirespeed.store import Store
 
@@ -171,11 +171,9 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         store_url = store.url
     finally:
         store.close()
-    report = build_report(record)
-    show_run(args, env, record, report, store_url)
-    if markdown is not None:
-        write_output(markdown, render_markdown(report), "--markdown")
-        env.info(f"Markdown report written to {markdown}")
+    report = report_finished_run(args, env, record, store_url, markdown)
+    if report is None:
+        return ExitStatus.FAILED
     below = expectations_status(report, env)
     if outcome.failed:
         env.error(f"{len(outcome.failed)} of {len(outcome.outcomes)} trials failed")

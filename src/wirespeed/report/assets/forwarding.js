@@ -85,18 +85,38 @@
     var yl = svg("text", { x: 11, y: ym, "text-anchor": "middle", class: "axis-label", transform: "rotate(-90 11 " + ym + ")" }, root);
     yl.textContent = "loss ratio";
 
+    /* Labels drawn so far: one that would cover another moves down a line (the link's
+       ceiling and the generator's limit can be a few pixels apart). */
+    var labels = [];
+    function covers(a, b) {
+      return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+    }
+    function place(t) {
+      var box = t.getBBox();
+      for (var tries = 0; tries < 12 && labels.some(function (o) { return covers(o, box); }); tries++) {
+        t.setAttribute("y", +t.getAttribute("y") + box.height);
+        box = t.getBBox();
+      }
+      labels.push(box);
+    }
     cell.goals.forEach(function (g) {
       if (g[1] <= 0) return;
       var y = Y(g[1]);
       svg("line", { x1: M.l, x2: M.l + pw, y1: y, y2: y, class: "goal-loss" }, root);
       var t = svg("text", { x: M.l + 4, y: y - 3, class: "hlabel", fill: goalColor(g[0]) }, root);
       t.textContent = g[0] + " loss " + lossText(g[1]);
+      labels.push(t.getBBox());
     });
     function limit(v, cls, label) {
       if (!v) return;
       svg("line", { x1: X(v), x2: X(v), y1: M.t, y2: M.t + ph, class: "limit " + cls }, root);
-      var t = svg("text", { x: X(v) - 3, y: M.t + 9, "text-anchor": "end", class: "hlabel" }, root);
+      var t = svg("text", { x: X(v) - 3, y: M.t + 9, "text-anchor": "end", class: "hlabel " + cls }, root);
       t.textContent = label + " " + count(v);
+      if (t.getBBox().x < M.l) {  /* a limit near the left edge: its label to its right */
+        t.setAttribute("x", X(v) + 3);
+        t.setAttribute("text-anchor", "start");
+      }
+      place(t);
     }
     limit(cell.ceiling, "ceiling", "ceiling");
     limit(cell.generator, "generator", "generator");

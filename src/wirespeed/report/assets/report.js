@@ -35,7 +35,8 @@
     if (a >= 10) return v.toFixed(1);
     return v.toFixed(2);
   }
-  /* One decimal, as in LIMITS.md: 941.5 is the ceiling, 941 a measurement below it. */
+  /* One decimal, as in LIMITS.md: 941.5 is the ceiling, 941 a measurement below it. The
+     data holds it rounded so already (text.ceiling_mbit), as the tables show it. */
   function ceil1(v) { return v.toFixed(1); }
   function tickText(v) { return String(+v.toFixed(6)); }
   function ticks(max, count) {
@@ -171,8 +172,12 @@
         }
       });
       if (opt.message) {
-        var msg = svg("text", { x: f.m.l + f.pw / 2, y: f.m.t + f.ph / 2, "text-anchor": "middle", class: "empty" }, f.svg);
-        msg.textContent = opt.message;
+        /* Markup over the plot, not SVG text: a failure's reason is as long as the tool
+           made it, and only markup wraps. */
+        var msg = html("div", "plot-message", opt.message, host);
+        msg.style.left = f.m.l + "px";
+        msg.style.width = f.pw + "px";
+        msg.style.top = f.m.t + f.ph / 2 + "px";
       }
       var cross = svg("line", { y1: f.m.t, y2: f.m.t + f.ph, class: "cross", visibility: "hidden" }, f.svg);
       var over = svg("rect", { x: f.m.l, y: f.m.t, width: f.pw, height: f.ph, fill: "transparent" }, f.svg);
@@ -193,7 +198,7 @@
           lines.push({ text: "total: " + fmt(total) + (opt.unit ? " " + opt.unit : "") });
         }
         (opt.hlines || []).forEach(function (l) {
-          if (!hidden[l.name]) lines.push({ color: l.color, text: l.name + ": " + fmt(l.y) + (opt.unit ? " " + opt.unit : "") });
+          if (!hidden[l.name]) lines.push({ color: l.color, text: l.name + ": " + (l.text || fmt(l.y)) + (opt.unit ? " " + opt.unit : "") });
         });
         if (!lines.length) return hideTip();
         if (at !== null) {
@@ -341,7 +346,7 @@
       }
     });
     if (trial.ceiling !== null) {
-      hlines.push({ name: "ceiling", y: trial.ceiling, color: "#111827", dash: "7 4", label: "ceiling " + ceil1(trial.ceiling) + " Mbit/s" });
+      hlines.push({ name: "ceiling", y: trial.ceiling, text: ceil1(trial.ceiling), color: "#111827", dash: "7 4", label: "ceiling " + ceil1(trial.ceiling) + " Mbit/s" });
     }
     var message = null;
     if (trial.status !== "ok" && !any) message = "failed: " + (trial.reason || "no reason given");
@@ -433,7 +438,7 @@
       trialInfo(trial, document.getElementById("trial-info"));
       var plot = document.getElementById("trial-plot");
       redraws = redraws.filter(function (r) { return r.keep; });
-      throughput(trial, plot);
+      if (plot) throughput(trial, plot);  /* a run without traffic has no such plot */
       monitor(i);
       document.documentElement.setAttribute("data-trial", String(i));
     }

@@ -74,7 +74,7 @@
     var t = lv.t, v = lv.v, a = 0, b = t.length;
     while (a < b) { var mid = (a + b) >> 1; if (t[mid] < from) a = mid + 1; else b = mid; }
     for (i = Math.max(a - 1, 0), n = t.length; i < n; i++) {
-      out.push([t[i], v[i], v[i]]);
+      out.push(v[i] === null ? null : [t[i], v[i], v[i]]);
       if (t[i] > to) break;
     }
     return out;
