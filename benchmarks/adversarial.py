@@ -197,17 +197,18 @@ CASES = [
 ]
 
 
+def _output(argv: list[str]) -> str:
+    return subprocess.run(argv, capture_output=True, text=True, check=False).stdout
+
+
 def _leftovers() -> dict[str, list[str]]:
-    namespaces = subprocess.run(
-        ["ip", "netns", "list"], capture_output=True, text=True, check=False
-    )
-    tables = subprocess.run(["nft", "list", "tables"], capture_output=True, text=True, check=False)
+    namespaces = _output(["ip", "netns", "list"])
     procs = []
     for tool in TOOLS:
-        procs += [f"{tool}:{pid}" for pid in out(["pgrep", "-x", tool]).split()]
+        procs += [f"{tool}:{pid}" for pid in _output(["pgrep", "-x", tool]).split()]
     return {
         "namespaces": sorted(line.split()[0] for line in namespaces.splitlines() if line),
-        "nft": sorted(tables.splitlines()),
+        "nft": sorted(_output(["nft", "list", "tables"]).splitlines()),
         "processes": sorted(procs),
         "chunk files": sorted(glob.glob("/tmp/wirespeed-soak-*.json")),
     }
