@@ -161,14 +161,12 @@ def run_search_trial(
 
     try:
         samplers = start_samplers(watch, sample_interval, samplers_from or Sampler())
-        for direction in options.directions:
-            legs = path.legs.get(direction)
-            if legs is None:
-                raise TrialFailure(
-                    f"direction {direction} needs the client's address for the server to "
-                    f"send to: give host {trial.path.client!r} an address: in hosts:"
-                )
+        # What is cheap to check for every direction is checked before any long search
+        # begins: that its legs are known, then that each carries traffic at all.
+        legs_of = {direction: _legs_of(path, direction, trial) for direction in options.directions}
+        for legs in legs_of.values():
             _check_reachable(legs, tick)
+        for direction, legs in legs_of.items():
             for frame in options.frame_sizes:
                 cell = _Cell()
                 where = f"{frame} B {direction}"
@@ -195,6 +193,7 @@ def run_search_trial(
                 raw.extend(cell.raw)
                 measurements.extend(measurements_of(log))
                 findings.extend(_findings(log, cell))
+                _check_measured_device(log)
     except TrialFailure as failure:
         reason = str(failure)
     except (WirespeedError, TimeoutError) as error:
@@ -289,6 +288,31 @@ def _findings(log: SearchLog, cell: _Cell) -> list[Finding]:
             )
         )
     return found
+
+
+def _legs_of(path: SearchPath, direction: str, trial: Trial) -> tuple[Leg, ...]:
+    legs = path.legs.get(direction)
+    if legs is None:
+        raise TrialFailure(
+            f"direction {direction} needs the client's address for the server to "
+            f"send to: give host {trial.path.client!r} an address: in hosts:"
+        )
+    return legs
+
+
+def _check_measured_device(log: SearchLog) -> None:
+    """A search whose every trial was generator-limited measured the generator only:
+    whatever bounds it has say nothing of the device, and the trial fails saying so."""
+    trials = log.result.trials
+    if not trials or not all(trial.generator_limited for trial in trials):
+        return
+    asked = max(trial.intended for trial in trials)
+    offered = max(trial.offered for trial in trials)
+    raise TrialFailure(
+        f"{log.frame} B {log.direction}: every one of the search's {len(trials)} trials was "
+        f"generator-limited (asked for up to {asked:,.0f} packets/s, the generator offered "
+        f"at most {offered:,.0f}): nothing was measured of the device"
+    )
 
 
 def _check_reachable(legs: Sequence[Leg], tick: Callable[[], None]) -> None:
@@ -411,8 +435,16 @@ def _run_trial(
         # drops some of those repeats, which are no data.)
         received = min(sent, received + counters.socket_drops)
     # The load as the search asked it (iperf takes whole packets/s): the search knows
-    # its loads by these numbers.
-    return TrialResult(intended=load, duration=duration, sent=sent, received=received)
+    # its loads by these numbers. What was offered is judged against the time iperf
+    # could send for (its timer's hundredths), per leg.
+    return TrialResult(
+        intended=load,
+        duration=duration,
+        sent=sent,
+        received=received,
+        offered_duration=iperf2_pps.sending_seconds(duration),
+        legs=len(legs),
+    )
 
 
 def _leg_counters(leg: Leg) -> tuple[UdpCounts | None, UdpCounts | None] | None:

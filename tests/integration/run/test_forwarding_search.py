@@ -217,3 +217,29 @@ def test_every_direction_on_every_topology(
         else:
             truth = min(16_000.0, limit / 2 if direction == "both" else limit)
         assert truth * 0.85 <= ndr <= truth * 1.03, (direction, ndr, truth)
+
+
+def test_sub_second_phases_find_the_dut_limit(tmp_path: Path) -> None:
+    """Trials of 0.3 s first: the phases between that and the final 2 s last durations
+    iperf2's timer keeps (it keeps hundredths, cut down), and what it offered is judged
+    against how long it could send, so no trial is a generator's shortfall by its timer
+    alone and the search finds the DUT's 15,000 packets/s."""
+    prefix = unique_prefix("fwd-short")
+    plan = """
+        lab: {link: gbe, dut: {forward_pps: 15000}}
+        paths: [{name: R, topology: router}]
+        tests:
+          - id: fwd
+            tool: forwarding
+            options: {frame_sizes: [1518], goals: [{name: NDR, loss: 0}],
+                      initial_duration: 0.3, final_duration: 2, width: 2%}
+    """
+    done = _run(tmp_path, plan, prefix)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (outcome,) = _outcomes(tmp_path)
+    assert outcome.status is TrialStatus.OK, outcome.reason
+    ndr = _value(outcome, "NDR", 1518, "up")
+    assert 15_000 * 0.98 <= ndr <= 15_000 * 1.02, ndr
+    (log,) = [from_json(r.text) for r in outcome.raw if r.argv[:1] == (SEARCH_ARGV0,)]
+    limited = [t for t in log.result.trials if t.generator_limited]
+    assert len(limited) <= 1, limited  # a busy machine may starve one trial, not all
