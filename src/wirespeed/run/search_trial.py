@@ -302,8 +302,16 @@ def _legs_of(path: SearchPath, direction: str, trial: Trial) -> tuple[Leg, ...]:
 
 def _check_measured_device(log: SearchLog) -> None:
     """A search whose every trial was generator-limited measured the generator only:
-    whatever bounds it has say nothing of the device, and the trial fails saying so."""
+    whatever bounds it has say nothing of the device; one that found no bound at all
+    (neither a load within a goal nor one above it) has no figure to give. Either fails
+    the trial saying so, its log kept."""
     trials = log.result.trials
+    goals = log.result.goals
+    if trials and goals and all(g.lower is None and g.upper is None for g in goals):
+        why = log.result.stopped or "its trials decided no load"
+        raise TrialFailure(
+            f"{log.frame} B {log.direction}: the search found no bound for any goal: {why}"
+        )
     if not trials or not all(trial.generator_limited for trial in trials):
         return
     asked = max(trial.intended for trial in trials)

@@ -15,12 +15,15 @@ from wirespeed.run.search_legs import Leg, SearchPath
 from wirespeed.run.search_trial import _check_measured_device, run_search_trial
 from wirespeed.run.trial import TrialFailure
 from wirespeed.search.log import SearchLog
-from wirespeed.search.model import SearchResult, TrialResult
+from wirespeed.search.model import Goal, GoalResult, SearchResult, TrialResult
 
 
-def _log(*trials: TrialResult) -> SearchLog:
-    result = SearchResult(goals=(), trials=trials, algorithm="mlrsearch")
+def _log(*trials: TrialResult, goals: tuple[GoalResult, ...] = ()) -> SearchLog:
+    result = SearchResult(goals=goals, trials=trials, algorithm="mlrsearch", stopped=STOPPED)
     return SearchLog(1518, "up", result, 1_000_000_000, 81_274.4)
+
+
+STOPPED = "the generator offered at most 74,210 pps, below the minimum load 100 pps"
 
 
 def test_a_search_of_nothing_but_generator_limited_trials_fails_and_says_so() -> None:
@@ -32,6 +35,15 @@ def test_a_search_of_nothing_but_generator_limited_trials_fails_and_says_so() ->
         _check_measured_device(_log(*short))
     measured = TrialResult(15_000, 2.0, 30_000, 30_000)
     _check_measured_device(_log(*short, measured))  # one trial measured the device
+
+
+def test_a_search_that_found_no_bound_for_any_goal_fails_with_its_reason() -> None:
+    measured = TrialResult(15_000, 0.3, 4_500, 4_500)
+    nothing = GoalResult(Goal("NDR"), lower=None, upper=None, conditional_throughput=None)
+    with pytest.raises(TrialFailure, match="no bound for any goal: the generator offered"):
+        _check_measured_device(_log(measured, goals=(nothing,)))
+    found = GoalResult(Goal("NDR"), lower=15_000, upper=None, conditional_throughput=15_000)
+    _check_measured_device(_log(measured, goals=(found, nothing)))
 
 
 class Untouchable:
