@@ -248,3 +248,23 @@ def test_sub_second_phases_find_the_dut_limit(tmp_path: Path) -> None:
     # (the first, at the link's 81,274 frames/s); none near the DUT's limit does.
     near = [t for t in log.result.trials if t.intended < 30_000]
     assert near and not [t for t in near if t.generator_limited], near
+
+
+def test_max_rate_below_the_dut_is_a_lower_bound_in_the_runs_own_report(tmp_path: Path) -> None:
+    """Nothing up to max_rate 5kpps lost on a 15,000 pps DUT: the run's own table says
+    "≥ 5,000" and why, not a plain 5,000 that reads as the device's limit."""
+    prefix = unique_prefix("fwd-cap")
+    plan = """
+        lab: {link: gbe, dut: {forward_pps: 15000}}
+        paths: [{name: R, topology: router}]
+        tests:
+          - id: fwd
+            tool: forwarding
+            options: {frame_sizes: [1518], goals: [{name: NDR, loss: 0}], max_rate: 5kpps,
+                      initial_duration: 0.5, final_duration: 1}
+    """
+    done = _run(tmp_path, plan, prefix)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "\N{GREATER-THAN OR EQUAL TO} 5,000" in done.stdout, done.stdout
+    words = " ".join(done.stdout.split())  # the terminal wraps the notes
+    assert "1518 B up: a lower bound: nothing up to 5,000 pps" in words, done.stdout
