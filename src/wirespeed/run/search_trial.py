@@ -17,7 +17,9 @@ One wirespeed trial is the whole test (every frame size and direction); its resu
 each cell's measurements (search/measurements.py), and its raw outputs each cell's search
 log (search/log.py) and the iperf outputs of every trial. Whatever happens, every process
 started here is stopped before this returns or raises; a cell that fails ends the trial
-with the reason, the cells already searched kept.
+with the reason, the cells already searched kept. What is cheap is checked for every
+direction before the first search (its legs, that it carries traffic at all); a search
+whose every trial was generator-limited, or that found no bound at all, fails the trial.
 """
 
 from __future__ import annotations

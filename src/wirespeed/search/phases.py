@@ -3,7 +3,8 @@ goal's width last (RFC 9971 section 5's "preceding targets", as the reference
 implementation builds them).
 
 Trial durations grow geometrically from the search's initial duration to the goal's
-final duration, at most PHASE_DURATION_RATIO apart. Each phase before the last decides a
+final duration, at most PHASE_DURATION_RATIO apart, those in between rounded to what a
+generator's timer keeps (_tidy). Each phase before the last decides a
 load with one trial (its duration sum is its trial duration) and asks half the
 precision of the next: widths double on a log scale, so that bisecting a phase's
 interval by its geometric midpoint gives exactly the next phase's width.
