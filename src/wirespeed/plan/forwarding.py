@@ -216,7 +216,12 @@ def estimated_seconds(case: TestCase, in_lab: bool = True) -> float:
 
 def with_final_duration(search: BenchSpec, seconds: float) -> BenchSpec:
     """The search's options with full-length trials of `seconds` (`run --duration`):
-    its first trials no longer than that, its duration sum at least one trial."""
+    its first trials no longer than that, its duration sum at least one trial.
+    ValueError for a duration no search trial may have."""
+    if seconds < MIN_TRIAL_SECONDS:
+        raise ValueError(
+            f"a forwarding search's trials last at least {MIN_TRIAL_SECONDS:g} s, got {seconds:g}"
+        )
     options = ForwardingOptions.model_validate(search.as_dict())
     duration_sum = options.duration_sum
     changed = options.model_copy(

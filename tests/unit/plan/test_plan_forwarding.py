@@ -7,6 +7,7 @@ import textwrap
 
 import pytest
 
+from wirespeed.errors import UsageError
 from wirespeed.model import Tool
 from wirespeed.plan import PlanError, expand, parse_plan
 from wirespeed.plan.forwarding import ForwardingOptions, estimated_seconds, ratio_of
@@ -250,3 +251,13 @@ def test_an_options_error_of_the_whole_entry_names_its_test() -> None:
     assert problems == [
         "7:14: test 'fwd': initial_duration must not be longer than final_duration"
     ], problems
+
+
+def test_a_run_duration_too_short_for_a_search_trial_is_a_usage_error() -> None:
+    plan = parse_plan(
+        f"{LAB_ROUTER}tests:\n  - {{id: fwd, tool: forwarding}}\n", source="plan.yaml"
+    )
+    with pytest.raises(UsageError, match=r"trials last at least 0\.1 s, got 0\.05"):
+        expand(plan, duration=0.05)
+    (trial,) = expand(plan, duration=0.5)
+    assert search_options(trial.test).final_duration == 0.5
