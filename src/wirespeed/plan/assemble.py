@@ -625,7 +625,9 @@ def _cross_checks(
         on = [p for p in paths.values() if chosen is None or p.name in chosen]
         if test.case.tool.searches:
             on = [p for p in on if runs_on(test.case.tool, p)]  # others: _paths_kind_checks
-            check_search_on_paths(test.case, test.loc, on, out, variant_mtus=variant_mtus)
+            check_search_on_paths(
+                test.case, test.loc, on, out, variant_mtus=variant_mtus, hosts=hosts
+            )
             refuse_search_through_tunnel(test, on, out)
             continue
         if not test.case.tool.moves_traffic:

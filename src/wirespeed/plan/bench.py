@@ -63,7 +63,9 @@ def bench_spec(entry: TestEntry, tool: Tool, loc: Loc, out: Collector) -> BenchS
             key=True,
         )
         ok = False
-    options = out.validate(_options_model(tool), entry.options or {}, (*loc, "options"))
+    options = out.validate(
+        _options_model(tool), entry.options or {}, (*loc, "options"), entry=f"test {entry.id!r}"
+    )
     if options is None or not ok:
         return None
     return BenchSpec(options=frozen_options(options.model_dump(mode="json")))

@@ -61,12 +61,19 @@ class Collector:
             self.warnings.append(problem)
 
     def validate(
-        self, model: type[M], data: Any, where: Loc, *, misplaced: dict[str, str] | None = None
+        self,
+        model: type[M],
+        data: Any,
+        where: Loc,
+        *,
+        misplaced: dict[str, str] | None = None,
+        entry: str | None = None,
     ) -> M | None:
         """The validated entry, or None after recording each of its errors at its position.
 
         misplaced: keys that belong elsewhere, with the message to give instead of
-        "unknown key" (an `id:` under `defaults:`).
+        "unknown key" (an `id:` under `defaults:`). entry: what an error of the entry as
+        a whole names it ("test 'fwd'"); by default its section's word ("a test").
         """
         try:
             return model.model_validate(data)
@@ -77,7 +84,7 @@ class Collector:
                 key = _is_key_error(error)
                 message = _describe(error, allowed=model.model_fields, misplaced=misplaced or {})
                 if not error["loc"]:  # the entry itself is wrong: say which entry
-                    message = f"{_entry_label(where)}: {message}"
+                    message = f"{entry or _entry_label(where)}: {message}"
                 self.error(loc, message, key=key)
             return None
 

@@ -99,6 +99,9 @@ def _with_duration(test: TestCase, duration: float | None) -> TestCase:
         # A search's full-length trials take the duration: a quick look at its answer.
         from wirespeed.plan.forwarding import with_final_duration
 
-        search = with_final_duration(test.search, float(duration))
+        try:
+            search = with_final_duration(test.search, float(duration))
+        except ValueError as error:
+            raise UsageError(f"duration: {error}") from None
         return dataclasses.replace(test, spec=spec, search=search)
     return dataclasses.replace(test, spec=spec)

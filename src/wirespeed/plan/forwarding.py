@@ -19,7 +19,14 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 from wirespeed.model import BenchSpec, TestCase, frozen_options
 from wirespeed.search.frames import MIN_FRAME, UDP_FRAME_OVERHEAD
@@ -29,6 +36,7 @@ MAX_FRAME = 9018  # a 9000-byte jumbo MTU's frame
 MAX_PPS = 100_000_000  # 100 Mpps: more than 100 GbE carries at 64 B; above is a typo
 LAB_FINAL_DURATION = 10.0  # seconds of a full-length trial in the lab
 DEVICE_FINAL_DURATION = 60.0  # RFC 2544 section 24: at least 60 s on real devices
+MIN_TRIAL_SECONDS = 0.1  # shorter, a trial measures the generator's start-up
 DIRECTIONS = ("up", "down", "both", "in", "out")
 NAT_ONLY = ("in", "out")  # outside to inside (a port forward), inside to outside
 _PPS = re.compile(r"(?P<number>[0-9]+(?:\.[0-9]+)?)\s*(?P<prefix>[kKmM]?)pps")
@@ -152,6 +160,17 @@ class ForwardingOptions(BaseModel):
     max_trials: Annotated[int, Field(ge=2, le=1000)] = 60
     generator: Literal["iperf2"] = "iperf2"  # the one whose pacing is measured (benchmarks/)
 
+    @field_validator("initial_duration", "final_duration")
+    @classmethod
+    def _long_enough(cls, seconds: float | None) -> float | None:
+        if seconds is not None and seconds < MIN_TRIAL_SECONDS:
+            raise ValueError(
+                f"a trial of {seconds:g} s is shorter than {MIN_TRIAL_SECONDS:g} s: it measures "
+                "the generator's start, not the device (iperf2 asked for 0.01 s at 15,000 "
+                "packets/s sends 99 of 150)"
+            )
+        return seconds
+
     @model_validator(mode="after")
     def _consistent(self) -> ForwardingOptions:
         if len(set(self.frame_sizes)) != len(self.frame_sizes):
@@ -197,7 +216,12 @@ def estimated_seconds(case: TestCase, in_lab: bool = True) -> float:
 
 def with_final_duration(search: BenchSpec, seconds: float) -> BenchSpec:
     """The search's options with full-length trials of `seconds` (`run --duration`):
-    its first trials no longer than that, its duration sum at least one trial."""
+    its first trials no longer than that, its duration sum at least one trial.
+    ValueError for a duration no search trial may have."""
+    if seconds < MIN_TRIAL_SECONDS:
+        raise ValueError(
+            f"a forwarding search's trials last at least {MIN_TRIAL_SECONDS:g} s, got {seconds:g}"
+        )
     options = ForwardingOptions.model_validate(search.as_dict())
     duration_sum = options.duration_sum
     changed = options.model_copy(

@@ -1,13 +1,15 @@
 """What a forwarding-rate search cannot do on a path, found before anything runs.
 
 Its options were checked by their schema (plan/forwarding.py); here they meet the paths:
-a frame larger than the path's MTU allows, `in` and `out` anywhere but through NAT, and
-a path with no link (so no frame-rate ceiling) and no max_rate to start the search from.
+a frame larger than the path's MTU allows, `in` and `out` anywhere but through NAT, a
+path with no link (so no frame-rate ceiling) and no max_rate to start the search from,
+and durations that do not fit the final trial's default, which differs between the lab
+and devices.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from wirespeed.model import PathSpec, TestCase, Topology
 from wirespeed.plan.collect import Collector
@@ -29,7 +31,9 @@ def check_search_on_paths(
     out: Collector,
     *,
     variant_mtus: Sequence[tuple[str, int]] = (),
+    hosts: Collection[str] = (),
 ) -> None:
+    """`hosts`: the plan's host names; a path whose client is none of them is the lab's."""
     options = search_options(case)
     where = (*loc, "options")
     for path in paths:
@@ -57,6 +61,7 @@ def check_search_on_paths(
                 f"path {path.name!r} is a {path.topology.value} path",
                 hint="use up (client to server) and down (server to client)",
             )
+        _check_default_final(case, where, path, options, out, in_lab=path.client not in hosts)
         if options.max_rate is None and (path.link is None or path.link.rate_bps is None):
             out.error(
                 (*where,),
@@ -65,3 +70,37 @@ def check_search_on_paths(
                 hint="set options: {max_rate: 200kpps} (what the generator can send), or the "
                 "path's link: (gbe, fe ...)",
             )
+
+
+def _check_default_final(
+    case: TestCase,
+    where: Loc,
+    path: PathSpec,
+    options: ForwardingOptions,
+    out: Collector,
+    *,
+    in_lab: bool,
+) -> None:
+    """The durations against the final trial's default where the plan leaves it out, as
+    the run applies it: LAB_FINAL_DURATION in the lab, DEVICE_FINAL_DURATION on devices
+    (the schema compares them where final_duration is written)."""
+    if options.final_duration is not None:
+        return
+    final = options.final_seconds(in_lab)
+    on = f"final_duration defaults to {final:g} s {'in the lab' if in_lab else 'on devices'}"
+    if options.initial_duration > final:
+        out.error(
+            (*where, "initial_duration"),
+            f"test {case.id!r}: initial_duration {options.initial_duration:g} s is longer than "
+            f"the final trial on path {path.name!r}: {on}",
+            hint=f"set initial_duration: {final:g} or less, or final_duration: of at least "
+            f"{options.initial_duration:g}",
+        )
+    if options.duration_sum is not None and options.duration_sum < final:
+        out.error(
+            (*where, "duration_sum"),
+            f"test {case.id!r}: duration_sum {options.duration_sum:g} s is shorter than one "
+            f"final trial on path {path.name!r}: {on}",
+            hint=f"set duration_sum: {final:g} or more, or a final_duration: of at most "
+            f"{options.duration_sum:g}",
+        )

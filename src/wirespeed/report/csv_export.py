@@ -10,6 +10,7 @@ import csv
 import io
 import re
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from typing import Any
 
 from wirespeed.model import Flow
@@ -220,6 +221,28 @@ def _measured_cells(report: Report) -> dict[tuple[str, str, str, str, str], Meas
     return cells
 
 
+# In a run with forwarding searches: "at least" beside a goal's figure that is a lower
+# bound only (the search could go no higher: max_rate, the generator), as "≥" reads in
+# the tables.
+BOUND_COLUMN = "bound"
+AT_LEAST = "at least"
+
+
+def _lower_bounds(report: Report) -> set[tuple[str, str, str]]:
+    """(trial, labels as text, measurement name) of every figure that is a lower bound."""
+    found: set[tuple[str, str, str]] = set()
+    for table in report.forwarding:
+        for searched in table.cells:
+            labels = _labels_text(searched.labels)
+            for run in searched.searches:
+                for result in run.log.result.goals:
+                    if run.log.at_least(result):
+                        name = result.goal.name
+                        for figure in (name, f"{name} L2", f"{name} L1", f"{name} of ceiling"):
+                            found.add((run.trial, labels, figure))
+    return found
+
+
 def _labels_text(labels: tuple[tuple[str, str], ...]) -> str:
     return ";".join(f"{key}={value}" for key, value in labels)
 
@@ -228,6 +251,7 @@ def _measurement_rows(
     report: Report,
     detail: TrialDetail,
     cells: Mapping[tuple[str, str, str, str, str], MeasuredCell],
+    lower_bounds: AbstractSet[tuple[str, str, str]] = frozenset(),
 ) -> Iterable[dict[str, Any]]:
     """A benchmark trial's rows: one per measurement (one without, when it failed)."""
     outcome = detail.outcome
@@ -261,6 +285,9 @@ def _measurement_rows(
             "better": m.better.value,
             "value": m.value,
         }
+        if report.forwarding:
+            bound = (trial.key, labels, m.name) in lower_bounds
+            row[BOUND_COLUMN] = AT_LEAST if bound else ""
         cell = cells.get((trial.test.id, trial.path.name, trial.variant, m.name, labels))
         summary = None if cell is None else cell.summary
         if cell is not None and summary is not None and trial.key in cell.trials:
@@ -280,10 +307,11 @@ def _measurement_rows(
 def _rows(report: Report) -> Iterable[dict[str, Any]]:
     groups = _group_figures(report)
     measured = _measured_cells(report)
+    lower_bounds = _lower_bounds(report)
     for detail in report.trials:
         trial = detail.outcome.trial
         if trial.test.bench is not None or trial.test.search is not None:
-            yield from _measurement_rows(report, detail, measured)
+            yield from _measurement_rows(report, detail, measured, lower_bounds)
             continue
         for flow in flows_of(detail):
             figure = groups.get((trial.test.id, trial.path.name, trial.variant, flow))
@@ -295,11 +323,13 @@ def _rows(report: Report) -> Iterable[dict[str, Any]]:
             yield row
         result = detail.outcome.result
         if result is not None and result.measurements:  # a traffic test's latency probes
-            yield from _measurement_rows(report, detail, measured)
+            yield from _measurement_rows(report, detail, measured, lower_bounds)
 
 
 def render_csv(report: Report) -> str:
     extra = MEASUREMENT_COLUMNS if report.measured or report.forwarding else ()
+    if report.forwarding:
+        extra = (*extra, BOUND_COLUMN)
     probed = any(
         trial_latency(d.outcome.result) for d in report.trials if d.outcome.trial.test.is_iperf
     )

@@ -67,6 +67,16 @@ class ForwardingCell:
                     return True
         return False
 
+    def at_least(self, goal: str) -> bool:
+        """Whether a repetition's figure for `goal` is a lower bound only (the plan's
+        max_rate or the generator stopped the search below the link's ceiling)."""
+        return any(
+            run.log.at_least(result)
+            for run in self.searches
+            for result in run.log.result.goals
+            if result.goal.name == goal
+        )
+
 
 @dataclass(frozen=True)
 class ForwardingRow:
@@ -168,6 +178,21 @@ def _search_notes(
         )
         for run, _ in limited:
             found.add(add_note("generator-limited", text, run.trial, ""))
+    capped = [
+        (run, result)
+        for run in runs
+        for result in run.log.result.goals
+        if run.log.at_least(result) and not result.generator_limited
+    ]
+    if capped:
+        top = max(result.lower for _, result in capped if result.lower is not None)
+        text = (
+            f"{where}: a lower bound: nothing up to {_count(top)} pps, the highest load the "
+            "search may try (max_rate), lost more than its goal allows; the device forwards "
+            "at least that, maybe more"
+        )
+        for run, _ in capped:
+            found.add(add_note("lower-bound", text, run.trial, ""))
     for run in runs:
         result = run.log.result
         open_goals = [g for g in result.goals if not g.converged]
@@ -238,8 +263,7 @@ def forwarding_tables(
         runs: dict[tuple[int, str], list[SearchRun]] = {}
         logs: list[SearchLog] = []
         for outcome, _ in mine:
-            if outcome.status is not TrialStatus.OK:
-                continue
+            # A failed trial's finished searches are kept and shown: they were measured.
             for log in search_logs(outcome):
                 if isinstance(log, ModelError):
                     add_note(

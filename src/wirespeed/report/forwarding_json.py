@@ -9,11 +9,11 @@ from typing import Any
 from wirespeed.report.forwarding import ForwardingCell, ForwardingTable, SearchRun
 from wirespeed.report.forwarding_text import FRAME_CONVENTION
 from wirespeed.report.json_export import measured_summary_to_dict
-from wirespeed.search.log import Counters, InterfaceCounts
+from wirespeed.search.log import Counters, InterfaceCounts, SearchLog
 from wirespeed.search.model import GoalResult, TrialResult
 
 
-def _goal(result: GoalResult) -> dict[str, Any]:
+def _goal(result: GoalResult, log: SearchLog) -> dict[str, Any]:
     goal = result.goal
     return {
         "name": goal.name,
@@ -25,6 +25,9 @@ def _goal(result: GoalResult) -> dict[str, Any]:
         "upper_pps": result.upper,
         "conditional_throughput_pps": result.conditional_throughput,
         "generator_limited": result.generator_limited,
+        # lower_pps is a lower bound only: the search could go no higher (max_rate, the
+        # generator) though the link carries more.
+        "at_least": log.at_least(result),
         "converged": result.converged,
     }
 
@@ -36,6 +39,8 @@ def _trial(
         "intended_pps": trial.intended,
         "offered_pps": trial.offered,
         "duration": trial.duration,
+        "offered_duration": trial.sending_seconds,
+        "legs": trial.legs,
         "sent": trial.sent,
         "received": trial.received,
         "forwarding_rate_pps": trial.forwarding_rate,
@@ -59,7 +64,7 @@ def _search(run: SearchRun) -> dict[str, Any]:
         "generator_ceiling_pps": result.generator_ceiling,
         "stopped": result.stopped,
         "seconds_of_traffic": result.seconds_of_traffic,
-        "goals": [_goal(goal) for goal in result.goals],
+        "goals": [_goal(goal, log) for goal in result.goals],
         "trials": [_trial(trial, counted, wire) for trial, counted, wire in log.trials_counted()],
     }
 

@@ -3,8 +3,9 @@
 Columns per direction: the main goal (NDR) in frames/s with its spread, the same as
 layer-2 / wire Mbit/s, as % of the link's frame-rate ceiling (not on an unshaped link),
 the forwarding rate at that load, every other goal (PDR) in frames/s, and what the
-search took. A bound the generator set is written "≥ 180,000": the device forwards at
-least that, and a note says so.
+search took. A figure that is a lower bound only (the generator's limit, or the plan's
+max_rate, stopped the search below the link's ceiling) is written "≥ 180,000": the
+device forwards at least that, and a note says so.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def _goal_text(table: ForwardingTable, goal: str, marks: bool) -> Callable[[Forw
         figure = cell.figure(goal)
         summary = None if figure is None else figure.summary
         shown = DASH if summary is None else pps_text(summary)
-        if summary is not None and cell.generator_limited(goal):
+        if summary is not None and cell.at_least(goal):
             shown = AT_LEAST + shown
         if figure is not None and 0 < figure.n < widest:
             shown += f" (n={figure.n})"
@@ -187,13 +188,21 @@ def legend(table: ForwardingTable) -> str:
     else:
         over = "one repetition each"
     main = table.goals[0] if table.goals else "NDR"
+    both = (
+        f" {ARROWS['both']} (both): each direction's figures, the two sent at once, "
+        "never their sum."
+        if "both" in table.directions
+        else ""
+    )
     ceiling = ", % of the link's frame-rate ceiling" if table.has_ceiling else ""
     return (
         f"Frames/s per direction offered by the generator, {over} ({goals_text(table)}): "
         f"the highest load forwarded within the goal's loss; L2/L1 the {main} in Mbit/s"
         f"{ceiling}; fwd. the frames/s that arrived at that load (the forwarding rate); "
         "trials/s the search's trials and seconds of traffic. "
-        f"{AT_LEAST.strip()}: the generator's limit, the device forwards more."
+        f"{AT_LEAST.strip()}: a lower bound, where the search could go no higher (the "
+        "generator's limit or max_rate): the device forwards at least that."
+        f"{both}"
     )
 
 

@@ -96,9 +96,11 @@ def measured_table(
         where = (trial.test.id, *place)
         tests.setdefault(trial.test.id, (trial.test.name, trial.test.tool))
         notes.setdefault(where, set()).update(numbers)
-        if outcome.status is not TrialStatus.OK or outcome.result is None:
+        if outcome.status is not TrialStatus.OK:
             failed[where] = failed.get(where, 0) + 1
-            continue
+        if outcome.result is None:
+            continue  # a failed trial's figures, where it has any (a search's finished
+            # cells), are kept: they were measured
         for m in outcome.result.measurements if beside else outcome.result.measured():
             row_key = (trial.test.id, m.name, m.labels)
             rows.setdefault(row_key, (trial.test.name, trial.test.tool, m.unit, m.better))

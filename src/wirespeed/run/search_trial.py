@@ -17,7 +17,9 @@ One wirespeed trial is the whole test (every frame size and direction); its resu
 each cell's measurements (search/measurements.py), and its raw outputs each cell's search
 log (search/log.py) and the iperf outputs of every trial. Whatever happens, every process
 started here is stopped before this returns or raises; a cell that fails ends the trial
-with the reason, the cells already searched kept.
+with the reason, the cells already searched kept. What is cheap is checked for every
+direction before the first search (its legs, that it carries traffic at all); a search
+whose every trial was generator-limited, or that found no bound at all, fails the trial.
 """
 
 from __future__ import annotations
@@ -161,14 +163,12 @@ def run_search_trial(
 
     try:
         samplers = start_samplers(watch, sample_interval, samplers_from or Sampler())
-        for direction in options.directions:
-            legs = path.legs.get(direction)
-            if legs is None:
-                raise TrialFailure(
-                    f"direction {direction} needs the client's address for the server to "
-                    f"send to: give host {trial.path.client!r} an address: in hosts:"
-                )
+        # What is cheap to check for every direction is checked before any long search
+        # begins: that its legs are known, then that each carries traffic at all.
+        legs_of = {direction: _legs_of(path, direction, trial) for direction in options.directions}
+        for legs in legs_of.values():
             _check_reachable(legs, tick)
+        for direction, legs in legs_of.items():
             for frame in options.frame_sizes:
                 cell = _Cell()
                 where = f"{frame} B {direction}"
@@ -195,6 +195,7 @@ def run_search_trial(
                 raw.extend(cell.raw)
                 measurements.extend(measurements_of(log))
                 findings.extend(_findings(log, cell))
+                _check_measured_device(log)
     except TrialFailure as failure:
         reason = str(failure)
     except (WirespeedError, TimeoutError) as error:
@@ -289,6 +290,39 @@ def _findings(log: SearchLog, cell: _Cell) -> list[Finding]:
             )
         )
     return found
+
+
+def _legs_of(path: SearchPath, direction: str, trial: Trial) -> tuple[Leg, ...]:
+    legs = path.legs.get(direction)
+    if legs is None:
+        raise TrialFailure(
+            f"direction {direction} needs the client's address for the server to "
+            f"send to: give host {trial.path.client!r} an address: in hosts:"
+        )
+    return legs
+
+
+def _check_measured_device(log: SearchLog) -> None:
+    """A search whose every trial was generator-limited measured the generator only:
+    whatever bounds it has say nothing of the device; one that found no bound at all
+    (neither a load within a goal nor one above it) has no figure to give. Either fails
+    the trial saying so, its log kept."""
+    trials = log.result.trials
+    goals = log.result.goals
+    if trials and goals and all(g.lower is None and g.upper is None for g in goals):
+        why = log.result.stopped or "its trials decided no load"
+        raise TrialFailure(
+            f"{log.frame} B {log.direction}: the search found no bound for any goal: {why}"
+        )
+    if not trials or not all(trial.generator_limited for trial in trials):
+        return
+    asked = max(trial.intended for trial in trials)
+    offered = max(trial.offered for trial in trials)
+    raise TrialFailure(
+        f"{log.frame} B {log.direction}: every one of the search's {len(trials)} trials was "
+        f"generator-limited (asked for up to {asked:,.0f} packets/s, the generator offered "
+        f"at most {offered:,.0f}): nothing was measured of the device"
+    )
 
 
 def _check_reachable(legs: Sequence[Leg], tick: Callable[[], None]) -> None:
@@ -411,8 +445,16 @@ def _run_trial(
         # drops some of those repeats, which are no data.)
         received = min(sent, received + counters.socket_drops)
     # The load as the search asked it (iperf takes whole packets/s): the search knows
-    # its loads by these numbers.
-    return TrialResult(intended=load, duration=duration, sent=sent, received=received)
+    # its loads by these numbers. What was offered is judged against the time iperf
+    # could send for (its timer's hundredths), per leg.
+    return TrialResult(
+        intended=load,
+        duration=duration,
+        sent=sent,
+        received=received,
+        offered_duration=iperf2_pps.sending_seconds(duration),
+        legs=len(legs),
+    )
 
 
 def _leg_counters(leg: Leg) -> tuple[UdpCounts | None, UdpCounts | None] | None:

@@ -12,10 +12,15 @@ search and the measurements can be derived again. Its JSON:
                 "final_duration": 10.0, "duration_sum": null, "width": 0.01,
                 "lower": 14850.0, "upper": 15000.0, "conditional_throughput": 14850.0,
                 "generator_limited": false}, ...],
-     "trials": [{"intended": 15000.0, "duration": 1.0, "sent": 15000,
-                 "received": 14990,
+     "trials": [{"intended": 15000.0, "duration": 1.0, "offered_duration": 1.0,
+                 "legs": 1, "sent": 15000, "received": 14990,
                  "counters": {"tx": 15003, "rx": 14993, "socket_drops": 0} | null,
                  "interfaces": {"tx": 15007, "rx": 14995} | null}, ...]}
+
+`intended` is per leg (per direction: `both` has two legs), `sent` and `received` count
+every leg together; `offered_duration` is how long the generator could send (iperf2
+keeps hundredths of a second), which its offered load is judged against. Logs written
+before these two were kept read as one leg sending for the whole duration.
 
 `counters` are the UDP datagrams the generator's host sent, those the receiver's host
 saw arrive, and those its socket then dropped, over the trial (/proc/net/snmp of the
@@ -44,6 +49,8 @@ from wirespeed.search.model import Goal, GoalResult, SearchResult, TrialResult
 FORMAT = "wirespeed-search"
 VERSION = 1
 SEARCH_ARGV0 = "wirespeed-search"  # argv[0] of the raw output that holds a search log
+# A bound this close to the link's ceiling is at it (the ceiling is computed in floats).
+CEILING_SLACK = 1e-6
 
 
 @dataclass(frozen=True)
@@ -80,6 +87,15 @@ class SearchLog:
 
     def argv(self) -> tuple[str, ...]:
         return (SEARCH_ARGV0, "--frame", str(self.frame), "--direction", self.direction)
+
+    def at_least(self, result: GoalResult) -> bool:
+        """Whether the goal's figure is a lower bound only: no load up to it lost too
+        much, and the search could go no higher though the link carries more (the
+        plan's max_rate, or what the generator could send, stopped it there). At the
+        link's frame-rate ceiling the figure is the line rate itself."""
+        if result.lower is None or result.upper is not None:
+            return False
+        return self.ceiling_pps is None or result.lower < self.ceiling_pps * (1 - CEILING_SLACK)
 
     def trials_counted(
         self,
@@ -118,6 +134,8 @@ def to_json(log: SearchLog) -> str:
         {
             "intended": trial.intended,
             "duration": trial.duration,
+            "offered_duration": trial.offered_duration,
+            "legs": trial.legs,
             "sent": trial.sent,
             "received": trial.received,
             "counters": None
@@ -185,6 +203,8 @@ def from_json(text: str) -> SearchLog:
                     duration=float(entry["duration"]),
                     sent=int(entry["sent"]),
                     received=int(entry["received"]),
+                    offered_duration=_number(entry.get("offered_duration")),
+                    legs=int(entry.get("legs", 1)),
                 )
             )
             counted = entry.get("counters")

@@ -34,7 +34,8 @@ Differences from RFC 9971 and its reference implementation, on purpose:
   - The conditional throughput is the average forwarding rate of the full-length trials
     at the relevant lower bound; RFC 9971 section 4.8 takes a quantile (the exceed
     ratio's) of them, which differs only when those trials differ.
-  - A generator-limited trial (the generator sent < 99.5 % of the load) is never
+  - A generator-limited trial (the generator sent < 99.5 % of the load over the time
+    it could send: TrialResult.offered_duration, RFC 9971's offered duration) is never
     counted: the load the generator did offer is its ceiling, and the search continues
     just below it (generator.py).
 """

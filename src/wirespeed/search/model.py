@@ -61,28 +61,46 @@ class Goal:
 class TrialResult:
     """What one trial at one load gave, counted at the receiver (RFC 9971 section 4.5).
 
-    `intended` is the load asked of the generator, `offered` what it sent
-    (sent / duration); `received` what reached the receiver. A trial whose generator
-    fell short of the intended load (below GENERATOR_SHORTFALL) is generator-limited."""
+    `intended` is the load asked of the generator per leg (per direction: a link's
+    limits are per direction, so a `both` trial asks it of each of its two legs),
+    `duration` the time asked for. `sent` and `received` count every leg together.
+    `offered_duration` is how long the generator was able to send (MLRsearch's offered
+    duration): a generator with a coarser timer sends for a little less than asked
+    (iperf2 counts in hundredths of a second: `-t 0.7746` sends for 0.77 s), and that
+    is its timer, not a shortfall. `offered` is what it sent per leg and second of that,
+    `forwarding_rate` what arrived. A trial whose generator fell short of the intended
+    load (below GENERATOR_SHORTFALL) is generator-limited."""
 
-    intended: float  # packets/s asked for
+    intended: float  # packets/s asked for, per leg
     duration: float  # seconds the generator was asked to send
-    sent: int  # packets the generator sent
-    received: int  # packets the receiver counted
+    sent: int  # packets the generator sent, every leg together
+    received: int  # packets the receiver counted, every leg together
+    offered_duration: float | None = None  # seconds it could send; None: `duration`
+    legs: int = 1  # streams of `intended` packets/s sent at once (2 for `both`)
 
     def __post_init__(self) -> None:
         _require(self.intended > 0, "the intended load must be positive")
         _require(self.duration > 0, "a trial lasts a positive time")
+        _require(
+            self.offered_duration is None or 0 < self.offered_duration <= self.duration,
+            "a trial sends for a positive time no longer than asked",
+        )
+        _require(self.legs >= 1, "a trial has at least one leg")
         _require(self.sent >= 0 and self.received >= 0, "packet counts are not negative")
 
     @property
+    def sending_seconds(self) -> float:
+        return self.duration if self.offered_duration is None else self.offered_duration
+
+    @property
     def offered(self) -> float:
-        return self.sent / self.duration
+        """Packets/s the generator sent per leg."""
+        return self.sent / (self.sending_seconds * self.legs)
 
     @property
     def forwarding_rate(self) -> float:
-        """Packets/s that reached the receiver (RFC 2285's forwarding rate)."""
-        return self.received / self.duration
+        """Packets/s per leg that reached the receiver (RFC 2285's forwarding rate)."""
+        return self.received / (self.sending_seconds * self.legs)
 
     @property
     def loss_ratio(self) -> float:

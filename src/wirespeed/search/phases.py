@@ -3,7 +3,8 @@ goal's width last (RFC 9971 section 5's "preceding targets", as the reference
 implementation builds them).
 
 Trial durations grow geometrically from the search's initial duration to the goal's
-final duration, at most PHASE_DURATION_RATIO apart. Each phase before the last decides a
+final duration, at most PHASE_DURATION_RATIO apart, those in between rounded to what a
+generator's timer keeps (_tidy). Each phase before the last decides a
 load with one trial (its duration sum is its trial duration) and asks half the
 precision of the next: widths double on a log scale, so that bisecting a phase's
 interval by its geometric midpoint gives exactly the next phase's width.
@@ -49,16 +50,23 @@ class Phase:
         return math.log(upper / lower) <= self.log_width * (1 + TOLERANCE) + TOLERANCE
 
 
+def _tidy(duration: float) -> float:
+    """A duration between the initial and the final one, as a generator's timer keeps
+    it: whole seconds from 2 s (iperf3's -t takes an integer), tenths below (iperf2
+    keeps hundredths, cut down: asked for 0.7746 s it sends for 0.77 s and looks 0.6 %
+    short of its load)."""
+    return float(round(duration)) if duration >= 2 else round(duration, 1)
+
+
 def _durations(initial: float, final: float) -> list[float]:
-    """Geometric from initial to final; whole seconds in between (iperf3's -t takes an
-    integer), never repeating."""
+    """Geometric from initial to final, tidied in between (_tidy), never repeating."""
     if final <= initial * (1 + TOLERANCE):
         return [final]
     steps = math.ceil(math.log(final / initial) / math.log(PHASE_DURATION_RATIO) - TOLERANCE)
     durations = [initial]
     for step in range(1, steps):
         duration = initial * (final / initial) ** (step / steps)
-        rounded = float(round(duration)) if duration >= 2 else duration
+        rounded = _tidy(duration)
         if durations[-1] < rounded < final:
             durations.append(rounded)
     durations.append(final)

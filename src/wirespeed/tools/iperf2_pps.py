@@ -56,9 +56,25 @@ def receiver_argv(port: int, payload: int) -> list[str]:
     return [PROGRAM, "-s", "-u", "-e", "-p", str(port), "-l", str(max(payload, RECEIVER_BUFFER))]
 
 
+# iperf2 keeps -t in hundredths of a second, cut down from the double it reads:
+# `-t 0.736806` sends for 0.73 s, and `-t 0.29` (28.999... hundredths) for 0.28 s.
+TIMER_STEPS_PER_SECOND = 100
+
+
+def seconds_text(seconds: float) -> str:
+    return f"{seconds:g}"
+
+
+def sending_seconds(seconds: float) -> float:
+    """How long iperf2 sends when asked for `seconds` (as seconds_text writes them), as
+    it reads its -t: the text as a double, times 100, truncated."""
+    steps = int(float(seconds_text(seconds)) * TIMER_STEPS_PER_SECOND)
+    return max(steps, 1) / TIMER_STEPS_PER_SECOND
+
+
 def sender_argv(target: str, port: int, payload: int, pps: int, seconds: float) -> list[str]:
     argv = [PROGRAM, "-c", target, "-u", "-e", "-p", str(port), "-l", str(payload)]
-    argv += ["-b", f"{pps}pps", "-t", f"{seconds:g}"]
+    argv += ["-b", f"{pps}pps", "-t", seconds_text(seconds)]
     if ":" in target:
         argv.append("-V")
     return argv

@@ -7,6 +7,7 @@ import textwrap
 
 import pytest
 
+from wirespeed.errors import UsageError
 from wirespeed.model import Tool
 from wirespeed.plan import PlanError, expand, parse_plan
 from wirespeed.plan.forwarding import ForwardingOptions, estimated_seconds, ratio_of
@@ -169,3 +170,94 @@ def test_run_duration_sets_a_searchs_full_length_trials() -> None:
     (trial,) = expand(plan, duration=30)
     options = search_options(trial.test)
     assert (options.initial_duration, options.final_duration) == (1.0, 30.0)
+
+
+LAB_ROUTER = """
+lab: {link: gbe}
+paths: [{name: R, topology: router}]
+"""
+DEVICES = """
+hosts:
+  pc: {address: 192.168.2.10}
+  r4s: {address: 192.168.2.1, ssh: root@192.168.2.1}
+paths: [{name: WAN, topology: endpoint, client: pc, server: r4s}]
+"""
+
+
+@pytest.mark.parametrize(
+    ("bench", "options", "expected"),
+    [
+        (
+            LAB_ROUTER,
+            "{duration_sum: 5}",
+            "7:29: test 'fwd': duration_sum 5 s is shorter than one final trial on path 'R': "
+            "final_duration defaults to 10 s in the lab",
+        ),
+        (
+            LAB_ROUTER,
+            "{initial_duration: 20}",
+            "7:33: test 'fwd': initial_duration 20 s is longer than the final trial on path "
+            "'R': final_duration defaults to 10 s in the lab",
+        ),
+        (
+            DEVICES,
+            "{duration_sum: 30, max_rate: 20kpps}",
+            "9:29: test 'fwd': duration_sum 30 s is shorter than one final trial on path "
+            "'WAN': final_duration defaults to 60 s on devices",
+        ),
+    ],
+)
+def test_durations_are_checked_against_the_final_trials_default_where_it_runs(
+    bench: str, options: str, expected: str
+) -> None:
+    text = f"""{bench}tests:
+  - id: fwd
+    tool: forwarding
+    options: {options}
+"""
+    assert problems_of(text) == [expected]
+
+
+def test_durations_that_fit_the_default_where_it_runs_are_good() -> None:
+    # 30 s decide in the lab (10 s trials), and 20 s first trials precede 60 s ones.
+    for text in (
+        f"{LAB_ROUTER}tests:\n  - {{id: fwd, tool: forwarding, options: {{duration_sum: 30}}}}\n",
+        f"{DEVICES}tests:\n  - id: fwd\n    tool: forwarding\n"
+        "    options: {initial_duration: 20, max_rate: 20kpps}\n",
+    ):
+        parse_plan(text, source="plan.yaml")
+
+
+def test_a_sub_tenth_of_a_second_trial_is_refused() -> None:
+    problems = problems_of(
+        f"""{LAB_ROUTER}tests:
+  - id: fwd
+    tool: forwarding
+    options: {{initial_duration: 0.01}}
+"""
+    )
+    assert len(problems) == 1 and "shorter than 0.1 s" in problems[0], problems
+    assert problems[0].startswith("7:"), problems
+
+
+def test_an_options_error_of_the_whole_entry_names_its_test() -> None:
+    problems = problems_of(
+        f"""{LAB_ROUTER}tests:
+  - id: fwd
+    tool: forwarding
+    options: {{initial_duration: 20, final_duration: 5}}
+"""
+    )
+    assert problems == [
+        "7:14: test 'fwd': initial_duration must not be longer than final_duration"
+    ], problems
+
+
+def test_a_run_duration_too_short_for_a_search_trial_is_a_usage_error() -> None:
+    plan = parse_plan(
+        f"{LAB_ROUTER}tests:\n  - {{id: fwd, tool: forwarding}}\n", source="plan.yaml"
+    )
+    with pytest.raises(UsageError, match=r"trials last at least 0\.1 s, got 0\.05"):
+        expand(plan, duration=0.05)
+    (trial,) = expand(plan, duration=0.5)
+    assert search_options(trial.test).final_duration == 0.5

@@ -165,9 +165,12 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
             notice=env.info,
         )
         outcome = runner.run(trials, argv=args.argv)
-        # A search's notes come from its logs, which are raw outputs: loaded for those.
+        # A search's notes and bounds ("≥") come from its logs, which are raw outputs of
+        # the trials' commands: loaded for those.
         searched = any(t.test.search is not None for t in trials)
-        record = store.load_run(outcome.run_id, intervals=False, outputs=searched, commands=False)
+        record = store.load_run(
+            outcome.run_id, intervals=False, outputs=searched, commands=searched
+        )
         store_url = store.url
     finally:
         store.close()
