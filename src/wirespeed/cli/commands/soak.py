@@ -89,11 +89,17 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
             if args.report is not None:
                 return _report(store, args.report or None, targets, args, env)
             return _compare(store, args.compare, args, env, targets=targets)
-    ssh = ssh_settings(args, env)  # a missing --ssh-config is refused before the store opens
-    with Store.open(args.db) as store:
-        if args.resume is not None:
+    # The plan and --ssh-config are checked before the store is opened (or made).
+    ssh = ssh_settings(args, env)
+    if args.resume is not None:
+        with Store.open(args.db) as store:
             return _resume(store, args.resume, targets, args, env, ssh=ssh)
-        return _start(store, targets, args, env, ssh=ssh)
+    from wirespeed.soak.plan import parse_soak_plan
+
+    text = _read_plan(args.plan)
+    plan = parse_soak_plan(text, "<stdin>" if args.plan == "-" else args.plan)
+    with Store.open(args.db) as store:
+        return _start(store, text, plan, targets, args, env=env, ssh=ssh)
 
 
 # The formats of a soak's report and of a comparison of soaks, in outputs.py's words
@@ -120,18 +126,18 @@ def _read_plan(path: str) -> str:
 
 def _start(
     store: Store,
+    text: str,
+    plan: SoakFile,
     targets: list[OutputTarget],
     args: argparse.Namespace,
-    env: Environment,
     *,
+    env: Environment,
     ssh: SshSettings,
 ) -> int:
     from wirespeed.soak import records
     from wirespeed.soak.group import group_info, group_token
-    from wirespeed.soak.plan import parse_soak_plan, soak_variants
+    from wirespeed.soak.plan import soak_variants
 
-    text = _read_plan(args.plan)
-    plan = parse_soak_plan(text, args.plan)
     lab = None
     if plan.lab is not None and plan.path.client is None:
         from wirespeed.lab.naming import check_lab_name
