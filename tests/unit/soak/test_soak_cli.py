@@ -98,6 +98,11 @@ def test_a_comparison_writes_no_html(tmp_path: Path) -> None:
     stored(db, streamed=2)
     status, _, err = run_cli("soak", "--compare", "--db", str(db), "-o", str(tmp_path / "c.html"))
     assert status == 2 and "soak writes no HTML" in err, err
+    status, _, err = run_cli(
+        "soak", "--compare", "--db", str(db), "--format", "html", "-o", str(tmp_path / "c.md")
+    )
+    assert status == 2 and "--compare writes text, markdown or json" in err, err
+    assert not (tmp_path / "c.md").exists()
 
 
 def test_a_soak_that_never_streamed_is_not_the_latest(tmp_path: Path) -> None:

@@ -80,6 +80,8 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     if not reading and args.resume is None and args.plan is None:
         raise UsageError("wirespeed soak needs a PLAN, --resume SOAK, --report or --compare")
     comparing = args.compare is not None and args.report is None
+    if comparing and args.format == "html":
+        raise UsageError("--compare writes text, markdown or json", hint="--format markdown")
     # Every -o is checked before anything is read or measured (`report -o` does the same).
     targets = output_targets(
         args.output, _given_format(args), COMPARE_FORMATS if comparing else FORMATS, "soak"
@@ -351,7 +353,7 @@ def _run(
     if variants:
         # The comparison on stdout, and in each -o FILE whose format a comparison has
         # (each variant's report went beside it).
-        _compare(store, [], args, env, latest=soak_id, targets=[])
+        _compare(store, [], args, env, latest=soak_id, targets=[], shown="text")
         files = [target for target in targets if target.format in COMPARE_FORMATS]
         if files:
             _compare(store, [], args, env, latest=soak_id, targets=files)
@@ -474,16 +476,16 @@ def _compare(
     *,
     latest: int | None = None,
     targets: list[OutputTarget],
+    shown: str | None = None,
 ) -> int:
     """Soaks side by side: those named, else the latest soak's variants, else the latest
-    two soaks (of those that streamed); to the targets, else to stdout."""
+    two soaks (of those that streamed); to the targets, else to stdout (in `shown`, else
+    --format's)."""
     from wirespeed.soak import records
     from wirespeed.soak.compare import columns, render_comparison
     from wirespeed.soak.group import group_of
     from wirespeed.soak.render import summary_of
 
-    if not targets and args.format == "html":
-        raise UsageError("--compare writes text, markdown or json", hint="--format markdown")
     if not soak_ids:
         header = records.load_header(store, latest if latest is not None else records.latest(store))
         if header is None:
@@ -507,5 +509,5 @@ def _compare(
         write_output(target.path, render_comparison(found, _soak_format(target.format)), "-o")
         env.stderr.write(f"wrote {target.path}\n")
     if not targets:
-        env.stdout.write(render_comparison(found, args.format or "text"))
+        env.stdout.write(render_comparison(found, shown or args.format or "text"))
     return ExitStatus.OK
