@@ -199,3 +199,11 @@ def test_a_stored_soak_is_reported_again_with_another_outage_threshold(tmp_path:
     status, out, _ = run_cli("soak", "--report", "--db", str(db), "--outage", "100")
     assert status == 0
     assert "no outage in 3 s" in out
+
+
+def test_a_soak_plan_that_is_not_utf8_is_refused_in_words(tmp_path: Path) -> None:
+    plan = tmp_path / "p.yaml"
+    plan.write_bytes(b"soak: \xff\n")
+    status, _, err = run_cli("soak", str(plan), "--db", str(tmp_path / "s.db"))
+    assert status == 2 and f"{plan}: not UTF-8 text (byte 6)" in err, err
+    assert "Traceback" not in err
