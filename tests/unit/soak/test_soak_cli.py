@@ -125,6 +125,10 @@ def test_a_soak_whose_hosts_cannot_be_reached_is_stored_as_failed(tmp_path: Path
     with Store.open(db, read_only=True) as store:
         [header] = records.list_soaks(store)
     assert header.status == "failed"
+    # Reported, it says it watched nothing, not that nothing happened.
+    status, out, _ = run_cli("soak", "--report", "--db", str(db))
+    assert status == 0
+    assert out.startswith(f"soak {header.id} (failed): nothing watched (no probe was sent)")
 
 
 def test_soak_takes_the_ssh_options_of_run(tmp_path: Path) -> None:
