@@ -259,6 +259,22 @@ def is_soak_plan(data: object) -> bool:
     return isinstance(data, dict) and "soak" in data
 
 
+# The plan's mappings, each checked on its own first: an unknown key in one is then
+# matched against that mapping's keys (`durtion` -> did you mean 'duration'?).
+_SECTIONS: dict[str, type[Entry]] = {"lab": LabEntry, "path": PathEntry, "soak": SoakEntry}
+
+
+def _sections_checked(data: dict[object, object], out: Collector) -> dict[object, object]:
+    """data with each section that has problems (recorded in out) replaced by an
+    entry built without checks, so that checking the whole file says nothing more of it."""
+    checked = dict(data)
+    for key, model in _SECTIONS.items():
+        value = data.get(key)
+        if isinstance(value, dict) and out.validate(model, value, (key,)) is None:
+            checked[key] = model.model_construct()
+    return checked
+
+
 def parse_soak_plan(text: str, source: str = "<soak plan>") -> SoakFile:
     """The plan, or PlanError with every problem as `source:line:column: what`, in the
     words a run plan's problems are said in."""
@@ -281,8 +297,8 @@ def parse_soak_plan(text: str, source: str = "<soak plan>") -> SoakFile:
             key=True,
         )
         raise PlanError(out.errors)
-    plan = out.validate(SoakFile, data, ())
-    if plan is not None:
+    plan = out.validate(SoakFile, _sections_checked(data, out), ())
+    if plan is not None and not out.errors:
         _check_where(plan, out)
         _check_faults(plan.soak, out)
         if plan.variants is not None:

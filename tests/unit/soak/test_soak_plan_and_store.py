@@ -70,15 +70,19 @@ LAB = "lab: {link: gbe}\npath: {name: R, topology: router}\n"
     [
         (LAB, r"^s.yaml:1:1: missing key 'soak'$"),
         (
-            LAB + "soak: {duration: 8d}\n",
-            r"^s.yaml:3:18: soak.duration: must be at most 7d, got '8d'$",
+            LAB + "soak: {durtion: 8d}\n",
+            r"s.yaml:3:8: unknown key 'durtion' \(did you mean 'duration'\?\)",
         ),
-        (LAB + "soak: {duration: 0}\n", r"soak.duration: must be more than 0 s, got 0 s$"),
+        (
+            LAB + "soak: {duration: 8d}\n",
+            r"^s.yaml:3:18: duration: must be at most 7d, got '8d'$",
+        ),
+        (LAB + "soak: {duration: 0}\n", r": duration: must be more than 0 s, got 0 s$"),
         (
             LAB + "soak: {duration: 1h, interval: 2s}\n",
-            r"soak.interval: must be at most 1s, got '2s'",
+            r": interval: must be at most 1s, got '2s'",
         ),
-        (LAB + "soak: {duration: 1h, chunk: 1s}\n", r"soak.chunk: must be at least 5s, got '1s'"),
+        (LAB + "soak: {duration: 1h, chunk: 1s}\n", r": chunk: must be at least 5s, got '1s'"),
         (
             "lab: {link: gbe}\npath: {name: R, topology: router, dut: {forward_ppz: 3}}\n"
             "soak: {duration: 1h}\n",
