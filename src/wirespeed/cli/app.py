@@ -430,7 +430,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     from wirespeed.cli.commands.soak import add_parser as add_soak_parser
 
-    _add_db(add_soak_parser(sub))
+    soak = add_soak_parser(sub)
+    _add_ssh(soak)
+    _add_db(soak)
 
     report = sub.add_parser("report", help="report a run (default: the latest)")
     report.add_argument("run", nargs="?", type=run_id, metavar="RUN", help="run id (`runs`)")

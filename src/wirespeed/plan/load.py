@@ -79,11 +79,31 @@ def parse_plan(text: str, source: str = "<plan>") -> Plan:
         raise PlanError(
             [Problem(source, 1, 1, f"a plan is a mapping of keys ({keys}), not {_kind(data)}")]
         )
+    if "soak" in data and not any(key in data for key in ("paths", "tests")):
+        raise SoakPlanGiven(text, source, document.position_of(("soak",), key=True))
     out = Collector(source, document)
     plan = assemble(data, out, text=text)
     if plan is None or out.errors:
         raise PlanError(out.errors or [Problem(source, None, None, "the plan is not valid")])
     return plan
+
+
+class SoakPlanGiven(PlanError):
+    """The file is a soak plan (it has `soak:`, and no paths: or tests:): `check` checks
+    it as one; `run` says to soak it."""
+
+    def __init__(self, text: str, source: str, position: tuple[int, int] | None) -> None:
+        line, column = position if position is not None else (None, None)
+        super().__init__(
+            [
+                Problem(
+                    source, line, column, "this is a soak plan (it has soak:), not a run plan",
+                    hint=f"soak it with `wirespeed soak {source}`",
+                )
+            ]
+        )  # fmt: skip
+        self.text = text
+        self.source = source
 
 
 # `goodput: >= 300M`: YAML reads a value starting with `>` as a folded block of text.

@@ -24,15 +24,24 @@ log and counters are followed, over SSH) from `hosts:`, as docs/plan-format.md s
 
 from __future__ import annotations
 
+import math
 import re
-from typing import Annotated, Any
+from typing import Annotated
 
-from pydantic import BeforeValidator, Field, ValidationError, model_validator
+from pydantic import BeforeValidator, Field, model_validator
 
-from wirespeed.errors import UsageError
+from wirespeed.plan.collect import Collector
 from wirespeed.plan.plan import Variant
-from wirespeed.plan.schema import Entry, HostEntry, LabEntry, PathEntry, VariantEntry
-from wirespeed.plan.yamltree import Document, YamlProblem, load_yaml
+from wirespeed.plan.problems import PlanError, Problem, did_you_mean
+from wirespeed.plan.schema import (
+    DutEntry,
+    Entry,
+    HostEntry,
+    LabEntry,
+    PathEntry,
+    VariantEntry,
+)
+from wirespeed.plan.yamltree import YamlProblem, load_yaml
 from wirespeed.soak.outages import DEFAULT_THRESHOLD
 
 __all__ = [
@@ -40,6 +49,7 @@ __all__ = [
     "FaultEntry",
     "SoakEntry",
     "SoakFile",
+    "is_soak_plan",
     "parse_soak_plan",
     "seconds",
     "soak_variants",
@@ -62,19 +72,47 @@ def seconds(value: object) -> float:
     return float(found[1]) * _UNITS[found[2] or "s"]
 
 
-Seconds = Annotated[float, BeforeValidator(seconds), Field(gt=0, le=MAX_SOAK)]
-At = Annotated[float, BeforeValidator(seconds), Field(ge=0, le=MAX_SOAK)]
+def _said(value: float) -> str:
+    """604800 -> "7d", 0.01 -> "10ms": a bound in the units a plan writes."""
+    if value == 0:
+        return "0s"
+    for unit in ("d", "h", "m", "s"):
+        if value >= _UNITS[unit] and (value / _UNITS[unit]).is_integer():
+            return f"{value / _UNITS[unit]:g}{unit}"
+    return f"{value * 1000:g}ms"
+
+
+def _duration(low: float, high: float, *, above: bool = False) -> BeforeValidator:
+    """A duration from `low` (or above it) to `high`, its bounds said in a plan's units."""
+
+    def check(value: object) -> float:
+        found = seconds(value)
+        shown = repr(value) if isinstance(value, str) else f"{value} s"
+        if not math.isfinite(found):
+            raise ValueError(f"must be a finite duration, got {shown}")
+        if found > high:
+            raise ValueError(f"must be at most {_said(high)}, got {shown}")
+        if found < low or (above and found == low):
+            least = f"more than {low:g} s" if above else f"at least {_said(low)}"
+            raise ValueError(f"must be {least}, got {shown}")
+        return found
+
+    return BeforeValidator(check)
+
+
+Seconds = Annotated[float, _duration(0, MAX_SOAK, above=True)]
+At = Annotated[float, _duration(0, MAX_SOAK)]
 
 
 class FaultEntry(Entry):
     at: At
-    down: Annotated[float, BeforeValidator(seconds), Field(gt=0, le=600)]
+    down: Annotated[float, _duration(0, 600, above=True)]
     kind: str = "link"
 
     @model_validator(mode="after")
     def _kind(self) -> FaultEntry:
         if self.kind not in ("link", "forwarding"):
-            raise ValueError("kind: link or forwarding")
+            raise ValueError(f"kind: link or forwarding, not {self.kind!r}")
         return self
 
 
@@ -86,10 +124,10 @@ class BurstEntry(Entry):
 
 class SoakEntry(Entry):
     duration: Seconds
-    interval: Annotated[float, BeforeValidator(seconds), Field(ge=0.001, le=1.0)] = 0.01
-    chunk: Annotated[float, BeforeValidator(seconds), Field(ge=5, le=3600)] = 60.0
+    interval: Annotated[float, _duration(0.001, 1.0)] = 0.01
+    chunk: Annotated[float, _duration(5, 3600)] = 60.0
     outage: Annotated[int, Field(ge=1, le=100000)] = DEFAULT_THRESHOLD
-    match_window: Annotated[float, BeforeValidator(seconds), Field(ge=0, le=600)] = 2.0
+    match_window: Annotated[float, _duration(0, 600)] = 2.0
     port: Annotated[int, Field(ge=1, le=65535)] = 2112
     dut_access: str = "netns"  # lab only: "ssh" makes the DUT a dropbear + busybox device
     ethtool: list[str] | None = None
@@ -105,45 +143,100 @@ class SoakFile(Entry):
     soak: SoakEntry
     variants: list[VariantEntry] | None = None
 
-    @model_validator(mode="after")
-    def _where(self) -> SoakFile:
-        named = self.path.client or self.path.server
-        if named is None and self.lab is None:
-            raise ValueError("a path without hosts runs in the lab: add `lab:`")
-        if named is not None and self.soak.faults:
-            raise ValueError("faults: are injected into a lab DUT only")
-        if self.path.topology not in ("router", "nat", "bridge"):
-            raise ValueError("a soak's path forwards: topology router, nat or bridge")
-        if self.variants is not None:
-            _check_variants(self.variants, on_real_hosts=named is not None)
-        return self
-
 
 # What a lab soak's variant may set: the lab's links. A soak has no tunnel, and the lab
 # DUT's CPUs are this machine's.
 _SOAK_VARIANT_KEYS = ("name", "mtu", "rps", "xps", "offloads")
+# Keys only a run plan has: a file with them and without `soak:` was meant for `run`.
+_RUN_PLAN_KEYS = ("paths", "tests", "defaults", "expect")
 
 
-def _check_variants(variants: list[VariantEntry], *, on_real_hosts: bool) -> None:
+def _check_where(plan: SoakFile, out: Collector) -> None:
+    """Where the soak runs: a lab path, or real hosts the plan names."""
+    path = plan.path
+    named = path.client or path.server
+    if named is None and plan.lab is None:
+        out.error(
+            ("path",), "a path without hosts runs in the lab: add `lab:`",
+            hint="or name the client and server of `hosts:` in the path",
+        )  # fmt: skip
+    if (path.client is None) != (path.server is None):
+        out.error(("path",), "a soak on real hosts names both its client and its server")
+    for role, name in (("client", path.client), ("server", path.server), ("dut", path.dut_host)):
+        if name is not None and name not in plan.hosts:
+            out.error(
+                ("path", role),
+                f"path.{role}: no host {name!r} in `hosts:`{did_you_mean(name, plan.hosts)}",
+            )
+    if path.topology not in ("router", "nat", "bridge"):
+        out.error(("path", "topology"), "a soak's path forwards: topology router, nat or bridge")
+    if isinstance(path.dut, dict):
+        if named is not None:
+            out.error(("path", "dut"), "path.dut: a mapping of limits is for a lab DUT only")
+        else:
+            out.validate(DutEntry, path.dut, ("path", "dut"))
+    if named is not None and plan.soak.faults:
+        out.error(
+            ("soak", "faults"), "faults: are injected into a lab DUT only", key=True,
+            hint="on real hosts a soak watches the outages that happen; leave faults: out",
+        )  # fmt: skip
+
+
+def _check_faults(settings: SoakEntry, out: Collector) -> None:
+    """Each fault starts within the soak and after the one before has ended: a fault
+    that never happens, or two at once, would be a truth the soak cannot be checked
+    against."""
+    order = sorted(range(len(settings.faults)), key=lambda i: settings.faults[i].at)
+    previous: FaultEntry | None = None
+    for index in order:
+        fault = settings.faults[index]
+        if fault.at >= settings.duration:
+            out.error(
+                ("soak", "faults", index, "at"),
+                f"a fault at {fault.at:g} s starts after the soak's end "
+                f"(duration {settings.duration:g} s)",
+                hint="give it an `at` within the duration, or lengthen the soak",
+            )
+            continue
+        if previous is not None and fault.at < previous.at + previous.down:
+            out.error(
+                ("soak", "faults", index),
+                f"the fault at {fault.at:g} s overlaps the one at {previous.at:g} s "
+                f"(down until {previous.at + previous.down:g} s)",
+                hint="one fault at a time: start it after the one before has ended",
+            )
+            continue
+        previous = fault
+
+
+def _check_variants(variants: list[VariantEntry], out: Collector, *, on_real_hosts: bool) -> None:
     if not variants:
-        raise ValueError(
-            "variants: the list is empty (leave the key out to soak in the one, unchanged state)"
+        out.error(
+            ("variants",),
+            "variants: the list is empty (leave the key out to soak in the one, unchanged state)",
+            key=True,
         )
+        return
     if on_real_hosts:
-        raise ValueError(
+        out.error(
+            ("variants",),
             "variants: are applied to a lab DUT only; on real hosts soak once per state "
-            "and compare the soaks with `wirespeed soak --compare A B`"
+            "and compare the soaks with `wirespeed soak --compare A B`",
+            key=True,
         )
+        return
     seen: set[str] = set()
-    for variant in variants:
+    for index, variant in enumerate(variants):
         if variant.name in seen:
-            raise ValueError(f"variants: duplicate variant name {variant.name!r}")
+            out.error(("variants", index, "name"), f"duplicate variant name {variant.name!r}")
         seen.add(variant.name)
         other = sorted(key for key in variant.model_fields_set if key not in _SOAK_VARIANT_KEYS)
         if other:
-            raise ValueError(
-                f"variants: {variant.name!r} sets {', '.join(other)}: a soak's variant sets "
-                f"the lab's {', '.join(_SOAK_VARIANT_KEYS[1:])}"
+            out.error(
+                ("variants", index, other[0]),
+                f"variant {variant.name!r} sets {', '.join(other)}: a soak's variant sets "
+                f"the lab's {', '.join(_SOAK_VARIANT_KEYS[1:])}",
+                key=True,
             )
 
 
@@ -161,31 +254,57 @@ def soak_variants(plan: SoakFile) -> tuple[Variant, ...]:
     )
 
 
+def is_soak_plan(data: object) -> bool:
+    """A plan file's data is a soak plan's: it has `soak:`."""
+    return isinstance(data, dict) and "soak" in data
+
+
+# The plan's mappings, each checked on its own first: an unknown key in one is then
+# matched against that mapping's keys (`durtion` -> did you mean 'duration'?).
+_SECTIONS: dict[str, type[Entry]] = {"lab": LabEntry, "path": PathEntry, "soak": SoakEntry}
+
+
+def _sections_checked(data: dict[object, object], out: Collector) -> dict[object, object]:
+    """data with each section that has problems (recorded in out) replaced by an
+    entry built without checks, so that checking the whole file says nothing more of it."""
+    checked = dict(data)
+    for key, model in _SECTIONS.items():
+        value = data.get(key)
+        if isinstance(value, dict) and out.validate(model, value, (key,)) is None:
+            checked[key] = model.model_construct()
+    return checked
+
+
 def parse_soak_plan(text: str, source: str = "<soak plan>") -> SoakFile:
-    """The plan, or UsageError with every problem as `source:line:column: what`."""
+    """The plan, or PlanError with every problem as `source:line:column: what`, in the
+    words a run plan's problems are said in."""
     try:
         document = load_yaml(text)
     except YamlProblem as problem:
-        raise UsageError(f"{source}: {problem}") from None
-    if not isinstance(document.data, dict):
-        raise UsageError(f"{source}: a soak plan is a mapping (title, lab, path, soak)")
-    try:
-        return SoakFile.model_validate(document.data)
-    except ValidationError as error:
-        said = [_problem(document, source, problem) for problem in error.errors()]
-        raise UsageError("\n".join(said)) from None
-
-
-def _problem(document: Document, source: str, problem: Any) -> str:
-    loc = tuple(problem["loc"])
-    message = str(problem["msg"]).removeprefix("Value error, ")
-    if not loc:
-        # The whole file's checks name the key they are about first ("variants: ...").
-        key = message.split(":", 1)[0]
-        loc = (key,) if key in document.data else ()
-    where = document.position_of(loc, key=True)
-    at = f"{source}:{where[0]}:{where[1]}" if where else source
-    name = ".".join(str(part) for part in loc)
-    if not name or message.startswith(name):
-        return f"{at}: {message}"
-    return f"{at}: {name}: {message}"
+        raise PlanError([Problem(source, problem.line, problem.column, problem.message)]) from None
+    data = document.data
+    out = Collector(source, document)
+    if not isinstance(data, dict):
+        raise PlanError([Problem(source, 1, 1, "a soak plan is a mapping of keys (title, lab, "
+                                 "hosts, path, soak, variants)")])  # fmt: skip
+    run_keys = [key for key in _RUN_PLAN_KEYS if key in data]
+    if run_keys and "soak" not in data:
+        out.error(
+            (run_keys[0],),
+            f"this is a run plan (it has {', '.join(k + ':' for k in run_keys)} and no soak:)",
+            hint="run it with `wirespeed run`; a soak plan has one path: and a soak: mapping "
+            "(docs/plan-format.md, Soak)",
+            key=True,
+        )
+        raise PlanError(out.errors)
+    plan = out.validate(SoakFile, _sections_checked(data, out), ())
+    if plan is not None and not out.errors:
+        _check_where(plan, out)
+        _check_faults(plan.soak, out)
+        if plan.variants is not None:
+            _check_variants(
+                plan.variants, out, on_real_hosts=(plan.path.client or plan.path.server) is not None
+            )
+    if plan is None or out.errors:
+        raise PlanError(out.errors or [Problem(source, None, None, "the soak plan is not valid")])
+    return plan

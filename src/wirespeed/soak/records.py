@@ -26,7 +26,17 @@ from wirespeed.soak.matching import KernelEvent
 from wirespeed.store import Store
 from wirespeed.store.soak_table import soak, soak_chunk
 
-__all__ = ["ChunkRecord", "SoakHeader", "add_chunk", "begin", "finish", "load", "next_position"]
+__all__ = [
+    "ChunkRecord",
+    "SoakHeader",
+    "add_chunk",
+    "begin",
+    "finish",
+    "latest",
+    "load",
+    "next_position",
+    "set_lab",
+]
 
 
 @dataclass(frozen=True)
@@ -152,6 +162,16 @@ def set_status(store: Store, soak_id: int, status: str) -> None:
 finish = set_status
 
 
+def set_lab(store: Store, soak_id: int, lab: str) -> None:
+    """The name of the lab the soak was built in, when it had to take another than the
+    one asked for (that one was in use): where `--resume` builds it again."""
+
+    def work(conn: Any, _retried: bool) -> None:
+        conn.execute(update(soak).where(soak.c.id == soak_id).values(lab=lab))
+
+    store.write(work)
+
+
 def add_chunk(store: Store, soak_id: int, chunk: ChunkRecord) -> None:
     def work(conn: Any, retried: bool) -> None:
         if (
@@ -186,14 +206,23 @@ def next_position(store: Store, soak_id: int) -> int:
     return 0 if found is None else int(found) + 1
 
 
+def latest(store: Store) -> int | None:
+    """The latest soak that streamed (has a chunk), else the latest of all; None when the
+    store holds none. A soak that failed before its first probe is no one's latest."""
+    with store.reading() as conn:
+        found = conn.execute(select(func.max(soak_chunk.c.soak_id))).scalar()
+        if found is None:
+            found = conn.execute(select(func.max(soak.c.id))).scalar()
+    return None if found is None else int(found)
+
+
 def load_header(store: Store, soak_id: int | None) -> SoakHeader | None:
-    """A soak's header; soak_id None: the latest soak."""
-    query = select(soak)
-    query = (
-        query.where(soak.c.id == soak_id)
-        if soak_id is not None
-        else query.order_by(soak.c.id.desc()).limit(1)
-    )
+    """A soak's header; soak_id None: the latest soak (latest())."""
+    if soak_id is None:
+        soak_id = latest(store)
+        if soak_id is None:
+            return None
+    query = select(soak).where(soak.c.id == soak_id)
     with store.reading() as conn:
         row = conn.execute(query).first()
     if row is None:
@@ -218,7 +247,11 @@ def load(store: Store, soak_id: int | None) -> tuple[SoakHeader, list[ChunkRecor
     return header, [ChunkRecord.from_row(row) for row in rows]
 
 
-def list_soaks(store: Store) -> Sequence[SoakHeader]:
+def list_soaks(store: Store, *, streamed: bool = False) -> Sequence[SoakHeader]:
+    """The soaks in the order they began; streamed: only those with a chunk."""
+    query = select(soak.c.id).order_by(soak.c.id)
+    if streamed:
+        query = query.where(soak.c.id.in_(select(soak_chunk.c.soak_id)))
     with store.reading() as conn:
-        ids = [int(row.id) for row in conn.execute(select(soak.c.id).order_by(soak.c.id))]
+        ids = [int(row.id) for row in conn.execute(query)]
     return [h for soak_id in ids if (h := load_header(store, soak_id)) is not None]

@@ -40,6 +40,9 @@ def _cause_key(event: KernelEvent) -> tuple[str, str | None]:
 def sentence(matched: Sequence[Matched], watched: float) -> str:
     """`watched`: seconds the stream ran."""
     span = duration_text(watched)
+    if not matched and watched <= 0:
+        # A soak that never streamed watched nothing: "no outage" would read as a clean bill.
+        return "nothing watched (no probe was sent)"
     if not matched:
         return f"no outage in {span}"
     count = len(matched)

@@ -62,6 +62,8 @@ class SoakHosts:
     fault_interface: str = "wan"
     fault_family: str = "ip"
     burst_target: str | None = None
+    # Lab names passed over because live processes held them, with their owners.
+    passed_over: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -229,6 +231,7 @@ class _Soak:
         self.bursts_told = 0
         self.notes: list[str] = []
         self.blind_since: float | None = None
+        self.schedule: FaultSchedule | None = None
 
     # -- the pieces of one chunk ------------------------------------------------------
 
@@ -250,12 +253,20 @@ class _Soak:
         # Outages so far: the pure detector over the runs (a few per chunk at most).
         self.outages = find_outages(self.kept, self.settings.outage)
 
-    def _new_faults(self, schedule: FaultSchedule | None) -> tuple[dict[str, object], ...]:
-        if schedule is None:
+    def _new_faults(self) -> tuple[dict[str, object], ...]:
+        if self.schedule is None:
             return ()
-        done = schedule.done[self.faults_told :]
+        done = self.schedule.done[self.faults_told :]
         self.faults_told += len(done)
         return tuple(injected.to_dict() for injected in done)
+
+    def _end_faults(self) -> None:
+        """The soak's time is up: a fault still in force ends with it (undone now), so
+        that the last chunk keeps it with the time it lasted."""
+        if self.schedule is not None:
+            self.schedule.stop()
+            self.notes.extend(self.schedule.errors)
+            self.schedule.errors.clear()
 
     def _new_bursts(self, bursts: _Bursts | None) -> tuple[tuple[float, float], ...]:
         if bursts is None:
@@ -271,7 +282,6 @@ class _Soak:
         memory.limit_arenas()
         origin = time.time() - self.watched
         server = IrttServer(hosts.server, settings.port)
-        schedule: FaultSchedule | None = None
         bursts: _Bursts | None = None
         samplers: list[RunningSampler] = []
         current: Started | None = None
@@ -284,7 +294,7 @@ class _Soak:
                 faults = [
                     Fault(f.at, f.down, f.kind) for f in settings.faults if f.at >= self.watched
                 ]
-                schedule = FaultSchedule(
+                self.schedule = FaultSchedule(
                     hosts.fault_host, faults, origin, lab=hosts.lab,
                     interface=hosts.fault_interface, family=hosts.fault_family,
                 )  # fmt: skip
@@ -296,8 +306,8 @@ class _Soak:
             if sampler is not None:
                 sampler.wait_until_ready()
                 samplers.append(sampler)
-            if schedule is not None:
-                schedule.start()
+            if self.schedule is not None:
+                self.schedule.start()
             first = self._attempt(min(settings.chunk, settings.duration - self.watched))
             current = self._held_or_retried(first, time.time(), stopping)
             while current is not None:
@@ -310,6 +320,8 @@ class _Soak:
                     if sampler is not None:
                         samplers.append(sampler)
                     following = self._attempt(min(settings.chunk, remaining))
+                else:
+                    self._end_faults()
                 asked = time.time()
                 # This chunk is committed before the next one is waited for: a path that
                 # stays down keeps the next from starting, never this one from being kept.
@@ -318,7 +330,6 @@ class _Soak:
                     sampler=sampler_now,
                     samplers=samplers,
                     counters=counters,
-                    schedule=schedule,
                     bursts=bursts,
                 )
                 current = None
@@ -326,6 +337,7 @@ class _Soak:
                     current = self._held_or_retried(following, asked, stopping)
         finally:
             stopping.set()
+            self._end_faults()
             if self.blind_since is not None:
                 # Interrupted while the path was down: the blind span so far is kept.
                 with contextlib.suppress(Exception):
@@ -336,9 +348,6 @@ class _Soak:
                         running.process.stop(grace=0.2)
                     if running.output != "-":
                         _remove(hosts.client, running.output)
-            if schedule is not None:
-                schedule.stop()
-                self.notes.extend(schedule.errors)
             if bursts is not None:
                 bursts.stop()
                 self.notes.extend(bursts.errors)
@@ -371,6 +380,8 @@ class _Soak:
             port=self.settings.port,
             keep_going=lambda: not stopping.is_set() and time.time() < deadline,
         )
+        if started is None and not stopping.is_set():
+            self._end_faults()  # the soak's time ran out while the path was down
         self._keep_blind(started.started_at if started is not None else time.time())
         return started
 
@@ -387,6 +398,7 @@ class _Soak:
                 since,
                 until,
                 blind,
+                faults=self._new_faults(),
                 notes=("irtt could not reach its server: the path was down",),
             )
         )
@@ -422,7 +434,6 @@ class _Soak:
         sampler: RunningSampler | None,
         samplers: list[RunningSampler],
         counters: _Counters,
-        schedule: FaultSchedule | None,
         bursts: _Bursts | None,
     ) -> None:
         deadline = time.monotonic() + FINISH_MARGIN
@@ -454,7 +465,7 @@ class _Soak:
                 probes=probes,
                 events=tuple(events),
                 counters=counters.read(),
-                faults=self._new_faults(schedule),
+                faults=self._new_faults(),
                 bursts=self._new_bursts(bursts),
                 notes=tuple(notes),
             )

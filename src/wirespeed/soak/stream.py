@@ -18,9 +18,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from wirespeed.errors import WirespeedError
 from wirespeed.hosts.base import Host, Process
@@ -35,6 +37,7 @@ __all__ = [
     "client_argv",
     "discard",
     "output_path",
+    "remove_left_outputs",
     "start_chunk",
     "start_when_up",
     "wait_held",
@@ -98,7 +101,26 @@ def output_path(started_at: float) -> str:
     2.4 MB a minute of indented JSON read line by line are 270,000 small strings per
     chunk, and the allocator did not give their memory back (the resident size grew by
     MBs a chunk); a file is read as one string."""
-    return f"/tmp/wirespeed-soak-{os.getpid()}-{round(started_at * 1000)}.json"
+    return f"{OUTPUT_DIRECTORY}/wirespeed-soak-{os.getpid()}-{round(started_at * 1000)}.json"
+
+
+OUTPUT_DIRECTORY = Path("/tmp")
+_OUTPUT_NAME = re.compile(r"^wirespeed-soak-(\d+)-\d+\.json$")
+
+
+def remove_left_outputs(directory: Path = OUTPUT_DIRECTORY) -> list[Path]:
+    """Remove the chunk files (output_path) of soaks whose process is gone: a soak killed
+    with SIGKILL leaves the file of each chunk in progress, up to a few MB. A file whose
+    PID runs is left alone (that soak is reading it, or will be). The removed paths."""
+    removed = []
+    for path in directory.glob("wirespeed-soak-*.json"):
+        found = _OUTPUT_NAME.match(path.name)
+        if found is None or Path(f"/proc/{found[1]}").exists():
+            continue
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+            removed.append(path)
+    return removed
 
 
 def wait_held(started: Started, keep_going: Callable[[], bool]) -> bool:
@@ -168,7 +190,9 @@ class IrttServer:
                 f"UDP port {self.port} is taken on {self.host.name}: an irtt server already "
                 "running? (soak: port)"
             )
-        process = self.host.start([PROGRAM, "server", "-b", f":{self.port}"])
+        # -i 0: no minimum interval. irtt's server raises a client's interval below its
+        # 10 ms default, and the client then gives up ("server increased interval").
+        process = self.host.start([PROGRAM, "server", "-b", f":{self.port}", "-i", "0"])
         deadline = time.monotonic() + READY_TIMEOUT
         while time.monotonic() < deadline:
             if process.poll() is not None:

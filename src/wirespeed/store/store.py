@@ -127,6 +127,14 @@ class Store:
             reader = cls._open_sqlite_reader(path)
             if reader is not None:
                 return reader
+        elif read_only and not path.exists():
+            if db is not None:
+                # A reader never makes a store: a mistyped --db would read as an empty one.
+                raise UsageError(
+                    f"no store at {path}: the file does not exist",
+                    hint="check the name; `wirespeed runs` names the store in use",
+                )
+            return cls._empty_default(path)
         problem = sqlite_file.why_not_writable(path)
         if problem is not None:
             raise UsageError(
@@ -146,6 +154,16 @@ class Store:
                 f"cannot open the store at {path}: {why}",
                 hint="give a writable file with --db FILE",
             ) from None
+
+    @classmethod
+    def _empty_default(cls, path: Path) -> Store:
+        """The default store before anything was stored in it: an empty store in memory,
+        named by its path, so that a reading command says nothing is stored there yet
+        without making the file."""
+        store = cls(URL.create("sqlite"))
+        store.url = str(URL.create("sqlite", database=str(path)))
+        store.read_only = True
+        return store
 
     @classmethod
     def _open_sqlite_reader(cls, path: Path) -> Store | None:

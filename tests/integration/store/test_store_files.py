@@ -71,3 +71,29 @@ def test_writing_commands_refuse_a_read_only_mount_before_measuring(tmp_path: Pa
         assert status == 2 and "read-only file system" in err, err
     status, out, _ = cli("runs", "--db", str(written / "runs.db"))
     assert status == 0 and out.count("import of 1 file(s)") == 1
+
+
+def test_soak_report_and_compare_read_a_store_on_a_read_only_mount(tmp_path: Path) -> None:
+    from wirespeed.soak import records
+    from wirespeed.soak.chunk import parse_chunk
+
+    fixtures = Path(__file__).parents[2] / "fixtures" / "soak"
+    probes = parse_chunk((fixtures / "link_fault.irtt.json").read_text(), 10**7)
+    plan = "lab: {link: gbe}\npath: {name: R, topology: router}\nsoak: {duration: 3s}\n"
+    written = tmp_path / "written"
+    written.mkdir()
+    with Store.open(written / "runs.db") as store:
+        for _ in range(2):
+            soak_id = records.begin(store, "t", plan, "soak-x", {})
+            records.add_chunk(store, soak_id, records.ChunkRecord(0, "probes", 1.0, 4.0, probes))
+            records.set_status(store, soak_id, "complete")
+
+    with read_only_view(written, tmp_path / "ro") as ro:
+        db = str(ro / "runs.db")
+        status, out, err = cli("soak", "--report", "--db", db)
+        assert status == 0, err
+        assert out.startswith("soak 2 (complete): 1 outage in 3 s")
+        status, out, err = cli("soak", "--compare", "--db", db, "--format", "json")
+        assert status == 0, err
+        assert [column["soak"] for column in json.loads(out)["soaks"]] == [1, 2]
+        assert sorted(p.name for p in ro.iterdir()) == ["runs.db"]

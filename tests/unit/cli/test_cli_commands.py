@@ -64,8 +64,10 @@ def test_importing_something_that_is_not_iperf_output_imports_nothing(tmp_path: 
     )
     assert status == 2
     assert "notes.txt" in err and "nothing was imported" in err
-    assert run_cli("runs", "--db", str(db))[0] == 0
-    assert "no runs yet" in run_cli("runs", "--db", str(db))[2]
+    # Refused before the store was opened: none was made, and `runs` reads none.
+    assert not db.exists()
+    status, _, err = run_cli("runs", "--db", str(db))
+    assert status == 2 and "the file does not exist" in err
 
 
 def test_report_of_an_unknown_run_is_a_usage_error(tmp_path: Path) -> None:

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 from support.cli import run_cli
+from wirespeed.store import Store
 
 FIXTURES = Path(__file__).parents[2] / "fixtures"
 SEED = FIXTURES / "seeds" / "r2s-br0-test1.txt"
@@ -32,6 +33,7 @@ def test_runs_as_json_lists_every_run_with_its_counts_and_the_store(tmp_path: Pa
 
 
 def test_runs_as_json_of_an_empty_store_is_an_empty_list(tmp_path: Path) -> None:
+    Store.open(tmp_path / "runs.db").close()  # made by a writer, with nothing in it
     status, out, err = run_cli("runs", "--json", "--db", str(tmp_path / "runs.db"))
     assert status == 0 and err == ""
     assert json.loads(out)["runs"] == []

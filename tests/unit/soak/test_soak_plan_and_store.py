@@ -51,13 +51,112 @@ def test_a_bad_soak_plan_is_refused_with_what_is_wrong(change: tuple[str, str], 
         parse_soak_plan(PLAN.replace(*change))
 
 
-def test_faults_are_for_a_lab_only() -> None:
+def test_faults_are_for_a_lab_only_said_at_the_faults_key() -> None:
     text = """hosts: {a: {address: 10.0.0.1}, b: {address: 10.0.0.2}}
 path: {name: R, topology: router, client: a, server: b}
-soak: {duration: 1h, faults: [{at: 1m, down: 1s}]}
+soak:
+  duration: 1h
+  faults: [{at: 1m, down: 1s}]
 """
-    with pytest.raises(UsageError, match="lab DUT only"):
-        parse_soak_plan(text)
+    with pytest.raises(UsageError, match=r"^s.yaml:5:3: faults: are injected into a lab DUT"):
+        parse_soak_plan(text, "s.yaml")
+
+
+LAB = "lab: {link: gbe}\npath: {name: R, topology: router}\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        (LAB, r"^s.yaml:1:1: missing key 'soak'$"),
+        (
+            LAB + "soak: {durtion: 8d}\n",
+            r"s.yaml:3:8: unknown key 'durtion' \(did you mean 'duration'\?\)",
+        ),
+        (
+            LAB + "soak: {duration: 8d}\n",
+            r"^s.yaml:3:18: duration: must be at most 7d, got '8d'$",
+        ),
+        (LAB + "soak: {duration: 0}\n", r": duration: must be more than 0 s, got 0 s$"),
+        (
+            LAB + "soak: {duration: 1h, interval: 2s}\n",
+            r": interval: must be at most 1s, got '2s'",
+        ),
+        (LAB + "soak: {duration: 1h, chunk: 1s}\n", r": chunk: must be at least 5s, got '1s'"),
+        (
+            "lab: {link: gbe}\npath: {name: R, topology: router, dut: {forward_ppz: 3}}\n"
+            "soak: {duration: 1h}\n",
+            r"^s.yaml:2:41: unknown key 'forward_ppz' \(did you mean 'forward_pps'\?\)$",
+        ),
+        (
+            "hosts: {a: {address: 10.0.0.1}}\npath: {name: R, topology: router, client: a, "
+            "server: b}\nsoak: {duration: 1h}\n",
+            r"path.server: no host 'b' in `hosts:`",
+        ),
+    ],
+)
+def test_a_soak_plan_s_problems_are_said_in_words_at_their_line(text: str, said: str) -> None:
+    with pytest.raises(UsageError, match=said) as raised:
+        parse_soak_plan(text, "s.yaml")
+    for raw in ("Field required", "less than or equal", "greater than", "Value error"):
+        assert raw not in str(raised.value)
+
+
+def test_a_fault_after_the_end_or_over_another_is_an_error_at_its_line() -> None:
+    text = (
+        LAB
+        + """soak:
+  duration: 20s
+  faults:
+    - {at: 5s, down: 3s}
+    - {at: 25s, down: 1s}
+    - {at: 6s, down: 1s}
+    - {at: 8s, down: 30s}
+"""
+    )
+    with pytest.raises(UsageError) as raised:
+        parse_soak_plan(text, "s.yaml")
+    assert str(raised.value).splitlines()[1:] == [
+        "s.yaml:7:12: a fault at 25 s starts after the soak's end (duration 20 s)",
+        "  hint: give it an `at` within the duration, or lengthen the soak",
+        "s.yaml:8:7: the fault at 6 s overlaps the one at 5 s (down until 8 s)",
+        "  hint: one fault at a time: start it after the one before has ended",
+    ]
+
+
+def test_a_run_plan_given_to_soak_is_said_to_be_one(tmp_path: Path) -> None:
+    plan = tmp_path / "run.yaml"
+    plan.write_text("paths:\n  - {name: R, topology: router}\ntests:\n  - {id: '1', name: t}\n")
+    status, _, err = run_cli("soak", str(plan), "--db", str(tmp_path / "s.db"))
+    assert status == 2, err
+    assert f"{plan}:1:1: this is a run plan (it has paths:, tests: and no soak:)" in err
+    assert "wirespeed run" in err
+    assert not (tmp_path / "s.db").exists()
+
+
+def test_check_checks_a_soak_plan_as_one(tmp_path: Path) -> None:
+    plan = tmp_path / "soak.yaml"
+    plan.write_text(LAB + "soak: {duration: 20s, faults: [{at: 5s, down: 30s}]}\n")
+    status, out, err = run_cli("check", str(plan))
+    assert status == 0, err
+    assert out == (
+        f"{plan}: ok — a soak of 20 s, a probe every 10 ms through a lab router, 1 injected fault\n"
+    )
+    status, out, _ = run_cli("check", "--json", str(plan))
+    assert status == 0 and json.loads(out)["valid"] is True
+
+    plan.write_text(LAB + "soak: {duration: 20s, faults: [{at: 25s, down: 1s}]}\n")
+    status, _, err = run_cli("check", str(plan))
+    assert status == 2
+    assert f"{plan}:3:37: a fault at 25 s starts after the soak's end" in err
+    status, out, _ = run_cli("check", "--json", str(plan))
+    assert status == 2
+    [problem] = json.loads(out)["problems"]
+    assert (problem["line"], problem["column"]) == (3, 37)
+
+    # `run` of a soak plan says what it is.
+    status, _, err = run_cli("run", str(plan))
+    assert status == 2 and "this is a soak plan (it has soak:)" in err
 
 
 def test_a_chunk_comes_back_from_the_store_as_it_went_in(tmp_path: Path) -> None:
@@ -104,3 +203,11 @@ def test_a_stored_soak_is_reported_again_with_another_outage_threshold(tmp_path:
     status, out, _ = run_cli("soak", "--report", "--db", str(db), "--outage", "100")
     assert status == 0
     assert "no outage in 3 s" in out
+
+
+def test_a_soak_plan_that_is_not_utf8_is_refused_in_words(tmp_path: Path) -> None:
+    plan = tmp_path / "p.yaml"
+    plan.write_bytes(b"soak: \xff\n")
+    status, _, err = run_cli("soak", str(plan), "--db", str(tmp_path / "s.db"))
+    assert status == 2 and f"{plan}: not UTF-8 text (byte 6)" in err, err
+    assert "Traceback" not in err

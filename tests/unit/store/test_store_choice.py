@@ -44,8 +44,8 @@ def test_wirespeed_db_names_the_store_when_no_db_is_given(
     assert status == 0
     assert "by WIRESPEED_DB" in out
     assert out.rstrip().splitlines()[-1] == f"store: {chosen}"  # which store, under the table
-    # --db comes first: the default store is still empty.
-    assert runs_in("--db", str(default_store)) == []
+    # --db comes first: the default store was never made.
+    assert not default_store.exists()
 
 
 def test_an_empty_wirespeed_db_is_as_unset(
@@ -63,6 +63,38 @@ def test_runs_without_runs_says_which_store_is_empty(default_store: Path) -> Non
     status, out, err = run_cli("runs")
     assert status == 0 and out == ""
     assert f"no runs yet in {default_store}" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("runs",),
+        ("report",),
+        ("report", "--format", "json"),
+        ("compare", "1", "2"),
+        ("soak", "--report"),
+        ("soak", "--compare"),
+    ],
+)
+def test_a_reading_command_never_makes_a_store_at_a_mistyped_db(
+    tmp_path: Path, argv: tuple[str, ...]
+) -> None:
+    typo = tmp_path / "typo.db"
+    status, out, err = run_cli(*argv, "--db", str(typo))
+    assert status == 2, err
+    assert f"no store at {typo}: the file does not exist" in err
+    assert out == "" and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_default_store_is_read_as_empty_before_anything_made_it(
+    default_store: Path,
+) -> None:
+    status, _, err = run_cli("report")
+    assert status == 2 and "no runs stored yet" in err
+    status, _, err = run_cli("soak", "--report")
+    assert status == 2 and "no soak in the store" in err
+    assert not default_store.parent.exists()
 
 
 def test_wirespeed_db_takes_a_postgresql_url(

@@ -13,6 +13,7 @@ from wirespeed.cli.trial_kinds import count_trials, trial_kinds
 if TYPE_CHECKING:
     from wirespeed.model import Trial
     from wirespeed.plan import Plan
+    from wirespeed.plan.load import SoakPlanGiven
 
 
 def _expected(plan: Plan, trial: Trial) -> str:
@@ -23,11 +24,15 @@ def _expected(plan: Plan, trial: Trial) -> str:
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
     from wirespeed.plan import expand
+    from wirespeed.plan.load import SoakPlanGiven
     from wirespeed.plan.sources import plan_from_argument
 
     if args.json:
         return _as_json(args, env)
-    plan = plan_from_argument(args.plan, sys.stdin.buffer)
+    try:
+        plan = plan_from_argument(args.plan, sys.stdin.buffer)
+    except SoakPlanGiven as given:
+        return _check_soak(given, env)
     for warning in plan.warnings:
         env.warn(str(warning))
     trials = expand(plan)
@@ -54,19 +59,60 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     return ExitStatus.OK
 
 
+def _check_soak(given: SoakPlanGiven, env: Environment) -> int:
+    """A soak plan checked as `wirespeed soak` reads it (a PlanError if it is not valid)."""
+    from wirespeed.soak.plan import parse_soak_plan
+
+    plan = parse_soak_plan(given.text, given.source)
+    settings = plan.soak
+    path = plan.path
+    where = (
+        f"from {path.client} to {path.server}"
+        if path.client is not None
+        else f"through a lab {path.topology}"
+    )
+    said = [
+        f"a soak of {settings.duration:g} s, a probe every {settings.interval * 1000:g} ms {where}"
+    ]
+    if settings.faults:
+        count = len(settings.faults)
+        said.append(f"{count} injected fault{'s' if count != 1 else ''}")
+    if plan.variants:
+        said.append(f"{len(plan.variants)} variants, one soak each")
+    env.stdout.write(f"{given.source}: ok — {', '.join(said)}\n")
+    return ExitStatus.OK
+
+
 def _as_json(args: argparse.Namespace, env: Environment) -> int:
     """The problems as JSON, not as messages: a plan with errors is still one document
     on stdout (exit status 2), so an editor or CI can place each at its line."""
     from wirespeed.cli.documents import check_document, write_json
     from wirespeed.plan import expand
+    from wirespeed.plan.load import SoakPlanGiven
     from wirespeed.plan.problems import PlanError
     from wirespeed.plan.sources import plan_from_argument
 
     try:
         plan = plan_from_argument(args.plan, sys.stdin.buffer)
+    except SoakPlanGiven as given:
+        return _soak_as_json(given, env)
     except PlanError as error:
         source = error.problems[0].source
         write_json(env, check_document(source, error.problems, [], []))
         return ExitStatus.USAGE
     write_json(env, check_document(plan.source, [], plan.warnings, expand(plan)))
+    return ExitStatus.OK
+
+
+def _soak_as_json(given: SoakPlanGiven, env: Environment) -> int:
+    from wirespeed.cli.documents import check_document, write_json
+    from wirespeed.plan.problems import PlanError
+    from wirespeed.soak.plan import parse_soak_plan
+
+    try:
+        parse_soak_plan(given.text, given.source)
+    except PlanError as error:
+        write_json(env, check_document(given.source, error.problems, [], []))
+        return ExitStatus.USAGE
+    write_json(env, check_document(given.source, [], [], []))
     return ExitStatus.OK
