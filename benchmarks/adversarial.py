@@ -116,8 +116,10 @@ CASES = [
         "search-bad-option-names-the-test",
         ["check", "{plan}"],
         (2,),
-        FORWARDING_LAB.format(topology="router", options="{frame_sizes: [10]}"),
-        must=(r"fwd",),
+        FORWARDING_LAB.format(
+            topology="router", options="{initial_duration: 5, final_duration: 2}"
+        ),
+        must=(r"test 'fwd'",),
         never=(r"a test:",),
     ),
     Case(
