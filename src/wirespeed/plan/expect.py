@@ -237,7 +237,7 @@ def _labelled(
             out.error(
                 (*at, key),
                 f"{known.name}: unknown label {label!r}{did_you_mean(label, choices)}",
-                hint=f"{known.name} has the labels {one_of(known.labels)}"
+                hint=f"{known.name}'s labels: {', '.join(known.labels)}"
                 if known.labels
                 else f"{known.name} has no labels: write {known.name}: "
                 f"{unit_rule(known.unit).example}",
@@ -257,7 +257,7 @@ def _labelled(
                 (*at, key),
                 f"{known.name}: test {test.id!r} has no {label} {text!r}"
                 f"{did_you_mean(text, values)}",
-                hint=f"its {label} {'is' if len(values) == 1 else 'are'} {one_of(values)}",
+                hint=f"its {label} values: {', '.join(values)}",
             )
             ok = False
             continue

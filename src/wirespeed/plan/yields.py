@@ -132,16 +132,15 @@ def latency_yields() -> tuple[Yield, ...]:
 
 
 def _forwarding(options: Mapping[str, Any]) -> tuple[Yield, ...]:
-    from wirespeed.plan.forwarding import ForwardingOptions
-
-    parsed = ForwardingOptions.model_validate(dict(options))
+    """options: the search's, as validated (plan/forwarding.py) and dumped."""
     labels = ("frame", "direction")
     cells = _values(
-        frame=[f"{size} B" for size in parsed.frame_sizes], direction=list(parsed.directions)
+        frame=[f"{size} B" for size in options["frame_sizes"]],
+        direction=[str(direction) for direction in options["directions"]],
     )
     found: list[Yield] = []
-    for goal in parsed.goals:
-        name = goal.name
+    for goal in options["goals"]:
+        name = str(goal["name"])
         found += [
             Yield(name, "pps", labels, cells),
             Yield(f"{name} L2", "bit/s", labels, cells),
@@ -157,18 +156,20 @@ def _forwarding(options: Mapping[str, Any]) -> tuple[Yield, ...]:
 
 
 def _openssl(options: Mapping[str, Any]) -> tuple[Yield, ...]:
+    """options: openssl's, as validated (tools/openssl.py Options) and dumped."""
     from wirespeed.tools import openssl
 
-    parsed = openssl.Options.model_validate(dict(options))
-    apis = {"both": ("no EVP", "EVP"), "with": ("EVP",), "without": ("no EVP",)}[parsed.evp]
-    values = {"block": [openssl.block_label(size) for size in parsed.blocks], "api": list(apis)}
+    evp = str(options["evp"])
+    apis = {"both": ("no EVP", "EVP"), "with": ("EVP",), "without": ("no EVP",)}[evp]
+    values = {"block": [openssl.block_label(int(size)) for size in options["blocks"]]}
+    values["api"] = list(apis)
     labels: tuple[str, ...] = ("block", "api", "cluster")
-    if parsed.multi is not None:
+    if options.get("multi") is not None:
         labels = (*labels, "processes")
-        values["processes"] = [str(parsed.multi)]
+        values["processes"] = [str(options["multi"])]
     return tuple(
-        Yield(openssl.measurement_name(cipher), "B/s", labels, _values(**values))
-        for cipher in parsed.ciphers
+        Yield(openssl.measurement_name(str(cipher)), "B/s", labels, _values(**values))
+        for cipher in options["ciphers"]
     )
 
 
