@@ -128,6 +128,8 @@ def unit_rule(unit: str) -> UnitRule:
     found = UNITS.get(unit)
     if found is not None:
         return found
+    if not unit:  # a name the plan cannot know the unit of (UnixBench's): a number
+        return UnitRule((), '">= 1000"', 1e15, "10^15", words="a number")
     return UnitRule((unit.lower(),), f'">= 1000 {unit}"', 1e15, "10^15", words=unit)
 
 
@@ -208,7 +210,7 @@ def value_text(unit: str, value: float) -> str:
         return f"{value:.3g} {unit}"
     if unit == "count":
         return f"{value:.10g}"
-    return f"{value:.4g} {unit}"
+    return f"{value:.4g} {unit}".rstrip()
 
 
 def measured_text(measure: Measure, value: float) -> str:
@@ -254,9 +256,10 @@ def parse_value(text: str, unit: str, *, name: str) -> float:
     number = float(found["num"])
     prefix = found["prefix"]
     written_unit = (found["unit"] or "").strip()
-    if prefix and not rule.prefixes:
-        # "5 ms" is the unit ms, not the prefix m: read the prefix back into the unit.
-        written_unit = prefix + written_unit
+    whole = prefix + written_unit
+    if prefix and (not rule.prefixes or whole in rule.names or whole.lower() in rule.names):
+        # "2000 MIPS" is the unit MIPS, not the prefix M: read it back into the unit.
+        written_unit = whole
         prefix = ""
     if prefix and written_unit.lower() in (rule.scaled or _NO_SCALE):
         raise ValueError(_wrong_unit(text, unit, name, rule))

@@ -140,8 +140,6 @@ def _measurements(
             found += _flow_figure(Measure(name), written, at, test, out)
             continue
         known = yields.get(name)
-        if known is None and yields.open:
-            known = Yield(name, "")
         if known is None:
             _unknown_name(name, at, test, out, names=names, allowed=allowed, overrides=overrides)
             continue

@@ -54,13 +54,17 @@ class Yield:
 
 @dataclass(frozen=True)
 class Yields:
-    """Every measurement of a test; open: it may yield names not listed (UnixBench)."""
+    """Every measurement of a test; open: it may yield names not listed (UnixBench's,
+    each labelled with its copies, in a unit only its output says)."""
 
     measurements: tuple[Yield, ...]
     open: bool = False
 
     def get(self, name: str) -> Yield | None:
-        return next((y for y in self.measurements if y.name == name), None)
+        found = next((y for y in self.measurements if y.name == name), None)
+        if found is None and self.open:
+            return Yield(name, "", ("copies",))
+        return found
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -98,10 +102,19 @@ def _threads(value: object) -> str:
     return f"{count} thread" if count == 1 else f"{count} threads"
 
 
+def _copies(value: object) -> str:
+    text = str(value).split()[0] if str(value).split() else str(value)
+    if not text.isdigit():
+        raise ValueError(f"expected a number of copies such as 1 or 4, got {value!r}")
+    count = int(text)
+    return "1 copy" if count == 1 else f"{count} copies"
+
+
 NORMALIZE: dict[str, Callable[[object], str]] = {
     "frame": _frame,
     "block": _block,
     "threads": _threads,
+    "copies": _copies,
 }
 
 

@@ -142,3 +142,27 @@ def test_latency_figures_need_probes() -> None:
         and "with probes: also latency increase, rtt and probe loss" in p
         for p in found
     ), found
+
+
+def test_a_unixbench_result_and_7zips_mips_by_their_names_and_labels() -> None:
+    plan = parse_plan(
+        textwrap.dedent("""
+        lab: {link: gbe}
+        paths: [{name: DUT, topology: device}]
+        tests:
+          - id: ub
+            tool: unixbench
+            options: {directory: /root/byte-unixbench/UnixBench}
+            expect: {System Benchmarks Index Score: {copies: 1, value: ">= 500"}}
+          - id: 7z
+            tool: 7zip
+            expect: {total: {threads: all, value: ">= 2000 MIPS"}, compress: ">= 2k"}
+        """)
+    )
+    (score,) = plan.expectations_for("ub", "DUT", "default")
+    # UnixBench's names come from its output: taken as written, its copies as Run's.
+    assert (score.labels, score.value, score.slots) == ((("copies", "1 copy"),), 500.0, ())
+    assert score.text == "System Benchmarks Index Score 1 copy >= 500"
+    total, compress = plan.expectations_for("7z", "DUT", "default")
+    assert (total.labels, total.value) == ((("threads", "all threads"),), 2000.0)
+    assert compress.slots == ((("threads", "1 thread"),), (("threads", "all threads"),))
