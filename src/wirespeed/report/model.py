@@ -618,13 +618,13 @@ def _measured_judgements(
         if not o.trial.test.is_iperf:
             place = (o.trial.test.id, o.trial.path.name, o.trial.variant)
             cells.setdefault(place, []).append(o)
+    several_variants = len({o.trial.variant for o in outcomes}) > 1
     found: list[Judgement] = []
     for (test_id, path, variant), of_cell in cells.items():
         expected = expected_of(test_id, path, variant)
         if not expected:
             continue
         judged = judge_cell(expected, of_cell)
-        several_variants = len({o.trial.variant for o in outcomes}) > 1
         where = f"{test_id} {path} ({variant})" if several_variants else f"{test_id} {path}"
         keys = [o.trial.key for o in of_cell]
         _judgement_notes(judged, where, keys, notes, per_trial)

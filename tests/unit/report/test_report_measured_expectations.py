@@ -5,15 +5,19 @@ stored with it, not with its plan text read again."""
 from __future__ import annotations
 
 import dataclasses
+import io
 import json
 from pathlib import Path
+
+from rich.console import Console
 
 from support.samples import run_record, store_runs
 from wirespeed.analysis.expectations import Verdict
 from wirespeed.expectations import encode
 from wirespeed.model import Better, Measurement, Result, Tool, Trial, TrialOutcome, TrialStatus
 from wirespeed.plan import expand, parse_plan
-from wirespeed.report import build_report, render_json
+from wirespeed.report import build_report, render_json, render_markdown, render_terminal
+from wirespeed.report.html import render_html
 from wirespeed.report.model import Report
 from wirespeed.store import Store
 from wirespeed.store.records import RunInfo
@@ -171,3 +175,16 @@ def test_the_store_keeps_the_expectations_with_the_run(tmp_path: Path) -> None:
         loaded = store.load_run(run_id)
     assert loaded.info.expectations == stored
     assert build_report(loaded).verdict is Verdict.NOT_MET
+
+
+def test_every_format_says_what_was_expected_of_a_benchmark_and_what_it_measured() -> None:
+    report = _report()
+    expected = "AES-256-GCM 8 KB >= 500.0 MB/s expected: not met"
+    detail = "aes DUT: AES-256-GCM 8 KB, EVP, little: 300.0 MB/s, median of 3"
+    buffer = io.StringIO()
+    render_terminal(report, Console(file=buffer, width=200, color_system=None))
+    assert expected in buffer.getvalue() and detail in buffer.getvalue()
+    markdown = render_markdown(report)
+    assert expected.replace(">", "&gt;") in markdown and detail in markdown
+    page = render_html(report)
+    assert expected.replace(">", "&gt;") in page and detail in page
