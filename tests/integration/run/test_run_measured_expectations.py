@@ -4,9 +4,10 @@ adds under load. Met exits 0, missed exits 5, and the report judges with what th
 stored, whatever its plan text says later.
 
 The truths: a lab DUT limited to 15,000 packets/s forwards that many (NDR within
--20 %/+3 % here, tests/integration/run/test_forwarding_search.py checks it closely); a 100 Mbit/s router
-with `queue: 40ms` adds a little under 40 ms to the round trip under a cubic upload
-(tests/integration/latency/test_latency_truth.py); openssl's figure is only bounded.
+-20 %/+3 % here; tests/integration/run/test_forwarding_search.py checks it closely);
+a 100 Mbit/s router with `queue: 40ms` adds a little under 40 ms to the round trip
+under a cubic upload (tests/integration/latency/test_latency_truth.py); openssl's
+figure is only bounded.
 Short trials: each run takes seconds.
 """
 
