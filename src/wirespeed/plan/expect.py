@@ -33,11 +33,11 @@ from wirespeed.expectations import (
     parse_expectation,
     unit_rule,
 )
-from wirespeed.model import Flow, TestCase
+from wirespeed.model import Flow, PowerSettings, TestCase
 from wirespeed.plan.collect import Collector
 from wirespeed.plan.problems import did_you_mean, one_of
 from wirespeed.plan.yamltree import Loc
-from wirespeed.plan.yields import Yield, label_value, yields_of
+from wirespeed.plan.yields import Yield, Yields, label_value, yields_of
 
 MEASURES = tuple(measure.value for measure in Measure)
 _OVERRIDES = ("paths", "variants")
@@ -62,6 +62,7 @@ def read_expect(
     *,
     paths: Collection[str],
     declared_paths: Collection[str],
+    power: PowerSettings | None = None,
 ) -> ReadExpectations:
     """`expect:` of a test at loc (its entry); paths: those it runs on. Problems go to
     out; what is left of them is returned."""
@@ -71,7 +72,8 @@ def read_expect(
     if not isinstance(value, dict):
         out.error(where, f"expect: expected a mapping of measurements such as {_EXAMPLE}")
         return ReadExpectations(TestExpectations())
-    everywhere = _measurements(value, where, test, out, overrides=True)
+    yields = yields_of(test, power)
+    everywhere = _measurements(value, where, test, yields, out, overrides=True)
     by_path: dict[str, tuple[Expectation, ...]] = {}
     for name, entry, at in _named(value, "paths", where, out):
         if name not in declared_paths:
@@ -84,12 +86,12 @@ def read_expect(
             )
         elif name not in paths:
             out.error(at, f"test {test.id!r} does not run on path {name!r}", key=True)
-        by_path[name] = _measurements(entry, (*where, "paths", name), test, out)
+        by_path[name] = _measurements(entry, (*where, "paths", name), test, yields, out)
     by_variant: dict[str, tuple[Expectation, ...]] = {}
     refs: list[tuple[str, Loc]] = []
     for name, entry, at in _named(value, "variants", where, out):
         refs.append((name, at))
-        by_variant[name] = _measurements(entry, (*where, "variants", name), test, out)
+        by_variant[name] = _measurements(entry, (*where, "variants", name), test, yields, out)
     expectations = TestExpectations(
         everywhere=everywhere,
         paths=MappingProxyType(by_path),
@@ -124,11 +126,16 @@ def _named(value: dict[Any, Any], section: str, where: Loc, out: Collector) -> l
 
 
 def _measurements(
-    value: dict[Any, Any], where: Loc, test: TestCase, out: Collector, *, overrides: bool = False
+    value: dict[Any, Any],
+    where: Loc,
+    test: TestCase,
+    yields: Yields,
+    out: Collector,
+    *,
+    overrides: bool = False,
 ) -> tuple[Expectation, ...]:
     found: list[Expectation] = []
     traffic = test.is_iperf
-    yields = yields_of(test)
     names = (MEASURES if traffic else ()) + yields.names
     allowed = names + _OVERRIDES if overrides else names
     for key, written in value.items():

@@ -5,8 +5,9 @@ directions, openssl's ciphers and block sizes).
 `expect:` names a measurement and picks its cells by labels; this is what it is checked
 against, so that a typo is answered with what the test measures. Each kind's names are
 those its code produces: search/measurements.py, tools/openssl.py, tools/sevenzip.py,
-analysis/latency.py, tools/rrul.py. UnixBench's names come from the tests its `./Run`
-finds, so a UnixBench test takes any name.
+analysis/latency.py, analysis/power.py (not imported: the plan sits beside analysis),
+tools/rrul.py. UnixBench's names come from the tests its `./Run` finds, so a UnixBench
+test takes any name.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from types import MappingProxyType
 from typing import Any
 
 from wirespeed.expectations import Labels
-from wirespeed.model import TestCase, Tool
+from wirespeed.model import PowerSettings, TestCase, Tool
 from wirespeed.units import parse_size
 
 
@@ -195,9 +196,20 @@ def _sevenzip(options: Mapping[str, Any]) -> tuple[Yield, ...]:
     )
 
 
-def yields_of(test: TestCase) -> Yields:
+def power_yields(power: PowerSettings) -> tuple[Yield, ...]:
+    """analysis/power.py's, of an iperf trial in a plan with `power:`: from the meter
+    where the plan names one, else from the DUT's hwmon channels."""
+    source = _values(source=("meter" if power.meter else "hwmon",))
+    return (
+        Yield("power idle", "W", ("source",), source),
+        Yield("power load", "W", ("source",), source),
+        Yield("energy per Mbit", "mJ/Mbit", ("source",), source),
+    )
+
+
+def yields_of(test: TestCase, power: PowerSettings | None = None) -> Yields:
     """What `test` yields besides a traffic test's flow figures (goodput, loss, jitter,
-    retransmits), which plan/expect.py reads in their own forms."""
+    retransmits), which plan/expect.py reads in their own forms; `power`: the plan's."""
     if test.tool is Tool.FORWARDING:
         assert test.search is not None
         return Yields(_forwarding(test.search.as_dict()))
@@ -210,6 +222,8 @@ def yields_of(test: TestCase) -> Yields:
     if test.tool is Tool.UNIXBENCH:
         return Yields((), open=True)
     found: tuple[Yield, ...] = latency_yields() if test.spec.probes is not None else ()
+    if power is not None and test.tool in (Tool.IPERF2, Tool.IPERF3):
+        found = (*found, *power_yields(power))
     if test.tool is Tool.RRUL and test.spec.until_stable:
         found = (*found, Yield("responsiveness", "RPM", ("method",), _values(method=("RPM-like",))))
     return Yields(found)

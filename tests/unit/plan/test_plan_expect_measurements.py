@@ -166,3 +166,19 @@ def test_a_unixbench_result_and_7zips_mips_by_their_names_and_labels() -> None:
     total, compress = plan.expectations_for("7z", "DUT", "default")
     assert (total.labels, total.value) == ((("threads", "all threads"),), 2000.0)
     assert compress.slots == ((("threads", "1 thread"),), (("threads", "all threads"),))
+
+
+def test_the_energy_per_megabit_of_a_plan_with_power() -> None:
+    text = """
+        lab: {link: fe}
+        power: {meter: "my-meter --csv"}
+        paths: [{name: WAN, topology: endpoint}]
+        tests:
+          - {id: 1, expect: {energy per Mbit: "<= 20 mJ/Mbit", power load: "< 5 W"}}
+    """
+    energy, load = parse_plan(textwrap.dedent(text)).expectations_for("1", "WAN", "default")
+    assert (energy.value, energy.unit, energy.slots) == (20.0, "mJ/Mbit", ((("source", "meter"),),))
+    assert (load.value, load.unit) == (5.0, "W")
+    without = "\n".join(line for line in text.splitlines() if "power:" not in line)
+    found = problems_of(without)
+    assert any("unknown measurement 'energy per Mbit'" in p for p in found), found
