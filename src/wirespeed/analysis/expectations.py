@@ -1,9 +1,12 @@
 """Whether a cell reached what its test expects: on the median over its repetitions.
 
 The median, as everywhere in the report: one disturbed repetition of five neither
-fails a firmware build nor lets a slow one pass. A flow that no repetition measured
-(every trial failed, or the tool did not report that figure) is neither met nor not
-met: it is "not measured", and a regression gate must not pass on it either.
+fails a firmware build nor lets a slow one pass. Each of an expectation's slots (a flow,
+a search's frame size and direction: the cells the plan said the test would measure)
+is judged on every measurement of that name whose labels match it. A slot that no
+repetition measured (every trial failed, the search found no rate, the tool did not
+report that figure) is neither met nor not met: it is "not measured", and a regression
+gate must not pass on it either.
 """
 
 from __future__ import annotations
@@ -13,8 +16,8 @@ import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from wirespeed.expectations import Expectation, Measure
-from wirespeed.model import DirectionResult, Flow, TrialOutcome, TrialStatus
+from wirespeed.expectations import Expectation, Labels, labels_match
+from wirespeed.model import Flow, TrialOutcome, TrialStatus
 
 
 class Verdict(enum.StrEnum):
@@ -25,13 +28,15 @@ class Verdict(enum.StrEnum):
 
 @dataclass(frozen=True)
 class Judgement:
-    """One expectation on one flow of one cell: what was expected, what was measured."""
+    """One expectation on one measured cell of one test, path and variant: what was
+    expected, what was measured."""
 
     expectation: Expectation
-    flow: Flow
+    labels: Labels  # the measurement's; a slot's where nothing was measured
     measured: float | None  # the median over the repetitions that measured it
     n: int  # those repetitions
     trials: tuple[str, ...]  # their keys
+    place: str = ""  # test/path/variant
 
     @property
     def verdict(self) -> Verdict:
@@ -39,42 +44,45 @@ class Judgement:
             return Verdict.NOT_MEASURED
         return Verdict.MET if self.expectation.holds(self.measured) else Verdict.NOT_MET
 
-
-def measure_of(direction: DirectionResult, measure: Measure) -> float | None:
-    """One repetition's figure of a flow, in the measurement's unit; None: not reported."""
-    if measure is Measure.GOODPUT:
-        return direction.goodput_bps
-    if measure is Measure.RETRANSMITS:
-        return None if direction.retransmits is None else float(direction.retransmits)
-    if direction.udp is None:
-        return None
-    if measure is Measure.LOSS:
-        return direction.udp.loss_percent
-    return direction.udp.jitter_ms
+    @property
+    def flow(self) -> Flow | None:
+        """The flow it concerns; None for a measurement of no flow."""
+        written = dict(self.labels).get("flow")
+        return None if written is None else Flow(written)
 
 
 def judge_cell(
     expectations: Iterable[Expectation], outcomes: Sequence[TrialOutcome]
 ) -> tuple[Judgement, ...]:
-    """Each expectation on each flow it concerns, over a cell's trials (one test on one
+    """Each expectation on each cell it concerns, over a cell's trials (one test on one
     path in one variant, every repetition)."""
     if not outcomes:
         return ()
-    flows = outcomes[0].trial.test.spec.flows
-    passed = [o for o in outcomes if o.status is TrialStatus.OK and o.result is not None]
+    first = outcomes[0].trial
+    place = f"{first.test.id}/{first.path.name}/{first.variant}"
+    # Each passed repetition's measurements, once: a flow's goodput is derived.
+    measured = [
+        (o.trial.key, o.result.measured())
+        for o in outcomes
+        if o.status is TrialStatus.OK and o.result is not None
+    ]
     judged = []
     for expectation in expectations:
-        for flow in flows if expectation.flow is None else (expectation.flow,):
-            keys, values = [], []
-            for outcome in passed:
-                assert outcome.result is not None
-                direction = outcome.result.direction(flow)
-                value = None if direction is None else measure_of(direction, expectation.measure)
-                if value is not None:
-                    keys.append(outcome.trial.key)
-                    values.append(value)
-            median = statistics.median(values) if values else None
-            judged.append(Judgement(expectation, flow, median, len(values), tuple(keys)))
+        for slot in expectation.slots or (expectation.labels,):
+            found: dict[Labels, tuple[list[str], list[float]]] = {}
+            for key, measurements in measured:
+                for m in measurements:
+                    if m.name == expectation.name and labels_match(slot, m.labels):
+                        keys, values = found.setdefault(m.labels, ([], []))
+                        keys.append(key)
+                        values.append(m.value)
+            if not found:
+                judged.append(Judgement(expectation, slot, None, 0, (), place))
+            for labels, (keys, values) in found.items():
+                median = statistics.median(values)
+                judged.append(
+                    Judgement(expectation, labels, median, len(values), tuple(keys), place)
+                )
     return tuple(judged)
 
 

@@ -69,7 +69,7 @@ def assemble(data: dict[Any, Any], out: Collector, *, text: str) -> Plan | None:
     power = _power(data, out)
     hosts, host_names = _hosts(data, out)
     paths, path_names = _paths(data, out, lab=lab, hosts=hosts, host_names=host_names)
-    tests, expectations = _tests(data, out, path_names=path_names)
+    tests, expectations = _tests(data, out, path_names=path_names, power=power)
     variants = _variants(data, out, tests=tests, paths=paths)
     _check_expected_variants(data, expectations, variants, out)
     _cross_checks(
@@ -438,7 +438,7 @@ _IN_A_TEST = "belongs to each test, not to defaults"
 
 
 def _tests(
-    data: dict[Any, Any], out: Collector, *, path_names: _Names
+    data: dict[Any, Any], out: Collector, *, path_names: _Names, power: PowerSettings | None
 ) -> tuple[list[ResolvedTest], dict[str, ReadExpectations]]:
     """The tests, and what each must reach (`expect:`) by test id."""
     misplaced = {key: f"{key}: {_IN_A_TEST}" for key in TEST_ONLY_KEYS}
@@ -498,7 +498,13 @@ def _tests(
         tests.append(test)
         runs_on = path_names.declared if test.paths is None else set(test.paths)
         expectations[entry.id] = read_expect(
-            entry.expect, loc, test.case, out, paths=runs_on, declared_paths=path_names.declared
+            entry.expect,
+            loc,
+            test.case,
+            out,
+            paths=runs_on,
+            declared_paths=path_names.declared,
+            power=power,
         )
     return tests, expectations
 

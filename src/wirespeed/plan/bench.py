@@ -54,15 +54,6 @@ def bench_spec(entry: TestEntry, tool: Tool, loc: Loc, out: Collector) -> BenchS
                 key=True,
             )
             ok = False
-    if entry.expect is not None:
-        out.error(
-            (*loc, "expect"),
-            f"test {entry.id!r}: expect: checks traffic figures (goodput, loss); "
-            f"a {tool.value} test has none of them",
-            hint="remove expect:, and compare benchmark runs with `wirespeed compare`",
-            key=True,
-        )
-        ok = False
     options = out.validate(
         _options_model(tool), entry.options or {}, (*loc, "options"), entry=f"test {entry.id!r}"
     )

@@ -5,7 +5,11 @@
       loss: "< 0.1 %"                     # UDP
       paths: {WAN: {goodput: ">= 900M"}}  # replaces the test's goodput on WAN
       variants: {no-offloads: {goodput: ">= 250M"}}
+      NDR: {frame: 1518, direction: out, value: ">= 14k"}   # any measurement, by labels
+      latency increase: "<= 30 ms"        # the round trip's, with probes
 
+Any measurement the test yields (plan/yields.py) is named by its name: one comparison
+for every cell of it, or a mapping of labels and `value:`, or a list of those.
 Read by hand rather than by a pydantic model: an unknown measurement is answered with
 the measurements that exist, and a measurement the test cannot have (loss of a TCP
 test, a down flow of an upload) is pointed at where it is written.
@@ -13,6 +17,7 @@ test, a down flow of an upload) is pointed at where it is written.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -21,17 +26,22 @@ from typing import Any
 from wirespeed.expectations import (
     MEASURE_PROTOCOL,
     Expectation,
+    Labels,
     Measure,
     TestExpectations,
+    parse_comparison,
     parse_expectation,
+    unit_rule,
 )
-from wirespeed.model import Flow, TestCase
+from wirespeed.model import Flow, PowerSettings, TestCase
 from wirespeed.plan.collect import Collector
 from wirespeed.plan.problems import did_you_mean, one_of
 from wirespeed.plan.yamltree import Loc
+from wirespeed.plan.yields import Yield, Yields, label_value, yields_of
 
 MEASURES = tuple(measure.value for measure in Measure)
 _OVERRIDES = ("paths", "variants")
+_GRADE = "bufferbloat grade"
 _FLOWS = tuple(flow.value for flow in Flow)
 
 
@@ -52,6 +62,7 @@ def read_expect(
     *,
     paths: Collection[str],
     declared_paths: Collection[str],
+    power: PowerSettings | None = None,
 ) -> ReadExpectations:
     """`expect:` of a test at loc (its entry); paths: those it runs on. Problems go to
     out; what is left of them is returned."""
@@ -61,7 +72,8 @@ def read_expect(
     if not isinstance(value, dict):
         out.error(where, f"expect: expected a mapping of measurements such as {_EXAMPLE}")
         return ReadExpectations(TestExpectations())
-    everywhere = _measurements(value, where, test, out, overrides=True)
+    yields = yields_of(test, power)
+    everywhere = _measurements(value, where, test, yields, out, overrides=True)
     by_path: dict[str, tuple[Expectation, ...]] = {}
     for name, entry, at in _named(value, "paths", where, out):
         if name not in declared_paths:
@@ -74,12 +86,12 @@ def read_expect(
             )
         elif name not in paths:
             out.error(at, f"test {test.id!r} does not run on path {name!r}", key=True)
-        by_path[name] = _measurements(entry, (*where, "paths", name), test, out)
+        by_path[name] = _measurements(entry, (*where, "paths", name), test, yields, out)
     by_variant: dict[str, tuple[Expectation, ...]] = {}
     refs: list[tuple[str, Loc]] = []
     for name, entry, at in _named(value, "variants", where, out):
         refs.append((name, at))
-        by_variant[name] = _measurements(entry, (*where, "variants", name), test, out)
+        by_variant[name] = _measurements(entry, (*where, "variants", name), test, yields, out)
     expectations = TestExpectations(
         everywhere=everywhere,
         paths=MappingProxyType(by_path),
@@ -114,38 +126,172 @@ def _named(value: dict[Any, Any], section: str, where: Loc, out: Collector) -> l
 
 
 def _measurements(
-    value: dict[Any, Any], where: Loc, test: TestCase, out: Collector, *, overrides: bool = False
+    value: dict[Any, Any],
+    where: Loc,
+    test: TestCase,
+    yields: Yields,
+    out: Collector,
+    *,
+    overrides: bool = False,
 ) -> tuple[Expectation, ...]:
     found: list[Expectation] = []
-    allowed = MEASURES + _OVERRIDES if overrides else MEASURES
+    traffic = test.is_iperf
+    names = (MEASURES if traffic else ()) + yields.names
+    allowed = names + _OVERRIDES if overrides else names
     for key, written in value.items():
         at: Loc = (*where, key)
         if overrides and key in _OVERRIDES:
             continue
-        if key not in MEASURES:
-            out.error(
-                at,
-                f"unknown measurement {str(key)!r}{did_you_mean(str(key), allowed)}",
-                hint=f"measurements are {one_of(MEASURES)}"
-                + ("; paths: and variants: replace them in some columns" if overrides else ""),
-                key=True,
-            )
+        name = str(key)
+        if traffic and name in MEASURES:
+            found += _flow_figure(Measure(name), written, at, test, out)
             continue
-        measure = Measure(key)
-        protocol = MEASURE_PROTOCOL[measure]
-        if protocol is not None and protocol is not test.spec.protocol:
-            out.error(
-                at,
-                f"test {test.id!r} is {test.spec.protocol.value.upper()}: {measure} is measured "
-                f"for {protocol.value.upper()} only",
-                key=True,
-            )
+        known = yields.get(name)
+        if known is None:
+            _unknown_name(name, at, test, out, names=names, allowed=allowed, overrides=overrides)
             continue
-        if isinstance(written, dict):
-            found += _per_flow(measure, written, at, test, out)
-        else:
-            found += _parsed(measure, written, at, out, flow=None)
+        found += _any_measurement(known, written, at, test, out)
     return tuple(found)
+
+
+def _unknown_name(
+    name: str,
+    at: Loc,
+    test: TestCase,
+    out: Collector,
+    *,
+    names: tuple[str, ...],
+    allowed: tuple[str, ...],
+    overrides: bool,
+) -> None:
+    if name == _GRADE:
+        out.error(
+            at,
+            f"{_GRADE}: a grade is a letter of the latency increase; expect the increase",
+            hint='latency increase: {way: round trip, value: "< 30 ms"} is grade A or better '
+            "(docs/latency.md has the grades)",
+            key=True,
+        )
+        return
+    if names:
+        hint = f"test {test.id!r} ({test.tool.value}) measures {one_of(names)}"
+    else:
+        hint = f"test {test.id!r} ({test.tool.value}) measures nothing an expectation can name"
+    if test.is_iperf and not test.spec.probes:
+        hint += "; with probes: also latency increase, rtt and probe loss"
+    out.error(
+        at,
+        f"unknown measurement {name!r}{did_you_mean(name, allowed)}",
+        hint=hint + ("; paths: and variants: replace them in some columns" if overrides else ""),
+        key=True,
+    )
+
+
+def _flow_figure(
+    measure: Measure, written: Any, at: Loc, test: TestCase, out: Collector
+) -> list[Expectation]:
+    protocol = MEASURE_PROTOCOL[measure]
+    if protocol is not None and protocol is not test.spec.protocol:
+        out.error(
+            at,
+            f"test {test.id!r} is {test.spec.protocol.value.upper()}: {measure} is measured "
+            f"for {protocol.value.upper()} only",
+            key=True,
+        )
+        return []
+    if isinstance(written, dict):
+        return _per_flow(measure, written, at, test, out)
+    return _parsed(measure, written, at, out, flow=None, flows=test.spec.flows)
+
+
+def _any_measurement(
+    known: Yield, written: Any, at: Loc, test: TestCase, out: Collector
+) -> list[Expectation]:
+    """A measurement by name: one comparison for every cell of it, a mapping of labels
+    with `value:`, or a list of such mappings."""
+    if isinstance(written, list):
+        found = []
+        for index, entry in enumerate(written):
+            if not isinstance(entry, dict):
+                out.error((*at, index), _mapping_expected(known, test))
+                continue
+            found += _labelled(known, entry, (*at, index), test, out)
+        return found
+    if isinstance(written, dict):
+        return _labelled(known, written, at, test, out)
+    return _compared(known, written, (), at, out)
+
+
+def _mapping_expected(known: Yield, test: TestCase) -> str:
+    labels = ", ".join(f"{label}: ..." for label in known.labels)
+    example = f"{{{labels}, value: {unit_rule(known.unit).example}}}" if labels else ""
+    return f"{known.name}: expected a comparison or a mapping of labels and value such as {example}"
+
+
+def _labelled(
+    known: Yield, entry: dict[Any, Any], at: Loc, test: TestCase, out: Collector
+) -> list[Expectation]:
+    chosen: list[tuple[str, str]] = []
+    ok = True
+    for key, raw in entry.items():
+        label = str(key)
+        if label == "value":
+            continue
+        if label not in known.labels:
+            choices = (*known.labels, "value")
+            out.error(
+                (*at, key),
+                f"{known.name}: unknown label {label!r}{did_you_mean(label, choices)}",
+                hint=f"{known.name}'s labels: {', '.join(known.labels)}"
+                if known.labels
+                else f"{known.name} has no labels: write {known.name}: "
+                f"{unit_rule(known.unit).example}",
+                key=True,
+            )
+            ok = False
+            continue
+        try:
+            text = label_value(label, raw)
+        except ValueError as error:
+            out.error((*at, key), f"{known.name}: {label}: {error}")
+            ok = False
+            continue
+        values = known.values.get(label)
+        if values is not None and text not in values:
+            out.error(
+                (*at, key),
+                f"{known.name}: test {test.id!r} has no {label} {text!r}"
+                f"{did_you_mean(text, values)}",
+                hint=f"its {label} values: {', '.join(values)}",
+            )
+            ok = False
+            continue
+        chosen.append((label, text))
+    if "value" not in entry:
+        out.error(
+            at,
+            f"{known.name}: the comparison is missing: add value: such as "
+            f"{unit_rule(known.unit).example}",
+        )
+        return []
+    if not ok:
+        return []
+    order = {label: index for index, label in enumerate(known.labels)}
+    labels = tuple(sorted(chosen, key=lambda pair: order[pair[0]]))
+    return _compared(known, entry["value"], labels, (*at, "value"), out)
+
+
+def _compared(
+    known: Yield, written: Any, labels: Labels, at: Loc, out: Collector
+) -> list[Expectation]:
+    try:
+        comparison, value, text = parse_comparison(written, known.unit, name=known.name)
+    except ValueError as error:
+        out.error(at, f"{known.name}: {error}")
+        return []
+    return [
+        Expectation(known.name, comparison, value, text, known.unit, labels, known.slots(labels))
+    ]
 
 
 def _per_flow(
@@ -174,15 +320,24 @@ def _per_flow(
                 key=True,
             )
             continue
-        found += _parsed(measure, written, at, out, flow=flow)
+        found += _parsed(measure, written, at, out, flow=flow, flows=(flow,))
     return found
 
 
 def _parsed(
-    measure: Measure, written: Any, at: Loc, out: Collector, *, flow: Flow | None
+    measure: Measure,
+    written: Any,
+    at: Loc,
+    out: Collector,
+    *,
+    flow: Flow | None,
+    flows: tuple[Flow, ...],
 ) -> list[Expectation]:
+    """A flow figure, due from each of `flows`."""
     try:
-        return [parse_expectation(measure, written, flow)]
+        expectation = parse_expectation(measure, written, flow)
     except ValueError as error:
         out.error(at, f"{measure}: {error}")
         return []
+    slots = tuple((("flow", f.value),) for f in flows)
+    return [dataclasses.replace(expectation, slots=slots)]

@@ -20,6 +20,9 @@ Version history:
   (2, keys added) `forwarding`, in a run with forwarding-rate searches: their tables,
      each cell's figures and its searches' bounds and trials; notes gain the codes
      `generator-limited`, `not-converged`, `no-throughput`, `unreadable-search-log`.
+  (2, keys added) a cell's expectation gains `labels` and `unit`, and names any
+     measurement (`flow` null for one of no flow); `measured_expectations`, in a run
+     whose plan expects figures of benchmarks or searches: their judgements.
 """
 
 from __future__ import annotations
@@ -397,15 +400,30 @@ def summary_to_dict(summary: Summary | None, trials: tuple[str, ...] = ()) -> di
 
 def _judgement(judgement: Judgement) -> dict[str, Any]:
     expectation = judgement.expectation
+    flow = judgement.flow
     return {
-        "measurement": expectation.measure.value,
-        "flow": judgement.flow.value,
+        "measurement": expectation.name,
+        "flow": None if flow is None else flow.value,
+        "labels": dict(judgement.labels),
+        "unit": expectation.unit,
         "comparison": expectation.comparison.value,
         "expected": expectation.value,
         "written": expectation.written,
         "measured": judgement.measured,
         "n": judgement.n,
         "verdict": judgement.verdict.value,
+    }
+
+
+def _measured_expectations(report: Report) -> dict[str, Any]:
+    """The benchmarks' and searches' judgements, which have no table cell; only in a run
+    whose plan expects anything of them."""
+    if not report.measured_judgements:
+        return {}
+    return {
+        "measured_expectations": [
+            {"place": j.place, **_judgement(j)} for j in report.measured_judgements
+        ]
     }
 
 
@@ -520,6 +538,7 @@ def _report_head(report: Report) -> dict[str, Any]:
             for n in report.notes
         ],
         "expectations": expectations_summary(report),
+        **_measured_expectations(report),
         # Only in a run with benchmarks (docs/json-format.md): a traffic run's JSON is
         # as it was.
         **(_measured_table(report) if report.measured else {}),

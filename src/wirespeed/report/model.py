@@ -24,7 +24,14 @@ from wirespeed.analysis.findings import IMPOSSIBLE_FRACTION, in_lab, restates_wa
 from wirespeed.analysis.findings import LABELS as FINDING_LABELS
 from wirespeed.analysis.findings import hint as finding_hint
 from wirespeed.analysis.stats import OUTLIER_Z, UNSTABLE_CV, Stability, Summary, summarize
-from wirespeed.expectations import Expectation, measured_text
+from wirespeed.expectations import (
+    Expectation,
+    StoredExpectationsError,
+    TestExpectations,
+    decode,
+    item_text,
+    value_text,
+)
 from wirespeed.model import (
     Direction,
     DirectionResult,
@@ -268,6 +275,9 @@ class Report:
     # The forwarding-rate searches: a table per test, path and variant, frame sizes down
     # (report/forwarding.py); their measurements are not in `measured`.
     forwarding: tuple[ForwardingTable, ...] = ()
+    # What the plan expects of the benchmarks and searches (theirs have no table cell),
+    # judged per test, path and variant.
+    measured_judgements: tuple[Judgement, ...] = ()
 
     @property
     def title(self) -> str:
@@ -280,7 +290,8 @@ class Report:
 
     @property
     def judgements(self) -> tuple[Judgement, ...]:
-        return tuple(j for row in self.rows for cell in row.cells if cell for j in cell.judgements)
+        in_table = (j for row in self.rows for cell in row.cells if cell for j in cell.judgements)
+        return (*in_table, *self.measured_judgements)
 
     @property
     def verdict(self) -> Verdict | None:
@@ -518,10 +529,17 @@ def _repetition_notes(
 
 
 def _plan_expectations(info: RunInfo) -> Callable[[str, str, str], tuple[Expectation, ...]]:
-    """What the run's plan expects of (test id, path, variant): read again from the plan
-    the run stored, so that every report of a run (and of a run resumed) judges the
-    same. A run without a plan (imported) or with one this version refuses expects
-    nothing."""
+    """What the run's plan expects of (test id, path, variant): as stored with the run,
+    so that every report of a run (and of a run resumed) judges the same, whatever a
+    later version reads in the plan. A run stored before they were (no stored
+    expectations) has them read again from its stored plan; a run without a plan
+    (imported), or whose plan this version refuses, expects nothing."""
+    if info.expectations is not None:
+        try:
+            stored = decode(info.expectations)
+        except StoredExpectationsError:
+            stored = {}
+        return _expected_of(stored)
     if info.plan_text is None:
         return lambda test, path, variant: ()
     from wirespeed.plan import PlanError, parse_plan
@@ -533,21 +551,49 @@ def _plan_expectations(info: RunInfo) -> Callable[[str, str, str], tuple[Expecta
     return plan.expectations_for
 
 
+def _expected_of(
+    by_test: dict[str, TestExpectations],
+) -> Callable[[str, str, str], tuple[Expectation, ...]]:
+    def expected(test: str, path: str, variant: str) -> tuple[Expectation, ...]:
+        of_test = by_test.get(test)
+        return () if of_test is None else of_test.for_cell(path, variant)
+
+    return expected
+
+
 def _expectation_notes(
     cell: Cell, where: str, keys: Sequence[str], notes: _Notes, per_trial: dict[str, set[int]]
 ) -> set[int]:
     """A note per expectation and verdict: what was expected, what each cell measured.
     keys: the cell's trials, which a flow nothing measured concerns."""
-    found: set[int] = set()
     several_flows = len(cell.flows) > 1
-    for judgement in cell.judgements:
+    return _judgement_notes(
+        cell.judgements, where, keys, notes, per_trial, several_flows=several_flows
+    )
+
+
+def _judgement_notes(
+    judgements: Sequence[Judgement],
+    where: str,
+    keys: Sequence[str],
+    notes: _Notes,
+    per_trial: dict[str, set[int]],
+    *,
+    several_flows: bool = False,
+) -> set[int]:
+    found: set[int] = set()
+    for judgement in judgements:
         verdict = judgement.verdict
         expectation = judgement.expectation
-        label = f"{where} {judgement.flow.value}" if several_flows else where
+        flow = judgement.flow
+        if flow is not None:
+            label = f"{where} {flow.value}" if several_flows else where
+        else:  # the measurement's own cell: "fwd NAT: NDR 1518 B, out"
+            label = f"{where}: {item_text(expectation.name, judgement.labels)}"
         if judgement.measured is None:
             detail = f"{label}: nothing measured"
         else:
-            measured = measured_text(expectation.measure, judgement.measured)
+            measured = value_text(expectation.unit, judgement.measured)
             of = f", median of {judgement.n}" if judgement.n > 1 else ""
             detail = f"{label}: {measured}{of}"
         text = f"{expectation.text} expected: {verdict.value}"
@@ -557,6 +603,33 @@ def _expectation_notes(
             found.add(number)
             per_trial[key].add(number)
     return found
+
+
+def _measured_judgements(
+    outcomes: Sequence[TrialOutcome],
+    expected_of: Callable[[str, str, str], tuple[Expectation, ...]],
+    notes: _Notes,
+    per_trial: dict[str, set[int]],
+) -> tuple[Judgement, ...]:
+    """The expectations of the benchmarks and searches, per test, path and variant over
+    its repetitions, each with its notes (the traffic tests' are their table's cells)."""
+    cells: dict[tuple[str, str, str], list[TrialOutcome]] = {}
+    for o in outcomes:
+        if not o.trial.test.is_iperf:
+            place = (o.trial.test.id, o.trial.path.name, o.trial.variant)
+            cells.setdefault(place, []).append(o)
+    several_variants = len({o.trial.variant for o in outcomes}) > 1
+    found: list[Judgement] = []
+    for (test_id, path, variant), of_cell in cells.items():
+        expected = expected_of(test_id, path, variant)
+        if not expected:
+            continue
+        judged = judge_cell(expected, of_cell)
+        where = f"{test_id} {path} ({variant})" if several_variants else f"{test_id} {path}"
+        keys = [o.trial.key for o in of_cell]
+        _judgement_notes(judged, where, keys, notes, per_trial)
+        found += judged
+    return tuple(found)
 
 
 def _column_links(outcomes: Sequence[TrialOutcome]) -> dict[tuple[str, str], LinkModel | None]:
@@ -670,6 +743,7 @@ def build_report(record: RunRecord) -> Report:
         return number
 
     forwarding = forwarding_tables(outcomes, trial_notes, any_variants, add_search_note, links)
+    measured_judgements = _measured_judgements(outcomes, expected_of, notes, notes_by_key)
     details = tuple(
         TrialDetail(o, ceiling, tuple(sorted(numbers.union(notes_by_key.get(o.trial.key, ())))))
         for o, ceiling, numbers in zip(outcomes, ceilings, trial_notes, strict=True)
@@ -687,4 +761,5 @@ def build_report(record: RunRecord) -> Report:
         measured_columns=measured_columns,
         measured=measured,
         forwarding=forwarding,
+        measured_judgements=measured_judgements,
     )

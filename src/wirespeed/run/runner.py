@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Protocol, TypeAlias
 
 from wirespeed import __version__
 from wirespeed.errors import MissingToolError, NotRootError, UsageError, WirespeedError
+from wirespeed.expectations import encode
 from wirespeed.hosts.base import Host
 from wirespeed.model import (
     Finding,
@@ -357,6 +358,7 @@ class Runner:
                 title=self.plan.title,
                 plan_path=self.plan.source,
                 plan_text=self.plan.text,
+                expectations=encode(self.plan.expectations),
                 argv=tuple(argv),
                 started_at=time.time(),
                 wirespeed_version=__version__,

@@ -110,6 +110,7 @@ def load_run(
         plan_text=run["plan_text"],
         wirespeed_version=run["wirespeed_version"],
         provenance=run["provenance"],
+        expectations=run["expectations"],
     )
     return RunRecord(
         id=run_id,

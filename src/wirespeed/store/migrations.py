@@ -97,8 +97,20 @@ def _v3_to_v4(conn: Connection) -> None:
     schema.measurements.create(conn, checkfirst=True)
 
 
+def _v4_to_v5(conn: Connection) -> None:
+    """runs.expectations added; the runs stored before have none (NULL: their reports
+    read the expectations from their stored plan, as before)."""
+    json_type = JSON().compile(dialect=conn.dialect)
+    conn.exec_driver_sql(f"ALTER TABLE runs ADD COLUMN expectations {json_type}")
+
+
 # Each step takes a store from its version to the next.
-STEPS: dict[int, Callable[[Connection], None]] = {1: _v1_to_v2, 2: _v2_to_v3, 3: _v3_to_v4}
+STEPS: dict[int, Callable[[Connection], None]] = {
+    1: _v1_to_v2,
+    2: _v2_to_v3,
+    3: _v3_to_v4,
+    4: _v4_to_v5,
+}
 
 
 def migrate(conn: Connection, found: int) -> None:

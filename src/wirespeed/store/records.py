@@ -72,6 +72,9 @@ class RunInfo:
     # JSON values only (dicts, lists, strings, numbers, None), so it comes back equal:
     # {"hosts": {name: {"kernel", "os", "iperf2", "iperf3", ...}}, "labs": {...}, ...}.
     provenance: Mapping[str, Any] = field(default_factory=dict)
+    # What the plan's `expect:` asked, as expectations.encode() keeps it (JSON values);
+    # None: nothing stored (a run stored before, or imported): see report/model.py.
+    expectations: Mapping[str, Any] | None = None
 
     @property
     def hosts(self) -> tuple[HostInfo, ...]:

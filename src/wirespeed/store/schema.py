@@ -18,6 +18,9 @@ Version history of the schema (SCHEMA_VERSION, kept in the meta table):
   4  measurements: what a benchmark's parser yielded (openssl speed, 7-zip ...), one row
      each; trials.bench: a benchmark's options. A traffic trial has neither: its
      measurements (goodput, loss ...) are derived from its results rows when read.
+  5  runs.expectations: what the plan's `expect:` asked when the run began
+     (expectations.encode), so that its reports judge with that and never re-read the
+     plan text; NULL for runs stored before (their reports read the plan as they did).
 """
 
 from __future__ import annotations
@@ -74,7 +77,7 @@ class FreeText(TypeDecorator[str]):
         return decoded
 
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 metadata = MetaData()
 
@@ -102,6 +105,8 @@ runs = Table(
     # "hostname/boot_id/pid/starttime" of the process that writes the run now (begun or
     # resumed it): while it lives, no other process may add trials to the run.
     Column("owner", FreeText),
+    # expectations.encode() of the plan's `expect:`; NULL: stored before version 5.
+    Column("expectations", JSON(none_as_null=True)),
     Index("ix_runs_started_at", "started_at"),
 )
 

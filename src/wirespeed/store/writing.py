@@ -38,6 +38,7 @@ def insert_run(conn: Connection, info: RunInfo, owner: str, *, retried: bool) ->
             argv=[mask_passwords(arg) for arg in info.argv],
             provenance=dict(info.provenance),
             owner=owner,
+            expectations=None if info.expectations is None else dict(info.expectations),
         )
     )
     run_id = row.inserted_primary_key

@@ -142,14 +142,14 @@ def test_the_built_in_compute_plan_is_the_seeds_table() -> None:
             """,
             "2:9: device path 'D' names no dut and the plan has no lab",
         ),
-        (  # expect: on a benchmark
+        (  # a flow figure expected of a benchmark
             """
             lab: {link: gbe}
             paths: [{name: DUT, topology: device}]
             tests:
               - {id: aes, tool: openssl, expect: {goodput: ">= 1M"}}
             """,
-            "5:30: test 'aes': expect: checks traffic figures",
+            "5:39: unknown measurement 'goodput'",
         ),
     ],
 )

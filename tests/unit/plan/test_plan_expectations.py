@@ -127,7 +127,9 @@ def test_an_unknown_measurement_lists_the_ones_there_are() -> None:
     (problem,) = caught.value.problems
     assert problem.message == "unknown measurement 'throughput'"
     assert problem.hint is not None
-    assert problem.hint.startswith("measurements are goodput, loss, jitter or retransmits")
+    assert problem.hint.startswith(
+        "test '1' (iperf2) measures goodput, loss, jitter or retransmits"
+    )
 
 
 def test_an_unquoted_comparison_is_a_yaml_error_with_a_hint_to_quote_it() -> None:

@@ -104,6 +104,8 @@ def test_json_gives_each_judgement_and_the_runs_verdict() -> None:
         {
             "measurement": "goodput",
             "flow": "up",
+            "labels": {"flow": "up"},
+            "unit": "bit/s",
             "comparison": ">=",
             "expected": 200e6,
             "written": ">= 200M",

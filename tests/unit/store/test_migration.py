@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import sqlite3
 import subprocess
 import sys
@@ -154,6 +155,15 @@ def test_a_migrated_store_records_owners_of_new_runs_only(v1_db: str) -> None:
     finally:
         engine.dispose()
     assert owners == {1: process_owner(), 2: None, run_id: process_owner()}
+
+
+def test_a_migrated_store_keeps_expectations_of_new_runs_only(v1_db: str) -> None:
+    expected = {"version": 1, "tests": {}}
+    with Store.open(v1_db) as store:
+        run_id = store.begin_run(dataclasses.replace(RUNS[0].info, expectations=expected))
+        # A run stored before has none: its reports read them from its plan, as before.
+        assert store.load_run(1).info.expectations is None
+        assert store.load_run(run_id).info.expectations == expected
 
 
 def test_a_migrated_store_takes_new_runs(v1_db: str) -> None:

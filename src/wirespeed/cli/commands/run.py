@@ -35,7 +35,7 @@ def expectations_status(report: Report, env: Environment) -> ExitStatus:
     """OK, or BELOW_EXPECTATION when a figure the plan expects was not reached (or not
     measured), said on stderr with expected and measured figures."""
     from wirespeed.analysis.expectations import Verdict
-    from wirespeed.expectations import measured_text
+    from wirespeed.expectations import item_text, value_text
 
     judgements = report.judgements
     missed = [j for j in judgements if j.verdict is not Verdict.MET]
@@ -46,14 +46,18 @@ def expectations_status(report: Report, env: Environment) -> ExitStatus:
     shown = []
     for judgement in missed[:3]:
         expectation = judgement.expectation
-        key = judgement.trials[0] if judgement.trials else ""
-        where = "/".join(key.split("/")[:3]) if key else "a cell"
+        where = judgement.place or "a cell"
         measured = (
             "nothing measured"
             if judgement.measured is None
-            else f"measured {measured_text(expectation.measure, judgement.measured)}"
+            else f"measured {value_text(expectation.unit, judgement.measured)}"
         )
-        shown.append(f"{expectation.text} on {where} ({judgement.flow}), {measured}")
+        flow = judgement.flow
+        if flow is not None:
+            shown.append(f"{expectation.text} on {where} ({flow}), {measured}")
+        else:
+            cell = item_text(expectation.name, judgement.labels)
+            shown.append(f"{expectation.text} on {where} ({cell}), {measured}")
     more = f"; and {len(missed) - 3} more" if len(missed) > 3 else ""
     env.error(
         f"{len(missed)} of {len(judgements)} expectations not met: " + "; ".join(shown) + more
