@@ -153,6 +153,7 @@ def test_resuming_a_live_soak_says_who_holds_it(tmp_path: Path) -> None:
     assert process_owner() not in err
 
 
+@pytest.mark.process
 def test_the_chunk_files_of_killed_soaks_are_removed_and_no_others(tmp_path: Path) -> None:
     ended = subprocess.Popen(["true"])
     ended.wait()
