@@ -52,6 +52,19 @@ def test_resume_runs_only_the_missing_trials_into_the_same_run(tmp_path: Path) -
     assert keys(db) == before
 
 
+def test_resuming_a_complete_run_below_its_expectation_gives_its_verdict(tmp_path: Path) -> None:
+    plan, db = tmp_path / "plan.yaml", tmp_path / "runs.db"
+    plan.write_text(LOOPBACK.replace("tool: iperf3}", 'tool: iperf3, expect: {goodput: ">= 9T"}}'))
+    first = wirespeed("run", str(plan), "--db", str(db), "--only", "1", "-q")
+    assert first.returncode == 5, first.stderr
+    assert "1 of 1 expectations not met" in first.stderr
+
+    again = wirespeed("run", "--resume", "1", "--db", str(db), "-q")
+    assert again.returncode == 5, again.stderr  # not 0: nothing to resume is no pass
+    assert "1 of 1 expectations not met" in again.stderr
+    assert again.stdout == "1\n"  # -q: the run id, as a resume that measured prints it
+
+
 def test_resume_mistakes_are_usage_errors(tmp_path: Path) -> None:
     plan, db = tmp_path / "plan.yaml", tmp_path / "runs.db"
     plan.write_text(LOOPBACK)
@@ -126,7 +139,7 @@ def test_failed_trials_run_again_on_request_and_replace_the_failed_ones(tmp_path
         )
 
     plain = wirespeed("run", "--resume", "1", "--db", str(db))
-    assert plain.returncode == 0, plain.stderr
+    assert plain.returncode == 1, plain.stderr  # the run's verdict: a trial failed
     assert "1 of them failed; --retry-failed tries them again" in plain.stderr
     assert keys(db) == before
 
