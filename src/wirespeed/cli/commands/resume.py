@@ -17,7 +17,7 @@ import argparse
 import contextlib
 
 from wirespeed.cli.env import Environment
-from wirespeed.cli.exit import ExitStatus
+from wirespeed.cli.exit import ExitStatus, Terminated, resume_note
 from wirespeed.errors import UsageError, WirespeedError
 
 
@@ -106,9 +106,13 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
                 notice=env.info,
             )
             measuring = True
-            outcome = runner.run(
-                missing, argv=stored.argv, resume_run=args.resume, replacing=frozenset(retried)
-            )
+            try:
+                outcome = runner.run(
+                    missing, argv=stored.argv, resume_run=args.resume, replacing=frozenset(retried)
+                )
+            except (KeyboardInterrupt, Terminated) as stop:
+                resume_note(stop, args.resume)
+                raise
             record = store.load_run(args.resume, intervals=False, outputs=False, commands=False)
             store_url = store.url
     except BaseException:
