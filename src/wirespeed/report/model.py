@@ -20,8 +20,12 @@ from functools import cached_property
 
 from wirespeed.analysis.ceiling import Ceiling, ceiling_for
 from wirespeed.analysis.expectations import Judgement, Verdict, judge_cell, overall
-from wirespeed.analysis.findings import IMPOSSIBLE_FRACTION, in_lab, restates_warning
-from wirespeed.analysis.findings import LABELS as FINDING_LABELS
+from wirespeed.analysis.findings import (
+    IMPOSSIBLE_FRACTION,
+    in_lab,
+    label_among,
+    restates_warning,
+)
 from wirespeed.analysis.findings import hint as finding_hint
 from wirespeed.analysis.stats import OUTLIER_Z, UNSTABLE_CV, Stability, Summary, summarize
 from wirespeed.expectations import Expectation, measured_text
@@ -415,7 +419,8 @@ def _notes_of(outcome: TrialOutcome, ceiling: Ceiling | None, notes: _Notes) -> 
     for finding in outcome.findings:
         if finding.kind is FindingKind.IMPOSSIBLE or restates_warning(finding):
             continue
-        label, advice = FINDING_LABELS[finding.kind], finding_hint(finding.kind, emulated=emulated)
+        label = label_among(finding, outcome.findings, flows)
+        advice = finding_hint(finding.kind, emulated=emulated)
         found.add(
             notes.add(
                 NoteKind.FINDING,
