@@ -28,7 +28,7 @@ CEILING = 1e9 * 1448 / 1538  # TCP over 1 GbE, MTU 1500 (LIMITS.md)
 
 
 def counters(name: str) -> list[tuple[float, int]]:
-    lines = (FIXTURES / f"{name}.rx.txt").read_text().splitlines()
+    lines = (FIXTURES / f"{name}.counters").read_text().splitlines()
     return [(float(at), int(received)) for at, received in map(str.split, lines)]
 
 
