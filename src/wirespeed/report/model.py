@@ -73,6 +73,10 @@ WARNING_HINTS: dict[WarningKind, str] = {
     WarningKind.CONNECT_FAILED: "a connection failed (iperf2 -d cannot connect back through NAT)",
     WarningKind.TRUNCATED: "the output ended before the final summary",
     WarningKind.TOOL_ERROR: "the tool reported an error",
+    WarningKind.TIMED_BY_THE_WIRE: (
+        "the receiver timed the flow short (iperf2 takes many streams late): the goodput "
+        "is its bytes over the time the receiving interface saw them arrive"
+    ),
     WarningKind.OTHER: "the tool printed a warning",
 }
 SENDER_SIDE_HINT = (

@@ -94,7 +94,7 @@ def with_wire_span(result: Result, flow: Flow, span: WireSpan | None) -> Result:
         return result
     stretched = Transfer(received.bytes, span.seconds, received.bytes * 8 / span.seconds)
     said = ToolWarning(
-        WarningKind.OTHER,
+        WarningKind.TIMED_BY_THE_WIRE,
         f"{flow}: iperf2's receiver timed {received.bytes:,} bytes over "
         f"{received.seconds:.3f} s ({received.bits_per_second / 1e6:.1f} Mbit/s), but its "
         f"interface received them over {span.seconds:.3f} s: its streams' clocks started "

@@ -55,7 +55,7 @@ def test_a_server_that_took_its_streams_late_is_timed_by_the_wire() -> None:
     assert direction.goodput_bps == pytest.approx(935.8e6, rel=1e-3)
     assert direction.goodput_bps is not None and direction.goodput_bps <= CEILING
     (said,) = [w for w in result.warnings if w not in timed.warnings]
-    assert said.kind is WarningKind.OTHER
+    assert said.kind is WarningKind.TIMED_BY_THE_WIRE
     assert "timed 310,083,664 bytes over 2.586 s (959.2 Mbit/s)" in said.message
     assert "received them over 2.651 s" in said.message
     assert "the goodput is over the wire's 2.651 s (935.8 Mbit/s)" in said.message
