@@ -433,6 +433,9 @@ class WarningKind(enum.StrEnum):
     CONNECT_FAILED = "connect-failed"
     TRUNCATED = "truncated"  # output ended before the final summary
     TOOL_ERROR = "tool-error"
+    # The receiver timed a flow shorter than its bytes took to arrive (iperf2 takes many
+    # streams late): the goodput is over the span the receiving interface saw them in.
+    TIMED_BY_THE_WIRE = "timed-by-the-wire"
     OTHER = "other"
 
 

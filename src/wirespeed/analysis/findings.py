@@ -20,6 +20,7 @@ from wirespeed.lab.naming import parse_namespace
 from wirespeed.model import (
     Finding,
     FindingKind,
+    Flow,
     Proto,
     Result,
     TrialOutcome,
@@ -106,6 +107,20 @@ LABELS: dict[FindingKind, str] = {
     FindingKind.PROBES: "latency probes",
     FindingKind.TUNNEL: "VPN tunnel",
 }
+
+
+def label_among(finding: Finding, findings: Sequence[Finding], flows: Sequence[Flow]) -> str:
+    """A finding's label where a trial's flows are shown together (a cell of up and down,
+    an RRUL test's two ways): a finding about one flow that not every flow shares says
+    which it holds for, or the cell would seem to say it of all (RRUL up 15.6 and down
+    93.0 Mbit/s under "line rate reached")."""
+    label = LABELS[finding.kind]
+    if finding.flow is None or len(flows) < 2:
+        return label
+    holding = {f.flow for f in findings if f.kind is finding.kind}
+    if holding >= set(flows):
+        return label
+    return f"{label} ({finding.flow.value} flow only)"
 
 
 def hint(kind: FindingKind, *, emulated: bool = False) -> str:

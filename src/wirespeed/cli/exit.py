@@ -54,11 +54,11 @@ def run_guarded(env: Environment, command: Callable[[], int], *, show_traceback:
         if show_traceback:
             env.stderr.write(traceback.format_exc())
         return error.exit_status
-    except KeyboardInterrupt:
-        env.error("interrupted; everything wirespeed changed was restored")
+    except KeyboardInterrupt as stop:
+        env.error("interrupted; everything wirespeed changed was restored", hint=_notes(stop))
         return ExitStatus.INTERRUPTED
-    except Terminated:
-        env.error("terminated; everything wirespeed changed was restored")
+    except Terminated as stop:
+        env.error("terminated; everything wirespeed changed was restored", hint=_notes(stop))
         return ExitStatus.TERMINATED
     except BrokenPipeError:
         return ExitStatus.OK  # `wirespeed report | head` is not an error
@@ -70,6 +70,16 @@ def run_guarded(env: Environment, command: Callable[[], int], *, show_traceback:
         env.error(f"could not write {where}: {os.strerror(error.errno or 0).lower()}")
         _drop_unwritten(env.stdout)
         return ExitStatus.FAILED
+
+
+def resume_note(stop: BaseException, run_id: int) -> None:
+    """Tell, on Ctrl-C or SIGTERM, which run holds what was measured and how to finish it."""
+    stop.add_note(f"run {run_id} stored; continue with `wirespeed run --resume {run_id}`")
+
+
+def _notes(stop: BaseException) -> str | None:
+    notes: list[str] = getattr(stop, "__notes__", [])
+    return "; ".join(notes) or None
 
 
 # Errors of a disk that is full (or a quota that is).

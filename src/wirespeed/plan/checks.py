@@ -2,8 +2,8 @@
 
 These are the traps of the seeds and of LIMITS.md: iperf2's `-d` through NAT (the
 reverse connection is refused, iperf2 measures one direction and still exits 0),
-iperf3's missing dual mode, iperf2's congestion control on the server's flows, and UDP
-datagrams that do not fit the MTU.
+iperf3's missing dual mode, iperf2's congestion control on the server's flows, UDP
+datagrams that do not fit the MTU, and those no datagram can carry.
 """
 
 from __future__ import annotations
@@ -16,6 +16,9 @@ from wirespeed.plan.resolve import ResolvedTest
 
 IP_UDP_HEADERS = 28  # IPv4 20 + UDP 8: a datagram payload fits one packet up to MTU - 28
 IPERF2_UDP_LENGTH = 1470  # iperf2's default datagram payload (-l)
+# The largest payload one UDP datagram carries: IPv4's 16-bit total length (65,535) less
+# its header and UDP's. Both iperfs fail on a longer -l only once the test runs.
+MAX_UDP_PAYLOAD = 65_535 - IP_UDP_HEADERS
 DEFAULT_MTU = 1500
 
 
@@ -46,9 +49,17 @@ def check_test_on_paths(
             hint="use tool: rrul, or remove until_stable:",
         )
     _check_iperf2_congestion(test, out)
+    if spec.protocol is Proto.UDP and spec.length is not None and spec.length > MAX_UDP_PAYLOAD:
+        out.error(
+            test.where("length"),
+            f"test {test.case.id!r}: UDP datagrams of {spec.length} bytes cannot be sent: "
+            f"a datagram carries at most {MAX_UDP_PAYLOAD:,} bytes",
+            hint=f"set length: {MAX_UDP_PAYLOAD} or less (1472 or less for one packet "
+            "per datagram at MTU 1500)",
+        )
     for path in paths:
         _check_dual_through_nat(test, path, out)
-        if spec.protocol is Proto.UDP:
+        if spec.protocol is Proto.UDP and (spec.length or 0) <= MAX_UDP_PAYLOAD:
             _check_datagram_fits(test, path, out)
             for name, mtu in variant_mtus:
                 _check_datagram_fits(test, path, out, mtu=mtu, variant=name)

@@ -20,8 +20,12 @@ from functools import cached_property
 
 from wirespeed.analysis.ceiling import Ceiling, ceiling_for
 from wirespeed.analysis.expectations import Judgement, Verdict, judge_cell, overall
-from wirespeed.analysis.findings import IMPOSSIBLE_FRACTION, in_lab, restates_warning
-from wirespeed.analysis.findings import LABELS as FINDING_LABELS
+from wirespeed.analysis.findings import (
+    IMPOSSIBLE_FRACTION,
+    in_lab,
+    label_among,
+    restates_warning,
+)
 from wirespeed.analysis.findings import hint as finding_hint
 from wirespeed.analysis.stats import OUTLIER_Z, UNSTABLE_CV, Stability, Summary, summarize
 from wirespeed.expectations import (
@@ -76,6 +80,10 @@ WARNING_HINTS: dict[WarningKind, str] = {
     WarningKind.CONNECT_FAILED: "a connection failed (iperf2 -d cannot connect back through NAT)",
     WarningKind.TRUNCATED: "the output ended before the final summary",
     WarningKind.TOOL_ERROR: "the tool reported an error",
+    WarningKind.TIMED_BY_THE_WIRE: (
+        "the receiver timed the flow short (iperf2 takes many streams late): the goodput "
+        "is its bytes over the time the receiving interface saw them arrive"
+    ),
     WarningKind.OTHER: "the tool printed a warning",
 }
 SENDER_SIDE_HINT = (
@@ -426,7 +434,8 @@ def _notes_of(outcome: TrialOutcome, ceiling: Ceiling | None, notes: _Notes) -> 
     for finding in outcome.findings:
         if finding.kind is FindingKind.IMPOSSIBLE or restates_warning(finding):
             continue
-        label, advice = FINDING_LABELS[finding.kind], finding_hint(finding.kind, emulated=emulated)
+        label = label_among(finding, outcome.findings, flows)
+        advice = finding_hint(finding.kind, emulated=emulated)
         found.add(
             notes.add(
                 NoteKind.FINDING,

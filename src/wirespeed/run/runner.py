@@ -317,6 +317,9 @@ class Runner:
         self._ssh_hosts: dict[str, SshHost] = {}
         self._samplers = SamplerPool()  # each run() makes its own
         self._said: set[str] = set()
+        # The run in the store once run() has begun or taken it over: what an
+        # interruption tells the user to resume.
+        self.run_id: int | None = None
         self._tunnel: LabTunnel | None = None  # the tunnel the current trial runs through
 
     def run(
@@ -373,6 +376,7 @@ class Runner:
                 },
             )
             run_id = self.store.begin_run(info) if resume_run is None else resume_run
+            self.run_id = run_id
             outcome = RunOutcome(run_id)
             status = "interrupted"
             store_gone = False

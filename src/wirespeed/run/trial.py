@@ -41,6 +41,7 @@ from wirespeed.model import (
 )
 from wirespeed.run.power_meter import MIN_TIMEOUT, MeterRecorder
 from wirespeed.run.probes import LatencyProbes, probes_for
+from wirespeed.run.wire_span import WireSpan, watch_for, with_wire_span
 from wirespeed.sampling.meter import parse_meter_log
 from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.session import Sampler, SamplerSource, TrialSampler
@@ -152,6 +153,10 @@ def run_trial(
         notice(probes.choice.notice)
     latency: tuple[Measurement, ...] = ()
     completed = False  # the client ran to its end: the loaded probes are worth waiting for
+    # The receiving interface's counters, where iperf2's receiver may time its streams
+    # short (wire_span.py).
+    wire = watch_for(trial.test, endpoints.client, endpoints.server)
+    wire_span: WireSpan | None = None
     try:
         # The server's own socket, not the test's protocol: iperf3 serves a UDP test
         # from its TCP control port.
@@ -164,6 +169,8 @@ def run_trial(
         samplers = start_samplers(watch, sample_interval, samplers_from or Sampler())
         if power is not None:
             idle_baseline(power, meter)
+        if wire is not None:
+            wire[1].start()
         client = endpoints.client.start(client_argv)
         _wait_client(
             endpoints.client,
@@ -193,6 +200,8 @@ def run_trial(
             meter_raw = meter.stop() if meter is not None else None
             server_status = server.stop(grace=server_grace) if server is not None else None
             sample_sets = stop_samplers(samplers)
+            if wire is not None:
+                wire_span = wire[1].stop()
 
     raw: list[RawOutput] = []
     if client is not None:
@@ -206,6 +215,8 @@ def run_trial(
     result: Result | None = None
     if reason is None:
         result, reason = _parse(driver, raw, spec)
+    if result is not None and wire is not None:
+        result = with_wire_span(result, wire[0], wire_span)
     return finished_outcome(
         trial,
         started_at,

@@ -8,8 +8,14 @@ import subprocess
 import time
 from pathlib import Path
 
+import pytest
 from lab_runs import WIRESPEED
 from plans import LOOPBACK
+
+from support.cli import run_cli
+from wirespeed.cli.exit import Terminated
+from wirespeed.model import Trial, TrialOutcome
+from wirespeed.run.runner import Runner
 
 
 def wirespeed(*argv: str) -> subprocess.CompletedProcess[str]:
@@ -50,6 +56,52 @@ def test_resume_runs_only_the_missing_trials_into_the_same_run(tmp_path: Path) -
     assert again.returncode == 0
     assert "nothing to resume" in again.stderr
     assert keys(db) == before
+
+
+def test_resuming_a_complete_run_below_its_expectation_gives_its_verdict(tmp_path: Path) -> None:
+    plan, db = tmp_path / "plan.yaml", tmp_path / "runs.db"
+    plan.write_text(LOOPBACK.replace("tool: iperf3}", 'tool: iperf3, expect: {goodput: ">= 9T"}}'))
+    first = wirespeed("run", str(plan), "--db", str(db), "--only", "1", "-q")
+    assert first.returncode == 5, first.stderr
+    assert "1 of 1 expectations not met" in first.stderr
+
+    again = wirespeed("run", "--resume", "1", "--db", str(db), "-q")
+    assert again.returncode == 5, again.stderr  # not 0: nothing to resume is no pass
+    assert "1 of 1 expectations not met" in again.stderr
+    assert again.stdout == "1\n"  # -q: the run id, as a resume that measured prints it
+
+
+@pytest.mark.parametrize(
+    ("stop", "said", "exit_status"),
+    [(KeyboardInterrupt, "interrupted", 130), (Terminated, "terminated", 143)],
+)
+def test_a_run_stopped_in_its_second_trial_says_which_run_to_resume(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    stop: type[BaseException],
+    said: str,
+    exit_status: int,
+) -> None:
+    plan, db = tmp_path / "plan.yaml", tmp_path / "runs.db"
+    plan.write_text(LOOPBACK)
+    measure = Runner._run_one
+
+    def stopped_in_the_second(self: Runner, trial: Trial, *args: object) -> TrialOutcome:
+        if trial.test.id == "2":  # Ctrl-C (SIGINT) or SIGTERM while it runs
+            raise stop
+        return measure(self, trial, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Runner, "_run_one", stopped_in_the_second)
+    status, _, err = run_cli("run", str(plan), "--db", str(db), "--only", "1,2")
+    assert status == exit_status
+    assert f"wirespeed: error: {said}; everything wirespeed changed was restored" in err
+    assert "  hint: run 1 stored; continue with `wirespeed run --resume 1`" in err
+    assert len(keys(db)) == 1
+    monkeypatch.undo()
+
+    resumed = wirespeed("run", "--resume", "1", "--db", str(db))  # as the hint says
+    assert resumed.returncode == 0, resumed.stderr
+    assert "1 of 2 trials are stored, 1 to go" in resumed.stderr
 
 
 def test_resume_mistakes_are_usage_errors(tmp_path: Path) -> None:
@@ -126,7 +178,7 @@ def test_failed_trials_run_again_on_request_and_replace_the_failed_ones(tmp_path
         )
 
     plain = wirespeed("run", "--resume", "1", "--db", str(db))
-    assert plain.returncode == 0, plain.stderr
+    assert plain.returncode == 1, plain.stderr  # the run's verdict: a trial failed
     assert "1 of them failed; --retry-failed tries them again" in plain.stderr
     assert keys(db) == before
 

@@ -49,6 +49,12 @@ def test_lab_alone_is_what_lab_up_builds_when_given_nothing() -> None:
         (["--resume", "4", "--save-plan", "p.yaml"], "leave out --save-plan", "--resume 4"),
         (["-c", "lab", "-P", "300"], "<command line>: -P 300: parallel: must be at most 128", None),
         (["-c", "lab", "-b", "1Gbit"], "-b 1Gbit: not a rate", None),
+        (
+            ["-c", "lab", "-u", "-b", "10M", "-l", "70000"],
+            "<command line>: -l 70000: test '1': UDP datagrams of 70000 bytes cannot be sent: "
+            "a datagram carries at most 65,507 bytes",
+            "set length: 65507 or less",
+        ),
         (["-c", "lab:switch"], "-c lab:switch: no topology 'switch'", "lab:TOPOLOGY"),
     ],
 )

@@ -427,6 +427,19 @@ def test_udp_datagrams_larger_than_the_mtu_are_a_warning_not_an_error() -> None:
     ]
 
 
+def test_a_udp_datagram_longer_than_any_datagram_can_be_is_an_error() -> None:
+    # 65,535 bytes of IPv4 packet less 28 of headers; iperf fails on more only mid-run.
+    assert problems_of(LAB + "tests: [{id: 1, protocol: udp, rate: 10M, length: 70000}]\n") == [
+        "5:51: test '1': UDP datagrams of 70000 bytes cannot be sent: a datagram carries "
+        "at most 65,507 bytes"
+    ]
+    assert warnings_of(LAB + "tests: [{id: 1, protocol: udp, rate: 10M, length: 65507}]\n") == [
+        "5:51: test '1': UDP datagrams of 65507 bytes do not fit MTU 1500 (at most 1472): "
+        "fragmented on the wire"
+    ]
+    assert warnings_of(LAB + "tests: [{id: 1, length: 70000}]\n") == []  # TCP: a buffer
+
+
 def test_udp_without_a_rate_warns_about_iperfs_1_mbit_default() -> None:
     assert warnings_of(LAB + "tests: [{id: 1, protocol: udp}]\n") == [
         "5:9: test '1': UDP without rate: iperf sends 1 Mbit/s by default"

@@ -1,16 +1,35 @@
-"""The RRUL test: its plan keys and defaults, the two iperf3 processes' argv, and one
-result made of a real run's outputs (tests/fixtures/capture_rrul.py): the up process's
-up flow and the down process's down flow, each with its four streams."""
+"""The RRUL test: its plan keys and defaults, the two iperf3 processes' argv, and
+results made of real runs' outputs (tests/fixtures/capture_rrul.py): the up process's
+up flow and the down process's down flow, each with its streams, and what the report
+says of a cell whose two ways differ."""
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from wirespeed.model import Better, Direction, Flow, Probes, RawOutput, Side, TestSpec, Tool, Trial
+from support.samples import run_record
+from wirespeed.analysis.ceiling import ceiling_for
+from wirespeed.analysis.findings import judge_result
+from wirespeed.model import (
+    Better,
+    Direction,
+    FindingKind,
+    Flow,
+    Probes,
+    RawOutput,
+    Side,
+    TestSpec,
+    Tool,
+    Trial,
+    TrialOutcome,
+    TrialStatus,
+)
 from wirespeed.plan import PlanError, expand, parse_plan
+from wirespeed.report import build_report
 from wirespeed.run.rrul_trial import parse_flows
 from wirespeed.tools import rrul
 
@@ -161,3 +180,34 @@ def test_the_store_keeps_until_stable_and_older_specs_read_as_without_it() -> No
     assert decode_spec(encode_spec(spec)) == spec
     plain = encode_spec(TestSpec())
     assert "until_stable" not in plain and decode_spec(plain).until_stable is False
+
+
+def test_a_finding_of_one_way_names_that_way_and_not_the_whole_cell() -> None:
+    # A real run of -P 2 each way over 100 Mbit/s: up 57.6, down 93.1 Mbit/s (of 94.1).
+    text = "lab: {link: fe}\npaths: [{name: WAN, topology: endpoint}]\n"
+    text += "tests: [{id: r2, tool: rrul, parallel: 2, duration: 5}]\n"
+    (trial,) = expand(parse_plan(text, source="plan.yaml"))
+    by_flow = {
+        flow: [
+            captured(f"two-streams/{flow.value}.client.json", Side.CLIENT),
+            captured(f"two-streams/{flow.value}.server.json", Side.SERVER),
+        ]
+        for flow in rrul.FLOWS
+    }
+    result, reason = parse_flows(by_flow, trial)
+    assert reason is None and result is not None
+    outcome = TrialOutcome(trial, TrialStatus.OK, 0.0, 5.0, result)
+    findings = judge_result(outcome, ceiling_for(trial))
+    assert [(f.kind, f.flow) for f in findings if f.kind is FindingKind.LINE_RATE] == [
+        (FindingKind.LINE_RATE, Flow.DOWN)
+    ]
+    outcome = dataclasses.replace(outcome, findings=tuple(findings))
+    report = build_report(run_record(outcome))
+    (cell,) = report.rows[0].cells
+    assert cell is not None
+    said = {note.text for note in report.notes if note.number in cell.notes}
+    line_rate = [t for t in said if t.startswith("line rate reached")]
+    assert line_rate == [
+        "line rate reached (down flow only): the link is the limit: the device is at least "
+        "this fast"
+    ]

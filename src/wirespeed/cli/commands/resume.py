@@ -17,7 +17,7 @@ import argparse
 import contextlib
 
 from wirespeed.cli.env import Environment
-from wirespeed.cli.exit import ExitStatus
+from wirespeed.cli.exit import ExitStatus, Terminated, resume_note
 from wirespeed.errors import UsageError, WirespeedError
 
 
@@ -35,8 +35,9 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
     )
     from wirespeed.cli.finished_run import report_finished_run
     from wirespeed.cli.progress import RichProgress
+    from wirespeed.model import TrialStatus
     from wirespeed.plan import expand, parse_plan
-    from wirespeed.run.runner import NullProgress, Progress, Runner, preflight
+    from wirespeed.run.runner import NullProgress, Progress, Runner, RunOutcome, preflight
     from wirespeed.store import Store
     from wirespeed.store.resume import claim_run, release_run, resumable_run
     from wirespeed.store.spool import commit_kept, spool_path
@@ -44,6 +45,7 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
     store = Store.open(args.db)
     claim = None
     measuring = False
+    outcome: RunOutcome | None = None  # None: nothing was left to resume
     try:
         resumable_run(store, args.resume)  # a run that is not there: said before anything
         claim = claim_run(store, args.resume, force=args.force)
@@ -75,32 +77,43 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
                 env.info(f"{len(failed)} of them failed; --retry-failed tries them again")
             store.finish_run(args.resume, "failed" if failed else "complete")
             claim = None  # finished: nothing to give back
-            return ExitStatus.OK
-        again = sum(1 for t in missing if t.key in retried)
-        env.info(
-            f"resuming run {args.resume}: {len(trials) - len(missing)} of "
-            f"{len(trials)} trials are stored, {len(missing)} to go"
-            + (f" ({again} failed, tried again)" if again else "")
-        )
-        preflight(plan, missing)
-        progress: Progress = NullProgress() if env.quiet else RichProgress(env.progress_console())
-        runner = Runner(
-            plan,
-            store,
-            progress,
-            lab_prefix=args.lab_name,
-            watch=watched_roles(original.watch),
-            sample_interval=original.sample_interval,
-            lab_dut=original.lab_dut,
-            ssh_settings=ssh_settings(args, env),
-            notice=env.info,
-        )
-        measuring = True
-        outcome = runner.run(
-            missing, argv=stored.argv, resume_run=args.resume, replacing=frozenset(retried)
-        )
-        record = store.load_run(args.resume, intervals=False, outputs=False, commands=False)
-        store_url = store.url
+            # The run's verdict all the same, as the run that measured it gave it: a script
+            # that resumes until done must not read a missed expectation as a pass.
+            searched = any(t.test.search is not None for t in trials)
+            record = store.load_run(args.resume, intervals=False, outputs=searched, commands=False)
+            store_url = store.url
+        else:
+            again = sum(1 for t in missing if t.key in retried)
+            env.info(
+                f"resuming run {args.resume}: {len(trials) - len(missing)} of "
+                f"{len(trials)} trials are stored, {len(missing)} to go"
+                + (f" ({again} failed, tried again)" if again else "")
+            )
+            preflight(plan, missing)
+            progress: Progress = (
+                NullProgress() if env.quiet else RichProgress(env.progress_console())
+            )
+            runner = Runner(
+                plan,
+                store,
+                progress,
+                lab_prefix=args.lab_name,
+                watch=watched_roles(original.watch),
+                sample_interval=original.sample_interval,
+                lab_dut=original.lab_dut,
+                ssh_settings=ssh_settings(args, env),
+                notice=env.info,
+            )
+            measuring = True
+            try:
+                outcome = runner.run(
+                    missing, argv=stored.argv, resume_run=args.resume, replacing=frozenset(retried)
+                )
+            except (KeyboardInterrupt, Terminated) as stop:
+                resume_note(stop, args.resume)
+                raise
+            record = store.load_run(args.resume, intervals=False, outputs=False, commands=False)
+            store_url = store.url
     except BaseException:
         if claim is not None and not measuring:
             # Stopped before measuring (a plan this version refuses, a missing tool): the
@@ -114,7 +127,12 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
     if report is None:
         return ExitStatus.FAILED
     below = expectations_status(report, env)
-    if outcome.failed:
+    if outcome is None:  # nothing resumed: the run's own failures decide, as they did
+        failed_trials = [o for o in record.outcomes if o.status is TrialStatus.FAILED]
+        if failed_trials:
+            env.error(f"{len(failed_trials)} of {len(record.outcomes)} trials failed")
+            return ExitStatus.FAILED
+    elif outcome.failed:
         env.error(f"{len(outcome.failed)} of {len(outcome.outcomes)} resumed trials failed")
         return ExitStatus.FAILED
     return below

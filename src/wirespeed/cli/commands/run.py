@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment
-from wirespeed.cli.exit import ExitStatus
+from wirespeed.cli.exit import ExitStatus, Terminated, resume_note
 from wirespeed.cli.outputs import check_output, write_output
 from wirespeed.errors import UsageError
 
@@ -168,7 +168,12 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
             ssh_settings=ssh_settings(args, env),
             notice=env.info,
         )
-        outcome = runner.run(trials, argv=args.argv)
+        try:
+            outcome = runner.run(trials, argv=args.argv)
+        except (KeyboardInterrupt, Terminated) as stop:
+            if runner.run_id is not None:
+                resume_note(stop, runner.run_id)
+            raise
         # A search's notes and bounds ("≥") come from its logs, which are raw outputs of
         # the trials' commands: loaded for those.
         searched = any(t.test.search is not None for t in trials)
