@@ -28,6 +28,8 @@ from wirespeed.tune.targets import RefusedError, check_interface
 # Route keys of `ip -j route` that restore passes back to `ip route add`, in its order.
 _ROUTE_KEYS = ("type", "dst", "gateway", "protocol", "scope", "metric", "prefsrc", "table", "pref")
 _KERNEL_TYPES = ("local", "broadcast", "multicast", "anycast")
+# Address flags `ip addr add` takes and `ip -j addr` shows as `"nodad": true`.
+_ADDRESS_FLAGS = ("home", "mngtmpaddr", "nodad", "noprefixroute", "autojoin")
 _WORD = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-:")
 
 
@@ -39,6 +41,7 @@ class Address:
     broadcast: str | None = None
     scope: str | None = None
     label: str | None = None
+    flags: tuple[str, ...] = ()  # of _ADDRESS_FLAGS, as set
 
     @property
     def cidr(self) -> str:
@@ -57,7 +60,7 @@ class Address:
             argv += ["scope", self.scope]
         if self.label is not None and self.label != interface:
             argv += ["label", self.label]
-        return [*argv, "dev", interface]
+        return [*argv, *self.flags, "dev", interface]
 
 
 @dataclass(frozen=True)
@@ -112,7 +115,8 @@ class PortState:
                 "mtu": self.mtu,
                 "up": self.up,
                 "addresses": [
-                    {k: v for k, v in vars(a).items() if v is not None} for a in self.addresses
+                    {k: list(v) if k == "flags" else v for k, v in vars(a).items() if v not in (None, ())}
+                    for a in self.addresses
                 ],
                 "routes": [
                     {**dict(r.fields), **({"onlink": True} if r.onlink else {})}
@@ -208,7 +212,19 @@ def _address(info: dict[str, Any]) -> Address:
         broadcast=broadcast,
         scope=_word(info.get("scope")),
         label=None if info.get("label") is None else check_interface(str(info["label"])),
+        flags=_flags(info),
     )
+
+
+def _flags(info: dict[str, Any]) -> tuple[str, ...]:
+    """From `ip -j addr` ("nodad": true) or a journal row ("flags": ["nodad"])."""
+    listed = info.get("flags", [])
+    if not isinstance(listed, list):
+        raise ValueError(f"address flags {listed!r}")
+    for flag in listed:
+        if flag not in _ADDRESS_FLAGS:
+            raise ValueError(f"address flag {flag!r}")
+    return tuple(f for f in _ADDRESS_FLAGS if f in listed or info.get(f) is True)
 
 
 def _route(route: dict[str, Any]) -> Route:
@@ -226,8 +242,10 @@ def _route(route: dict[str, Any]) -> Route:
         else:
             _word(text)
         fields.append((key, text))
+    # `ip -j route` lists it in flags; a journal row says "onlink": true.
     flags = route.get("flags", [])
-    return Route(fields=tuple(fields), onlink=isinstance(flags, list) and "onlink" in flags)
+    onlink = route.get("onlink") is True or (isinstance(flags, list) and "onlink" in flags)
+    return Route(fields=tuple(fields), onlink=onlink)
 
 
 def _word(value: object) -> str | None:
