@@ -115,7 +115,11 @@ class PortState:
                 "mtu": self.mtu,
                 "up": self.up,
                 "addresses": [
-                    {k: list(v) if k == "flags" else v for k, v in vars(a).items() if v not in (None, ())}
+                    {
+                        k: list(v) if k == "flags" else v
+                        for k, v in vars(a).items()
+                        if v not in (None, ())
+                    }
                     for a in self.addresses
                 ],
                 "routes": [

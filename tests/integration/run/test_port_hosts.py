@@ -1,0 +1,138 @@
+"""Hosts that are ports of this machine: moved into namespaces for the run, measured
+through a router against the link's truth, and given back exactly as they were, also
+after a SIGKILL; a port that carries the way in is refused."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from unittest import mock
+
+import pytest
+from lab_runs import WIRESPEED
+
+from support.cli import run_cli
+from support.port_bench import PortBench, ip, port_bench
+
+pytestmark = [pytest.mark.root]
+
+TCP_CEILING = 941.5e6  # LIMITS.md: TCP at 1 GbE, MTU 1500
+
+
+@pytest.fixture
+def bench() -> Iterator[PortBench]:
+    with port_bench() as made:
+        yield made
+
+
+def port_namespaces(bench: PortBench) -> list[str]:
+    names = [line.split()[0] for line in ip("netns", "list").splitlines() if line.strip()]
+    return [n for n in names if n in (f"{port}-port" for port in bench.ports)]
+
+
+def test_two_ports_through_a_router_measure_the_link_and_come_back_as_they_were(
+    bench: PortBench, tmp_path: Path
+) -> None:
+    plan, db = tmp_path / "plan.yaml", tmp_path / "runs.db"
+    plan.write_text(bench.plan(duration=3))
+    before = bench.state()
+    status, out, err = run_cli("run", str(plan), "--db", str(db), "-q")
+    assert status == 0, err
+    assert bench.state() == before
+    assert port_namespaces(bench) == []
+    status, report, err = run_cli("report", out.strip(), "--db", str(db), "--format", "json")
+    (trial,) = json.loads(report)["trials"]
+    goodput = trial["flows"][0]["goodput_bps"]
+    # Loose: the machine is shared. benchmarks.md has the figure of a quiet machine.
+    assert 0.95 * TCP_CEILING < goodput < 1.01 * TCP_CEILING, goodput
+
+
+def test_a_sigkilled_run_leaves_the_ports_moved_and_the_next_start_gives_them_back(
+    bench: PortBench, tmp_path: Path
+) -> None:
+    long_plan, short_plan, db = tmp_path / "long.yaml", tmp_path / "short.yaml", tmp_path / "db"
+    long_plan.write_text(bench.plan(duration=60))
+    short_plan.write_text(bench.plan(duration=1))
+    before = bench.state()
+    process = subprocess.Popen(
+        [*WIRESPEED, "run", str(long_plan), "--db", str(db), "-q"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        # Killed once traffic flows: an iperf runs in each port's namespace.
+        while not all(
+            ip("netns", "pids", f"{port}-port", check=False).split() for port in bench.ports
+        ):
+            assert process.poll() is None, "the run ended before it was killed"
+            assert time.monotonic() < deadline, "the ports were never moved"
+            time.sleep(0.1)
+        left = [
+            int(pid) for port in bench.ports for pid in ip("netns", "pids", f"{port}-port").split()
+        ]
+    finally:
+        process.kill()
+        process.wait()
+    assert sorted(port_namespaces(bench)) == sorted(f"{port}-port" for port in bench.ports)
+    assert not any(bench.in_this_namespace(port) for port in bench.ports)
+
+    status, _, err = run_cli("run", str(short_plan), "--db", str(db), "-q")
+    assert status == 0, err
+    assert bench.state() == before
+    assert port_namespaces(bench) == []
+    assert not [pid for pid in left if os.path.exists(f"/proc/{pid}")], "a killed run's iperf"
+
+
+def addresses_and_routes(namespace: str, port: str) -> tuple[list[str], str]:
+    (link,) = json.loads(ip("-n", namespace, "-j", "addr", "show", "dev", port))
+    found = [f"{a['local']}/{a['prefixlen']}" for a in link["addr_info"]]
+    return found, ip("-n", namespace, "-4", "-j", "route", "show", "table", "all", "dev", port)
+
+
+def test_a_port_with_this_machines_default_route_is_refused(tmp_path: Path) -> None:
+    """wirespeed runs in a namespace of the test's whose default route leaves by a port."""
+    with port_bench() as bench:
+        host = f"{bench.router}h"
+        ip("netns", "add", host)
+        try:
+            ip("link", "set", "dev", bench.port_a, "netns", host)
+            ip("-n", host, "addr", "add", "192.168.71.7/24", "dev", bench.port_a)
+            ip("-n", host, "link", "set", "dev", bench.port_a, "up")
+            ip("-n", host, "route", "add", "default", "via", "192.168.71.1")
+            before = addresses_and_routes(host, bench.port_a)
+            plan = tmp_path / "plan.yaml"
+            plan.write_text(bench.plan())
+            done = subprocess.run(
+                ["ip", "netns", "exec", host, *WIRESPEED, "run", str(plan),
+                 "--db", str(tmp_path / "db"), "-q"],
+                capture_output=True, text=True, timeout=120, check=False,
+            )  # fmt: skip
+            assert done.returncode == 2, done.stderr
+            assert f"port {bench.port_a} carries this machine's default route" in done.stderr
+            assert "force: true under hosts: lan-side" in done.stderr
+            assert "Traceback" not in done.stderr
+            assert addresses_and_routes(host, bench.port_a) == before
+            assert port_namespaces(bench) == []
+        finally:
+            ip("-n", host, "link", "del", bench.port_a, check=False)
+            ip("netns", "del", host, check=False)
+
+
+def test_the_port_of_the_ssh_session_wirespeed_runs_in_is_refused(
+    bench: PortBench, tmp_path: Path
+) -> None:
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(bench.plan())
+    before = bench.state()
+    local = bench.own_subnet.partition("/")[0]
+    session = {"SSH_CONNECTION": f"100.127.9.9 50022 {local} 22"}
+    with mock.patch.dict(os.environ, session):
+        status, _, err = run_cli("run", str(plan), "--db", str(tmp_path / "db"))
+    assert status == 2, err
+    assert f"port {bench.port_a} carries the SSH session wirespeed runs in" in err
+    assert bench.state() == before
