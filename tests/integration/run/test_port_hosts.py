@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import time
 from collections.abc import Iterator
@@ -49,6 +50,43 @@ def test_two_ports_through_a_router_measure_the_link_and_come_back_as_they_were(
     goodput = trial["flows"][0]["goodput_bps"]
     # Loose: the machine is shared. benchmarks.md has the figure of a quiet machine.
     assert 0.95 * TCP_CEILING < goodput < 1.01 * TCP_CEILING, goodput
+
+
+def start_and_wait_for_traffic(
+    bench: PortBench, plan: Path, db: Path
+) -> tuple[subprocess.Popen[bytes], list[int]]:
+    """A run started, once an iperf runs in each port's namespace; and their PIDs."""
+    process = subprocess.Popen(
+        [*WIRESPEED, "run", str(plan), "--db", str(db), "-q"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60
+    while not all(ip("netns", "pids", f"{port}-port", check=False).split() for port in bench.ports):
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise AssertionError("the ports were never moved, or the run ended first")
+        time.sleep(0.1)
+    pids = [int(p) for port in bench.ports for p in ip("netns", "pids", f"{port}-port").split()]
+    return process, pids
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_an_interrupted_run_gives_the_ports_back(
+    bench: PortBench, tmp_path: Path, sig: signal.Signals
+) -> None:
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(bench.plan(duration=60))
+    before = bench.state()
+    process, _ = start_and_wait_for_traffic(bench, plan, tmp_path / "db")
+    process.send_signal(sig)
+    try:
+        _, stderr = process.communicate(timeout=30)
+    finally:
+        process.kill()
+    assert b"Traceback" not in stderr
+    assert bench.state() == before
+    assert port_namespaces(bench) == []
 
 
 def test_a_sigkilled_run_leaves_the_ports_moved_and_the_next_start_gives_them_back(
