@@ -110,6 +110,19 @@ class SoakFile(Entry):
         named = self.path.client or self.path.server
         if named is None and self.lab is None:
             raise ValueError("a path without hosts runs in the lab: add `lab:`")
+        ported = sorted(name for name, host in self.hosts.items() if host.port is not None)
+        if ported:
+            # Without the move, both ends would be this machine over loopback.
+            raise ValueError(
+                f"hosts: {', '.join(ported)}: a port of this machine is a host of "
+                "`wirespeed run` only; a soak does not move ports into namespaces"
+            )
+        prefixed = sorted(n for n, h in self.hosts.items() if h.address and "/" in h.address)
+        if prefixed:
+            raise ValueError(
+                f"hosts: {', '.join(prefixed)}: an address with a prefix belongs to a port "
+                "of this machine; write the address alone"
+            )
         if named is not None and self.soak.faults:
             raise ValueError("faults: are injected into a lab DUT only")
         if self.path.topology not in ("router", "nat", "bridge"):

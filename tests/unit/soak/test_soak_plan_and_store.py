@@ -60,6 +60,26 @@ soak: {duration: 1h, faults: [{at: 1m, down: 1s}]}
         parse_soak_plan(text)
 
 
+def test_ports_of_this_machine_are_refused_where_hosts_are_written() -> None:
+    text = """hosts:
+  a: {port: pt-a, address: 192.168.1.50/24, gateway: 192.168.1.1}
+  b: {port: pt-b, address: 10.0.0.2/24}
+path: {name: R, topology: router, client: a, server: b}
+soak: {duration: 1h}
+"""
+    with pytest.raises(UsageError, match=r"^<soak plan>:1:1: hosts: a, b: a port of this "):
+        parse_soak_plan(text)
+
+
+def test_an_address_with_a_prefix_is_refused_in_a_soak() -> None:
+    text = """hosts: {a: {address: 10.0.0.1/24}, b: {address: 10.0.0.2}}
+path: {name: R, topology: router, client: a, server: b}
+soak: {duration: 1h}
+"""
+    with pytest.raises(UsageError, match="hosts: a: an address with a prefix belongs to a port"):
+        parse_soak_plan(text)
+
+
 def test_a_chunk_comes_back_from_the_store_as_it_went_in(tmp_path: Path) -> None:
     probes = parse_chunk((FIXTURES / "link_fault.irtt.json").read_text(), 10**7)
     truth = json.loads((FIXTURES / "link_fault.truth.json").read_text())
