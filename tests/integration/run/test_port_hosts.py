@@ -89,38 +89,29 @@ def test_an_interrupted_run_gives_the_ports_back(
     assert port_namespaces(bench) == []
 
 
+@pytest.mark.parametrize("next_start", ["run", "tune restore"])
 def test_a_sigkilled_run_leaves_the_ports_moved_and_the_next_start_gives_them_back(
-    bench: PortBench, tmp_path: Path
+    bench: PortBench, tmp_path: Path, next_start: str
 ) -> None:
     long_plan, short_plan, db = tmp_path / "long.yaml", tmp_path / "short.yaml", tmp_path / "db"
     long_plan.write_text(bench.plan(duration=60))
     short_plan.write_text(bench.plan(duration=1))
     before = bench.state()
-    process = subprocess.Popen(
-        [*WIRESPEED, "run", str(long_plan), "--db", str(db), "-q"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        # Killed once traffic flows: an iperf runs in each port's namespace.
-        while not all(
-            ip("netns", "pids", f"{port}-port", check=False).split() for port in bench.ports
-        ):
-            assert process.poll() is None, "the run ended before it was killed"
-            assert time.monotonic() < deadline, "the ports were never moved"
-            time.sleep(0.1)
-        left = [
-            int(pid) for port in bench.ports for pid in ip("netns", "pids", f"{port}-port").split()
-        ]
-    finally:
-        process.kill()
-        process.wait()
+    # Killed once traffic flows: an iperf runs in each port's namespace.
+    process, left = start_and_wait_for_traffic(bench, long_plan, db)
+    process.kill()
+    process.communicate()
     assert sorted(port_namespaces(bench)) == sorted(f"{port}-port" for port in bench.ports)
     assert not any(bench.in_this_namespace(port) for port in bench.ports)
 
-    status, _, err = run_cli("run", str(short_plan), "--db", str(db), "-q")
-    assert status == 0, err
+    if next_start == "run":
+        status, _, err = run_cli("run", str(short_plan), "--db", str(db), "-q")
+        assert status == 0, err
+    else:
+        status, out, err = run_cli("tune", "restore", "local", "--db", str(db))
+        assert status == 0, err
+        assert f"local: port {bench.port_a} is back as it was: {bench.own_subnet}, " in out
+        assert f"local: port {bench.port_b} is back as it was: no address, MTU 1500, down" in out
     assert bench.state() == before
     assert port_namespaces(bench) == []
     assert not [pid for pid in left if os.path.exists(f"/proc/{pid}")], "a killed run's iperf"
