@@ -36,6 +36,19 @@ tests:
   - {{id: tcp, protocol: tcp, duration: {duration}}}
 """
 
+PLAN_OF_THREE = """\
+title: three ports of this machine through a router
+hosts:
+  lan-side: {{port: {a}, address: 192.168.71.50/24, gateway: 192.168.71.1}}
+  wan-side: {{port: {b}, address: 10.71.0.2/24, gateway: 10.71.0.1}}
+  lan2-side: {{port: {c}, address: 192.168.72.50/24, gateway: 192.168.72.1, mtu: 1400}}
+paths:
+  - {{name: lan, topology: router, client: lan-side, server: wan-side, link: gbe}}
+  - {{name: lan2, topology: router, client: lan2-side, server: wan-side, link: gbe}}
+tests:
+  - {{id: tcp, protocol: tcp, duration: {duration}}}
+"""
+
 
 def ip(*argv: str, check: bool = True) -> str:
     done = subprocess.run(["ip", *argv], capture_output=True, text=True, check=False)
@@ -50,13 +63,18 @@ class PortBench:
     port_a: str
     port_b: str
     own_subnet: str  # port_a's address before the run, in this machine's namespace
+    port_c: str | None = None  # a second LAN port, c-side 192.168.72.1/24
+
+    def plan_of_three(self, duration: float = 2) -> str:
+        """Two LANs to the WAN: three ports, two paths."""
+        return PLAN_OF_THREE.format(a=self.port_a, b=self.port_b, c=self.port_c, duration=duration)
 
     def plan(self, duration: float = 3) -> str:
         return PLAN.format(a=self.port_a, b=self.port_b, duration=duration)
 
     @property
-    def ports(self) -> tuple[str, str]:
-        return self.port_a, self.port_b
+    def ports(self) -> tuple[str, ...]:
+        return (self.port_a, self.port_b) + ((self.port_c,) if self.port_c else ())
 
     def state(self) -> dict[str, Any]:
         """What a port must have back: `ip -j addr`, `ip -j route`, `ip -j link` of each,
@@ -82,10 +100,11 @@ class PortBench:
 
 
 @contextlib.contextmanager
-def port_bench() -> Iterator[PortBench]:
+def port_bench(*, second_lan: bool = False) -> Iterator[PortBench]:
     tag = f"pt{os.getpid() % 100000}-{next(_serial)}"
     third = (os.getpid() + next(_serial)) % 250 + 1
-    bench = PortBench(f"{tag}r", f"{tag}a", f"{tag}b", f"100.127.{third}.5/24")
+    port_c = f"{tag}c" if second_lan else None
+    bench = PortBench(f"{tag}r", f"{tag}a", f"{tag}b", f"100.127.{third}.5/24", port_c)
     ip("netns", "add", bench.router)
     try:
         _wire(bench)
@@ -101,9 +120,15 @@ def _wire(bench: PortBench) -> None:
     ip(*router, "link", "set", "lo", "up")
     ip(*router, "addr", "add", "192.168.71.1/24", "dev", "a-side")
     ip(*router, "addr", "add", "10.71.0.1/24", "dev", "b-side")
+    sides = ["a-side", "b-side"]
+    if bench.port_c is not None:
+        ip("link", "add", bench.port_c, "type", "veth", "peer", "name", "c-side", "netns",
+           bench.router)  # fmt: skip
+        ip(*router, "addr", "add", "192.168.72.1/24", "dev", "c-side")
+        sides.append("c-side")
     inside = ["ip", "netns", "exec", bench.router]
     subprocess.run([*inside, "sysctl", "-qw", "net.ipv4.ip_forward=1"], check=True)
-    for side in ("a-side", "b-side"):
+    for side in sides:
         ip(*router, "link", "set", side, "up")
         subprocess.run([*inside, "ethtool", "-K", side, "tso", "off", "gso", "off", "gro", "off"],
                        check=True, capture_output=True)  # fmt: skip
@@ -125,7 +150,7 @@ def _wire(bench: PortBench) -> None:
 
 def _remove(bench: PortBench) -> None:
     """Everything the bench made, and whatever a run left in the ports' namespaces."""
-    for namespace in (f"{bench.port_a}-port", f"{bench.port_b}-port", bench.router):
+    for namespace in (*(f"{port}-port" for port in bench.ports), bench.router):
         pids = ip("netns", "pids", namespace, check=False).split()
         for pid in pids:
             with contextlib.suppress(ProcessLookupError):

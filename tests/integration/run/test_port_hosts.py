@@ -52,6 +52,23 @@ def test_two_ports_through_a_router_measure_the_link_and_come_back_as_they_were(
     assert 0.95 * TCP_CEILING < goodput < 1.01 * TCP_CEILING, goodput
 
 
+def test_three_ports_two_lans_to_a_wan(tmp_path: Path) -> None:
+    with port_bench(second_lan=True) as bench:
+        plan, db = tmp_path / "plan.yaml", tmp_path / "runs.db"
+        plan.write_text(bench.plan_of_three())
+        before = bench.state()
+        status, out, err = run_cli("run", str(plan), "--db", str(db), "-q")
+        assert status == 0, err
+        assert bench.state() == before
+        assert port_namespaces(bench) == []
+        _, report, _ = run_cli("report", out.strip(), "--db", str(db), "--format", "json")
+        trials = json.loads(report)["trials"]
+        assert len(trials) == 2
+        for trial in trials:
+            # Only that the traffic crossed the router: the ceiling is checked above.
+            assert trial["flows"][0]["goodput_bps"] > 0.5 * TCP_CEILING, trial
+
+
 def start_and_wait_for_traffic(
     bench: PortBench, plan: Path, db: Path
 ) -> tuple[subprocess.Popen[bytes], list[int]]:
