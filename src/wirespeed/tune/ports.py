@@ -188,8 +188,8 @@ def check_port(host: Host, setup: PortSetup, ssh_connection: str | None) -> None
         raise UsageError(
             f"{where}: namespace {setup.namespace} exists already: another wirespeed run "
             "uses the port",
-            hint="wait for it to end; if none runs, `wirespeed tune restore local` gives "
-            "the port back",
+            hint="wait for it to end; if none runs, `wirespeed tune restore local` (with "
+            "the --db of the run that moved it) gives the port back",
         )
     if setup.force:
         return

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from wirespeed.tune.port_state import PortState, read_state
+from wirespeed.tune.ports import port_namespace, port_target, restored_words
 from wirespeed.tune.targets import Kind, RefusedError, check_value, parse_target
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "ports"
@@ -124,3 +125,18 @@ def test_what_ip_did_not_print_is_an_error() -> None:
         read_state("pt-cap0", "Device not found", "[]", "[]")
     with pytest.raises(ValueError, match="no single pt-x"):
         read_state("pt-x", (FIXTURES / "link.json").read_text(), "[]", "[]")
+
+
+def test_a_ports_journal_row_is_named_after_the_port_and_told_in_words() -> None:
+    state = captured()
+    assert (port_target("pt-cap0"), port_namespace("pt-cap0")) == ("port:pt-cap0", "pt-cap0-port")
+    assert restored_words("port:pt-cap0", state.to_json() + "\n") == (
+        "port pt-cap0 is back as it was: 192.168.71.50/24, 10.9.0.5/16, 2001:db8:7::5/64, "
+        "4 route(s), MTU 1400, up"
+    )
+    assert restored_words("port:pt-cap1", captured("down-").to_json()) == (
+        "port pt-cap1 is back as it was: no address, MTU 1500, down"
+    )
+    assert restored_words("/sys/class/net/eth0/mtu", "1500\n") is None
+    with pytest.raises(RefusedError):
+        port_namespace("../x")
