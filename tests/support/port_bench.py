@@ -6,8 +6,9 @@
     port_b  ── veth ──  b-side 10.71.0.1/24
 
 Each router side is shaped as a gigabit Ethernet link (tbf 1gbit, overhead 24 for the
-preamble, FCS and gap the skb lacks; offloads off on every end: LIMITS.md), so TCP
-through it tops out at 941.5 Mbit/s. port_a starts with an address, a route and MTU 1400,
+preamble, FCS and gap the skb lacks, a burst of 2 ms and a queue of 20 ms as the lab's
+links have: lab/shaping.py; offloads off on every end: LIMITS.md), so TCP through it
+tops out at 941.5 Mbit/s. port_a starts with an address, a route and MTU 1400,
 up; port_b down and bare: what wirespeed must give back exactly.
 """
 
@@ -134,7 +135,7 @@ def _wire(bench: PortBench) -> None:
                        check=True, capture_output=True)  # fmt: skip
         subprocess.run(
             [*inside, "tc", "qdisc", "add", "dev", side, "root", "tbf", "rate", "1gbit",
-             "burst", "64kb", "latency", "50ms", "overhead", "24"],
+             "burst", "250000", "limit", "2500000", "overhead", "24", "mpu", "84"],
             check=True,
         )  # fmt: skip
     for port in bench.ports:
