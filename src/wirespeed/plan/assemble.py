@@ -22,7 +22,15 @@ from wirespeed.plan.checks import check_test_on_paths
 from wirespeed.plan.collect import Collector, salvage
 from wirespeed.plan.expect import ReadExpectations, read_expect
 from wirespeed.plan.forwarding_checks import check_search_on_paths
-from wirespeed.plan.plan import DEFAULT_VARIANTS, HostPlan, LabPlan, Plan, Variant, runs_on
+from wirespeed.plan.plan import (
+    DEFAULT_VARIANTS,
+    HostPlan,
+    LabPlan,
+    Plan,
+    PortPlan,
+    Variant,
+    runs_on,
+)
 from wirespeed.plan.problems import did_you_mean
 from wirespeed.plan.resolve import ResolvedTest, resolve
 from wirespeed.plan.schema import (
@@ -172,8 +180,11 @@ def _limit(entry: DutEntry | None) -> ForwardingLimit | None:
 
 
 def _hosts(data: dict[Any, Any], out: Collector) -> tuple[dict[str, HostPlan], _Names]:
+    from wirespeed.plan.ports import check_ports_unique, port_plan
+
     hosts: dict[str, HostPlan] = {}
     names = _Names()
+    ports: dict[str, tuple[PortPlan, Loc]] = {}
     for key, value in _section(data, "hosts", dict, out).items():
         names.declared.add(str(key))
         try:
@@ -186,8 +197,14 @@ def _hosts(data: dict[Any, Any], out: Collector) -> tuple[dict[str, HostPlan], _
         if entry is None:
             continue
         ssh = SshTarget.parse(entry.ssh) if entry.ssh is not None else None
-        hosts[name] = HostPlan(name=name, address=entry.address, ssh=ssh)
+        port = port_plan(name, entry, ("hosts", key), out)
+        if port is not None:
+            ports[name] = (port, ("hosts", key))
+        elif entry.port is not None or (entry.address and "/" in entry.address):
+            continue  # its problems were recorded
+        hosts[name] = HostPlan(name=name, address=entry.address, ssh=ssh, port=port)
         names.valid[name] = ("hosts", key)
+    check_ports_unique(ports, out)
     return hosts, names
 
 

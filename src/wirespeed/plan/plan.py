@@ -21,12 +21,27 @@ from wirespeed.plan.problems import Problem
 
 
 @dataclass(frozen=True)
+class PortPlan:
+    """A port of this machine that is a host for the run (plan/ports.py): moved into a
+    namespace of its own, given address (with its prefix), a default route via gateway
+    and mtu; force moves it even if it carries the default route or the SSH session."""
+
+    interface: str
+    address: str  # 192.168.1.50/24
+    gateway: str | None = None
+    mtu: int | None = None
+    force: bool = False
+
+
+@dataclass(frozen=True)
 class HostPlan:
-    """A real host of the plan. Without ssh it is the machine wirespeed runs on."""
+    """A real host of the plan. Without ssh it is the machine wirespeed runs on (with
+    port, in a namespace of its own around that port)."""
 
     name: str
     address: str | None = None  # where the other end sends iperf traffic
     ssh: SshTarget | None = None
+    port: PortPlan | None = None
 
     @property
     def is_local(self) -> bool:
@@ -35,6 +50,8 @@ class HostPlan:
     @property
     def traffic_address(self) -> str | None:
         """The address iperf connects to: the given one, else the one SSH logs in to."""
+        if self.port is not None:
+            return self.port.address.partition("/")[0]
         if self.address is not None:
             return self.address
         return None if self.ssh is None else self.ssh.host

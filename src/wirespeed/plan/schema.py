@@ -135,6 +135,10 @@ def _ssh_target(value: str) -> str:
 
 
 def _address(value: str) -> str:
+    if "/" in value:  # a port's address with its prefix (plan/ports.py)
+        from wirespeed.plan.ports import with_prefix
+
+        return with_prefix(value)
     if not is_host(value):
         raise ValueError(
             f"{value!r} is not an address: write an IP address or a host name "
@@ -343,11 +347,28 @@ class PowerEntry(Entry):
     idle: Annotated[float, Field(ge=0, le=600, allow_inf_nan=False)] = 3.0
 
 
+def _port(value: str) -> str:
+    from wirespeed.plan.ports import port_name
+
+    return port_name(value)
+
+
+def _gateway(value: str) -> str:
+    from wirespeed.plan.ports import gateway_address
+
+    return gateway_address(value)
+
+
 class HostEntry(Entry):
-    """One entry of `hosts:`. Without ssh the host is this machine."""
+    """One entry of `hosts:`. Without ssh the host is this machine; with port, one of its
+    network ports, moved into a namespace for the run (plan/ports.py)."""
 
     address: Annotated[Text, AfterValidator(_address)] | None = None
     ssh: Annotated[Text, AfterValidator(_ssh_target)] | None = None
+    port: Annotated[Text, AfterValidator(_port)] | None = None
+    gateway: Annotated[Text, AfterValidator(_gateway)] | None = None
+    mtu: Mtu | None = None
+    force: Annotated[bool, Field(strict=True)] = False
 
 
 def _cipher(value: object) -> str:

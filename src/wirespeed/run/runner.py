@@ -315,6 +315,7 @@ class Runner:
         self._labs: dict[LabKey, Lab] = {}
         self._local_hosts: dict[str, Host] = {}
         self._ssh_hosts: dict[str, SshHost] = {}
+        self._port_hosts: Mapping[str, Host] = {}  # ports of this machine, in namespaces
         self._samplers = SamplerPool()  # each run() makes its own
         self._said: set[str] = set()
         # The run in the store once run() has begun or taken it over: what an
@@ -347,7 +348,13 @@ class Runner:
 
             # Labs a killed run left behind: their namespaces still hold its addresses.
             recovered += [f"removed lab {name}, left by a run that died" for name in down_orphans()]
-        with self._devices_connected(trials), self._labs_up(trials):
+        from wirespeed.run.port_hosts import ports_for_run
+
+        with (
+            self._devices_connected(trials),
+            self._labs_up(trials),
+            ports_for_run(self.plan, trials, journal) as self._port_hosts,
+        ):
             from wirespeed.provenance import collect
             from wirespeed.store import RunInfo
 
@@ -624,9 +631,12 @@ class Runner:
         return is_lab_path(self.plan, path)
 
     def _host(self, name: str) -> Host:
-        """A plan's host: over SSH if it has an ssh target, else this machine."""
+        """A plan's host: over SSH if it has an ssh target, a port's namespace, else this
+        machine."""
         if name in self._ssh_hosts:
             return self._ssh_hosts[name]
+        if name in self._port_hosts:
+            return self._port_hosts[name]
         return self._local(name)
 
     @contextlib.contextmanager

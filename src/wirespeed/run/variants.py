@@ -266,8 +266,11 @@ def recover_left_changes(journal: Journal) -> list[str]:
     # user's own SSH configuration and known hosts.
     with connections(None) as connect:
         recovery = recover(journal, connect)
+    from wirespeed.tune.ports import restored_words
+
     done = [
-        f"restored {entry.target} on {entry.host} to {entry.previous.strip()!r}"
+        restored_words(entry.target, entry.previous)
+        or f"restored {entry.target} on {entry.host} to {entry.previous.strip()!r}"
         for entry in recovery.report.restored
     ]
     done += [

@@ -175,6 +175,21 @@ def _check_where(plan: SoakFile, out: Collector) -> None:
             out.error(("path", "dut"), "path.dut: a mapping of limits is for a lab DUT only")
         else:
             out.validate(DutEntry, path.dut, ("path", "dut"))
+    for name, host in plan.hosts.items():
+        if host.port is not None:
+            # Without the move, both ends would be this machine over loopback.
+            out.error(
+                ("hosts", name, "port"),
+                f"hosts.{name}: a port of this machine is a host of `wirespeed run` only; "
+                "a soak does not move ports into namespaces",
+                key=True,
+            )
+        elif host.address and "/" in host.address:
+            out.error(
+                ("hosts", name, "address"),
+                f"hosts.{name}: an address with a prefix belongs to a port of this machine; "
+                "write the address alone",
+            )
     if named is not None and plan.soak.faults:
         out.error(
             ("soak", "faults"), "faults: are injected into a lab DUT only", key=True,

@@ -110,6 +110,11 @@ def interface_exists(host: Host, name: str) -> bool:
 
 def read_current(host: Host, target: Target) -> str:
     """The knob's value as the host shows it now (raw for files: exact restore)."""
+    if target.kind is Kind.PORT:
+        from wirespeed.tune.ports import read_port
+
+        assert target.interface is not None
+        return read_port(host, target.interface).to_json()
     if target.kind is Kind.OFFLOAD:
         state, fixed = _offloads(host, target).get(target.feature or "", (None, False))
         if state is None:
@@ -125,6 +130,12 @@ def read_current(host: Host, target: Target) -> str:
 
 def write_value(host: Host, target: Target, value: str) -> None:
     check_value(target, value)  # a journal row is input too: it may have been edited
+    if target.kind is Kind.PORT:
+        from wirespeed.tune.port_state import PortState
+        from wirespeed.tune.ports import restore_port
+
+        restore_port(host, PortState.from_json(value.strip()))
+        return
     if target.kind is Kind.OFFLOAD:
         assert target.interface is not None and target.feature is not None
         done = host.run(["ethtool", "-K", target.interface, target.feature, value.strip()])
@@ -145,6 +156,10 @@ def has_value(host: Host, target: Target, wanted: str) -> bool:
         return False
     if target.kind in (Kind.SMP_AFFINITY, Kind.RPS, Kind.XPS):
         return same_mask(now.strip(), wanted.strip())
+    if target.kind is Kind.PORT:
+        from wirespeed.tune.port_state import PortState
+
+        return PortState.from_json(now).same_as(PortState.from_json(wanted.strip()))
     return now.strip() == wanted.strip()
 
 

@@ -10,6 +10,9 @@ A target is one of (nothing else is ever written):
     /sys/devices/system/cpu/cpuN/online       0|1, N >= 1 (cpu0 is never taken offline)
     /sys/devices/system/cpu/cpufreq/policyN/scaling_governor   a governor's name
     /sys/devices/system/cpu/cpufreq/policyN/scaling_max_freq   kHz
+    port:IF                                   a port moved into a namespace for a run: its
+                                              addresses, routes, MTU and up/down state
+                                              (tune/port_state.py) as JSON
 
 Interface names and values come from devices, plans and users, so they are checked
 against the kernel's own rules before they get near a path or an argv: a name like
@@ -42,6 +45,7 @@ _PATTERNS = {
     ),
     "mtu": re.compile(rf"/sys/class/net/{_IFNAME_PART}/mtu"),
     "offload": re.compile(r"ethtool:(?P<iface>[^:/]+(?::[^:/]+)*?):(?P<feature>[a-z0-9-]+)"),
+    "port": re.compile(r"port:(?P<iface>[^/]+)"),
     "cpu_online": re.compile(r"/sys/devices/system/cpu/cpu(?P<cpu>0|[1-9][0-9]{0,3})/online"),
     "scaling_governor": re.compile(
         r"/sys/devices/system/cpu/cpufreq/policy(?P<policy>0|[1-9][0-9]{0,3})/scaling_governor"
@@ -82,6 +86,7 @@ class Kind(enum.Enum):
     CPU_ONLINE = "cpu_online"
     GOVERNOR = "scaling_governor"
     MAX_FREQ = "scaling_max_freq"
+    PORT = "port"
 
 
 @dataclass(frozen=True)
@@ -94,7 +99,7 @@ class Target:
 
     @property
     def is_file(self) -> bool:
-        return self.kind is not Kind.OFFLOAD
+        return self.kind not in (Kind.OFFLOAD, Kind.PORT)
 
     @property
     def touches_link(self) -> bool:
@@ -138,7 +143,7 @@ def parse_target(path: str) -> Target:
     raise RefusedError(
         f"refused target {path!r}: not one of the knobs tuning may change",
         hint="smp_affinity, rps_cpus, xps_cpus, mtu, ethtool:IF:FEATURE, cpuN/online, "
-        "scaling_governor or scaling_max_freq (see docs/tuning.md)",
+        "scaling_governor, scaling_max_freq or port:IF (see docs/tuning.md)",
     )
 
 
@@ -174,6 +179,11 @@ def check_value(target: Target, value: str) -> str:
     elif target.kind is Kind.MAX_FREQ:
         if not _KHZ.fullmatch(bare):
             raise RefusedError(f"refused frequency {value!r}", hint="a whole number of kHz")
+    elif target.kind is Kind.PORT:
+        from wirespeed.tune.port_state import PortState
+
+        if PortState.from_json(bare).interface != target.interface:
+            raise RefusedError(f"refused state of another port for {target.path}")
     elif bare not in ("on", "off"):
         raise RefusedError(f"refused offload state {value!r}", hint="on or off")
     return value

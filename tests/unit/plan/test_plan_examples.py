@@ -13,7 +13,14 @@ EXAMPLES = Path(__file__).resolve().parents[3] / "examples"
 
 
 @pytest.mark.parametrize(
-    "name", ["seed-matrix.yaml", "mtu-matrix.yaml", "real-devices.yaml", "vpn-tunnels.yaml"]
+    "name",
+    [
+        "seed-matrix.yaml",
+        "mtu-matrix.yaml",
+        "real-devices.yaml",
+        "vpn-tunnels.yaml",
+        "two-ports.yaml",
+    ],
 )
 def test_every_example_loads_without_warnings(name: str) -> None:
     plan = load_plan(EXAMPLES / name)

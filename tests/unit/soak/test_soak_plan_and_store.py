@@ -159,6 +159,28 @@ def test_check_checks_a_soak_plan_as_one(tmp_path: Path) -> None:
     assert status == 2 and "this is a soak plan (it has soak:)" in err
 
 
+def test_ports_of_this_machine_are_refused_where_hosts_are_written() -> None:
+    text = """hosts:
+  a: {port: pt-a, address: 192.168.1.50/24, gateway: 192.168.1.1}
+  b: {port: pt-b, address: 10.0.0.2/24}
+path: {name: R, topology: router, client: a, server: b}
+soak: {duration: 1h}
+"""
+    with pytest.raises(UsageError) as refused:
+        parse_soak_plan(text)
+    assert "<soak plan>:2:7: hosts.a: a port of this machine is a host of" in str(refused.value)
+    assert "<soak plan>:3:7: hosts.b: a port of this machine is a host of" in str(refused.value)
+
+
+def test_an_address_with_a_prefix_is_refused_in_a_soak() -> None:
+    text = """hosts: {a: {address: 10.0.0.1/24}, b: {address: 10.0.0.2}}
+path: {name: R, topology: router, client: a, server: b}
+soak: {duration: 1h}
+"""
+    with pytest.raises(UsageError, match=r"<soak plan>:1:22: hosts\.a: an address with a prefix belongs to a port"):
+        parse_soak_plan(text)
+
+
 def test_a_chunk_comes_back_from_the_store_as_it_went_in(tmp_path: Path) -> None:
     probes = parse_chunk((FIXTURES / "link_fault.irtt.json").read_text(), 10**7)
     truth = json.loads((FIXTURES / "link_fault.truth.json").read_text())

@@ -139,10 +139,15 @@ def _recover(
 ) -> Recovery:
     from wirespeed.tune.apply import recover
     from wirespeed.tune.hosts import connections
+    from wirespeed.tune.ports import restored_words
 
     with connections(settings, connected) as connect_one:
         recovery = recover(journal, connect_one, host)
     for entry in recovery.report.restored:
+        port = restored_words(entry.target, entry.previous)
+        if port is not None:
+            env.stdout.write(f"{entry.host}: {port}\n")
+            continue
         env.stdout.write(
             f"{entry.host}: {entry.target} restored to {entry.previous.strip()} "
             f"(was set to {entry.new.strip()})\n"

@@ -1,0 +1,75 @@
+"""The plan's hosts that are ports of this machine, moved for the run and given back.
+
+    with ports_for_run(plan, trials, journal) as hosts:   # host name -> Host
+        ...                                              # that host's end runs in there
+
+Each port the trials use goes into a namespace of its own (tune/ports.py: checked,
+journaled, restored at the end, on Ctrl-C or SIGTERM, and after a SIGKILL by the next
+run's recovery); the plan's host runs its programs there under its own name.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
+
+from wirespeed.errors import NotRootError
+from wirespeed.hosts.base import Host
+from wirespeed.model import Trial
+
+if TYPE_CHECKING:
+    from wirespeed.plan import Plan
+    from wirespeed.tune.journal import Journal
+    from wirespeed.tune.ports import PortSetup
+
+
+def port_setups(plan: Plan, trials: Sequence[Trial]) -> list[PortSetup]:
+    """The ports the trials use, in the order of the plan's hosts."""
+    from wirespeed.tune.ports import PortSetup
+
+    used = {
+        name
+        for trial in trials
+        for name in (trial.path.client, trial.path.server, trial.path.dut)
+        if name is not None
+    }
+    setups: list[PortSetup] = []
+    for name, host in plan.hosts.items():
+        port = host.port
+        if port is None or name not in used:
+            continue
+        setups.append(
+            PortSetup(
+                host=name,
+                interface=port.interface,
+                address=port.address,
+                gateway=port.gateway,
+                mtu=port.mtu,
+                force=port.force,
+            )
+        )
+    return setups
+
+
+@contextlib.contextmanager
+def ports_for_run(
+    plan: Plan, trials: Sequence[Trial], journal: Journal
+) -> Iterator[dict[str, Host]]:
+    setups = port_setups(plan, trials)
+    if not setups:
+        yield {}
+        return
+    if os.geteuid() != 0:
+        raise NotRootError("moving this machine's ports into namespaces")
+    from wirespeed.hosts.local import LocalHost
+    from wirespeed.hosts.netns import NetnsHost
+    from wirespeed.hosts.renamed import RenamedHost
+    from wirespeed.tune.hosts import LOCAL
+    from wirespeed.tune.ports import ports_moved
+
+    # Journaled as `local`: the name recovery reaches this machine by.
+    this_machine = LocalHost(name=LOCAL)
+    with ports_moved(this_machine, journal, setups, os.environ.get("SSH_CONNECTION")):
+        yield {s.host: RenamedHost(NetnsHost(s.namespace), s.host) for s in setups}

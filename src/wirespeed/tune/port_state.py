@@ -1,0 +1,262 @@
+"""A port's state as `ip -j` shows it, kept in the journal to give the port back exactly.
+
+A port moved into a namespace loses its addresses and routes (the kernel flushes them on
+the move), so before the move wirespeed reads what restore must bring back:
+
+    addresses   `ip -j addr show dev IF`: address, prefix, broadcast, scope, label
+    routes      `ip -j route show table all dev IF`, those someone added (not the
+                kernel's own: subnet, local, broadcast and multicast routes come back
+                with the addresses)
+    mtu, up     `ip -j link show dev IF`
+
+Pure functions from the tools' text to data and from data to argv lists, so that a
+journal row (which is input too: it may have been edited) never reaches a shell.
+
+The IPv6 link-local address is the kernel's: it comes back when the port comes up, so it
+is neither added nor compared.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from wirespeed.tune.targets import RefusedError, check_interface
+
+# Route keys of `ip -j route` that restore passes back to `ip route add`, in its order.
+_ROUTE_KEYS = ("type", "dst", "gateway", "protocol", "scope", "metric", "prefsrc", "table", "pref")
+_KERNEL_TYPES = ("local", "broadcast", "multicast", "anycast")
+# Address flags `ip addr add` takes and `ip -j addr` shows as `"nodad": true`.
+_ADDRESS_FLAGS = ("home", "mngtmpaddr", "nodad", "noprefixroute", "autojoin")
+_WORD = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-:")
+
+
+@dataclass(frozen=True)
+class Address:
+    family: str  # inet | inet6
+    local: str
+    prefixlen: int
+    broadcast: str | None = None
+    scope: str | None = None
+    label: str | None = None
+    flags: tuple[str, ...] = ()  # of _ADDRESS_FLAGS, as set
+
+    @property
+    def cidr(self) -> str:
+        return f"{self.local}/{self.prefixlen}"
+
+    @property
+    def kernel_made(self) -> bool:
+        """The IPv6 link-local address the kernel gives a port that comes up."""
+        return self.family == "inet6" and self.scope == "link"
+
+    def add_argv(self, interface: str) -> list[str]:
+        argv = ["ip", "addr", "add", self.cidr]
+        if self.broadcast is not None:
+            argv += ["broadcast", self.broadcast]
+        if self.scope is not None and self.scope != "global":
+            argv += ["scope", self.scope]
+        if self.label is not None and self.label != interface:
+            argv += ["label", self.label]
+        return [*argv, *self.flags, "dev", interface]
+
+
+@dataclass(frozen=True)
+class Route:
+    """A route through the port, as (key, value) pairs of `ip -j route`."""
+
+    fields: tuple[tuple[str, str], ...]
+    onlink: bool = False
+
+    def get(self, key: str) -> str | None:
+        return dict(self.fields).get(key)
+
+    def add_argv(self, interface: str) -> list[str]:
+        values = dict(self.fields)
+        argv = ["ip"]
+        if ":" in values.get("dst", "") or ":" in values.get("gateway", ""):
+            argv.append("-6")
+        argv += ["route", "add"]
+        if "type" in values:
+            argv.append(values["type"])
+        argv.append(values.get("dst", "default"))
+        if "gateway" in values:
+            argv += ["via", values["gateway"]]
+        argv += ["dev", interface]
+        for key, word in (
+            ("protocol", "proto"),
+            ("scope", "scope"),
+            ("metric", "metric"),
+            ("prefsrc", "src"),
+            ("table", "table"),
+            ("pref", "pref"),
+        ):
+            if key in values:
+                argv += [word, values[key]]
+        if self.onlink:
+            argv.append("onlink")
+        return argv
+
+
+@dataclass(frozen=True)
+class PortState:
+    interface: str
+    mtu: int
+    up: bool
+    addresses: tuple[Address, ...] = ()
+    routes: tuple[Route, ...] = ()
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "interface": self.interface,
+                "mtu": self.mtu,
+                "up": self.up,
+                "addresses": [
+                    {
+                        k: list(v) if k == "flags" else v
+                        for k, v in vars(a).items()
+                        if v not in (None, ())
+                    }
+                    for a in self.addresses
+                ],
+                "routes": [
+                    {**dict(r.fields), **({"onlink": True} if r.onlink else {})}
+                    for r in self.routes
+                ],
+            },
+            sort_keys=True,
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> PortState:
+        """A journal row's state; RefusedError for anything restore must not write."""
+        try:
+            data = json.loads(text)
+            interface = check_interface(str(data["interface"]))
+            mtu, up = data["mtu"], data["up"]
+            if not isinstance(mtu, int) or not 68 <= mtu <= 65535 or not isinstance(up, bool):
+                raise ValueError("mtu or up")
+            addresses = tuple(_address(item) for item in data["addresses"])
+            routes = tuple(_route(item) for item in data["routes"])
+        except RefusedError:
+            raise
+        except (ValueError, KeyError, TypeError, AttributeError) as error:
+            raise RefusedError(f"refused port state {text[:120]!r}: {error}") from None
+        return cls(interface, mtu, up, addresses, routes)
+
+    def same_as(self, other: PortState) -> bool:
+        """The same addresses, routes, MTU and up/down state (the kernel's own aside)."""
+        return (
+            self.interface == other.interface
+            and self.mtu == other.mtu
+            and self.up == other.up
+            and set(self.own_addresses) == set(other.own_addresses)
+            and set(self.routes) == set(other.routes)
+        )
+
+    @property
+    def own_addresses(self) -> tuple[Address, ...]:
+        return tuple(a for a in self.addresses if not a.kernel_made)
+
+
+def read_state(interface: str, link_json: str, addr_json: str, route_json: str) -> PortState:
+    """`ip -j link show dev IF`, `ip -j addr show dev IF`, `ip -j route show table all
+    dev IF` -> the state; ValueError when the text is not what ip prints."""
+    links = _json_list(link_json, "ip -j link")
+    if len(links) != 1 or links[0].get("ifname") != interface:
+        raise ValueError(f"ip -j link shows no single {interface}")
+    link = links[0]
+    flags = link.get("flags", [])
+    addresses: list[Address] = []
+    for entry in _json_list(addr_json, "ip -j addr"):
+        for info in entry.get("addr_info", []):
+            addresses.append(_address(info))
+    routes = [
+        _route(route)
+        for route in _json_list(route_json, "ip -j route")
+        if route.get("protocol") != "kernel" and route.get("type") not in _KERNEL_TYPES
+    ]
+    return PortState(
+        interface=interface,
+        mtu=int(link["mtu"]),
+        up="UP" in flags,
+        addresses=tuple(addresses),
+        routes=tuple(routes),
+    )
+
+
+def _json_list(text: str, what: str) -> list[dict[str, Any]]:
+    try:
+        found = json.loads(text or "[]")
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{what} printed no JSON: {error}") from None
+    if not isinstance(found, list) or not all(isinstance(item, dict) for item in found):
+        raise ValueError(f"{what} printed no list of objects")
+    return found
+
+
+def _address(info: dict[str, Any]) -> Address:
+    family = info["family"]
+    if family not in ("inet", "inet6"):
+        raise ValueError(f"address family {family!r}")
+    local = str(ipaddress.ip_address(info["local"]))
+    prefix = info["prefixlen"]
+    if not isinstance(prefix, int) or not 0 <= prefix <= (32 if family == "inet" else 128):
+        raise ValueError(f"prefix length {prefix!r}")
+    broadcast = info.get("broadcast")
+    if broadcast is not None:
+        broadcast = str(ipaddress.ip_address(broadcast))
+    return Address(
+        family=family,
+        local=local,
+        prefixlen=prefix,
+        broadcast=broadcast,
+        scope=_word(info.get("scope")),
+        label=None if info.get("label") is None else check_interface(str(info["label"])),
+        flags=_flags(info),
+    )
+
+
+def _flags(info: dict[str, Any]) -> tuple[str, ...]:
+    """From `ip -j addr` ("nodad": true) or a journal row ("flags": ["nodad"])."""
+    listed = info.get("flags", [])
+    if not isinstance(listed, list):
+        raise ValueError(f"address flags {listed!r}")
+    for flag in listed:
+        if flag not in _ADDRESS_FLAGS:
+            raise ValueError(f"address flag {flag!r}")
+    return tuple(f for f in _ADDRESS_FLAGS if f in listed or info.get(f) is True)
+
+
+def _route(route: dict[str, Any]) -> Route:
+    fields: list[tuple[str, str]] = []
+    for key in _ROUTE_KEYS:
+        value = route.get(key)
+        if value is None:
+            continue
+        text = str(value)
+        if key in ("dst", "gateway", "prefsrc"):
+            if not (key == "dst" and text == "default"):
+                network = ipaddress.ip_network(text, strict=False)
+                if key != "dst" and network.num_addresses != 1:
+                    raise ValueError(f"route {key} {text!r}")
+        else:
+            _word(text)
+        fields.append((key, text))
+    # `ip -j route` lists it in flags; a journal row says "onlink": true.
+    flags = route.get("flags", [])
+    onlink = route.get("onlink") is True or (isinstance(flags, list) and "onlink" in flags)
+    return Route(fields=tuple(fields), onlink=onlink)
+
+
+def _word(value: object) -> str | None:
+    """A scope, protocol, table or type as ip names it: a plain word, never an option."""
+    if value is None:
+        return None
+    text = str(value)
+    if not text or text.startswith("-") or not set(text) <= _WORD:
+        raise ValueError(f"{text!r} is not a word ip prints")
+    return text

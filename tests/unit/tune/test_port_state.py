@@ -1,0 +1,142 @@
+"""A port's state read from what `ip -j` printed (captured by
+tests/fixtures/ports/capture.sh), kept as a journal row and turned back into argv."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from wirespeed.tune.port_state import PortState, read_state
+from wirespeed.tune.ports import port_namespace, port_target, restored_words
+from wirespeed.tune.targets import Kind, RefusedError, check_value, parse_target
+
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "ports"
+
+
+def captured(prefix: str = "") -> PortState:
+    interface = "pt-cap1" if prefix else "pt-cap0"
+    return read_state(
+        interface,
+        (FIXTURES / f"{prefix}link.json").read_text(),
+        (FIXTURES / f"{prefix}addr.json").read_text(),
+        (FIXTURES / f"{prefix}route.json").read_text(),
+    )
+
+
+def test_a_port_is_read_with_its_own_addresses_and_routes_not_the_kernels() -> None:
+    state = captured()
+    assert (state.interface, state.mtu, state.up) == ("pt-cap0", 1400, True)
+    assert [a.cidr for a in state.own_addresses] == [
+        "192.168.71.50/24",
+        "10.9.0.5/16",
+        "2001:db8:7::5/64",
+    ]
+    # The link-local address is the kernel's: read, but neither added nor compared.
+    assert [a.cidr for a in state.addresses if a.kernel_made] == ["fe80::4ce8:26ff:fe28:51fd/64"]
+    assert [r.get("dst") for r in state.routes] == [
+        "172.30.0.0/16",
+        "default",
+        "198.51.100.0/24",
+        "2001:db8:99::/48",
+    ]
+
+
+def test_a_port_that_is_down_is_read_as_down() -> None:
+    state = captured("down-")
+    assert (state.up, state.own_addresses, state.routes) == (False, (), ())
+
+
+def test_restore_gives_ip_every_detail_back() -> None:
+    state = captured()
+    addresses = [a.add_argv("pt-cap0") for a in state.own_addresses]
+    assert addresses == [
+        ["ip", "addr", "add", "192.168.71.50/24", "dev", "pt-cap0"],
+        [
+            "ip", "addr", "add", "10.9.0.5/16", "broadcast", "10.9.255.255",
+            "label", "pt-cap0:lan", "dev", "pt-cap0",
+        ],
+        ["ip", "addr", "add", "2001:db8:7::5/64", "nodad", "dev", "pt-cap0"],
+    ]  # fmt: skip
+    routes = [r.add_argv("pt-cap0") for r in state.routes]
+    assert routes == [
+        ["ip", "route", "add", "172.30.0.0/16", "via", "10.9.0.1", "dev", "pt-cap0",
+         "metric", "7", "table", "100"],
+        ["ip", "route", "add", "default", "via", "192.168.71.1", "dev", "pt-cap0",
+         "proto", "static", "metric", "100"],
+        ["ip", "route", "add", "198.51.100.0/24", "via", "203.0.113.9", "dev", "pt-cap0",
+         "onlink"],
+        ["ip", "-6", "route", "add", "2001:db8:99::/48", "via", "2001:db8:7::1", "dev",
+         "pt-cap0", "metric", "1024", "pref", "medium"],
+    ]  # fmt: skip
+
+
+def test_a_journal_row_reads_back_as_the_same_state() -> None:
+    state = captured()
+    again = PortState.from_json(state.to_json())
+    assert again == state
+    assert again.same_as(state)
+
+
+def test_the_kernels_link_local_address_does_not_make_states_differ() -> None:
+    state = captured()
+    without = PortState(state.interface, state.mtu, state.up, state.own_addresses, state.routes)
+    assert without.same_as(state)
+    other_mtu = PortState(state.interface, 1500, state.up, state.addresses, state.routes)
+    assert not other_mtu.same_as(state)
+    fewer_routes = PortState(state.interface, state.mtu, state.up, state.addresses, ())
+    assert not fewer_routes.same_as(state)
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [
+        ("interface", "../../etc"),
+        ("mtu", 10),
+        ("up", "yes"),
+        ("addresses", [{"family": "inet", "local": "10.0.0.1; reboot", "prefixlen": 24}]),
+        ("addresses", [{"family": "inet", "local": "10.0.0.1", "prefixlen": 33}]),
+        ("addresses", [{"family": "inet", "local": "10.0.0.1", "prefixlen": 8, "label": "a/b"}]),
+        ("addresses", [{"family": "inet", "local": "10.0.0.1", "prefixlen": 8, "flags": ["x"]}]),
+        ("routes", [{"dst": "10.0.0.0/8", "table": "--help"}]),
+        ("routes", [{"dst": "10.0.0.0/8", "gateway": "10.0.0.0/8"}]),
+    ],
+)
+def test_an_edited_journal_row_is_refused_before_it_reaches_ip(key: str, value: object) -> None:
+    data = json.loads(captured().to_json())
+    data[key] = value
+    with pytest.raises(RefusedError):
+        PortState.from_json(json.dumps(data))
+
+
+def test_a_port_is_a_journal_target_whose_value_names_the_same_port() -> None:
+    target = parse_target("port:pt-cap0")
+    assert (target.kind, target.interface) == (Kind.PORT, "pt-cap0")
+    check_value(target, captured().to_json())
+    with pytest.raises(RefusedError, match="another port"):
+        check_value(parse_target("port:pt-other"), captured().to_json())
+    with pytest.raises(RefusedError):
+        parse_target("port:../x")
+
+
+def test_what_ip_did_not_print_is_an_error() -> None:
+    with pytest.raises(ValueError, match="no JSON"):
+        read_state("pt-cap0", "Device not found", "[]", "[]")
+    with pytest.raises(ValueError, match="no single pt-x"):
+        read_state("pt-x", (FIXTURES / "link.json").read_text(), "[]", "[]")
+
+
+def test_a_ports_journal_row_is_named_after_the_port_and_told_in_words() -> None:
+    state = captured()
+    assert (port_target("pt-cap0"), port_namespace("pt-cap0")) == ("port:pt-cap0", "pt-cap0-port")
+    assert restored_words("port:pt-cap0", state.to_json() + "\n") == (
+        "port pt-cap0 is back as it was: 192.168.71.50/24, 10.9.0.5/16, 2001:db8:7::5/64, "
+        "4 route(s), MTU 1400, up"
+    )
+    assert restored_words("port:pt-cap1", captured("down-").to_json()) == (
+        "port pt-cap1 is back as it was: no address, MTU 1500, down"
+    )
+    assert restored_words("/sys/class/net/eth0/mtu", "1500\n") is None
+    with pytest.raises(RefusedError):
+        port_namespace("../x")
