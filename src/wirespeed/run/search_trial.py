@@ -161,6 +161,8 @@ def run_search_trial(
 
     try:
         samplers = start_samplers(watch, sample_interval, samplers_from or Sampler())
+        # Every direction's cheap check before any long search: a missing port forward
+        # is said in seconds, not after the other directions' searches.
         for direction in options.directions:
             legs = path.legs.get(direction)
             if legs is None:
@@ -169,6 +171,8 @@ def run_search_trial(
                     f"send to: give host {trial.path.client!r} an address: in hosts:"
                 )
             _check_reachable(legs, tick)
+        for direction in options.directions:
+            legs = path.legs[direction]
             for frame in options.frame_sizes:
                 cell = _Cell()
                 where = f"{frame} B {direction}"
@@ -293,14 +297,23 @@ def _findings(log: SearchLog, cell: _Cell) -> list[Finding]:
 
 def _check_reachable(legs: Sequence[Leg], tick: Callable[[], None]) -> None:
     cell = _Cell()
-    result = _run_trial(legs, 64, REACHABILITY_LOAD, REACHABILITY_SECONDS, cell=cell, tick=tick)
+    needs = "; ".join(leg.needs for leg in legs if leg.needs is not None)
+    try:
+        result = _run_trial(legs, 64, REACHABILITY_LOAD, REACHABILITY_SECONDS, cell=cell, tick=tick)
+    except TrialFailure as failure:
+        # A router without the port forward may answer "port unreachable", which ends
+        # the sender before anything is counted.
+        if not needs:
+            raise
+        raise TrialFailure(f"{failure}: {needs}") from None
     if result.received < REACHABILITY_SHARE * result.sent:
         leg = legs[0]
         raise TrialFailure(
             f"only {result.received} of {result.sent} packets sent at "
             f"{REACHABILITY_LOAD} packets/s from {leg.sender.name} reached "
             f"{leg.receiver.name} ({leg.target} port {leg.port}): the path does not "
-            "carry this direction (an address, route or port forward is missing)"
+            "carry this direction "
+            + (f"({needs})" if needs else "(an address, route or port forward is missing)")
         )
 
 
