@@ -69,5 +69,6 @@ def not_crossed(result: Result, samples: SampleSet, dut: str) -> str | None:
         f"the traffic never crossed {dut}: iperf counted {claimed:,} bytes delivered, "
         f"and {dut}'s network interfaces received {seen:,} bytes over the trial; the two "
         "ends reached each other another way (one machine's own addresses go over "
-        "loopback, or a route bypasses the DUT)"
+        "loopback, or a route bypasses the DUT), or the DUT forwards in hardware (a flow "
+        "offload), which its counters do not see: turn the offload off to measure it"
     )
