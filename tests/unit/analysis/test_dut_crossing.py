@@ -5,6 +5,7 @@ loopback). Real captures: the foreign bench's router sampled during TCP through 
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from wirespeed.analysis.dut_crossing import bytes_delivered, dut_received_bytes, not_crossed
@@ -51,6 +52,11 @@ def test_a_router_whose_ports_stayed_idle_was_never_crossed() -> None:
     assert message is not None
     assert message.startswith("the traffic never crossed router: iperf counted 232,390,716 bytes")
     assert "received 0 bytes" in message
+
+
+def test_samples_that_stop_early_conclude_nothing() -> None:
+    partial = dataclasses.replace(_samples(IDLE), partial=True, reason="the host went away")
+    assert not_crossed(_result(), partial, "router") is None
 
 
 def test_without_two_readings_nothing_is_concluded() -> None:
