@@ -5,25 +5,32 @@ commands (nothing of wirespeed's lab), reached only over SSH.
     this machine (root namespace): wirespeed, nothing of the bench's
         │  SSH through ProxyCommand `ip netns exec <pc> busybox nc %h %p`:
         │  every login starts on the PC, as from a laptop on the router's LAN
-    ┌───┴──────────────── pc ─────────────────────┐
-    │ OpenSSH sshd on 192.168.7.50:22 (login: pc)  │
-    │ porta 192.168.7.50/24, default via .1        │
-    │ [portb 198.51.100.3/24 with pc_wan_port;     │
-    │  sshd there too, login: pc-wan]              │
-    └───┬──────────────────────────────┬───────────┘
-        │ gbe veth (port A)             │ gbe veth (port B), optional
-    ┌───┴──────── router ────────┐  ┌──┴──────── wan switch ─────────┐
-    │ lan 192.168.7.1/24         │  │ br0, a plain bridge             │
-    │ dropbear, root's shell     │  │                                 │
-    │   busybox sh, /usr/bin =   ├──┤ wan 198.51.100.1/24             │
-    │   busybox + iperf, iperf3  │  │                                 │
-    │ nft: masquerade LAN → WAN, │  └──┬──────────────────────────────┘
-    │   dnat WAN udp/tcp         │     │ gbe veth
-    │   5800-5899 → 192.168.7.50 │  ┌──┴──────── workstation ────────┐
-    │   limit rate N/second on   │  │ OpenSSH sshd on 198.51.100.2:22 │
-    │   everything forwarded     │  │ eth0 198.51.100.2/24, no route  │
-    └────────────────────────────┘  │ to the LAN (hidden behind NAT)  │
-                                    └─────────────────────────────────┘
+    ┌───┴────────────────── pc ──────────────────────┐
+    │ OpenSSH sshd on 192.168.7.50:22 (login: pc)    │
+    │ porta 192.168.7.50/24, default via .1          │
+    │ [portb 198.51.100.3/24 with pc_wan_port; sshd  │
+    │  there too, login: pc-wan]                     │
+    └───┬───────────────────────────────────┬────────┘
+        │ gbe veth (port A)                  │ gbe veth (port B), optional
+    ┌───┴─────────── router ───────────┐    │
+    │ lan 192.168.7.1/24               │    │
+    │ dropbear; root's shell busybox   │    │
+    │   sh; /usr/bin busybox + iperf   │    │
+    │ nft: masquerade LAN → WAN;       │    │
+    │   dnat WAN udp/tcp 5800-5899 →   │    │
+    │   192.168.7.50; limit N/second   │    │
+    │   (25 ms burst) on all forwarded │    │
+    │ wan 198.51.100.1/24              │    │
+    └───┬──────────────────────────────┘    │
+        │ gbe veth                           │
+    ┌───┴───── wan switch: br0, a plain bridge ┴──┐
+    └───┬─────────────────────────────────────────┘
+        │ gbe veth
+    ┌───┴────────── workstation ──────────┐
+    │ OpenSSH sshd on 198.51.100.2:22     │
+    │ eth0 198.51.100.2/24, no route to   │
+    │ the LAN (hidden behind NAT)         │
+    └─────────────────────────────────────┘
 
 Every link is a veth pair shaped as gigabit Ethernet on both ends (tbf rate 1gbit,
 overhead 24: 941.5 Mbit/s of TCP goodput at MTU 1500, LIMITS.md) with the offloads off.
@@ -62,7 +69,6 @@ PC_LAN = f"{LAN_PREFIX}.50"
 ROUTER_WAN = f"{WAN_PREFIX}.1"
 WORKSTATION = f"{WAN_PREFIX}.2"
 PC_WAN = f"{WAN_PREFIX}.3"
-GIGABIT = 1_000_000_000
 # The router's port forward, as a home router's: WAN udp/tcp to the PC on the LAN.
 DEFAULT_FORWARD = (5800, 5899)
 # What iperf's and iperf3's TCP goodput can be at most on gigabit Ethernet, MTU 1500.
@@ -387,19 +393,6 @@ class ForeignBench:
             f"{log.parent.name}: {log.read_text(errors='replace').strip()}"
             for log in sorted(self.directory.glob("*/*.log"))
         )
-
-    # -- reading ----------------------------------------------------------------------
-
-    def in_namespace(self, namespace: str, argv: Sequence[str]) -> str:
-        return _run(["ip", "netns", "exec", namespace, *argv])
-
-    def forwarded_packets(self) -> int:
-        """Packets the router's LAN and WAN ports received: what it was offered."""
-        total = 0
-        for interface in ("lan", "wan"):
-            path = f"/sys/class/net/{interface}/statistics/rx_packets"
-            total += int(self.in_namespace(self.router, ["cat", path]))
-        return total
 
     # -- tearing down -----------------------------------------------------------------
 
