@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 from support.foreign_bench import PC_LAN, ROUTER_WAN, WORKSTATION, ForeignBench
@@ -13,6 +14,8 @@ from wirespeed.model import TrialOutcome
 from wirespeed.store import Store
 
 WIRESPEED = [sys.executable, "-m", "wirespeed.cli.app"]
+# The `foreign_bench` fixture (tests/integration/conftest.py): options to ForeignBench.build.
+MakeBench = Callable[..., ForeignBench]
 
 # The bench's machines as a plan names them: the laptop (the PC's LAN port), the
 # workstation beyond the router's WAN, the router by the address it has there.

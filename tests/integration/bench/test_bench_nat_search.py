@@ -9,8 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from bench_runs import HOSTS, outcomes, run_plan
-from conftest import MakeBench
+from bench_runs import HOSTS, MakeBench, outcomes, run_plan
 
 from wirespeed.model import Measurement, TrialOutcome, TrialStatus
 

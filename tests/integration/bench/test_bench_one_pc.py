@@ -9,8 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from bench_runs import outcomes, run_plan
-from conftest import MakeBench
+from bench_runs import MakeBench, outcomes, run_plan
 
 from support.foreign_bench import PC_LAN, PC_WAN, ROUTER_WAN, TCP_CEILING_BPS
 from wirespeed.model import FindingKind, Flow, TrialStatus
