@@ -4,6 +4,8 @@
 lab someone built by hand are never touched) and tears every one of them down after
 the test, whether it passed, failed or was interrupted while building. `lab_name` is a
 name of that kind for a lab a `wirespeed` process builds, removed after the test too.
+`foreign_bench` builds benches of real machines without the lab's code
+(tests/support/foreign_bench.py), removed after the test whatever happened.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from support.foreign_bench import ForeignBench
 from wirespeed.errors import LabError
 from wirespeed.lab.lab import Lab, LabSpec, down_lab
 from wirespeed.lab.links import parse_link
@@ -82,3 +85,24 @@ def make_lab() -> Iterator[MakeLab]:
                 lab.down()  # closes its SSH session first; down_lab below reports errors
         for name in names:
             down_lab(name)
+
+
+MakeBench = Callable[..., ForeignBench]
+
+
+@pytest.fixture
+def foreign_bench() -> Iterator[MakeBench]:
+    """`foreign_bench(limit_pps=15000, forward=(5800, 5899), pc_wan_port=False)`: a
+    bench of its own for the test, removed after it."""
+    benches: list[ForeignBench] = []
+
+    def make(**options: object) -> ForeignBench:
+        bench = ForeignBench.build(**options)  # type: ignore[arg-type]
+        benches.append(bench)
+        return bench
+
+    try:
+        yield make
+    finally:
+        for bench in benches:
+            bench.down()

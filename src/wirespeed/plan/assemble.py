@@ -33,6 +33,7 @@ from wirespeed.plan.plan import (
 )
 from wirespeed.plan.problems import did_you_mean
 from wirespeed.plan.resolve import ResolvedTest, resolve
+from wirespeed.plan.same_machine import one_machine, one_machine_hint, one_machine_message
 from wirespeed.plan.schema import (
     EXTENSION_PREFIX,
     TEST_ONLY_KEYS,
@@ -422,6 +423,18 @@ def _host_path(
             f"path {entry.name!r}: client and server are the same host: "
             "the traffic never leaves it (a loopback baseline)",
         )
+    elif (
+        entry.topology is not Topology.ENDPOINT
+        and client in hosts
+        and server in hosts
+        and one_machine(hosts[client], hosts[server])
+    ):
+        out.error(
+            (*loc, "server"),
+            one_machine_message(entry.name, dut, hosts[client], hosts[server]),
+            hint=one_machine_hint(hosts[client], hosts[server]),
+        )
+        return None
     if entry.topology is Topology.ENDPOINT:
         if dut is not None and dut != server:
             out.error(

@@ -522,7 +522,7 @@ class Runner:
         return _unless_lab_lost(outcome, lab)
 
     def _search_path(self, trial: Trial, lab: Lab | None) -> SearchPath:
-        from wirespeed.run.search_legs import SearchPath, lab_legs, real_legs
+        from wirespeed.run.search_legs import NatDut, SearchPath, lab_legs, real_legs
 
         path = trial.path
         rate = path.link.rate_bps if path.link is not None else None
@@ -530,11 +530,16 @@ class Runner:
             return SearchPath(lab_legs(lab), rate, in_lab=True)
         client = self.plan.hosts[path.client]
         server = self.plan.hosts[path.server]
+        nat = None
+        if path.topology is Topology.NAT and path.dut is not None:
+            wan = self.plan.hosts[path.dut].traffic_address
+            nat = None if wan is None else NatDut(path.dut, wan)
         legs = real_legs(
             self._host(path.client),
             self._host(path.server),
             client_address=client.traffic_address,
             server_address=server.traffic_address,
+            nat=nat,
         )
         return SearchPath(legs, rate, in_lab=False)
 

@@ -2,9 +2,9 @@
 who receives, to which address and port), in the lab or between real hosts.
 
     up, out    the client sends to the server (inside to outside through NAT)
-    down, in   the server sends to the client; through the lab's NAT to the DUT's WAN
-               address, where its port forward passes it to the client (as seed 004's
-               router forwarded a port so that "in" worked)
+    down, in   the server sends to the client; through NAT (the lab's or a real
+               router's) to the DUT's WAN address, where its port forward passes it to
+               the client (as seed 004's router forwarded a port so that "in" worked)
     both       up and down at once, each at the search's load
 """
 
@@ -37,6 +37,9 @@ class Leg:
     # Whether the two hosts' UDP counters count this leg alone (the lab's namespaces
     # carry nothing else), so that they measure the loss on the way.
     counted: bool = False
+    # What the path needs for this leg to arrive, said when nothing does (a real
+    # router's port forward).
+    needs: str | None = None
 
 
 @dataclass(frozen=True)
@@ -79,10 +82,46 @@ def real_legs(
     *,
     client_address: str | None,
     server_address: str | None,
+    nat: NatDut | None = None,
 ) -> dict[str, tuple[Leg, ...]]:
-    """Between plan hosts: down needs the client's address (`address:` in hosts:)."""
+    """Between plan hosts: down needs the client's address (`address:` in hosts:), or,
+    through NAT, the DUT's WAN address, which passes it on by a port forward."""
     if server_address is None:
         raise UsageError(f"host {server.name!r} has no address for the client to reach")
     up = Leg(client, server, server_address, UP_PORT)
-    down = None if client_address is None else Leg(server, client, client_address, DOWN_PORT)
+    down: Leg | None
+    if nat is not None:
+        # Behind NAT the client's own address is not routed from the outside.
+        down = Leg(
+            server,
+            client,
+            nat.wan_address,
+            DOWN_PORT,
+            needs=port_forward_needed(nat, client.name, client_address),
+        )
+    elif client_address is not None:
+        down = Leg(server, client, client_address, DOWN_PORT)
+    else:
+        down = None
     return _words(up, down)
+
+
+@dataclass(frozen=True)
+class NatDut:
+    """A real NAT router on a path: its name, and the address it has on the server's
+    side (the plan's `address:` of the DUT host), where inward traffic is sent."""
+
+    name: str
+    wan_address: str
+
+
+def port_forward_needed(nat: NatDut, client: str, client_address: str | None) -> str:
+    """The port forward a NAT router needs for `in`, in the words of its web pages."""
+    inside = client_address if client_address is not None else f"{client}'s address"
+    return (
+        f"on {nat.name}, forward UDP port {DOWN_PORT} arriving at its WAN address "
+        f"{nat.wan_address} to {inside} port {DOWN_PORT} (OpenWrt: Network > Firewall > "
+        f"Port Forwards, protocol UDP, external port {DOWN_PORT}, internal IP {inside}, "
+        f"internal port {DOWN_PORT}); if {nat.wan_address} is not its WAN address, give "
+        f"hosts.{nat.name} address: its WAN address"
+    )

@@ -327,14 +327,23 @@ def _check_measured_device(log: SearchLog) -> None:
 
 def _check_reachable(legs: Sequence[Leg], tick: Callable[[], None]) -> None:
     cell = _Cell()
-    result = _run_trial(legs, 64, REACHABILITY_LOAD, REACHABILITY_SECONDS, cell=cell, tick=tick)
+    needs = "; ".join(leg.needs for leg in legs if leg.needs is not None)
+    try:
+        result = _run_trial(legs, 64, REACHABILITY_LOAD, REACHABILITY_SECONDS, cell=cell, tick=tick)
+    except TrialFailure as failure:
+        # A router without the port forward may answer "port unreachable", which ends
+        # the sender before anything is counted.
+        if not needs:
+            raise
+        raise TrialFailure(f"{failure}: {needs}") from None
     if result.received < REACHABILITY_SHARE * result.sent:
         leg = legs[0]
         raise TrialFailure(
             f"only {result.received} of {result.sent} packets sent at "
             f"{REACHABILITY_LOAD} packets/s from {leg.sender.name} reached "
             f"{leg.receiver.name} ({leg.target} port {leg.port}): the path does not "
-            "carry this direction (an address, route or port forward is missing)"
+            "carry this direction "
+            + (f"({needs})" if needs else "(an address, route or port forward is missing)")
         )
 
 

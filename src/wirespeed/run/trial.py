@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from wirespeed.analysis.ceiling import ceiling_for
+from wirespeed.analysis.dut_crossing import not_crossed
 from wirespeed.analysis.findings import LIMITS, judge_monitor, judge_probes, judge_result
 from wirespeed.analysis.power import power_measurements, split_timeline, total_goodput
 from wirespeed.errors import WirespeedError
@@ -34,6 +35,7 @@ from wirespeed.model import (
     TestSpec,
     Tool,
     ToolWarning,
+    Topology,
     Trial,
     TrialOutcome,
     TrialStatus,
@@ -270,6 +272,11 @@ def finished_outcome(
     monitors, summaries = monitor_records(sample_sets)
     if result is not None and power is not None:
         result = with_power(result, power, meter_raw, summaries)
+    bypassed = _dut_bypassed(trial, result, sample_sets) if reason is None else None
+    if bypassed is not None:
+        # Kept, never ok: what was measured stays, marked as not the DUT's.
+        reason = bypassed
+        more_findings = (*more_findings, Finding(FindingKind.SUSPECT, bypassed))
     outcome = TrialOutcome(
         trial=trial,
         status=TrialStatus.OK if reason is None else TrialStatus.FAILED,
@@ -288,6 +295,25 @@ def finished_outcome(
         findings += judge_probes(probes.choice.notice, probes.problems, summaries, bool(latency))
     findings += more_findings
     return dataclasses.replace(outcome, findings=tuple(without_moot(findings, trial.test.spec)))
+
+
+# The paths whose traffic passes through the DUT (on an endpoint path it is the server).
+FORWARDING_TOPOLOGIES = (Topology.BRIDGE, Topology.ROUTER, Topology.NAT)
+
+
+def _dut_bypassed(
+    trial: Trial,
+    result: Result | None,
+    sample_sets: Sequence[tuple[str, Host, SampleSet | str]],
+) -> str | None:
+    """Why the trial's traffic cannot have crossed its sampled DUT (analysis/dut_crossing.py);
+    None when it may have, or nothing says."""
+    if result is None or trial.path.topology not in FORWARDING_TOPOLOGIES:
+        return None
+    for role, host, samples in sample_sets:
+        if role == "dut" and isinstance(samples, SampleSet):
+            return not_crossed(result, samples, host.name)
+    return None
 
 
 def idle_baseline(power: PowerSettings, meter: MeterRecorder | None) -> None:

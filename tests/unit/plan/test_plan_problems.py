@@ -309,7 +309,7 @@ def test_a_dut_in_between_cannot_be_an_end() -> None:
 def test_a_server_needs_an_address() -> None:
     text = """
     hosts:
-      pc: {address: 192.168.0.2}
+      pc: {address: 192.168.0.2, ssh: me@192.168.0.2}
       here: {}
     paths: [{name: P, topology: router, client: pc, server: here}]
     tests: [{id: 1}]
@@ -490,3 +490,50 @@ def test_a_section_of_the_wrong_shape_is_named() -> None:
     assert problems_of("lab: [gbe]\npaths: [{name: A, topology: nat}]\ntests: [{id: 1}]\n") == [
         "1:6: lab: expected a mapping of keys, got a list"
     ]
+
+
+def test_two_ends_on_this_machine_through_a_dut_are_refused_with_the_plans_addresses() -> None:
+    # The kernel routes between its own addresses over loopback: 25 Gbit/s "through" a
+    # gigabit router. The hint names the plan's own host and address.
+    text = """
+    hosts:
+      lan-side: {address: 192.168.1.50}
+      wan-side: {address: 10.0.0.3}
+      router: {address: 10.0.0.1, ssh: root@192.168.1.1}
+    paths:
+      - {name: R, topology: router, client: lan-side, server: wan-side, dut: router}
+    tests: [{id: 1}]
+    """
+    with pytest.raises(PlanError) as caught:
+        parse_plan(textwrap.dedent(text), source="plan.yaml")
+    [problem] = caught.value.problems
+    assert (problem.line, problem.column) == (7, 59)  # server:
+    assert "'lan-side' and server 'wan-side' are both this machine" in problem.message
+    assert "never crosses router" in problem.message
+    assert problem.hint is not None
+    assert "wan-side: {address: 10.0.0.3, ssh: root@10.0.0.3}" in problem.hint
+    assert "ProxyCommand ip netns exec" in problem.hint
+
+
+def test_two_hosts_logging_in_to_one_ssh_host_through_a_dut_are_refused() -> None:
+    text = """
+    hosts:
+      a: {address: 192.168.1.50, ssh: root@pc}
+      b: {address: 10.0.0.3, ssh: me@pc:22}
+    paths: [{name: R, topology: nat, client: a, server: b}]
+    tests: [{id: 1}]
+    """
+    [problem] = problems_of(text)
+    assert "are both the machine pc, in one network namespace" in problem
+
+
+def test_one_end_on_this_machine_and_one_over_ssh_is_a_path() -> None:
+    text = """
+    hosts:
+      laptop: {address: 192.168.1.50}
+      workstation: {address: 10.0.0.3, ssh: me@10.0.0.3}
+    paths: [{name: R, topology: nat, client: laptop, server: workstation}]
+    tests: [{id: 1}]
+    """
+    plan = parse_plan(textwrap.dedent(text), source="plan.yaml")
+    assert [path.name for path in plan.paths] == ["R"]

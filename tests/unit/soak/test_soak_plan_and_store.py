@@ -177,7 +177,9 @@ def test_an_address_with_a_prefix_is_refused_in_a_soak() -> None:
 path: {name: R, topology: router, client: a, server: b}
 soak: {duration: 1h}
 """
-    with pytest.raises(UsageError, match=r"<soak plan>:1:22: hosts\.a: an address with a prefix belongs to a port"):
+    with pytest.raises(
+        UsageError, match=r"<soak plan>:1:22: hosts\.a: an address with a prefix belongs to a port"
+    ):
         parse_soak_plan(text)
 
 
