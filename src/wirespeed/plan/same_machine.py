@@ -14,7 +14,10 @@ from wirespeed.plan.plan import HostPlan
 
 
 def one_machine(client: HostPlan, server: HostPlan) -> bool:
-    """Whether the two hosts are the same machine in the same network namespace."""
+    """Whether the two hosts are the same machine in the same network namespace. A port
+    of this machine (`port:`) is moved into a namespace of its own for the run."""
+    if client.port is not None or server.port is not None:
+        return False
     if client.ssh is None and server.ssh is None:
         return True
     if client.ssh is None or server.ssh is None:
@@ -36,12 +39,13 @@ def one_machine_hint(client: HostPlan, server: HostPlan) -> str:
     """How to put the server's end in a namespace or on a machine of its own, with the
     plan's own addresses."""
     address = server.address or "ADDRESS"
-    ssh = f"root@{address}"
+    client_address = client.address or "ADDRESS"
     return (
-        f"run one end on another machine or in a network namespace of its own with an SSH "
-        f"server, e.g. hosts: {{{server.name}: {{address: {address}, ssh: {ssh}}}}} "
-        f"(a namespace on this PC: move the port of {address} into it with "
-        f"`ip link set PORT netns NS`, start sshd there and reach it with "
-        f"`ProxyCommand ip netns exec NS nc %h %p` in the file given to --ssh-config; "
-        f"docs/ssh.md), or measure in the lab: drop client:, server: and dut: from the path"
+        f"give each end a port of this PC, which wirespeed moves into a namespace of its "
+        f"own for the run (docs/bench.md), e.g. hosts: {{{client.name}: {{port: PORT_A, "
+        f"address: {client_address}/24, gateway: ROUTER_LAN}}, {server.name}: "
+        f"{{port: PORT_B, address: {address}/24, gateway: ROUTER_WAN}}}}; or run one end on "
+        f"another machine over SSH (hosts: {{{server.name}: {{address: {address}, "
+        f"ssh: root@{address}}}}}), or measure in the lab: drop client:, server: and dut: "
+        f"from the path"
     )

@@ -511,8 +511,24 @@ def test_two_ends_on_this_machine_through_a_dut_are_refused_with_the_plans_addre
     assert "'lan-side' and server 'wan-side' are both this machine" in problem.message
     assert "never crosses router" in problem.message
     assert problem.hint is not None
+    assert "lan-side: {port: PORT_A, address: 192.168.1.50/24" in problem.hint
+    assert "wan-side: {port: PORT_B, address: 10.0.0.3/24" in problem.hint
     assert "wan-side: {address: 10.0.0.3, ssh: root@10.0.0.3}" in problem.hint
-    assert "ProxyCommand ip netns exec" in problem.hint
+
+
+def test_two_ports_of_this_machine_through_a_dut_are_two_namespaces_not_refused() -> None:
+    # The hint's own remedy: each port is moved into a namespace of its own for the run.
+    text = """
+    hosts:
+      lan-side: {port: pt-a, address: 192.168.1.50/24, gateway: 192.168.1.1}
+      wan-side: {port: pt-b, address: 10.0.0.3/24, gateway: 10.0.0.1}
+      router: {address: 10.0.0.1, ssh: root@192.168.1.1}
+    paths:
+      - {name: R, topology: router, client: lan-side, server: wan-side, dut: router}
+    tests: [{id: 1}]
+    """
+    plan = parse_plan(textwrap.dedent(text), source="plan.yaml")
+    assert [path.name for path in plan.paths] == ["R"]
 
 
 def test_two_hosts_logging_in_to_one_ssh_host_through_a_dut_are_refused() -> None:
