@@ -72,6 +72,38 @@ def test_the_lab_queue_makes_grade_b_with_the_increase_on_the_way_up() -> None:
     assert p50 <= p90 <= p99 <= top
 
 
+def test_each_statistic_is_its_own_percentile_to_the_microsecond() -> None:
+    # The loaded capture's 150 round trips spread from 27.8 ms (the queue still filling)
+    # to 40 ms: p50, p90 and p99 differ by milliseconds, and each is checked against the
+    # ranks of the capture's sorted probes (irtt gives microseconds), so a figure taken
+    # from the wrong percentile cannot pass.
+    idle = irtt.parse((FIXTURES / "irtt-idle-router-100mbit.json").read_text())
+    loaded = irtt.parse((FIXTURES / "irtt-loaded-router-100mbit-queue-40ms.json").read_text())
+    assert (len(idle.rtt_ms), len(loaded.rtt_ms)) == (99, 150)
+    figures = {m.item: m.value for m in latency_measurements(idle, loaded)}
+    exact = {
+        "rtt idle, p50": 0.118111,  # the 50th of 99
+        "rtt idle, p90": 0.163878 + 0.2 * (0.167444 - 0.163878),  # rank 88.2
+        "rtt loaded, p50": (37.562865 + 37.641123) / 2,  # between the 75th and 76th of 150
+        "rtt loaded, p90": 39.360806 + 0.1 * (39.40013 - 39.360806),  # rank 134.1
+        "rtt loaded, max": 40.009564,
+        # Each increase is loaded p50 minus idle p50, of the way it is.
+        "latency increase round trip": (37.562865 + 37.641123) / 2 - 0.118111,
+        "latency increase up": (37.493395 + 37.52302) / 2 - 0.06386,
+        "latency increase down": (0.068749 + 0.06942) / 2 - 0.050003,
+    }
+    for item, value in exact.items():
+        assert figures[item] == pytest.approx(value, abs=1e-9), item
+    assert figures["rtt loaded, p90"] - figures["rtt loaded, p50"] > 1.7
+    ping_idle = ping.parse((FIXTURES / "iputils-ping-idle.txt").read_text())
+    ping_loaded = ping.parse((FIXTURES / "iputils-ping-loaded-queue-40ms.txt").read_text())
+    by_ping = {m.item: m.value for m in latency_measurements(ping_idle, ping_loaded)}
+    # ping prints 3 digits: p50 35.7 and 0.077 are printed values, p90 38.89 is not.
+    assert by_ping["rtt loaded, p50"] == pytest.approx(35.7, abs=1e-9)
+    assert by_ping["rtt loaded, p90"] == pytest.approx(38.89, abs=1e-9)
+    assert by_ping["latency increase round trip"] == pytest.approx(35.7 - 0.077, abs=1e-9)
+
+
 def test_ping_gives_round_trips_only_and_no_way_of_its_own() -> None:
     idle = ping.parse((FIXTURES / "iputils-ping-idle.txt").read_text())
     loaded = ping.parse((FIXTURES / "iputils-ping-loaded-queue-40ms.txt").read_text())

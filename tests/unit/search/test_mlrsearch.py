@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -161,6 +162,24 @@ def test_ndr_and_pdr_at_once_on_a_soft_knee() -> None:
     truth = 12_000 + 3_000 * 0.5**0.5
     assert pdr.lower <= truth < (pdr.upper or 0) * 1.001
     assert 12_000 * 0.99 <= ndr.lower <= 12_200
+
+
+def test_the_conditional_throughput_is_what_arrived_not_what_was_offered() -> None:
+    # On the knee a PDR's lower bound loses a little (up to 0.5 %), and a spike takes 3
+    # more packets from one of its full-length trials: the conditional throughput is the
+    # average of what those trials forwarded, below the load they were offered.
+    goal = Goal("PDR", loss_ratio=0.005, final_duration=10.0, duration_sum=30.0)
+    clean = mlrsearch(SimulatedDevice(capacity=15_000, knee=12_000), [goal], LIMITS)
+    first_full = next(n for n, t in enumerate(clean.trials, 1) if t.duration == 10.0)
+    device = SimulatedDevice(capacity=15_000, knee=12_000, spike_calls=frozenset({first_full}))
+    result = mlrsearch(device, [goal], LIMITS)
+    found = result.goal("PDR")
+    assert found.lower is not None and found.conditional_throughput is not None
+    at_lower = [t for t in result.trials if t.intended == found.lower and t.duration == 10.0]
+    assert len(at_lower) >= 2 and len({t.received for t in at_lower}) > 1
+    forwarded = sum(t.received / t.duration for t in at_lower) / len(at_lower)
+    assert found.conditional_throughput == pytest.approx(forwarded, rel=1e-12)
+    assert found.lower - found.conditional_throughput > 1.0  # packets/s lost on the way
 
 
 def test_the_goals_share_trials() -> None:

@@ -238,6 +238,34 @@ def test_a_tampered_journal_row_is_not_written_back(tree: Path, tmp_path: Path) 
     ]
 
 
+@pytest.mark.parametrize("unreadable", ["missing", "empty"])
+def test_a_boot_id_that_cannot_be_read_at_restore_still_restores_everything(
+    tree: Path, tmp_path: Path, unreadable: str
+) -> None:
+    # Without the host's boot id now there is no telling whether it rebooted: writing
+    # the previous values back is harmless if it did, and leaving them changed is not.
+    (tree / BOOT_ID).parent.mkdir(parents=True, exist_ok=True)
+    (tree / BOOT_ID).write_text("boot-1\n")
+    before = snapshot(tree)
+    with Journal.open(tmp_path / "s.db", owner=dead_owner()) as crashed:
+        session = apply_changes(TreeHost(tree), r4s_changes(tree), crashed)
+        assert {e.host_boot for e in crashed.entries(session)} == {"boot-1"}
+    if unreadable == "missing":
+        (tree / BOOT_ID).unlink()
+    else:
+        (tree / BOOT_ID).write_text("\n")
+    host = TreeHost(tree)
+    with Journal.open(tmp_path / "s.db") as journal:
+        recovery = recover(journal, lambda _name: host)
+        assert recovery.report.expired == []
+        assert len(recovery.report.restored) == 4
+        assert [e.state for e in journal.entries(session)] == [State.RESTORED] * 4
+    after = snapshot(tree)
+    del before[BOOT_ID]
+    after.pop(BOOT_ID, None)
+    assert after == before
+
+
 def test_after_a_reboot_the_changes_are_gone_and_not_written_back(
     tree: Path, tmp_path: Path
 ) -> None:
