@@ -1,5 +1,7 @@
-"""Apply and restore against a copy of a captured board: journaled first, restored
-byte for byte, also after a crash, and nothing hostile ever written."""
+"""Apply and restore against a copy of the R4S board tree: journaled first, restored
+byte for byte, also after a crash, and nothing hostile ever written. Its IRQ numbers
+are captured (seed 001's /proc/interrupts); their smp_affinity `3f` is derived, the
+kernel's default for six CPUs (tests/fixtures/boards/README.md)."""
 
 from __future__ import annotations
 
