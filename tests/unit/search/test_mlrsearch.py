@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from support.simulated_device import SimulatedDevice
+from wirespeed.model import ModelError
 from wirespeed.search.mlrsearch import mlrsearch
 from wirespeed.search.model import Goal, Measurer, SearchLimits, SearchResult, TrialResult
 
@@ -232,3 +233,35 @@ def test_a_trial_at_the_top_that_falls_short_lowers_the_top_at_once() -> None:
     measure = SimulatedDevice(capacity=500_000, generator=120_000)
     result = mlrsearch(measure, [NDR], LIMITS)
     assert result.trials[1].intended <= 120_000 * 0.99 + 1e-6
+
+
+def test_goals_without_names_to_tell_them_apart_are_refused() -> None:
+    device = SimulatedDevice(capacity=15_000)
+    with pytest.raises(ModelError, match=r"^a search needs at least one goal$"):
+        mlrsearch(device, [], LIMITS)
+    with pytest.raises(ModelError, match=r"^goal names must differ: NDR, PDR, NDR$"):
+        mlrsearch(device, [NDR, PDR, replace(PDR, name="NDR")], LIMITS)
+    assert device.calls == []
+
+
+def test_a_generator_below_the_minimum_load_stops_the_search_and_says_why() -> None:
+    device = SimulatedDevice(capacity=15_000, generator=800)
+    result = mlrsearch(device, [NDR], LIMITS)
+    assert (
+        result.stopped == "the generator offered at most 800 pps, below the minimum load 1,000 pps"
+    )
+    assert len(result.trials) == 1 and result.generator_ceiling == 800
+    assert result.goal("NDR").lower is None
+
+
+def test_progress_gives_each_goal_whose_phase_the_trial_counts_in() -> None:
+    # Half-second trials are shorter than any phase of the NDR: they name the quick
+    # goal alone; the NDR's trials count for both.
+    quick = Goal("quick", final_duration=0.5, width=0.05)
+    lines: list[str] = []
+    mlrsearch(SimulatedDevice(capacity=15_000), [NDR, quick], LIMITS, progress=lines.append)
+    assert lines[0].endswith(" lost (quick upper bound)"), lines[0]
+    half = [line for line in lines if " for 0.5 s: " in line]
+    assert half and all("NDR" not in line and "(quick " in line for line in half)
+    longer = [line for line in lines if " for 0.5 s: " not in line]
+    assert longer and all(", quick " in line for line in longer)

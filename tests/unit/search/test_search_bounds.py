@@ -32,6 +32,40 @@ def test_exceed_ratio_zero_is_rfc2544_no_trial_may_lose() -> None:
     assert classify(good=20, bad=0, duration_sum=30, exceed_ratio=0.0) is Verdict.UNDECIDED
 
 
+def test_the_decided_edges_of_the_classification() -> None:
+    # Bad seconds exactly at the exceed ratio of the whole: not an upper bound.
+    assert classify(good=15, bad=0, duration_sum=30, exceed_ratio=0.5) is Verdict.LOWER
+    # More measured than the duration sum: the sum grows with it (40 s, 20 bad allowed).
+    assert classify(good=20, bad=20, duration_sum=30, exceed_ratio=0.5) is Verdict.LOWER
+    assert classify(good=10, bad=30, duration_sum=30, exceed_ratio=0.5) is Verdict.UPPER
+
+
+def test_a_trial_at_the_goals_loss_ratio_is_good() -> None:
+    (record,) = records([trial(100, 10)]).values()
+    assert record.load == 100 and record.seconds(loss_ratio=0.0) == (10, 0)
+    lossy = TrialResult(intended=100, duration=10, sent=1000, received=995)  # 0.5 %
+    (record,) = records([lossy]).values()
+    assert record.seconds(loss_ratio=0.005) == (10, 0)
+    assert record.seconds(loss_ratio=0.004) == (0, 10)
+
+
+def test_undecided_loads_lean_where_their_trials_so_far_put_them() -> None:
+    # Three 10 s trials decide (exceed ratio half): 100 has one good trial, 120 one bad
+    # one, 140 two bad ones (decided). The search goes on between the leanings.
+    bad_twice = [trial(140, 10, lost=9)] * 2
+    trials = [trial(100, 10), trial(120, 10, lost=3), *bad_twice]
+    found = bounds_of(records(trials), loss_ratio=0.0, duration_sum=30, exceed_ratio=0.5)
+    assert found.verdicts == {
+        100: Verdict.UNDECIDED,
+        120: Verdict.UNDECIDED,
+        140: Verdict.UPPER,
+    }
+    assert (found.lower, found.upper) == (None, 140)
+    assert found.leaning == {100: Verdict.LOWER, 120: Verdict.UPPER, 140: Verdict.UPPER}
+    assert (found.tentative_lower, found.tentative_upper) == (100, 120)
+    assert found.count_leaning(Verdict.UPPER) == 2 and found.count_leaning(Verdict.LOWER) == 1
+
+
 def test_the_relevant_lower_bound_lies_below_the_lowest_upper_bound() -> None:
     # 110 lost once (an upper bound) although 120 did not: 120 is not relevant.
     trials = [trial(100, 1), trial(110, 1, lost=5), trial(120, 1), trial(130, 1, lost=9)]
