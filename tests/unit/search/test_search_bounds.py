@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import replace
+
+import pytest
 
 from wirespeed.search.bounds import Verdict, bounds_of, classify, records
 from wirespeed.search.model import Goal, TrialResult
@@ -96,3 +99,31 @@ def test_phases_grow_to_the_final_duration_and_halve_the_width() -> None:
 
 def test_a_goal_as_short_as_the_initial_trials_has_one_phase() -> None:
     assert len(phases_of(Goal("NDR", final_duration=1.0), initial_duration=1.0)) == 1
+
+
+def test_phase_durations_step_at_most_four_times_longer_in_whole_seconds_from_2_s() -> None:
+    cases = {
+        (1.0, 10.0): [1.0, 3.0, 10.0],
+        (1.0, 60.0): [1.0, 4.0, 15.0, 60.0],
+        (1.0, 4.0): [1.0, 4.0],  # exactly four times longer: no step between
+        (1.0, 1.5): [1.0, 1.5],
+        (1.0, 4.5): [1.0, 2.0, 4.5],  # 2.12 s, rounded from 2 s on
+        (0.1, 1.0): [0.1, math.sqrt(0.1), 1.0],  # below 2 s: not rounded
+        (0.25, 8.0): [0.25, 0.25 * 32 ** (1 / 3), 3.0, 8.0],
+    }
+    for (initial, final), expected in cases.items():
+        phases = phases_of(Goal("NDR", final_duration=final), initial_duration=initial)
+        assert [phase.trial_duration for phase in phases] == pytest.approx(expected, rel=1e-12)
+        assert [phase.index for phase in phases] == list(range(len(expected)))
+
+
+def test_a_phase_is_narrow_up_to_its_width_with_a_relative_and_an_absolute_slack() -> None:
+    (phase,) = phases_of(Goal("NDR", final_duration=1.0, width=0.01), initial_duration=1.0)
+    exact = math.exp(phase.log_width)
+    assert phase.narrow(1000.0, 1000.0 * exact)
+    assert not phase.narrow(1000.0, 1000.0 * exact * (1 + 1e-8))
+    assert not phase.narrow(1000.0, 1000.0 * exact**1.5)
+    # A wide phase (log width 4): floating point's error grows with it, so does the slack.
+    wide = replace(phase, log_width=4.0)
+    assert wide.narrow(1.0, math.exp(4.0 + 3e-9)) and not wide.narrow(1.0, math.exp(4.0 + 6e-9))
+    assert not wide.narrow(100.0, 100.0 * math.exp(4.0) * 100.0)  # a ratio, not a product
