@@ -8,7 +8,7 @@ import pytest
 
 from wirespeed.analysis.findings import judge_probes
 from wirespeed.analysis.latency import grade, latency_measurements, percentile
-from wirespeed.model import FindingKind
+from wirespeed.model import Better, FindingKind
 from wirespeed.sampling.session import sample_set
 from wirespeed.sampling.stream import parse_stream
 from wirespeed.sampling.summary import MonitorSummary, summarize
@@ -102,6 +102,42 @@ def test_each_statistic_is_its_own_percentile_to_the_microsecond() -> None:
     assert by_ping["rtt loaded, p50"] == pytest.approx(35.7, abs=1e-9)
     assert by_ping["rtt loaded, p90"] == pytest.approx(38.89, abs=1e-9)
     assert by_ping["latency increase round trip"] == pytest.approx(35.7 - 0.077, abs=1e-9)
+
+
+def test_each_figure_carries_its_unit_direction_and_labels() -> None:
+    idle = ProbeSeries("irtt", sent=4, rtt_ms=(1.0, 3.0), up_ms=(0.5,), down_ms=(0.5,))
+    loaded = ProbeSeries("irtt", sent=2, rtt_ms=(41.0,), up_ms=(40.5,), down_ms=(0.5,))
+    shape = {(m.name, m.unit, m.better, m.labels) for m in latency_measurements(idle, loaded)}
+    lower = Better.LOWER
+    assert shape == {
+        *(
+            ("rtt", "ms", lower, (("load", load), ("statistic", statistic)))
+            for load in ("idle", "loaded")
+            for statistic in ("p50", "p90", "p99", "max")
+        ),
+        ("probe loss", "%", lower, (("load", "idle"),)),
+        ("probe loss", "%", lower, (("load", "loaded"),)),
+        *(
+            ("latency increase", "ms", lower, (("way", way),))
+            for way in ("round trip", "up", "down")
+        ),
+        ("bufferbloat grade", "grade", lower, ()),
+    }
+    losses = {m.labels: m.value for m in latency_measurements(idle, loaded) if m.unit == "%"}
+    assert losses == {(("load", "idle"),): 50.0, (("load", "loaded"),): 50.0}
+
+
+def test_no_increase_where_one_side_has_no_probes() -> None:
+    irtt_idle = ProbeSeries("irtt", sent=2, rtt_ms=(1.0, 3.0), up_ms=(0.5,), down_ms=(0.5,))
+    ping_loaded = ProbeSeries("ping", sent=2, rtt_ms=(41.0, 43.0))
+    items = {m.item for m in latency_measurements(irtt_idle, ping_loaded)}
+    assert "latency increase round trip" in items
+    assert "latency increase up" not in items and "latency increase down" not in items
+    all_lost = ProbeSeries("ping", sent=3, rtt_ms=())
+    items = {m.item for m in latency_measurements(irtt_idle, all_lost)}
+    assert "latency increase round trip" not in items and "probe loss loaded" in items
+    with pytest.raises(ValueError, match=r"^no values$"):
+        percentile([], 50)
 
 
 def test_ping_gives_round_trips_only_and_no_way_of_its_own() -> None:
