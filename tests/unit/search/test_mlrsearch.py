@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import replace
 
 import pytest
@@ -12,6 +14,7 @@ from support.simulated_device import SimulatedDevice
 from wirespeed.model import ModelError
 from wirespeed.search.mlrsearch import mlrsearch
 from wirespeed.search.model import Goal, Measurer, SearchLimits, SearchResult, TrialResult
+from wirespeed.search.phases import phases_of
 
 GIGABIT_64B = 1_488_095.0  # 64-byte frames/s on gigabit Ethernet
 LIMITS = SearchLimits(max_load=GIGABIT_64B, min_load=1000.0)
@@ -265,3 +268,21 @@ def test_progress_gives_each_goal_whose_phase_the_trial_counts_in() -> None:
     assert half and all("NDR" not in line and "(quick " in line for line in half)
     longer = [line for line in lines if " for 0.5 s: " not in line]
     assert longer and all(", quick " in line for line in longer)
+
+
+def test_external_search_doubles_its_step_with_each_further_bound() -> None:
+    # Lossless only below 5,000 pps: from the forwarding rate at the maximum load
+    # (14,850), the second upper bound, the first phase steps down by twice its width,
+    # then four, eight and sixteen times, until a load loses nothing.
+    width = phases_of(NDR, LIMITS.initial_duration)[0].log_width
+    result = mlrsearch(SimulatedDevice(capacity=15_000, knee=5_000), [NDR], LIMITS)
+    loads = [trial.intended for trial in result.trials[1:6]]
+    assert loads[0] == 14_850.0
+    steps = [math.log(high / low) for high, low in itertools.pairwise(loads)]
+    assert steps == pytest.approx([width * 2**n for n in range(1, 5)], rel=1e-9)
+    assert [t.loss_ratio > 0 for t in result.trials[1:6]] == [True] * 4 + [False]
+    # Up from the first lower bound: one width.
+    up = mlrsearch(SimulatedDevice(capacity=15_000), [NDR], LIMITS).trials
+    assert up[1].loss_ratio == 0 and math.log(up[2].intended / up[1].intended) == (
+        pytest.approx(width, rel=1e-9)
+    )
