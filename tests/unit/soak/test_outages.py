@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from wirespeed.soak.chunk import ChunkProbes, LossRun, blind_chunk, parse_chunk
-from wirespeed.soak.outages import Outage, find_outages
+from wirespeed.soak.outages import JOIN_NS, Outage, find_outages
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "soak"
 INTERVAL_NS = 10_000_000
@@ -116,3 +116,44 @@ def test_direction_says_both_ways_when_both_lost() -> None:
 def test_irtt_without_a_server_says_so() -> None:
     with pytest.raises(ValueError, match="no reply from server"):
         parse_chunk("[OpenTimeout] no reply from server\n", INTERVAL_NS)
+
+
+def test_runs_joined_across_chunks_add_up_each_way_and_keep_the_whole_span() -> None:
+    # The handover exactly JOIN_NS long still joins: the next chunk began within it.
+    before = ChunkProbes(0, 10, 10, 2, 3, 0, (LossRun(5, 10, 5, up=2, down=3, open_end=True),))
+    after = ChunkProbes(
+        10 + JOIN_NS, 20 + JOIN_NS, 10, 1, 0, 4,
+        (LossRun(10 + JOIN_NS, 15 + JOIN_NS, 5, up=1, unknown=4, open_start=True),),
+    )  # fmt: skip
+    (outage,) = find_outages([before, after], threshold=3)
+    assert outage == Outage(
+        start=5 / 1e9, end=(15 + JOIN_NS) / 1e9, lost=10, up=3, down=3, unknown=4
+    )
+    assert outage.duration == pytest.approx(1.00000001)
+    assert outage.to_dict() == {
+        "start": 0.0,
+        "end": 1.0,
+        "duration": 1.0,
+        "lost": 10,
+        "lost_up": 3,
+        "lost_down": 3,
+        "lost_unknown": 4,
+        "direction": "both",
+        "blind": False,
+    }
+
+
+def test_direction_says_the_only_way_that_lost() -> None:
+    assert Outage(0, 1, 4, up=4, down=0, unknown=0).direction == "up"
+    assert Outage(0, 1, 4, up=0, down=3, unknown=1).direction == "down"
+    assert Outage(2.5, 4.25, 4, up=0, down=0, unknown=4, blind=True).to_dict() == {
+        "start": 2.5,
+        "end": 4.25,
+        "duration": 1.75,
+        "lost": 4,
+        "lost_up": 0,
+        "lost_down": 0,
+        "lost_unknown": 4,
+        "direction": "unknown",
+        "blind": True,
+    }

@@ -63,6 +63,24 @@ def test_apply_writes_the_seed_masks_and_restore_brings_back_every_byte(
     assert [e.state for e in journal.entries(session)] == [State.RESTORED] * 4
 
 
+def test_the_journal_keeps_every_field_of_a_change(tree: Path, journal: Journal) -> None:
+    path = "/proc/irq/27/smp_affinity"
+    session = apply_changes(TreeHost(tree), [Change(path, None, "10", "eth0 on cpu4")], journal)
+    (entry,) = journal.entries(session)
+    assert (entry.session, entry.host, entry.owner, entry.target) == (
+        session,
+        "tree",
+        journal.owner,
+        path,
+    )
+    assert (entry.previous, entry.new, entry.why, entry.state) == (
+        "3f\n",
+        "10",
+        "eth0 on cpu4",
+        State.APPLIED,
+    )
+
+
 def test_restore_goes_in_reverse_order(tree: Path, journal: Journal) -> None:
     host = TreeHost(tree)
     path = "/proc/irq/27/smp_affinity"
