@@ -146,10 +146,10 @@ def test_runs_joined_across_chunks_add_up_each_way_and_keep_the_whole_span() -> 
 def test_direction_says_the_only_way_that_lost() -> None:
     assert Outage(0, 1, 4, up=4, down=0, unknown=0).direction == "up"
     assert Outage(0, 1, 4, up=0, down=3, unknown=1).direction == "down"
-    assert Outage(2.5, 4.25, 4, up=0, down=0, unknown=4, blind=True).to_dict() == {
-        "start": 2.5,
-        "end": 4.25,
-        "duration": 1.75,
+    assert Outage(2.5004, 4.2516, 4, up=0, down=0, unknown=4, blind=True).to_dict() == {
+        "start": 2.5,  # to the millisecond
+        "end": 4.252,
+        "duration": 1.751,
         "lost": 4,
         "lost_up": 0,
         "lost_down": 0,
@@ -157,3 +157,16 @@ def test_direction_says_the_only_way_that_lost() -> None:
         "direction": "unknown",
         "blind": True,
     }
+
+
+def test_outages_in_chunks_one_after_another_each_end_where_they_end() -> None:
+    def chunk(start: int, *runs: LossRun) -> ChunkProbes:
+        lost = sum(run.lost for run in runs)
+        return ChunkProbes(start, start + 99, 100, lost, 0, 0, runs)
+
+    closed = chunk(0, LossRun(10, 15, 5, up=5))
+    quiet = chunk(100)
+    at_the_end = chunk(200, LossRun(290, 299, 9, up=9, open_end=True))
+    again = chunk(300, LossRun(350, 356, 6, up=6))
+    found = find_outages([closed, quiet, at_the_end, quiet, again, closed], threshold=3)
+    assert [(round(o.start * 1e9), o.lost) for o in found] == [(10, 5), (290, 9), (350, 6), (10, 5)]
