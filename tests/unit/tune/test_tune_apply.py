@@ -65,8 +65,10 @@ def test_apply_writes_the_seed_masks_and_restore_brings_back_every_byte(
 
 def test_the_journal_keeps_every_field_of_a_change(tree: Path, journal: Journal) -> None:
     path = "/proc/irq/27/smp_affinity"
-    session = apply_changes(TreeHost(tree), [Change(path, None, "10", "eth0 on cpu4")], journal)
-    (entry,) = journal.entries(session)
+    changes = [Change(path, None, "10", "eth0 on cpu4"), Change(path, None, "20", "then cpu5")]
+    session = apply_changes(TreeHost(tree), changes, journal)
+    entry, second = journal.entries(session)
+    assert (entry.position, second.position, second.previous) == (0, 1, "10\n")
     assert (entry.session, entry.host, entry.owner, entry.target) == (
         session,
         "tree",
