@@ -1,14 +1,17 @@
 """A lab trial on a machine saturated by other work: the lab's limit, not the device's.
 
 The emulated device, the endpoints and everything else on this machine share its cores.
-Two `yes` (one per core of the 2-core test machine) are started here, and stopped in a
-finally; the trial's finding names them, and nothing advises tuning the emulated device.
-The link is unshaped: on gigabit this machine still reaches line rate beside the `yes`
-(measured: 938 Mbit/s with four), and a trial at line rate was limited by nothing.
+One `yes` per core of this machine is started here, and stopped in a finally, so every
+core is busy whatever else runs; the trial's finding names them, and nothing advises
+tuning the emulated device. The link is unshaped: it has no line rate to reach (on
+gigabit this machine still reaches line rate beside the `yes`, measured 938 Mbit/s with
+four, and a trial at line rate was limited by nothing), so the trial's rate is whatever
+the saturated cores let through.
 """
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -30,7 +33,7 @@ paths: [{name: Br0, topology: bridge}]
 tests:
   - {id: "1", name: "TCP", tool: iperf3, duration: 3}
 """
-HOGS = 2
+HOGS = os.cpu_count() or 1  # one per core: every core busy for certain
 
 
 def test_a_lab_trial_on_a_saturated_machine_is_lab_limited_and_names_the_hogs(
@@ -53,8 +56,7 @@ def test_a_lab_trial_on_a_saturated_machine_is_lab_limited_and_names_the_hogs(
     assert outcome.status is TrialStatus.OK, outcome.reason
     kinds = {f.kind for f in outcome.findings}
     messages = [f.message for f in outcome.findings]
-    if FindingKind.LINE_RATE in kinds:
-        pytest.skip(f"the trial reached line rate despite the hogs: {messages}")
+    assert FindingKind.LINE_RATE not in kinds, messages  # an unshaped link has no line rate
     (limited,) = [f for f in outcome.findings if f.kind is FindingKind.LAB_LIMITED]
     assert "saturated" in limited.message and "the lab's limit" in limited.message
     assert any(f"yes (pid {hog.pid})" in limited.message for hog in hogs), messages

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from wirespeed.analysis.ceiling import ceiling, ceiling_for, frames_per_second
+from wirespeed.analysis.ceiling import ceiling, ceiling_for, frames_per_second, link_rate_text
+from wirespeed.analysis.tunnel_ceiling import tunnel_ceiling
 from wirespeed.model import (
     LinkModel,
     ModelError,
@@ -15,6 +18,8 @@ from wirespeed.model import (
     Tool,
     Topology,
     Trial,
+    TunnelKind,
+    TunnelSpec,
 )
 
 M = 10**6
@@ -151,3 +156,60 @@ def test_ceiling_for_prefers_the_tests_mtu_over_the_links() -> None:
 def test_no_ceiling_without_a_known_link_rate() -> None:
     assert ceiling_for(_trial(Tool.IPERF2, TestSpec(), None)) is None
     assert ceiling_for(_trial(Tool.IPERF2, TestSpec(), LinkModel("unshaped", None))) is None
+
+
+def test_the_limits_of_the_inputs_are_inclusive_and_said() -> None:
+    with pytest.raises(ModelError, match=r"^link rate must be positive, got 0$"):
+        ceiling(0, Proto.TCP)
+    assert ceiling(1, Proto.TCP).bits_per_second == pytest.approx(1448 / 1538)
+    for mtu in (67, 65536):
+        with pytest.raises(ModelError, match=rf"^mtu must be 68\.\.65535, got {mtu}$"):
+            ceiling(1000 * M, Proto.TCP, mtu=mtu)
+    assert ceiling(1000 * M, Proto.UDP, mtu=68, length=40).mtu == 68
+    assert ceiling(1000 * M, Proto.TCP, mtu=65535).mtu == 65535
+    with pytest.raises(ModelError, match=r"^a UDP datagram length must be positive, got 0$"):
+        ceiling(1000 * M, Proto.UDP, length=0)
+    one = ceiling(1000 * M, Proto.UDP, length=1)
+    assert (one.protocol, one.payload_bytes, one.wire_bytes) == (Proto.UDP, 1, 84)
+
+
+@pytest.mark.parametrize(
+    ("rate", "text"),
+    [
+        (10**10, "10 Gbit/s"),
+        (2_500_000_000, "2.5 Gbit/s"),
+        (10**9, "1 Gbit/s"),
+        (999_999_999, "1000 Mbit/s"),
+        (100 * M, "100 Mbit/s"),
+        (M, "1 Mbit/s"),
+        (999_999, "999.999 kbit/s"),
+        (300_000, "300 kbit/s"),
+        (1000, "1 kbit/s"),
+        (999, "999 bit/s"),
+    ],
+)
+def test_link_rates_are_said_as_people_say_them(rate: int, text: str) -> None:
+    assert link_rate_text(rate) == text
+
+
+def test_ceiling_for_a_tunnel_is_the_tunnels_with_the_trials_own_figures() -> None:
+    tunnel = TunnelSpec(TunnelKind.OPENVPN)
+    for spec in (TestSpec(mtu=1400), TestSpec(protocol=Proto.UDP, length=1200)):
+        trial = _trial(Tool.IPERF2, spec, LinkModel("gbe", 1000 * M))
+        tunnelled = Trial(test=trial.test, path=replace(trial.path, tunnel=tunnel))
+        expected = tunnel_ceiling(
+            1000 * M,
+            spec.protocol,
+            tunnel,
+            link_mtu=spec.mtu or 1500,
+            length=spec.length,
+            tool=Tool.IPERF2,
+        )
+        assert ceiling_for(tunnelled) == expected
+        assert expected != ceiling_for(trial)
+    for tool in (Tool.IPERF2, Tool.IPERF3):  # UDP's length: the tool's own default
+        udp = _trial(tool, TestSpec(protocol=Proto.UDP), LinkModel("gbe", 1000 * M))
+        tunnelled = Trial(test=udp.test, path=replace(udp.path, tunnel=tunnel))
+        assert ceiling_for(tunnelled) == tunnel_ceiling(1000 * M, Proto.UDP, tunnel, tool=tool)
+    iperf2 = tunnel_ceiling(1000 * M, Proto.UDP, tunnel, tool=Tool.IPERF2)
+    assert iperf2 != tunnel_ceiling(1000 * M, Proto.UDP, tunnel, tool=Tool.IPERF3)

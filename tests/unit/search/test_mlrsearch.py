@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import itertools
+import math
 from dataclasses import replace
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from support.simulated_device import SimulatedDevice
+from wirespeed.model import ModelError
 from wirespeed.search.mlrsearch import mlrsearch
 from wirespeed.search.model import Goal, Measurer, SearchLimits, SearchResult, TrialResult
+from wirespeed.search.phases import phases_of
 
 GIGABIT_64B = 1_488_095.0  # 64-byte frames/s on gigabit Ethernet
 LIMITS = SearchLimits(max_load=GIGABIT_64B, min_load=1000.0)
@@ -163,6 +168,24 @@ def test_ndr_and_pdr_at_once_on_a_soft_knee() -> None:
     assert 12_000 * 0.99 <= ndr.lower <= 12_200
 
 
+def test_the_conditional_throughput_is_what_arrived_not_what_was_offered() -> None:
+    # On the knee a PDR's lower bound loses a little (up to 0.5 %), and a spike takes 3
+    # more packets from one of its full-length trials: the conditional throughput is the
+    # average of what those trials forwarded, below the load they were offered.
+    goal = Goal("PDR", loss_ratio=0.005, final_duration=10.0, duration_sum=30.0)
+    clean = mlrsearch(SimulatedDevice(capacity=15_000, knee=12_000), [goal], LIMITS)
+    first_full = next(n for n, t in enumerate(clean.trials, 1) if t.duration == 10.0)
+    device = SimulatedDevice(capacity=15_000, knee=12_000, spike_calls=frozenset({first_full}))
+    result = mlrsearch(device, [goal], LIMITS)
+    found = result.goal("PDR")
+    assert found.lower is not None and found.conditional_throughput is not None
+    at_lower = [t for t in result.trials if t.intended == found.lower and t.duration == 10.0]
+    assert len(at_lower) >= 2 and len({t.received for t in at_lower}) > 1
+    forwarded = sum(t.received / t.duration for t in at_lower) / len(at_lower)
+    assert found.conditional_throughput == pytest.approx(forwarded, rel=1e-12)
+    assert found.lower - found.conditional_throughput > 1.0  # packets/s lost on the way
+
+
 def test_the_goals_share_trials() -> None:
     device = SimulatedDevice(capacity=15_000)
     both = len(mlrsearch(device, [NDR, PDR], LIMITS).trials)
@@ -213,3 +236,53 @@ def test_a_trial_at_the_top_that_falls_short_lowers_the_top_at_once() -> None:
     measure = SimulatedDevice(capacity=500_000, generator=120_000)
     result = mlrsearch(measure, [NDR], LIMITS)
     assert result.trials[1].intended <= 120_000 * 0.99 + 1e-6
+
+
+def test_goals_without_names_to_tell_them_apart_are_refused() -> None:
+    device = SimulatedDevice(capacity=15_000)
+    with pytest.raises(ModelError, match=r"^a search needs at least one goal$"):
+        mlrsearch(device, [], LIMITS)
+    with pytest.raises(ModelError, match=r"^goal names must differ: NDR, PDR, NDR$"):
+        mlrsearch(device, [NDR, PDR, replace(PDR, name="NDR")], LIMITS)
+    assert device.calls == []
+
+
+def test_a_generator_below_the_minimum_load_stops_the_search_and_says_why() -> None:
+    device = SimulatedDevice(capacity=15_000, generator=800)
+    result = mlrsearch(device, [NDR], LIMITS)
+    assert (
+        result.stopped == "the generator offered at most 800 pps, below the minimum load 1,000 pps"
+    )
+    assert len(result.trials) == 1 and result.generator_ceiling == 800
+    assert result.goal("NDR").lower is None
+
+
+def test_progress_gives_each_goal_whose_phase_the_trial_counts_in() -> None:
+    # Half-second trials are shorter than any phase of the NDR: they name the quick
+    # goal alone; the NDR's trials count for both.
+    quick = Goal("quick", final_duration=0.5, width=0.05)
+    lines: list[str] = []
+    mlrsearch(SimulatedDevice(capacity=15_000), [NDR, quick], LIMITS, progress=lines.append)
+    assert lines[0].endswith(" lost (quick upper bound)"), lines[0]
+    half = [line for line in lines if " for 0.5 s: " in line]
+    assert half and all("NDR" not in line and "(quick " in line for line in half)
+    longer = [line for line in lines if " for 0.5 s: " not in line]
+    assert longer and all(", quick " in line for line in longer)
+
+
+def test_external_search_doubles_its_step_with_each_further_bound() -> None:
+    # Lossless only below 5,000 pps: from the forwarding rate at the maximum load
+    # (14,850), the second upper bound, the first phase steps down by twice its width,
+    # then four, eight and sixteen times, until a load loses nothing.
+    width = phases_of(NDR, LIMITS.initial_duration)[0].log_width
+    result = mlrsearch(SimulatedDevice(capacity=15_000, knee=5_000), [NDR], LIMITS)
+    loads = [trial.intended for trial in result.trials[1:6]]
+    assert loads[0] == 14_850.0
+    steps = [math.log(high / low) for high, low in itertools.pairwise(loads)]
+    assert steps == pytest.approx([width * 2**n for n in range(1, 5)], rel=1e-9)
+    assert [t.loss_ratio > 0 for t in result.trials[1:6]] == [True] * 4 + [False]
+    # Up from the first lower bound: one width.
+    up = mlrsearch(SimulatedDevice(capacity=15_000), [NDR], LIMITS).trials
+    assert up[1].loss_ratio == 0 and math.log(up[2].intended / up[1].intended) == (
+        pytest.approx(width, rel=1e-9)
+    )

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from wirespeed.soak.chunk import ChunkProbes, LossRun, blind_chunk, parse_chunk
-from wirespeed.soak.outages import Outage, find_outages
+from wirespeed.soak.outages import JOIN_NS, Outage, find_outages
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "soak"
 INTERVAL_NS = 10_000_000
@@ -116,3 +116,57 @@ def test_direction_says_both_ways_when_both_lost() -> None:
 def test_irtt_without_a_server_says_so() -> None:
     with pytest.raises(ValueError, match="no reply from server"):
         parse_chunk("[OpenTimeout] no reply from server\n", INTERVAL_NS)
+
+
+def test_runs_joined_across_chunks_add_up_each_way_and_keep_the_whole_span() -> None:
+    # The handover exactly JOIN_NS long still joins: the next chunk began within it.
+    before = ChunkProbes(0, 10, 10, 2, 3, 0, (LossRun(5, 10, 5, up=2, down=3, open_end=True),))
+    after = ChunkProbes(
+        10 + JOIN_NS, 20 + JOIN_NS, 10, 1, 0, 4,
+        (LossRun(10 + JOIN_NS, 15 + JOIN_NS, 5, up=1, unknown=4, open_start=True),),
+    )  # fmt: skip
+    (outage,) = find_outages([before, after], threshold=3)
+    assert outage == Outage(
+        start=5 / 1e9, end=(15 + JOIN_NS) / 1e9, lost=10, up=3, down=3, unknown=4
+    )
+    assert outage.duration == pytest.approx(1.00000001)
+    assert outage.to_dict() == {
+        "start": 0.0,
+        "end": 1.0,
+        "duration": 1.0,
+        "lost": 10,
+        "lost_up": 3,
+        "lost_down": 3,
+        "lost_unknown": 4,
+        "direction": "both",
+        "blind": False,
+    }
+
+
+def test_direction_says_the_only_way_that_lost() -> None:
+    assert Outage(0, 1, 4, up=4, down=0, unknown=0).direction == "up"
+    assert Outage(0, 1, 4, up=0, down=3, unknown=1).direction == "down"
+    assert Outage(2.5004, 4.2516, 4, up=0, down=0, unknown=4, blind=True).to_dict() == {
+        "start": 2.5,  # to the millisecond
+        "end": 4.252,
+        "duration": 1.751,
+        "lost": 4,
+        "lost_up": 0,
+        "lost_down": 0,
+        "lost_unknown": 4,
+        "direction": "unknown",
+        "blind": True,
+    }
+
+
+def test_outages_in_chunks_one_after_another_each_end_where_they_end() -> None:
+    def chunk(start: int, *runs: LossRun) -> ChunkProbes:
+        lost = sum(run.lost for run in runs)
+        return ChunkProbes(start, start + 99, 100, lost, 0, 0, runs)
+
+    closed = chunk(0, LossRun(10, 15, 5, up=5))
+    quiet = chunk(100)
+    at_the_end = chunk(200, LossRun(290, 299, 9, up=9, open_end=True))
+    again = chunk(300, LossRun(350, 356, 6, up=6))
+    found = find_outages([closed, quiet, at_the_end, quiet, again, closed], threshold=3)
+    assert [(round(o.start * 1e9), o.lost) for o in found] == [(10, 5), (290, 9), (350, 6), (10, 5)]

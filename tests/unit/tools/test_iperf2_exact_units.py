@@ -45,11 +45,20 @@ def test_the_tcp_receiver_total_is_the_byte_exact_number_the_server_printed() ->
 def test_dual_with_two_streams_in_exact_units_reports_both_directions() -> None:
     client, server = both("exact-tcp-dual-p2")
     result = merge(iperf2.parse(client, Side.CLIENT), iperf2.parse(server, Side.SERVER))
-    for flow in (Flow.UP, Flow.DOWN):
+    # The receivers' final lines: up, the server's [1] and [3]; down, the client's
+    # [3] and [4] (reverse streams); the direction lasts as long as its longest stream.
+    printed = {
+        Flow.UP: ({976748604: 2.0127, 1071382588: 2.0132}, 2.0132),
+        Flow.DOWN: ({1121714176: 2.0068, 1038483456: 1.9993}, 2.0068),
+    }
+    for flow, (streams, seconds) in printed.items():
         direction = result.direction(flow)
-        assert direction is not None and direction.goodput_bps is not None
-        assert len(direction.streams) == 2
-        assert direction.goodput_bps > 1e8
+        assert direction is not None and direction.received is not None
+        assert {s.received.bytes: s.received.seconds for s in direction.streams if s.received} == (
+            streams
+        )
+        assert direction.received.bytes == sum(streams)
+        assert direction.goodput_bps == pytest.approx(sum(streams) * 8 / seconds, rel=1e-12)
 
 
 def test_a_window_the_kernel_doubled_is_still_flagged_in_exact_units() -> None:

@@ -157,8 +157,13 @@ def test_every_combination(
 
 
 def test_program_is_the_one_given() -> None:
-    (command,) = unixbench.commands({"directory": DIRECTORY}, "./Run", FOUR)
-    assert command.argv[0] == "./Run"
+    # Every test above passes "./Run": another path shows it is the argument that is
+    # used, in front of the same options.
+    options = {"directory": DIRECTORY, "copies": [1, "all"], "iterations": 3}
+    (usual,) = unixbench.commands(options, "./Run", FOUR)
+    (command,) = unixbench.commands(options, f"{DIRECTORY}/Run", FOUR)
+    assert command.argv == (f"{DIRECTORY}/Run", "-c", "1", "-c", "4", "-i", "3")
+    assert command.argv[1:] == usual.argv[1:] and usual.argv[0] == "./Run"
 
 
 # Options errors

@@ -1,6 +1,7 @@
 """CPU variants (cores online, cpufreq governor, maximum frequency) on a copy of a
-captured board: journaled before each write, restored byte for byte when the variant
-ends and after a crash, and refused where the device cannot do them.
+board tree (partly captured, partly derived: tests/fixtures/boards/README.md): journaled
+before each write, restored byte for byte when the variant ends and after a crash, and
+refused where the device cannot do them.
 
 Never this machine: every read and write goes to a tree under tmp_path (TreeHost refuses
 a path that leaves it).

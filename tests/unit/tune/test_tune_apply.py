@@ -1,5 +1,7 @@
-"""Apply and restore against a copy of a captured board: journaled first, restored
-byte for byte, also after a crash, and nothing hostile ever written."""
+"""Apply and restore against a copy of the R4S board tree: journaled first, restored
+byte for byte, also after a crash, and nothing hostile ever written. Its IRQ numbers
+are captured (seed 001's /proc/interrupts); their smp_affinity `3f` is derived, the
+kernel's default for six CPUs (tests/fixtures/boards/README.md)."""
 
 from __future__ import annotations
 
@@ -59,6 +61,26 @@ def test_apply_writes_the_seed_masks_and_restore_brings_back_every_byte(
     restore_session(host, journal, session)
     assert snapshot(tree) == before
     assert [e.state for e in journal.entries(session)] == [State.RESTORED] * 4
+
+
+def test_the_journal_keeps_every_field_of_a_change(tree: Path, journal: Journal) -> None:
+    path = "/proc/irq/27/smp_affinity"
+    changes = [Change(path, None, "10", "eth0 on cpu4"), Change(path, None, "20", "then cpu5")]
+    session = apply_changes(TreeHost(tree), changes, journal)
+    entry, second = journal.entries(session)
+    assert (entry.position, second.position, second.previous) == (0, 1, "10\n")
+    assert (entry.session, entry.host, entry.owner, entry.target) == (
+        session,
+        "tree",
+        journal.owner,
+        path,
+    )
+    assert (entry.previous, entry.new, entry.why, entry.state) == (
+        "3f\n",
+        "10",
+        "eth0 on cpu4",
+        State.APPLIED,
+    )
 
 
 def test_restore_goes_in_reverse_order(tree: Path, journal: Journal) -> None:
@@ -236,6 +258,34 @@ def test_a_tampered_journal_row_is_not_written_back(tree: Path, tmp_path: Path) 
     assert [why for _entry, why in recovery.report.failed] == [
         "refused mask '$(reboot)' for /proc/irq/27/smp_affinity"
     ]
+
+
+@pytest.mark.parametrize("unreadable", ["missing", "empty"])
+def test_a_boot_id_that_cannot_be_read_at_restore_still_restores_everything(
+    tree: Path, tmp_path: Path, unreadable: str
+) -> None:
+    # Without the host's boot id now there is no telling whether it rebooted: writing
+    # the previous values back is harmless if it did, and leaving them changed is not.
+    (tree / BOOT_ID).parent.mkdir(parents=True, exist_ok=True)
+    (tree / BOOT_ID).write_text("boot-1\n")
+    before = snapshot(tree)
+    with Journal.open(tmp_path / "s.db", owner=dead_owner()) as crashed:
+        session = apply_changes(TreeHost(tree), r4s_changes(tree), crashed)
+        assert {e.host_boot for e in crashed.entries(session)} == {"boot-1"}
+    if unreadable == "missing":
+        (tree / BOOT_ID).unlink()
+    else:
+        (tree / BOOT_ID).write_text("\n")
+    host = TreeHost(tree)
+    with Journal.open(tmp_path / "s.db") as journal:
+        recovery = recover(journal, lambda _name: host)
+        assert recovery.report.expired == []
+        assert len(recovery.report.restored) == 4
+        assert [e.state for e in journal.entries(session)] == [State.RESTORED] * 4
+    after = snapshot(tree)
+    del before[BOOT_ID]
+    after.pop(BOOT_ID, None)
+    assert after == before
 
 
 def test_after_a_reboot_the_changes_are_gone_and_not_written_back(

@@ -1,4 +1,4 @@
-"""A Host over a copy of a captured /proc + /sys tree, for apply/restore without root.
+"""A Host over a copy of a board's /proc + /sys tree, for apply/restore without root.
 
 Paths are confined to the tree: symlinks are followed (sysfs is made of them) but a path
 that ends up outside the root is an error, so a test proves where writes went.
