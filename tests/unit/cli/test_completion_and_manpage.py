@@ -114,6 +114,7 @@ def test_bash_completion_loads_and_completes(tmp_path: Path) -> None:
     assert completed.stdout.split("\n")[:2] == ["up", "markdown"], completed.stderr
 
 
+@pytest.mark.process
 @pytest.mark.skipif(shutil.which("zsh") is None, reason="zsh not installed (scripts/test.sh)")
 def test_zsh_completion_loads_from_fpath_and_by_eval(tmp_path: Path) -> None:
     functions = tmp_path / "zfunc"
@@ -139,6 +140,7 @@ def test_zsh_completion_loads_from_fpath_and_by_eval(tmp_path: Path) -> None:
     assert loaded.stderr == ""
 
 
+@pytest.mark.process
 @pytest.mark.skipif(shutil.which("fish") is None, reason="fish not installed (scripts/test.sh)")
 def test_fish_completion_loads_and_completes(tmp_path: Path) -> None:
     script = _write(tmp_path, "wirespeed.fish", _generated("completion", "fish"))

@@ -101,7 +101,9 @@ def test_a_goal_as_short_as_the_initial_trials_has_one_phase() -> None:
     assert len(phases_of(Goal("NDR", final_duration=1.0), initial_duration=1.0)) == 1
 
 
-def test_phase_durations_step_at_most_four_times_longer_in_whole_seconds_from_2_s() -> None:
+def test_phase_durations_step_at_most_four_times_longer_in_whole_seconds_from_2_s_tenths_below() -> (
+    None
+):
     cases = {
         (1.0, 10.0): [1.0, 3.0, 10.0],
         (1.0, 60.0): [1.0, 4.0, 15.0, 60.0],
