@@ -101,17 +101,15 @@ def test_a_goal_as_short_as_the_initial_trials_has_one_phase() -> None:
     assert len(phases_of(Goal("NDR", final_duration=1.0), initial_duration=1.0)) == 1
 
 
-def test_phase_durations_step_at_most_four_times_longer_in_whole_seconds_from_2_s_tenths_below() -> (
-    None
-):
+def test_phases_step_at_most_fourfold_in_tenths_below_2_s_whole_seconds_above() -> None:
     cases = {
         (1.0, 10.0): [1.0, 3.0, 10.0],
         (1.0, 60.0): [1.0, 4.0, 15.0, 60.0],
         (1.0, 4.0): [1.0, 4.0],  # exactly four times longer: no step between
         (1.0, 1.5): [1.0, 1.5],
         (1.0, 4.5): [1.0, 2.0, 4.5],  # 2.12 s, rounded from 2 s on
-        (0.1, 1.0): [0.1, math.sqrt(0.1), 1.0],  # below 2 s: not rounded
-        (0.25, 8.0): [0.25, 0.25 * 32 ** (1 / 3), 3.0, 8.0],
+        (0.1, 1.0): [0.1, 0.3, 1.0],  # below 2 s: tenths (0.316 s), which iperf2 keeps
+        (0.25, 8.0): [0.25, 0.8, 3.0, 8.0],  # 0.794 s
     }
     for (initial, final), expected in cases.items():
         phases = phases_of(Goal("NDR", final_duration=final), initial_duration=initial)
