@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from wirespeed.errors import HostError
 from wirespeed.hosts.base import Host
 from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.session import RunningSampler, Sampler
@@ -126,9 +127,11 @@ def restart_detail(before: tuple[float, str], after: tuple[float, str]) -> str |
     return detail + ("; new boot id" if new_id else "")
 
 
-def does_not_answer(host: Host, error: object) -> str:
-    """A failure to reach the device, in words (not paramiko's "No existing session")."""
-    return f"the device {host.name} does not answer ({error})"
+def does_not_answer(host: Host, error: BaseException) -> str:
+    """A failure to reach the device, in words: not paramiko's "No existing session"."""
+    if isinstance(error, (HostError, OSError)):
+        return f"the device {host.name} does not answer"
+    return f"{host.name}: {error}"
 
 
 class DeviceFollower:
@@ -169,8 +172,16 @@ class DeviceFollower:
         sampler is started and waited for (a failure is a note, not an error)."""
         try:
             self._boot = self._ask()
+            readable = self.host.run(["sh", "-c", "test -r /dev/kmsg"], timeout=10)
+            if readable.returncode != 0:
+                self._note(
+                    f"the kernel log could not be followed: {self.host.name} does not let "
+                    "/dev/kmsg be read"
+                )
+                self._failed_to_follow = True
         except Exception as error:
             self._note(f"the kernel log could not be followed: {does_not_answer(self.host, error)}")
+            self._failed_to_follow = True
         self._attach(first=True)
         self._thread.start()
 
@@ -274,7 +285,7 @@ class DeviceFollower:
             self._sampler = new
         except Exception as error:
             self._sampler = None
-            if first or not self._failed_to_follow:
+            if not self._failed_to_follow:
                 self._note(
                     "the kernel log could not be followed: " + does_not_answer(self.host, error)
                 )

@@ -113,7 +113,8 @@ class FaultEntry(Entry):
     @model_validator(mode="after")
     def _kind(self) -> FaultEntry:
         if self.kind not in FAULT_KINDS:
-            raise ValueError(f"kind: {', '.join(FAULT_KINDS)}, not {self.kind!r}")
+            kinds = ", ".join(FAULT_KINDS[:-1]) + f" or {FAULT_KINDS[-1]}"
+            raise ValueError(f"kind: {kinds}, not {self.kind!r}")
         return self
 
 
