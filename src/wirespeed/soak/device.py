@@ -121,10 +121,12 @@ def restart_detail(before: tuple[float, str], after: tuple[float, str]) -> str |
     """Why (uptime, boot id) `after` is a new boot since `before`; None if it is not."""
     new_id = bool(before[1] and after[1] and before[1] != after[1])
     went_back = after[0] < before[0]
-    if not new_id and not went_back:
-        return None
-    detail = f"uptime went from {_uptime_text(before[0])} to {_uptime_text(after[0])}"
-    return detail + ("; new boot id" if new_id else "")
+    said = []
+    if went_back:
+        said.append(f"uptime went from {_uptime_text(before[0])} to {_uptime_text(after[0])}")
+    if new_id:
+        said.append("new boot id")
+    return "; ".join(said) or None
 
 
 def does_not_answer(host: Host, error: BaseException) -> str:
@@ -159,6 +161,7 @@ class DeviceFollower:
         self._sampler: RunningSampler | None = None
         self._seen: dict[tuple[int, str], int] = {}
         self._boot: tuple[float, str] | None = None
+        self._last_answer = time.time()
         self._silent_since: float | None = None
         self._failed_to_follow = False
         self._thread = threading.Thread(target=self._run, name="soak-device", daemon=True)
@@ -172,6 +175,7 @@ class DeviceFollower:
         sampler is started and waited for (a failure is a note, not an error)."""
         try:
             self._boot = self._ask()
+            self._last_answer = time.time()
             readable = self.host.run(["sh", "-c", "test -r /dev/kmsg"], timeout=10)
             if readable.returncode != 0:
                 self._note(
@@ -267,11 +271,14 @@ class DeviceFollower:
 
     def _check_boot(self, answer: tuple[float, str], now: float) -> None:
         before, self._boot = self._boot, answer
+        last, self._last_answer = self._last_answer, now
         if before is None:
             return
         detail = restart_detail(before, answer)
         if detail is not None:
-            self._device_event("restart", now - answer[0], now, detail)
+            # It booted `uptime` ago, and after it last answered (a device whose clock
+            # since boot does not start at its restart, as a lab's, is held to that).
+            self._device_event("restart", max(now - answer[0], last), now, detail)
 
     def _attach(self, *, first: bool = False) -> None:
         """A new sampler, then the old one's lines collected (they overlap)."""

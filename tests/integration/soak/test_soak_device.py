@@ -114,8 +114,12 @@ def test_a_40_s_freeze_is_one_outage_beside_the_device_not_answering(
 def test_a_restart_is_an_event(tmp_path: Path, lab_name: str) -> None:
     found, _ = soak(tmp_path, lab_name, 20, "{at: 5s, down: 3s, kind: restart}")
 
+    [fault] = found.faults
+    start, end = float(fault["start"]), float(fault["end"])
     [restart] = [e for e in found.device if e.kind == "restart"]
-    assert "new boot id" in restart.detail
-    assert "restarted" in found.sentence
+    assert restart.detail == "new boot id"
+    # Seen when the device answered again, soon after its SSH server was back.
+    assert start - 2 <= restart.at <= restart.end <= end + 8, restart
+    assert "restarted (new boot id) (beside the outage)" in found.sentence
     assert found.header.status == "complete"
     assert not namespaces(lab_name)
