@@ -199,7 +199,8 @@ class DeviceFollower:
 
     def stop(self) -> None:
         self._stop.set()
-        self._thread.join(timeout=30)
+        if self._thread.is_alive():  # never started when the first contact was interrupted
+            self._thread.join(timeout=30)
         if self._silent_since is not None:
             # Still silent at the end: the event lasts until now.
             self._device_event("no-answer", self._silent_since, time.time())

@@ -6,15 +6,27 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import threading
+import time
+from collections.abc import Sequence
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from support.soak_samples import captured_summary
 from wirespeed.errors import HostError
+from wirespeed.hosts.base import Completed
 from wirespeed.hosts.local import LocalHost
 from wirespeed.soak import records
 from wirespeed.soak.chunk import parse_chunk
-from wirespeed.soak.device import DeviceEvent, does_not_answer, parse_dmesg, restart_detail
+from wirespeed.soak.device import (
+    DeviceEvent,
+    DeviceFollower,
+    does_not_answer,
+    parse_dmesg,
+    restart_detail,
+)
 from wirespeed.soak.render import render
 from wirespeed.soak.summary import summarize
 from wirespeed.soak.timeline import soak_timeline
@@ -98,3 +110,55 @@ def test_a_kernel_log_that_could_not_be_followed_is_said_at_the_top() -> None:
     assert page.index("Warning:") < page.index(summary.sentence)
     # Without such a note, no warning.
     assert not summarize(captured_summary().header, [_chunk()]).warnings
+
+
+class _Freezable(LocalHost):
+    """This machine, whose answers can be held back as a frozen device's are."""
+
+    def __init__(self) -> None:
+        super().__init__("router")
+        self.thawed = threading.Event()
+        self.thawed.set()
+
+    def run(self, argv: Sequence[str], *, timeout: float = 30.0) -> Completed:
+        if not self.thawed.wait(timeout):
+            raise HostError("lost the connection to root@router: No existing session")
+        return super().run(argv, timeout=timeout)
+
+
+def _proc(root: Path, uptime: float, boot_id: str) -> None:
+    (root / "proc" / "sys" / "kernel" / "random").mkdir(parents=True, exist_ok=True)
+    (root / "proc" / "uptime").write_text(f"{uptime:.2f} 0.00\n")
+    (root / "proc" / "sys" / "kernel" / "random" / "boot_id").write_text(f"{boot_id}\n")
+
+
+@pytest.mark.process
+def test_the_follower_never_waits_for_a_silent_device_and_tells_its_silence_and_restart(
+    tmp_path: Path,
+) -> None:
+    host = _Freezable()
+    _proc(tmp_path, 25200.0, "a")
+    follower = DeviceFollower(host, root=str(tmp_path), check_every=0.2, answer_timeout=0.3)
+    follower.start()
+    try:
+        host.thawed.clear()
+        silent_from = time.time()
+        time.sleep(1.5)
+        # The soak's calls return at once while the device does not answer.
+        before = time.monotonic()
+        follower.rotate()
+        follower.take()
+        assert time.monotonic() - before < 0.1
+        _proc(tmp_path, 12.0, "b")  # it restarted meanwhile
+        host.thawed.set()
+        silent_until = time.time()
+        time.sleep(1.0)
+    finally:
+        follower.stop()
+    taken = follower.take()
+
+    [silence] = [e for e in taken.device if e.kind == "no-answer"]
+    assert abs(silence.at - silent_from) <= 0.5 and abs(silence.end - silent_until) <= 0.5
+    [restart] = [e for e in taken.device if e.kind == "restart"]
+    assert restart.detail == "uptime went from 7.0 h to 12 s; new boot id"
+    assert not taken.notes
