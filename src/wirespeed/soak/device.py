@@ -158,6 +158,8 @@ class DeviceFollower:
         self._taken = Taken()
         self._stop = threading.Event()
         self._rotate = threading.Event()
+        self._rotated = threading.Event()
+        self._wake = threading.Event()
         self._sampler: RunningSampler | None = None
         self._seen: dict[tuple[int, str], int] = {}
         self._boot: tuple[float, str] | None = None
@@ -190,15 +192,23 @@ class DeviceFollower:
         self._thread.start()
 
     def rotate(self) -> None:
+        self._rotated.clear()
         self._rotate.set()
+        self._wake.set()
 
-    def take(self) -> Taken:
+    def take(self, wait: float = 0.0) -> Taken:
+        """What was seen since the last take; `wait`: at most this long for a rotation
+        asked for to be done (its sampler's lines and the counters belong to the chunk
+        that just ended), never longer, so a silent device holds up nothing."""
+        if wait > 0:
+            self._rotated.wait(wait)
         with self._lock:
             taken, self._taken = self._taken, Taken()
         return taken
 
     def stop(self) -> None:
         self._stop.set()
+        self._wake.set()
         if self._thread.is_alive():  # never started when the first contact was interrupted
             self._thread.join(timeout=30)
         if self._silent_since is not None:
@@ -208,11 +218,17 @@ class DeviceFollower:
         sampler, self._sampler = self._sampler, None
         if sampler is not None:
             self._collect(sampler)
+        self._rotated.set()
 
     # -- the thread -----------------------------------------------------------------------
 
     def _run(self) -> None:
-        while not self._stop.wait(0 if self._silent_since is not None else self.check_every):
+        while True:
+            if self._silent_since is None:
+                self._wake.wait(self.check_every)  # a rotation or stop() wakes it early
+            self._wake.clear()
+            if self._stop.is_set():
+                return
             asked = time.time()
             answer = self._answer_within(self.answer_timeout)
             if answer is None or isinstance(answer, BaseException):
@@ -228,6 +244,7 @@ class DeviceFollower:
             if self._rotate.is_set():
                 self._rotate.clear()
                 self._attach()
+                self._rotated.set()
 
     def _ask(self) -> tuple[float, str]:
         result = self.host.run(

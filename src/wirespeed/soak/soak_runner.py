@@ -49,6 +49,10 @@ __all__ = ["Progress", "SoakHosts", "ethtool_counters", "run_soak", "softnet_dro
 FINISH_MARGIN = 15.0
 COUNTER_PATTERN = re.compile(r"timeout|restart|reset|hang|link|err|drop|miss|fifo|carrier")
 NO_PROBES = ChunkProbes(None, None, 0, 0, 0, 0, ())
+# How long a chunk's commit waits for the DUT's follower to have read the chunk's kernel
+# lines and counters: the next chunk's stream runs meanwhile; a silent device is never
+# waited for longer.
+ROTATION_WAIT = 3.0
 
 
 @dataclass
@@ -422,7 +426,7 @@ class _Soak:
                 round(current.started_at * 1e9), round(current.sending_ends * 1e9),
                 self.interval_ns,
             )  # fmt: skip
-        seen = follower.take() if follower is not None else Taken()
+        seen = follower.take(wait=ROTATION_WAIT) if follower is not None else Taken()
         self._keep(
             records.ChunkRecord(
                 position=self.position,
