@@ -28,6 +28,7 @@ import shutil
 import socket
 import subprocess
 import time
+import uuid
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -61,6 +62,7 @@ mount --bind "$1/passwd" /etc/passwd
 mount --bind "$1/shells" /etc/shells
 mount --bind "$1/empty" /usr/local
 mount --bind "$1/bin" /usr/bin
+if [ -f "$1/boot_id" ]; then mount --bind "$1/boot_id" /proc/sys/kernel/random/boot_id; fi
 exec /usr/sbin/dropbear -s -g -j -k -p "$2:22" -r "$1/host_key" -P "$1/dropbear.pid"
 """
 
@@ -227,6 +229,14 @@ def start_server(device: SshDevice, dut_namespace: str) -> None:
         except OSError:
             time.sleep(0.02)
     raise LabError(f"dropbear in {dut_namespace} did not accept connections within 5 s")
+
+
+def restart_server(device: SshDevice, dut_namespace: str) -> None:
+    """dropbear started again after every process of the DUT namespace was killed, as a
+    device that restarted: with a boot id of its own (a namespace cannot restart; the
+    boot id the device shows, /proc/sys/kernel/random/boot_id, is a new one from now)."""
+    (device.directory / "boot_id").write_text(f"{uuid.uuid4()}\n")
+    start_server(device, dut_namespace)
 
 
 def open_socket(namespace: str, host: str, port: int, timeout: float) -> socket.socket:

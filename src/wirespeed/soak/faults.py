@@ -6,6 +6,12 @@ Two kinds, as a router loses a path:
   a NIC that resets; its neighbours are forgotten and learnt again;
 - forwarding: the DUT keeps its links but forwards nothing (an nftables chain in the
   forward hook whose policy is drop, ahead of every other), as a hung Tx queue.
+And two of the whole device, for a lab DUT reached over SSH (`dut_access: ssh`):
+- freeze: its SSH server's every process is stopped (SIGSTOP) and its port goes down, as a device
+  whose system froze; both come back at the end (SIGCONT);
+- restart: every process of the DUT is killed and its port goes down; at the end the
+  port comes back and the SSH server starts again, showing a new boot id (a namespace
+  cannot restart: lab/ssh_dut.py restart_server).
 
 At each start the DUT's kernel log gets a line that mimics the igb driver of a router
 that did this (`igb 0000:01:00.0: Detected Tx Unit Hang`, `NETDEV WATCHDOG`), and at
@@ -22,16 +28,23 @@ and `wirespeed lab down` removes it.
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
+import subprocess
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from wirespeed.hosts.base import Host
+from wirespeed.lab import ssh_dut
 
-__all__ = ["FAULT_KINDS", "Fault", "FaultSchedule", "Injected"]
+__all__ = ["DEVICE_FAULT_KINDS", "FAULT_KINDS", "Fault", "FaultSchedule", "Injected"]
 
-FAULT_KINDS = ("link", "forwarding")
+FAULT_KINDS = ("link", "forwarding", "freeze", "restart")
+DEVICE_FAULT_KINDS = ("freeze", "restart")
 NFT_TABLE = "wirespeed_soak_fault"
 PCI_ADDRESS = "0000:01:00.0"  # the seed's igb port; made up, as the driver is
 
@@ -84,8 +97,12 @@ class FaultSchedule:
         lab: str,
         interface: str = "wan",
         family: str = "ip",
+        device: ssh_dut.SshDevice | None = None,
+        dut_namespace: str | None = None,
     ) -> None:
         self.dut = dut
+        self.device = device  # the lab's SSH DUT, for the device's own faults
+        self.dut_namespace = dut_namespace
         self.faults = sorted(faults, key=lambda fault: fault.at)
         self.origin = origin
         self.lab = lab
@@ -146,8 +163,39 @@ class FaultSchedule:
             raise RuntimeError(f"{' '.join(argv)}: {result.stderr.strip()}")
         return (before + after) / 2
 
+    def _ssh_device(self, fault: Fault) -> ssh_dut.SshDevice:
+        if self.device is None or self.dut_namespace is None:
+            raise RuntimeError(f"a {fault.kind} fault needs the lab DUT reached over SSH")
+        return self.device
+
+    def _signal_all(self, sig: signal.Signals, name: str | None = None) -> None:
+        """Every process of the DUT namespace (named `name`, if given): SIGKILL as a
+        device's power goes; SIGSTOP to dropbear's every process (the one that listens
+        and those that carry the sessions) as a system that froze."""
+        assert self.dut_namespace is not None
+        listed = self._local(["ip", "netns", "pids", self.dut_namespace])
+        for pid in listed.split():
+            with contextlib.suppress(OSError):
+                if name is not None and Path(f"/proc/{pid}/comm").read_text().strip() != name:
+                    continue
+                os.kill(int(pid), sig)
+
+    def _local(self, argv: list[str]) -> str:
+        result = subprocess.run(argv, capture_output=True, text=True, timeout=10, check=False)
+        if result.returncode != 0:
+            raise RuntimeError(f"{' '.join(argv)}: {result.stderr.strip()}")
+        return result.stdout
+
     def _apply(self, fault: Fault) -> float:
         port = self.interface
+        if fault.kind == "freeze":
+            self._ssh_device(fault)
+            self._signal_all(signal.SIGSTOP, "dropbear")
+            return self._timed(["ip", "link", "set", "dev", port, "down"])
+        if fault.kind == "restart":
+            self._ssh_device(fault)
+            self._signal_all(signal.SIGKILL)
+            return self._timed(["ip", "link", "set", "dev", port, "down"])
         if fault.kind == "link":
             self._kmsg(f"igb {PCI_ADDRESS} {port}: Detected Tx Unit Hang")
             return self._timed(["ip", "link", "set", "dev", port, "down"])
@@ -160,6 +208,15 @@ class FaultSchedule:
 
     def _undo(self, fault: Fault) -> float:
         port = self.interface
+        if fault.kind == "freeze":
+            end = self._timed(["ip", "link", "set", "dev", port, "up"])
+            self._signal_all(signal.SIGCONT, "dropbear")
+            return end
+        if fault.kind == "restart":
+            end = self._timed(["ip", "link", "set", "dev", port, "up"])
+            assert self.device is not None and self.dut_namespace is not None
+            ssh_dut.restart_server(self.device, self.dut_namespace)
+            return end
         if fault.kind == "link":
             end = self._timed(["ip", "link", "set", "dev", port, "up"])
             self._kmsg(

@@ -42,6 +42,7 @@ from wirespeed.plan.schema import (
     VariantEntry,
 )
 from wirespeed.plan.yamltree import YamlProblem, load_yaml
+from wirespeed.soak.faults import DEVICE_FAULT_KINDS, FAULT_KINDS
 from wirespeed.soak.outages import DEFAULT_THRESHOLD
 
 __all__ = [
@@ -111,8 +112,9 @@ class FaultEntry(Entry):
 
     @model_validator(mode="after")
     def _kind(self) -> FaultEntry:
-        if self.kind not in ("link", "forwarding"):
-            raise ValueError(f"kind: link or forwarding, not {self.kind!r}")
+        if self.kind not in FAULT_KINDS:
+            kinds = ", ".join(FAULT_KINDS[:-1]) + f" or {FAULT_KINDS[-1]}"
+            raise ValueError(f"kind: {kinds}, not {self.kind!r}")
         return self
 
 
@@ -201,6 +203,13 @@ def _check_faults(settings: SoakEntry, out: Collector) -> None:
     """Each fault starts within the soak and after the one before has ended: a fault
     that never happens, or two at once, would be a truth the soak cannot be checked
     against."""
+    for index, fault in enumerate(settings.faults):
+        if fault.kind in DEVICE_FAULT_KINDS and settings.dut_access != "ssh":
+            out.error(
+                ("soak", "faults", index, "kind"),
+                f"a {fault.kind} fault stops the DUT's SSH server: it needs dut_access: ssh",
+                hint="add `dut_access: ssh` to soak:, or use kind link or forwarding",
+            )
     order = sorted(range(len(settings.faults)), key=lambda i: settings.faults[i].at)
     previous: FaultEntry | None = None
     for index in order:

@@ -7,7 +7,8 @@
 
 A chunk's data, JSON: {"probes": {...ChunkProbes, runs as lists}, "events": [...],
 "counters": {iface: {name: delta}}, "faults": [...], "bursts": [[start, end]],
-"notes": [...]}. Loading all of a 24 h soak's chunks (1440 of 60 s) reads a few MB.
+"notes": [...], "device": [...DeviceEvent: the DUT did not answer, or restarted]}.
+Loading all of a 24 h soak's chunks (1440 of 60 s) reads a few MB.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from sqlalchemy import func, insert, select, update
 
 from wirespeed.process_owner import process_owner
 from wirespeed.soak.chunk import ChunkProbes, LossRun
+from wirespeed.soak.device import DeviceEvent
 from wirespeed.soak.matching import KernelEvent
 from wirespeed.store import Store
 from wirespeed.store.soak_table import soak, soak_chunk
@@ -51,6 +53,7 @@ class ChunkRecord:
     faults: tuple[Mapping[str, object], ...] = ()
     bursts: tuple[tuple[float, float], ...] = ()
     notes: tuple[str, ...] = ()
+    device: tuple[DeviceEvent, ...] = ()
 
     def data(self) -> str:
         p = self.probes
@@ -73,6 +76,7 @@ class ChunkRecord:
                 "faults": list(self.faults),
                 "bursts": [list(burst) for burst in self.bursts],
                 "notes": list(self.notes),
+                "device": [event.to_dict() for event in self.device],
             },
             separators=(",", ":"),
         )
@@ -104,6 +108,7 @@ class ChunkRecord:
             faults=tuple(data["faults"]),
             bursts=tuple((float(a), float(b)) for a, b in data["bursts"]),
             notes=tuple(data["notes"]),
+            device=tuple(DeviceEvent.from_dict(event) for event in data.get("device", ())),
         )
 
     @property

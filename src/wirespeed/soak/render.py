@@ -83,13 +83,17 @@ HEAD = ["#", "start (UTC)", "length s", "lost", "direction", "kernel event"]
 def render_text(summary: SoakSummary) -> str:
     head = f"soak {summary.header.id}{_of_variant(summary)} ({summary.header.status})"
     lines = [f"{head}: {summary.sentence}"]
+    lines += [f"  warning: {warning}" for warning in summary.warnings]
     for row in _rows(summary):
         lines.append("  " + "  ".join(row).replace("`", ""))
     return "\n".join(lines) + "\n"
 
 
 def render_markdown(summary: SoakSummary) -> str:
-    out = [f"# {_title(summary)}", "", f"**{summary.sentence}**", ""]
+    out = [f"# {_title(summary)}", ""]
+    out += [f"> **Warning:** {warning}" for warning in summary.warnings]
+    out += [""] if summary.warnings else []
+    out += [f"**{summary.sentence}**", ""]
     out.append(
         f"Watched {duration_text(summary.watched)} ({summary.sent} probes each way, "
         f"{summary.lost} lost); an outage is ≥ {summary.threshold} consecutive lost probes "
@@ -102,6 +106,9 @@ def render_markdown(summary: SoakSummary) -> str:
     if events:
         out += ["", "## Kernel events", ""]
         out += [f"- {_when(e.at)} {e.host}: `{e.message}`" for e in events]
+    if summary.device:
+        out += ["", "## The device", ""]
+        out += [f"- {_when(e.at)} {e.describe()}" for e in summary.device]
     if summary.faults:
         out += ["", "## Injected faults (the lab's truth)", ""]
         out += [
@@ -125,6 +132,13 @@ def render_html(summary: SoakSummary) -> str:
         for e in summary.events
         if e.kind is not None
     )
+    warnings = "".join(
+        f"<p class='warning'><strong>Warning:</strong> {esc(w)}</p>" for w in summary.warnings
+    )
+    device = "".join(
+        f"<li><time>{esc(_when(e.at))}</time> {esc(e.describe())}</li>" for e in summary.device
+    )
+    device = f"<h2>The device</h2><ul>{device}</ul>" if device else ""
     data = json.dumps(summary.to_dict(), separators=(",", ":")).replace("</", "<\\/")
     style = (resources.files("wirespeed.report") / "assets" / "report.css").read_text("utf-8")
     return (
@@ -133,11 +147,12 @@ def render_html(summary: SoakSummary) -> str:
         "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; "
         "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">"
         f"<title>{title}</title><style>{style}</style></head><body><main>"
-        f"<section id='soak'><h1>{title}</h1><p><strong>{esc(summary.sentence)}</strong></p>"
+        f"<section id='soak'><h1>{title}</h1>{warnings}"
+        f"<p><strong>{esc(summary.sentence)}</strong></p>"
         "<h2>Outages</h2><table><thead><tr>"
         + "".join(f"<th>{esc(h)}</th>" for h in HEAD)
         + f"</tr></thead><tbody>{rows}</tbody></table>"
-        f"<h2>Kernel events</h2><ul>{events}</ul></section>"
+        f"<h2>Kernel events</h2><ul>{events}</ul>{device}</section>"
         f"{soak_timeline(summary)}"
         f"<script type='application/json' id='soak-data'>{data}</script>"
         "</main></body></html>\n"

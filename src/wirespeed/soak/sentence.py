@@ -2,14 +2,24 @@
 
 7 outages in 14.0 h (one every 2.0 h), 3.1-9.8 s, each after `igb … Detected Tx Unit
 Hang` on eth1
+
+and what the device itself did, beside the outage it explains:
+
+1 outage in 1.0 min, 40.0 s, no kernel event near it; the device dut did not answer
+from 06:30:10 UTC for 40 s (beside the outage)
 """
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from wirespeed.soak.matching import KernelEvent, Matched
+from wirespeed.soak.matching import DEFAULT_WINDOW, KernelEvent, Matched
+
+if TYPE_CHECKING:
+    from wirespeed.soak.device import DeviceEvent
 
 __all__ = ["describe_event", "duration_text", "sentence"]
 
@@ -37,8 +47,60 @@ def _cause_key(event: KernelEvent) -> tuple[str, str | None]:
     return describe_event(event), event.interface
 
 
-def sentence(matched: Sequence[Matched], watched: float) -> str:
-    """`watched`: seconds the stream ran."""
+# Device events told one by one; more are counted.
+_DEVICE_TOLD = 3
+
+
+def _device_clause(device: Sequence[DeviceEvent], matched: Sequence[Matched], window: float) -> str:
+    if not device:
+        return ""
+    if len(device) > _DEVICE_TOLD:
+        silent = [e for e in device if e.kind == "no-answer"]
+        restarts = len(device) - len(silent)
+        parts = []
+        if silent:
+            longest = max(e.duration for e in silent)
+            parts.append(
+                f"the device did not answer {len(silent)} times (at most {duration_text(longest)})"
+            )
+        if restarts:
+            parts.append(f"it restarted {restarts} times")
+        return "; " + ", ".join(parts)
+    told = []
+    for event in device:
+        when = time.strftime("%H:%M:%S UTC", time.gmtime(event.at))
+        if event.kind == "restart":
+            text = f"the device {event.host} restarted" + (
+                f" ({event.detail})" if event.detail else ""
+            )
+        else:
+            text = (
+                f"the device {event.host} did not answer from {when} for "
+                f"{duration_text(event.duration)}"
+            )
+        beside = [
+            m for m in matched
+            if m.outage.start - window <= event.end and event.at <= m.outage.end + window
+        ]  # fmt: skip
+        if beside:
+            text += (
+                " (beside the outage)" if len(beside) == 1 else f" (beside {len(beside)} outages)"
+            )
+        told.append(text)
+    return "; " + "; ".join(told)
+
+
+def sentence(
+    matched: Sequence[Matched],
+    watched: float,
+    device: Sequence[DeviceEvent] = (),
+    window: float = DEFAULT_WINDOW,
+) -> str:
+    """`watched`: seconds the stream ran; `device`: the DUT's silences and restarts."""
+    return _outages(matched, watched) + _device_clause(device, matched, window)
+
+
+def _outages(matched: Sequence[Matched], watched: float) -> str:
     span = duration_text(watched)
     if not matched and watched <= 0:
         # A soak that never streamed watched nothing: "no outage" would read as a clean bill.

@@ -2,12 +2,15 @@
 beside it, faults and load bursts on their schedules; each chunk committed as it ends.
 
 The loop, per chunk: start the next chunk's irtt as this one sends its last probe (or
-keep trying while the path is down: stream.start_when_up), and the next chunk's sampler
-on the DUT; then wait for this chunk's irtt to end, parse it, stop its sampler, read
-the DUT's `ethtool -S` counters, and commit it. On Ctrl-C, SIGTERM or an error every
-process is stopped, every fault undone, the committed chunks kept; the chunk in
-progress is lost (irtt writes its JSON only at its end), so a chunk's length is what
-an interruption costs.
+keep trying while the path is down: stream.start_when_up); then wait for this chunk's
+irtt to end, parse it, and commit it with what the DUT's follower (soak/device.py) saw
+meanwhile: kernel lines, `ethtool -S` counters, the device not answering or
+restarting. The follower runs in a thread of its own: nothing in this loop waits for
+the DUT's management plane, so a device that freezes never holds the stream up.
+
+On Ctrl-C, SIGTERM or an error every process is stopped, every fault undone, the
+committed chunks kept; the chunk in progress is lost (irtt writes its JSON only at its
+end), so a chunk's length is what an interruption costs.
 """
 
 from __future__ import annotations
@@ -22,12 +25,10 @@ from dataclasses import dataclass, field
 from wirespeed.errors import WirespeedError
 from wirespeed.hosts.base import Host
 from wirespeed.lab.lab import Lab
-from wirespeed.sampling.model import SampleSet
-from wirespeed.sampling.session import RunningSampler, Sampler
 from wirespeed.soak import memory, records
 from wirespeed.soak.chunk import ChunkProbes, blind_chunk, parse_chunk
+from wirespeed.soak.device import DeviceFollower, Taken
 from wirespeed.soak.faults import Fault, FaultSchedule
-from wirespeed.soak.matching import KernelEvent, kernel_event
 from wirespeed.soak.outages import Outage, find_outages
 from wirespeed.soak.plan import SoakEntry
 from wirespeed.soak.stream import (
@@ -48,6 +49,10 @@ __all__ = ["Progress", "SoakHosts", "ethtool_counters", "run_soak", "softnet_dro
 FINISH_MARGIN = 15.0
 COUNTER_PATTERN = re.compile(r"timeout|restart|reset|hang|link|err|drop|miss|fifo|carrier")
 NO_PROBES = ChunkProbes(None, None, 0, 0, 0, 0, ())
+# How long a chunk's commit waits for the DUT's follower to have read the chunk's kernel
+# lines and counters: the next chunk's stream runs meanwhile; a silent device is never
+# waited for longer.
+ROTATION_WAIT = 3.0
 
 
 @dataclass
@@ -183,22 +188,6 @@ class _Counters:
         return deltas
 
 
-def _events(
-    samples: SampleSet, started_at: float, seen: set[tuple[int, str]]
-) -> tuple[list[KernelEvent], set[tuple[int, str]]]:
-    """The sampler's kernel lines as events, and their keys; those the previous sampler
-    gave already (samplers overlap, and each passes on the last 2 s before its start)
-    are left out."""
-    events: list[KernelEvent] = []
-    keys: set[tuple[int, str]] = set()
-    for line in samples.kernel:
-        key = (round((samples.start_uptime + line.t) * 1e6), line.message)
-        keys.add(key)
-        if key not in seen:
-            events.append(kernel_event(started_at + line.t, samples.host, line.message))
-    return events, keys
-
-
 def _remove(host: Host, path: str) -> None:
     with contextlib.suppress(Exception):
         host.run(["rm", "-f", path], timeout=10)
@@ -226,7 +215,6 @@ class _Soak:
         self.interval_ns = round(settings.interval * 1e9)
         self.kept: list[ChunkProbes] = []  # runs only: chunks without loss are NO_PROBES
         self.outages: list[Outage] = []
-        self.seen_kernel: set[tuple[int, str]] = set()
         self.faults_told = 0
         self.bursts_told = 0
         self.notes: list[str] = []
@@ -234,15 +222,6 @@ class _Soak:
         self.schedule: FaultSchedule | None = None
 
     # -- the pieces of one chunk ------------------------------------------------------
-
-    def _sampler(self) -> RunningSampler | None:
-        if self.hosts.dut is None:
-            return None
-        try:
-            return Sampler.start(self.hosts.dut, interval=5.0)
-        except Exception as error:
-            self.notes.append(f"the kernel log could not be followed: {error}")
-            return None
 
     def _keep(self, chunk: records.ChunkRecord) -> None:
         records.add_chunk(self.store, self.soak_id, chunk)
@@ -283,10 +262,9 @@ class _Soak:
         origin = time.time() - self.watched
         server = IrttServer(hosts.server, settings.port)
         bursts: _Bursts | None = None
-        samplers: list[RunningSampler] = []
         current: Started | None = None
         following: Started | None = None
-        counters = _Counters(hosts.dut, settings.ethtool or [])
+        follower: DeviceFollower | None = None
         stopping = threading.Event()
         try:
             server.start()
@@ -294,44 +272,43 @@ class _Soak:
                 faults = [
                     Fault(f.at, f.down, f.kind) for f in settings.faults if f.at >= self.watched
                 ]
+                built = hosts.built_lab
                 self.schedule = FaultSchedule(
                     hosts.fault_host, faults, origin, lab=hosts.lab,
                     interface=hosts.fault_interface, family=hosts.fault_family,
+                    device=built.ssh_device if built is not None else None,
+                    dut_namespace=built.dut_namespace if built is not None else None,
                 )  # fmt: skip
             if settings.bursts is not None:
                 b = settings.bursts
                 bursts = _Bursts(hosts, b.every, b.duration, b.parallel, origin)
                 bursts.start()
-            sampler = self._sampler()
-            if sampler is not None:
-                sampler.wait_until_ready()
-                samplers.append(sampler)
+            if hosts.dut is not None:
+                counters = _Counters(hosts.dut, settings.ethtool or [])
+                follower = DeviceFollower(hosts.dut, counters=counters)
+                follower.start()
             if self.schedule is not None:
                 self.schedule.start()
             first = self._attempt(min(settings.chunk, settings.duration - self.watched))
             current = self._held_or_retried(first, time.time(), stopping)
             while current is not None:
-                sampler_now = samplers[-1] if samplers else None
                 self._wait_until(current.sending_ends, current)
                 remaining = settings.duration - self.watched - current.seconds
                 following = None
                 if remaining > 0.5:
-                    sampler = self._sampler()
-                    if sampler is not None:
-                        samplers.append(sampler)
                     following = self._attempt(min(settings.chunk, remaining))
                 else:
                     self._end_faults()
+                    if follower is not None:
+                        # The last chunk: what the follower still holds (a silence in
+                        # progress until now) goes with it.
+                        follower.stop()
                 asked = time.time()
                 # This chunk is committed before the next one is waited for: a path that
                 # stays down keeps the next from starting, never this one from being kept.
-                self._finish(
-                    current,
-                    sampler=sampler_now,
-                    samplers=samplers,
-                    counters=counters,
-                    bursts=bursts,
-                )
+                if follower is not None:
+                    follower.rotate()
+                self._finish(current, follower=follower, bursts=bursts)
                 current = None
                 if following is not None:
                     current = self._held_or_retried(following, asked, stopping)
@@ -351,8 +328,8 @@ class _Soak:
             if bursts is not None:
                 bursts.stop()
                 self.notes.extend(bursts.errors)
-            for sampler in samplers:
-                sampler.stop()
+            if follower is not None:
+                follower.stop()
             server.stop()
 
     def _attempt(self, seconds: float) -> Started:
@@ -431,9 +408,7 @@ class _Soak:
         self,
         current: Started,
         *,
-        sampler: RunningSampler | None,
-        samplers: list[RunningSampler],
-        counters: _Counters,
+        follower: DeviceFollower | None,
         bursts: _Bursts | None,
     ) -> None:
         deadline = time.monotonic() + FINISH_MARGIN
@@ -451,11 +426,7 @@ class _Soak:
                 round(current.started_at * 1e9), round(current.sending_ends * 1e9),
                 self.interval_ns,
             )  # fmt: skip
-        events: list[KernelEvent] = []
-        if sampler is not None:
-            samples = sampler.stop()
-            samplers.remove(sampler)
-            events, self.seen_kernel = _events(samples, sampler.started_at, self.seen_kernel)
+        seen = follower.take(wait=ROTATION_WAIT) if follower is not None else Taken()
         self._keep(
             records.ChunkRecord(
                 position=self.position,
@@ -463,11 +434,12 @@ class _Soak:
                 started_at=current.started_at,
                 ended_at=current.sending_ends,
                 probes=probes,
-                events=tuple(events),
-                counters=counters.read(),
+                events=tuple(seen.kernel),
+                counters=seen.counters,
                 faults=self._new_faults(),
                 bursts=self._new_bursts(bursts),
-                notes=tuple(notes),
+                notes=tuple(notes + seen.notes),
+                device=tuple(seen.device),
             )
         )
 

@@ -8,12 +8,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from wirespeed.soak.device import DeviceEvent
 from wirespeed.soak.matching import DEFAULT_WINDOW, KernelEvent, Matched, match
 from wirespeed.soak.outages import DEFAULT_THRESHOLD, find_outages
 from wirespeed.soak.records import ChunkRecord, SoakHeader
 from wirespeed.soak.sentence import sentence
 
-__all__ = ["SoakSummary", "summarize"]
+__all__ = ["UNFOLLOWED_PREFIXES", "SoakSummary", "summarize"]
+
+# The notes soak/device.py writes when it cannot follow the kernel log.
+UNFOLLOWED_PREFIXES = (
+    "the kernel log could not be followed",
+    "a kernel log reader was lost",
+    "the kernel log of the silence was not read",
+)
 
 
 @dataclass(frozen=True)
@@ -26,6 +34,7 @@ class SoakSummary:
     threshold: int
     matched: tuple[Matched, ...]
     events: tuple[KernelEvent, ...]
+    device: tuple[DeviceEvent, ...]  # the DUT did not answer, or restarted
     faults: tuple[dict[str, Any], ...]
     bursts: tuple[tuple[float, float], ...]
     chunks: tuple[dict[str, Any], ...]
@@ -33,6 +42,12 @@ class SoakSummary:
     sentence: str
     sent: int
     lost: int
+
+    @property
+    def warnings(self) -> tuple[str, ...]:
+        """What the report says at its top: the DUT's kernel log could not be followed
+        (the soak saw no kernel event, which would otherwise read as "none happened")."""
+        return tuple(dict.fromkeys(n for n in self.notes if n.startswith(UNFOLLOWED_PREFIXES)))
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -52,10 +67,12 @@ class SoakSummary:
                 for m in self.matched
             ],
             "events": [e.to_dict() for e in self.events],
+            "device_events": [e.to_dict() for e in self.device],
             "faults": list(self.faults),
             "bursts": [list(b) for b in self.bursts],
             "chunks": list(self.chunks),
             "notes": list(self.notes),
+            "warnings": list(self.warnings),
         }
 
 
@@ -71,6 +88,7 @@ def summarize(
     events = tuple(e for c in chunks for e in c.events)
     matched = tuple(match(outages, events, window))
     watched = sum(c.watched for c in chunks)
+    device = tuple(sorted((e for c in chunks for e in c.device), key=lambda e: e.at))
     series = tuple(
         {
             "position": c.position,
@@ -97,11 +115,12 @@ def summarize(
         threshold=threshold,
         matched=matched,
         events=events,
+        device=device,
         faults=tuple(dict(f) for c in chunks for f in c.faults),
         bursts=tuple(b for c in chunks for b in c.bursts),
         chunks=series,
         notes=tuple(n for c in chunks for n in c.notes),
-        sentence=sentence(matched, watched),
+        sentence=sentence(matched, watched, device, window),
         sent=sum(c.probes.sent for c in chunks),
         lost=sum(c.probes.lost for c in chunks),
     )

@@ -110,15 +110,26 @@ def soak_timeline(summary: SoakSummary) -> str:
         Span(start - origin, end - origin, "load burst", "load burst")
         for start, end in summary.bursts
     ]
+    intervals += [
+        Span(e.at - origin, e.end - origin, e.describe(), "device did not answer")
+        for e in summary.device
+        if e.kind == "no-answer"
+    ]
     instants = [
         Mark(e.at - origin, describe_event(e), f"{e.host}: {e.message}")
         for e in summary.events
         if e.kind is not None
     ]
+    instants += [
+        Mark(max(0.0, e.at - origin), "device restarted", e.describe())
+        for e in summary.device
+        if e.kind == "restart"
+    ]
     lead = (
         f"Each chunk's probe loss and round trips; outages (≥ {summary.threshold} "
         "consecutive lost probes) shaded, with injected faults and load bursts where "
-        "there were any; the kernel's events ticked beneath. Time since the soak's start "
+        "there were any, and where the device did not answer; the kernel's events and the "
+        "device's restarts ticked beneath. Time since the soak's start "
         f"({_started(origin)}); a break in the lines: nobody watched (the soak was stopped "
         "and resumed). Drag or scroll to zoom."
     )

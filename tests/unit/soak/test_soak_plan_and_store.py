@@ -41,7 +41,8 @@ def test_durations_are_read_with_their_units() -> None:
     ("change", "said"),
     [
         (("duration: 14h", "durtion: 14h"), "durtion"),
-        (("kind: link", "kind: cable"), "kind: link or forwarding"),
+        (("kind: link", "kind: cable"), "kind: link, forwarding, freeze or restart"),
+        (("kind: link", "kind: freeze"), r":7:\d+: .*a freeze fault .* needs dut_access: ssh"),
         (("topology: router", "topology: endpoint"), "topology router, nat or bridge"),
         (("chunk: 60s", "chunk: 10 parsecs"), "no duration"),
     ],
