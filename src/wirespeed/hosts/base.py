@@ -36,6 +36,12 @@ class Process(Protocol):
         """The exit status if it has ended, else None. Never blocks."""
         ...
 
+    def status_as_of(self) -> float:
+        """The wall-clock time (time.time()) at which what poll() says was last true: now
+        for a program on this machine; for one on a device, when the last poll of its
+        status was sent (a program that looks running may have ended since)."""
+        ...
+
     def wait(self, timeout: float | None = None) -> int:
         """Wait for the exit status; raise TimeoutError after timeout seconds."""
         ...

@@ -19,6 +19,7 @@ import shutil
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import IO
 
@@ -89,6 +90,9 @@ class LocalProcess:
         if status is not None:
             self._join_readers()
         return status
+
+    def status_as_of(self) -> float:
+        return time.time()
 
     def wait(self, timeout: float | None = None) -> int:
         try:

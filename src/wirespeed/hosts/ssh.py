@@ -84,6 +84,8 @@ class SshProcess:
         self.out_offset = 0
         self.err_offset = 0
         self._status: int | None = None
+        # When the status last fed was true on the device: the poll's sending time.
+        self._status_as_of = time.time()
         self._ended = threading.Event()
         self._lock = threading.Lock()
         self.callback_error: BaseException | None = None
@@ -99,7 +101,9 @@ class SshProcess:
 
     # -- fed by the poller --------------------------------------------------------------
 
-    def feed(self, out: bytes, err: bytes, status: int | None) -> None:
+    def feed(self, out: bytes, err: bytes, status: int | None, as_of: float | None = None) -> None:
+        if as_of is not None:
+            self._status_as_of = max(self._status_as_of, as_of)
         with self._lock:
             self.out_offset += len(out)
             self.err_offset += len(err)
@@ -141,6 +145,9 @@ class SshProcess:
         if self._status is None:
             self._host.hurry()
         return self._status
+
+    def status_as_of(self) -> float:
+        return time.time() if self._status is not None else self._status_as_of
 
     def wait(self, timeout: float | None = None) -> int:
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -376,6 +383,7 @@ class SshHost:
         watched = [scripts.Watched(p.number, p.out_offset, p.err_offset) for p in running]
         with self._lock:
             forget, self._forget = self._forget, []
+        asked = time.time()
         result = self.connection.execute(
             scripts.SHELL,
             stdin=scripts.poll(self.base, watched, boundary, forget).encode(),
@@ -393,7 +401,7 @@ class SshHost:
                     "session was cleaned up while out of contact): how it ended is unknown"
                 )
             else:
-                process.feed(out, err, status)
+                process.feed(out, err, status, as_of=asked)
 
 
 def _still_reachable(host: SshHost) -> bool:

@@ -387,7 +387,7 @@ class _Soak:
         client = self.hosts.client
         try:
             return client.read_file(started.output)
-        except WirespeedError:
+        except (WirespeedError, FileNotFoundError):
             return started.process.stdout()  # nothing written: irtt said why there
         finally:
             _remove(client, started.output)

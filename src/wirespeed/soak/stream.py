@@ -76,16 +76,23 @@ class Started:
     started_at: float
     seconds: float
     output: str = "-"  # where irtt writes its JSON on the client: "-" is its stdout
+    # When the start returned: the program runs by then (over SSH, a launch can take a
+    # few tenths of a second after started_at).
+    launched_at: float = 0.0
 
     @property
     def sending_ends(self) -> float:
         return self.started_at + self.seconds
 
     def held(self) -> bool | None:
-        """True once its session is open, False if it failed to open, None: too early."""
-        if self.process.poll() is not None:
-            return self.process.poll() == 0
-        return True if time.time() - self.started_at >= HELD_AFTER else None
+        """True once its session is open, False if it failed to open, None: too early.
+        Running is judged as of when the status was true: over SSH a failed open is seen
+        only at the next poll, and a status older than HELD_AFTER proves nothing."""
+        status = self.process.poll()
+        if status is not None:
+            return status == 0
+        since = max(self.started_at, self.launched_at)
+        return True if self.process.status_as_of() - since >= HELD_AFTER else None
 
 
 def start_chunk(
@@ -93,7 +100,8 @@ def start_chunk(
 ) -> Started:
     started_at = time.time()
     argv = client_argv(target, seconds, interval, port, output)
-    return Started(client.start(argv), started_at, seconds, output)
+    process = client.start(argv)
+    return Started(process, started_at, seconds, output, launched_at=time.time())
 
 
 def output_path(started_at: float) -> str:
