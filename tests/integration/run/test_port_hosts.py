@@ -131,7 +131,25 @@ def test_a_sigkilled_run_leaves_the_ports_moved_and_the_next_start_gives_them_ba
         assert f"local: port {bench.port_b} is back as it was: no address, MTU 1500, down" in out
     assert bench.state() == before
     assert port_namespaces(bench) == []
-    assert not [pid for pid in left if os.path.exists(f"/proc/{pid}")], "a killed run's iperf"
+    assert not _still_running(left), "a killed run's iperf"
+
+
+def _still_running(pids: list[int], within: float = 5.0) -> list[int]:
+    """Those of pids still running after `within` s: a killed program whose new parent
+    (this machine's init) has not reaped it yet is a zombie, ended, not running."""
+    deadline = time.monotonic() + within
+    while True:
+        running = []
+        for pid in pids:
+            try:
+                state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                continue
+            if state != "Z":
+                running.append(pid)
+        if not running or time.monotonic() > deadline:
+            return running
+        time.sleep(0.1)
 
 
 def addresses_and_routes(namespace: str, port: str) -> tuple[list[str], str]:
