@@ -123,6 +123,16 @@ CASES = [
         never=(r"a test:",),
     ),
     Case(
+        "two-local-hosts-through-a-dut-refused",
+        ["check", "{plan}"],
+        (2,),
+        "hosts:\n  lan-side: {address: 192.168.1.50}\n  wan-side: {address: 10.0.0.3}\n"
+        "  router: {address: 10.0.0.1, ssh: root@192.168.1.1}\n"
+        "paths: [{name: R, topology: router, client: lan-side, server: wan-side, dut: router}]\n"
+        "tests: [{id: 1}]\n",
+        must=(r"plan\.yaml:\d+", r"loopback", r"port: PORT_A"),
+    ),
+    Case(
         "udp-length-over-a-datagram",
         ["run", "-c", "lab", "-u", "-l", "70000", "--db", "{db}"],
         (2,),
