@@ -106,7 +106,11 @@ def test_a_frozen_router_is_one_outage_beside_it_not_answering(
     [outage] = found["outages"]
     assert abs(outage["start"] - marks["down"]) <= 0.5, (outage, marks)
     assert abs(outage["duration"] - (marks["up"] - marks["down"])) <= 0.5, (
-        outage, marks, json.dumps(found["chunks"]), found["notes"])
+        outage,
+        marks,
+        json.dumps(found["chunks"]),
+        found["notes"],
+    )
     # The router's silence is an event of about the freeze's length.
     silences = [e for e in found["device_events"] if e["kind"] == "no-answer"]
     assert len(silences) == 1, found["device_events"]
