@@ -120,7 +120,11 @@ def test_the_nat_port_forward_carries_traffic_from_the_server_to_the_client(
         )
     finally:
         output = _server_output(tcp)
-    assert "Mbits/sec" in output
+    # TCP crossed the forward: the server's report of a connection that carried data. (Its
+    # rate says nothing here: TCP against the 5,000 packets/s limit loses packets and
+    # backs off, from Mbit/s down to under one when a retransmission times out.)
+    carried = re.search(r"\]\s+0\.0+-\s*[\d.]+ sec\s+([\d.]+) (K|M|G)Bytes", output)
+    assert carried is not None and float(carried[1]) > 0, output
 
 
 def test_after_teardown_nothing_of_a_limited_lab_is_left(make_lab: MakeLab) -> None:
