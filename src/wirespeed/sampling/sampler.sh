@@ -248,8 +248,15 @@ feed() {
 		jobs="${TMPDIR:-/tmp}/wirespeed-sampler-jobs.$$.$kmsg"
 		if { jobs -p >"$jobs"; } 2>/dev/null; then
 			read -r reader <"$jobs"
-			rm -f "$jobs"
 		fi
+		rm -f "$jobs"
+		# A sampler killed between the two lines above left its file: the next removes it.
+		for left in "${TMPDIR:-/tmp}"/wirespeed-sampler-jobs.*; do
+			shell=${left#*/wirespeed-sampler-jobs.}
+			shell=${shell%%.*}
+			case $shell in '' | *[!0-9]*) continue ;; esac
+			[ -d "/proc/$shell" ] || rm -f "$left"
+		done
 		[ "$reader" = "$kmsg" ] && reader=
 	fi
 	cd "$root/proc" 2>/dev/null || cd /proc || return

@@ -10,6 +10,7 @@ meets it whatever the log held before.
 from __future__ import annotations
 
 import os
+import subprocess
 import threading
 import time
 import uuid
@@ -104,3 +105,21 @@ def test_the_kernel_log_reader_ends_with_the_sampler_on_a_quiet_log(
         assert left == []
     finally:
         os.close(keep_open)
+
+
+def test_a_killed_samplers_jobs_file_is_removed_by_the_next_and_a_live_ones_kept() -> None:
+    # The file the reader's PID passes through lives for two lines of shell; a sampler
+    # killed between them leaves it behind, and the next sampler removes it.
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    left = Path(f"/tmp/wirespeed-sampler-jobs.{gone.pid}.1")
+    live = Path(f"/tmp/wirespeed-sampler-jobs.{os.getpid()}.1")
+    left.write_text("1\n")
+    live.write_text("1\n")
+    try:
+        run_sampler(Path("/"), 0.5, interval=0.5, shell="dash")
+        assert not left.exists()
+        assert live.exists()
+    finally:
+        left.unlink(missing_ok=True)
+        live.unlink(missing_ok=True)
