@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from soak_helpers import namespaces
 
 from support.cli import run_cli
 from wirespeed.soak.render import summary_of
@@ -61,13 +62,6 @@ def kernel_line(text: str) -> float:
     with open("/dev/kmsg", "w") as kmsg:
         kmsg.write(f"<6>{text}\n")
     return time.time()
-
-
-def namespaces(lab: str) -> list[str]:
-    listed = subprocess.run(
-        ["ip", "netns", "list"], capture_output=True, text=True, check=False
-    ).stdout
-    return [line for line in listed.splitlines() if f"wirespeed-{lab}-" in line]
 
 
 def test_a_freeze_is_one_outage_beside_the_device_not_answering(

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from soak_helpers import namespaces
 
 from support.cli import run_cli
 from wirespeed.soak.render import summary_of
@@ -52,13 +53,6 @@ def unexplained(found: SoakSummary, outage_start: float) -> bool:
         if chunk["start"] <= outage_start <= chunk["end"]:
             return not chunk["counters"].get("softnet", {}).get("dropped")
     return True
-
-
-def namespaces(lab: str) -> list[str]:
-    listed = subprocess.run(
-        ["ip", "netns", "list"], capture_output=True, text=True, check=False
-    ).stdout
-    return [line for line in listed.splitlines() if f"wirespeed-{lab}-" in line]
 
 
 def test_each_injected_outage_is_found_at_its_time_and_matched_with_its_kernel_line(
