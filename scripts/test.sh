@@ -55,4 +55,14 @@ if [ -z "${WIRESPEED_TEST_POSTGRES_URL:-}" ]; then
   export WIRESPEED_TEST_POSTGRES_URL
   trap 'scripts/postgres-for-tests.sh stop; cleanup' EXIT
 fi
-.venv/bin/pytest "$@"
+# With no test named, the unit tests run on both cores (pytest-xdist: they share no
+# namespace, port or file), then the rest one at a time: a lab test's traffic is timed
+# and must have the machine to itself.
+for arg in "$@"; do
+  case "$arg" in
+    -*) ;;
+    *) .venv/bin/pytest "$@"; exit ;;
+  esac
+done
+.venv/bin/pytest -n 2 tests/unit "$@"
+.venv/bin/pytest tests/integration tests/browser "$@"
