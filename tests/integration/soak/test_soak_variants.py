@@ -39,7 +39,6 @@ MISSED = '  outages: "<= 0"\n  longest outage: "<= 5 s"\n'
 MET = '  longest outage: "<= 5 s"\n'
 
 
-
 class MtuWatch:
     """The lab DUT's wan MTU, read every 0.2 s while the soak runs."""
 

@@ -14,6 +14,7 @@ from wirespeed.errors import UsageError
 from wirespeed.expectations import TestExpectations, encode
 from wirespeed.soak.measurements import SOAK_TEST, judge
 from wirespeed.soak.plan import parse_soak_plan
+from wirespeed.soak.render import render_markdown, render_text
 from wirespeed.soak.summary import SoakSummary
 
 PLAN = """lab: {link: gbe}
@@ -80,3 +81,9 @@ def test_a_soak_is_judged_on_what_its_plan_expected() -> None:
     [median] = judge(_expecting(quiet, '  median outage: "<= 10 s"\n'))
     assert median.verdict is Verdict.NOT_MEASURED
     assert judge(quiet) == ()  # nothing expected
+
+
+def test_a_soak_s_report_says_what_was_expected() -> None:
+    found = _expecting(captured_summary(), '  outages: "<= 0"\n')
+    assert "  expect outages <= 0: measured 1, not met\n" in render_text(found)
+    assert "## Expected\n\n- outages <= 0: measured 1, not met\n" in render_markdown(found)

@@ -145,6 +145,10 @@ def test_check_checks_a_soak_plan_as_one(tmp_path: Path) -> None:
     )
     status, out, _ = run_cli("check", "--json", str(plan))
     assert status == 0 and json.loads(out)["valid"] is True
+    plan.write_text(plan.read_text() + 'expect: {outages per hour: "<= 0.5"}\n')
+    status, out, err = run_cli("check", str(plan))
+    assert status == 0, err
+    assert out.endswith("\n  expect outages per hour <= 0.5 per hour\n")
 
     plan.write_text(LAB + "soak: {duration: 20s, faults: [{at: 25s, down: 1s}]}\n")
     status, _, err = run_cli("check", str(plan))
