@@ -272,12 +272,11 @@ def _soak_one(
             watched=watched, position=position, progress=tell.progress,
         )  # fmt: skip
         status = "complete"
-    except Exception:
-        raise
-    except BaseException:
-        # Ctrl-C, or SIGTERM as the command raises it: the committed chunks are kept,
-        # `--resume` continues.
-        status = "interrupted"
+    except BaseException as error:
+        if not isinstance(error, Exception):
+            # Ctrl-C, or SIGTERM as the command raises it: the committed chunks are
+            # kept, `--resume` continues.
+            status = "interrupted"
         raise
     finally:
         records.set_status(store, soak_id, status)
