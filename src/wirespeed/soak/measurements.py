@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # the plan reads SOAK_YIELDS without the store's modules
     from wirespeed.analysis.expectations import Judgement
     from wirespeed.soak.summary import SoakSummary
 
-__all__ = ["SOAK_TEST", "SOAK_YIELDS", "exact_rate_p_value", "judge", "repetitions"]
+__all__ = ["SOAK_TEST", "SOAK_YIELDS", "exact_rate_p_value", "figures", "judge", "repetitions"]
 
 # The test id of a soak's measurements: in compare's rows and in stored expectations.
 SOAK_TEST = "soak"
@@ -84,6 +84,20 @@ def soak_figures(summary: SoakSummary) -> tuple[Measurement, ...]:
     return tuple(found)
 
 
+def figures(summary: SoakSummary) -> tuple[Measurement, ...]:
+    """Every figure once, as a report states it: the round trip the median of the
+    chunks'."""
+    found = list(soak_figures(summary))
+    for name, field in _TRIP:
+        values = [chunk[field] for chunk in summary.chunks if chunk[field] is not None]
+        if values:
+            found.append(_lower(name, "ms", float(statistics.median(values))))
+    return tuple(found)
+
+
+_TRIP = ((RTT_P50, "rtt_p50_ms"), (RTT_P99, "rtt_p99_ms"))
+
+
 def repetitions(summary: SoakSummary) -> list[tuple[str, tuple[Measurement, ...]]]:
     """The soak's measurements as repetitions, each with a key that names it: the soak's
     own figures once, and each chunk's round trip."""
@@ -95,7 +109,7 @@ def repetitions(summary: SoakSummary) -> list[tuple[str, tuple[Measurement, ...]
     for chunk in summary.chunks:
         trip = tuple(
             _lower(name, "ms", float(chunk[field]))
-            for name, field in ((RTT_P50, "rtt_p50_ms"), (RTT_P99, "rtt_p99_ms"))
+            for name, field in _TRIP
             if chunk[field] is not None
         )
         if trip:

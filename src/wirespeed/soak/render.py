@@ -180,9 +180,24 @@ def render_html(summary: SoakSummary) -> str:
     )
 
 
+def report_dict(summary: SoakSummary) -> dict[str, object]:
+    """The JSON report: the summary, its figures as measurements, and what the plan
+    expected of them, judged."""
+    from wirespeed.report.json_export import judgement_to_dict
+    from wirespeed.soak.measurements import figures, judge
+
+    return summary.to_dict() | {
+        "measurements": [
+            {"name": m.name, "unit": m.unit, "better": m.better.value, "value": m.value}
+            for m in figures(summary)
+        ],
+        "expectations": [judgement_to_dict(j) for j in judge(summary)],
+    }
+
+
 def render(summary: SoakSummary, fmt: str) -> str:
     if fmt == "json":
-        return json.dumps(summary.to_dict(), indent=2) + "\n"
+        return json.dumps(report_dict(summary), indent=2) + "\n"
     if fmt == "markdown":
         return render_markdown(summary)
     if fmt == "html":

@@ -4,6 +4,7 @@ soak began."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
@@ -14,7 +15,7 @@ from wirespeed.errors import UsageError
 from wirespeed.expectations import TestExpectations, encode
 from wirespeed.soak.measurements import SOAK_TEST, judge
 from wirespeed.soak.plan import parse_soak_plan
-from wirespeed.soak.render import render_markdown, render_text
+from wirespeed.soak.render import render, render_markdown, render_text
 from wirespeed.soak.summary import SoakSummary
 
 PLAN = """lab: {link: gbe}
@@ -87,3 +88,14 @@ def test_a_soak_s_report_says_what_was_expected() -> None:
     found = _expecting(captured_summary(), '  outages: "<= 0"\n')
     assert "  expect outages <= 0: measured 1, not met\n" in render_text(found)
     assert "## Expected\n\n- outages <= 0: measured 1, not met\n" in render_markdown(found)
+    data = json.loads(render(found, "json"))
+    [judged] = data["expectations"]
+    assert (judged["measurement"], judged["measured"], judged["verdict"]) == (
+        "outages",
+        1,
+        "not met",
+    )
+    by_name = {m["name"]: m for m in data["measurements"]}
+    assert by_name["outages per hour"]["unit"] == "/h"
+    assert by_name["rtt p99"]["value"] == found.chunks[0]["rtt_p99_ms"]
+    assert {m["better"] for m in data["measurements"]} == {"lower"}
