@@ -119,6 +119,8 @@ UNITS: dict[str, UnitRule] = {
         words="seconds",
     ),
     "count": UnitRule((), '"<= 100"', 1e15, "10^15", words="a count"),
+    # A soak's outages per hour of watching.
+    "/h": UnitRule(("/h", "per hour"), '"<= 0.5"', 1e9, "10^9", prefixes=False, words="a rate"),
 }
 
 
@@ -210,6 +212,8 @@ def value_text(unit: str, value: float) -> str:
         return f"{value:.3g} {unit}"
     if unit == "count":
         return f"{value:.10g}"
+    if unit == "/h":
+        return f"{value:.3g} per hour"
     return f"{value:.4g} {unit}".rstrip()
 
 

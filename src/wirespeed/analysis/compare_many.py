@@ -25,7 +25,7 @@ from wirespeed.analysis.stats import (
     ratio_interval,
     summarize,
 )
-from wirespeed.model import Better, TrialStatus
+from wirespeed.model import Better, Measurement, TrialStatus
 from wirespeed.search.measurements import PPS
 from wirespeed.store.records import RunRecord
 
@@ -88,6 +88,8 @@ class ManyComparison:
     columns: tuple[RunColumn, ...]
     rows: tuple[ManyRow, ...]
     alpha: float = ALPHA
+    noun: str = "run"  # what a column is: "run", or "soak" (its run_id is the soak's)
+    legend: str | None = None  # how to read a cell, where a run's words do not say it
 
 
 # The variant a plan without `variants:` runs in (model.Trial's default).
@@ -112,14 +114,22 @@ def _groups(record: RunRecord, *, goodput: bool = True) -> _Groups:
         trial = outcome.trial
         result = outcome.result
         measured = result.measurements if trial.test.is_iperf and not goodput else result.measured()
+        where = (trial.test.id, trial.test.name, trial.path.name, trial.variant)
         for m in measured:
-            key = (trial.test.id, trial.path.name, trial.variant, m.name, m.labels)
-            _, _, _, values, keys = grouped.setdefault(
-                key, (trial.test.name, m.unit, m.better, [], [])
-            )
-            values.append(m.value)
-            keys.append(trial.key)
+            _add(grouped, where, m, trial.key)
     return grouped
+
+
+def _add(
+    grouped: _Groups, where: tuple[str, str, str, str], m: Measurement, trial_key: str
+) -> None:
+    """m, measured in repetition trial_key, into its group; where: (test id, test name,
+    path, variant)."""
+    test_id, test_name, path, variant = where
+    key = (test_id, path, variant, m.name, m.labels)
+    _, _, _, values, keys = grouped.setdefault(key, (test_name, m.unit, m.better, [], []))
+    values.append(m.value)
+    keys.append(trial_key)
 
 
 def _column(record: RunRecord) -> RunColumn:
@@ -170,6 +180,32 @@ def compare_many(records: Sequence[RunRecord]) -> ManyComparison:
     """The runs in the order given, the first the baseline of every %."""
     rows = _compare_columns([_groups(record) for record in records])
     return ManyComparison(tuple(_column(r) for r in records), rows)
+
+
+# One column's repetitions: each a key that names it and what it measured.
+Repetitions = Sequence[tuple[str, Sequence[Measurement]]]
+
+
+def compare_repetitions(
+    columns: Sequence[RunColumn],
+    measured: Sequence[Repetitions],
+    *,
+    test_id: str,
+    test_name: str,
+    noun: str,
+    legend: str,
+) -> ManyComparison:
+    """Columns of one test that is not a run's (a soak), measured in repetitions, side
+    by side as runs are: the first the baseline of every %."""
+    per_column: list[_Groups] = []
+    for repetitions in measured:
+        grouped: _Groups = {}
+        for key, measurements in repetitions:
+            for m in measurements:
+                _add(grouped, (test_id, test_name, "", DEFAULT_VARIANT), m, key)
+        per_column.append(grouped)
+    rows = _compare_columns(per_column)
+    return ManyComparison(tuple(columns), rows, noun=noun, legend=legend)
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from wirespeed.expectations import Expectation, Labels, labels_match
-from wirespeed.model import Flow, TrialOutcome, TrialStatus
+from wirespeed.model import Flow, Measurement, TrialOutcome, TrialStatus
 
 
 class Verdict(enum.StrEnum):
@@ -66,6 +66,16 @@ def judge_cell(
         for o in outcomes
         if o.status is TrialStatus.OK and o.result is not None
     ]
+    return judge_measured(expectations, measured, place)
+
+
+def judge_measured(
+    expectations: Iterable[Expectation],
+    measured: Sequence[tuple[str, Sequence[Measurement]]],
+    place: str,
+) -> tuple[Judgement, ...]:
+    """Each expectation on each cell it concerns, over repetitions: each a key that
+    names it (a trial's, a soak's chunk's) and what it measured."""
     judged = []
     for expectation in expectations:
         for slot in expectation.slots or (expectation.labels,):

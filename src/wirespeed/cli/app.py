@@ -471,6 +471,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--variants", nargs=2, metavar=("A", "B"), help="compare two variants of one run"
     )
     compare.add_argument(
+        "--soaks",
+        action="store_true",
+        help="the ids are soaks' (`soak --report`): a table of soaks, their outages, loss "
+        "and round trip (default: the latest soak's variants, else the latest two)",
+    )
+    compare.add_argument(
         "--format",
         choices=["terminal", "markdown", "csv", "json", "html"],
         help="output format of stdout and of every -o file (default: terminal, and each "

@@ -20,6 +20,12 @@ MAX_PLAN_BYTES = 1 << 20
 
 def load_plan(path: Path) -> Plan:
     """Read and validate a plan file; raise PlanError listing everything wrong with it."""
+    return parse_plan(*read_plan_file(path))
+
+
+def read_plan_file(path: Path) -> tuple[str, str]:
+    """A plan file's text and how messages name it (a run plan's or a soak plan's);
+    PlanError for a file that cannot be read, is too large, or is not UTF-8."""
     source = display_path(path)
     try:
         with path.open("rb") as handle:
@@ -33,24 +39,28 @@ def load_plan(path: Path) -> Plan:
         raise PlanError([Problem(source, None, None, message)]) from None
     except ValueError:  # a NUL in the name: no file can have it
         raise PlanError([Problem(source, None, None, "no such plan file")]) from None
-    return parse_plan_bytes(data, source)
+    return plan_text(data, source), source
 
 
 def parse_plan_bytes(data: bytes, source: str) -> Plan:
-    """Validate a plan given as the bytes of a file (or of stdin): at most MAX_PLAN_BYTES
-    (one more says it was larger), UTF-8."""
+    """Validate a plan given as the bytes of a file (or of stdin)."""
+    return parse_plan(plan_text(data, source), source)
+
+
+def plan_text(data: bytes, source: str) -> str:
+    """The text of a plan given as bytes: at most MAX_PLAN_BYTES (one more says it was
+    larger), UTF-8."""
     if len(data) > MAX_PLAN_BYTES:
         message = f"larger than {MAX_PLAN_BYTES // 2**20} MiB: not a plan file"
         raise PlanError([Problem(source, None, None, message)])
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as error:
         before = data[: error.start]  # valid UTF-8: the decoder got this far
         line = before.count(b"\n") + 1
         column = len(before[before.rfind(b"\n") + 1 :].decode("utf-8")) + 1
         message = f"not UTF-8 text (byte {error.start} is {data[error.start]:#04x})"
         raise PlanError([Problem(source, line, column, message)]) from None
-    return parse_plan(text, source)
 
 
 def display_path(path: Path) -> str:

@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import BinaryIO
 
 from wirespeed.errors import UsageError
-from wirespeed.plan.load import MAX_PLAN_BYTES, display_path, load_plan, parse_plan_bytes
+from wirespeed.plan.load import (
+    MAX_PLAN_BYTES,
+    display_path,
+    parse_plan,
+    parse_plan_bytes,
+    plan_text,
+    read_plan_file,
+)
 from wirespeed.plan.plan import Plan
 from wirespeed.plan.problems import did_you_mean
 
@@ -54,15 +61,21 @@ def plan_from_argument(argument: str, stdin: BinaryIO | None = None) -> Plan:
     """PLAN as `run` and `check` take it: `-` for stdin, a file, or a built-in plan's
     name. A bare word that is neither is an error listing the built-in plans (a mistyped
     name is never taken for something else)."""
+    return parse_plan(*plan_text_from_argument(argument, stdin))
+
+
+def plan_text_from_argument(argument: str, stdin: BinaryIO | None = None) -> tuple[str, str]:
+    """PLAN's text and how messages name it, whatever the plan is (`soak` reads its
+    plans here too): from stdin, a file, or a built-in plan."""
     if argument == STDIN:
         if stdin is None:
             raise UsageError("no standard input to read the plan from")
-        return parse_plan_bytes(stdin.read(MAX_PLAN_BYTES + 1), STDIN_SOURCE)
+        return plan_text(stdin.read(MAX_PLAN_BYTES + 1), STDIN_SOURCE), STDIN_SOURCE
     if _is_bare_name(argument) and not _exists(argument):
         if argument in builtin_names():
-            return load_builtin(argument)
+            return builtin_text(argument), builtin_source(argument)
         raise _unknown(argument)
-    return load_plan(Path(argument))
+    return read_plan_file(Path(argument))
 
 
 def _is_bare_name(argument: str) -> bool:

@@ -38,7 +38,11 @@ LEGEND = (
 
 def percent_text(cell: ManyCell) -> str:
     if cell.percent is None:
-        return "no ratio" if cell.verdict is Verdict.NO_RATIO else ""
+        if cell.verdict is Verdict.NO_RATIO:
+            return "no ratio"
+        # A test without a ratio: a soak's outage rate against one of none.
+        mark = MARKS.get(cell.verdict, "") if cell.verdict is not None else ""
+        return f"no ratio{mark}" if mark else ""
     sign = "+" if cell.percent >= 0 else "\N{MINUS SIGN}"
     mark = MARKS.get(cell.verdict, "") if cell.verdict is not None else ""
     return f"{sign}{abs(cell.percent):.1f} %{mark}"
@@ -61,14 +65,15 @@ def row_label(row: ManyRow) -> str:
 
 
 def render_many_terminal(comparison: ManyComparison, console: Console) -> None:
-    console.print(Text(f"{len(comparison.columns)} runs compared", style="bold"))
+    noun = comparison.noun
+    console.print(Text(f"{len(comparison.columns)} {noun}s compared", style="bold"))
     for column in comparison.columns:
         title = f" \N{EM DASH} {column.title}" if column.title else ""
         console.print(Text(terminal_safe(f"  {column.label}{title}")))
-    table = Table(caption=Text(LEGEND), caption_justify="left")
+    table = Table(caption=Text(comparison.legend or LEGEND), caption_justify="left")
     table.add_column("Measurement")
     for column in comparison.columns:
-        table.add_column(Text(f"run {column.run_id}"), justify="right")
+        table.add_column(Text(f"{noun} {column.run_id}"), justify="right")
     for row in comparison.rows:
         cells = [Text(terminal_safe(row_label(row)))]
         for cell in row.cells:
@@ -79,12 +84,13 @@ def render_many_terminal(comparison: ManyComparison, console: Console) -> None:
 
 
 def render_many_markdown(comparison: ManyComparison) -> str:
-    lines = [f"# {len(comparison.columns)} runs compared", ""]
+    noun = comparison.noun
+    lines = [f"# {len(comparison.columns)} {noun}s compared", ""]
     for column in comparison.columns:
         title = f" \N{EM DASH} {column.title}" if column.title else ""
         lines.append(f"- {markdown_text(column.label + title)}")
     lines.append("")
-    header = ["Measurement", *(f"run {c.run_id}" for c in comparison.columns)]
+    header = ["Measurement", *(f"{noun} {c.run_id}" for c in comparison.columns)]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("| " + " | ".join(["---"] + ["--:"] * len(comparison.columns)) + " |")
     for row in comparison.rows:
@@ -94,18 +100,19 @@ def render_many_markdown(comparison: ManyComparison) -> str:
             for cell in row.cells
         ]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", LEGEND]
+    lines += ["", comparison.legend or LEGEND]
     return "\n".join(lines) + "\n"
 
 
 def many_to_dict(comparison: ManyComparison) -> dict[str, Any]:
+    noun = comparison.noun
     return {
-        "format": FORMAT,
+        "format": f"wirespeed-compare-{noun}s",
         "version": VERSION,
         "alpha": comparison.alpha,
         "columns": [
             {
-                "run_id": c.run_id,
+                f"{noun}_id": c.run_id,
                 "title": c.title,
                 "started_at": c.started_at,
                 "devices": list(c.devices),
@@ -177,7 +184,8 @@ CSV_COLUMNS = (
 
 
 def render_many_csv(comparison: ManyComparison) -> str:
-    """Tidy: one line per measurement and run."""
+    """Tidy: one line per measurement and run (or soak: soak_id, soak_label)."""
+    noun = comparison.noun
     rows = []
     for row in comparison.rows:
         for column, cell in zip(comparison.columns, row.cells, strict=True):
@@ -195,8 +203,8 @@ def render_many_csv(comparison: ManyComparison) -> str:
                     "labels": ";".join(f"{k}={v}" for k, v in row.labels),
                     "unit": row.unit,
                     "better": row.better.value,
-                    "run_id": column.run_id,
-                    "run_label": column.label,
+                    f"{noun}_id": column.run_id,
+                    f"{noun}_label": column.label,
                     "n": cell.summary.n,
                     "median": cell.summary.median,
                     "ci_low": None if interval is None else interval.low,
@@ -210,7 +218,8 @@ def render_many_csv(comparison: ManyComparison) -> str:
                     "verdict": None if cell.verdict is None else cell.verdict.value,
                 }
             )
-    return tidy_csv(CSV_COLUMNS, rows)
+    names = tuple(name.replace("run_", f"{noun}_", 1) for name in CSV_COLUMNS)
+    return tidy_csv(names, rows)
 
 
 def render_many_html(comparison: ManyComparison) -> str:
@@ -229,7 +238,7 @@ def render_many_html(comparison: ManyComparison) -> str:
             lines = cell_lines(row, cell)
             cells.append('<td class="num">' + "<br>".join(e(line) for line in lines) + "</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
-    title = f"{len(comparison.columns)} runs compared"
+    title = f"{len(comparison.columns)} {comparison.noun}s compared"
     runs = "".join(
         "<li>" + e(c.label) + (f" \N{EM DASH} {e(c.title)}" if c.title else "") + "</li>"
         for c in comparison.columns
@@ -247,7 +256,7 @@ def render_many_html(comparison: ManyComparison) -> str:
         "padding:.3em .7em;vertical-align:top}.num{text-align:right;"
         "font-variant-numeric:tabular-nums}p{max-width:60em;color:#475569}</style>"
         f"</head><body><h1>{e(title)}</h1><ul>{runs}</ul>"
-        f'<table id="compare-runs"><thead>{head}</tr></thead>'
+        f'<table id="compare-{comparison.noun}s"><thead>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table>"
-        f"<p>{e(LEGEND)}</p></body></html>\n"
+        f"<p>{e(comparison.legend or LEGEND)}</p></body></html>\n"
     )

@@ -398,7 +398,7 @@ def summary_to_dict(summary: Summary | None, trials: tuple[str, ...] = ()) -> di
     }
 
 
-def _judgement(judgement: Judgement) -> dict[str, Any]:
+def judgement_to_dict(judgement: Judgement) -> dict[str, Any]:
     expectation = judgement.expectation
     flow = judgement.flow
     return {
@@ -422,7 +422,7 @@ def _measured_expectations(report: Report) -> dict[str, Any]:
         return {}
     return {
         "measured_expectations": [
-            {"place": j.place, **_judgement(j)} for j in report.measured_judgements
+            {"place": j.place, **judgement_to_dict(j)} for j in report.measured_judgements
         ]
     }
 
@@ -455,7 +455,7 @@ def _cell(label: str, cell: Cell | None, budgets: tuple[Budget, ...] = ()) -> di
         "notes": list(cell.notes),
         # The DUT's busiest core over the cell's trials (null: no device samples).
         "device": None if cell.device is None else dataclasses.asdict(cell.device),
-        "expectations": [_judgement(j) for j in cell.judgements],
+        "expectations": [judgement_to_dict(j) for j in cell.judgements],
         "flows": [
             {
                 "flow": f.flow.value,

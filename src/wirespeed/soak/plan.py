@@ -14,6 +14,9 @@
       faults:              # lab only: outages of known start and length
         - {at: 10s, down: 3.2s, kind: link}
         - {at: 25s, down: 1.5s, kind: forwarding}
+    expect:                # optional: exit status 5 when one is not met
+      outages per hour: "<= 0.5"
+      longest outage: "<= 5 s"
     variants:              # lab only, optional: one soak per state, one after the other
       - {name: gro-on, offloads: {gro: on}}
       - {name: gro-off, offloads: {gro: off}}
@@ -26,13 +29,14 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BeforeValidator, Field, model_validator
 
+from wirespeed.expectations import Expectation, parse_comparison, unit_rule
 from wirespeed.plan.collect import Collector
 from wirespeed.plan.plan import Variant
-from wirespeed.plan.problems import PlanError, Problem, did_you_mean
+from wirespeed.plan.problems import PlanError, Problem, did_you_mean, one_of
 from wirespeed.plan.schema import (
     DutEntry,
     Entry,
@@ -41,8 +45,9 @@ from wirespeed.plan.schema import (
     PathEntry,
     VariantEntry,
 )
-from wirespeed.plan.yamltree import YamlProblem, load_yaml
+from wirespeed.plan.yamltree import Loc, YamlProblem, load_yaml
 from wirespeed.soak.faults import DEVICE_FAULT_KINDS, FAULT_KINDS
+from wirespeed.soak.measurements import SOAK_YIELDS
 from wirespeed.soak.outages import DEFAULT_THRESHOLD
 
 __all__ = [
@@ -144,6 +149,48 @@ class SoakFile(Entry):
     path: PathEntry
     soak: SoakEntry
     variants: list[VariantEntry] | None = None
+    expect: dict[Any, Any] | None = None
+
+    @property
+    def expectations(self) -> tuple[Expectation, ...]:
+        """`expect:` as checked when the plan was read (parse_soak_plan)."""
+        return read_expect(self.expect, Collector("<soak plan>"))
+
+
+def read_expect(value: Any, out: Collector) -> tuple[Expectation, ...]:
+    """A soak's `expect:`: each of its figures (soak/measurements.py) by name, with one
+    comparison, as a run plan's expectations of a measurement without labels."""
+    where: Loc = ("expect",)
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        out.error(where, 'expect: expected a mapping of measurements such as '
+                  '{outages per hour: "<= 0.5"}')  # fmt: skip
+        return ()
+    found = []
+    for key, written in value.items():
+        at: Loc = (*where, key)
+        name = str(key)
+        known = SOAK_YIELDS.get(name)
+        if known is None:
+            out.error(
+                at, f"unknown measurement {name!r}{did_you_mean(name, SOAK_YIELDS.names)}",
+                hint=f"a soak measures {one_of(SOAK_YIELDS.names)}", key=True,
+            )  # fmt: skip
+            continue
+        if isinstance(written, dict | list):
+            out.error(
+                at, f"{name}: a soak's figures have no labels: write one comparison, such as "
+                f"{name}: {unit_rule(known.unit).example}",
+            )  # fmt: skip
+            continue
+        try:
+            comparison, number, text = parse_comparison(written, known.unit, name=name)
+        except ValueError as error:
+            out.error(at, f"{name}: {error}")
+            continue
+        found.append(Expectation(name, comparison, number, text, known.unit))
+    return tuple(found)
 
 
 # What a lab soak's variant may set: the lab's links. A soak has no tunnel, and the lab
@@ -325,6 +372,7 @@ def parse_soak_plan(text: str, source: str = "<soak plan>") -> SoakFile:
     if plan is not None and not out.errors:
         _check_where(plan, out)
         _check_faults(plan.soak, out)
+        read_expect(plan.expect, out)
         if plan.variants is not None:
             _check_variants(
                 plan.variants, out, on_real_hosts=(plan.path.client or plan.path.server) is not None

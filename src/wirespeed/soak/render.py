@@ -80,10 +80,28 @@ def _rows(summary: SoakSummary) -> list[list[str]]:
 HEAD = ["#", "start (UTC)", "length s", "lost", "direction", "kernel event"]
 
 
+def _judged(summary: SoakSummary) -> list[str]:
+    """'outages <= 0: measured 1, not met': each expectation of the soak's plan."""
+    from wirespeed.expectations import value_text
+    from wirespeed.soak.measurements import judge
+
+    found = []
+    for judgement in judge(summary):
+        expectation = judgement.expectation
+        measured = (
+            "nothing measured"
+            if judgement.measured is None
+            else f"measured {value_text(expectation.unit, judgement.measured)}"
+        )
+        found.append(f"{expectation.text}: {measured}, {judgement.verdict}")
+    return found
+
+
 def render_text(summary: SoakSummary) -> str:
     head = f"soak {summary.header.id}{_of_variant(summary)} ({summary.header.status})"
     lines = [f"{head}: {summary.sentence}"]
     lines += [f"  warning: {warning}" for warning in summary.warnings]
+    lines += [f"  expect {judged}" for judged in _judged(summary)]
     for row in _rows(summary):
         lines.append("  " + "  ".join(row).replace("`", ""))
     return "\n".join(lines) + "\n"
@@ -99,6 +117,9 @@ def render_markdown(summary: SoakSummary) -> str:
         f"{summary.lost} lost); an outage is ≥ {summary.threshold} consecutive lost probes "
         f"({summary.threshold * summary.interval * 1000:.0f} ms). Status: {summary.header.status}."
     )
+    judged = _judged(summary)
+    if judged:
+        out += ["", "## Expected", ""] + [f"- {line}" for line in judged]
     if summary.matched:
         out += ["", "| " + " | ".join(HEAD) + " |", "|" + "---|" * len(HEAD)]
         out += ["| " + " | ".join(row) + " |" for row in _rows(summary)]
@@ -159,9 +180,24 @@ def render_html(summary: SoakSummary) -> str:
     )
 
 
+def report_dict(summary: SoakSummary) -> dict[str, object]:
+    """The JSON report: the summary, its figures as measurements, and what the plan
+    expected of them, judged."""
+    from wirespeed.report.json_export import judgement_to_dict
+    from wirespeed.soak.measurements import figures, judge
+
+    return summary.to_dict() | {
+        "measurements": [
+            {"name": m.name, "unit": m.unit, "better": m.better.value, "value": m.value}
+            for m in figures(summary)
+        ],
+        "expectations": [judgement_to_dict(j) for j in judge(summary)],
+    }
+
+
 def render(summary: SoakSummary, fmt: str) -> str:
     if fmt == "json":
-        return json.dumps(summary.to_dict(), indent=2) + "\n"
+        return json.dumps(report_dict(summary), indent=2) + "\n"
     if fmt == "markdown":
         return render_markdown(summary)
     if fmt == "html":

@@ -1,6 +1,8 @@
 """A soak plan with `variants:` soaks once per variant in one lab, each variant's state
 in force for its whole soak and undone after it, and compares them; killed between two
-variants, `--resume` of the finished one begins the next."""
+variants, `--resume` of the finished one begins the next. Its `expect:` gates every
+variant's soak: exit status 5 when one is missed (an injected outage is one), 0 when
+all are met."""
 
 from __future__ import annotations
 
@@ -30,7 +32,11 @@ soak:
 variants:
   - {name: small, mtu: 1500}
   - {name: jumbo, mtu: 9000}
+expect:
 """
+# Each soak has its injected outage of 1 s: more than none, less than 5 s.
+MISSED = '  outages: "<= 0"\n  longest outage: "<= 5 s"\n'
+MET = '  longest outage: "<= 5 s"\n'
 
 
 class MtuWatch:
@@ -64,7 +70,7 @@ def test_each_variant_soaks_in_its_own_state_and_the_soaks_are_compared(
     tmp_path: Path, lab_name: str
 ) -> None:
     plan = tmp_path / "variants.yaml"
-    plan.write_text(PLAN)
+    plan.write_text(PLAN + MISSED)
     db = tmp_path / "soak.db"
     with MtuWatch(lab_name) as watch:
         status, out, err = run_cli(
@@ -72,7 +78,9 @@ def test_each_variant_soaks_in_its_own_state_and_the_soaks_are_compared(
             "-o", str(tmp_path / "soak.md"),
         )  # fmt: skip
 
-    assert status == 0, err
+    # Every figure measured; the outages, one each, are more than the plan expects.
+    assert status == 5, err
+    assert "2 of 4 expectations not met: outages <= 0 on soak 1 (outages), measured 1" in err
     # -o FILE: each variant's report beside it, named by its variant; FILE the comparison.
     small, jumbo = (
         (tmp_path / "soak-small.md").read_text(),
@@ -81,7 +89,7 @@ def test_each_variant_soaks_in_its_own_state_and_the_soaks_are_compared(
     assert small.startswith("# MTU soak, variant small\n"), small
     assert jumbo.startswith("# MTU soak, variant jumbo\n"), jumbo
     assert "soak 1, variant small (complete): " in out
-    assert "(baseline)" in (tmp_path / "soak.md").read_text()
+    assert "| Measurement | soak 1 | soak 2 |" in (tmp_path / "soak.md").read_text()
     assert f"wrote {tmp_path / 'soak-small.md'}" in err
     # Both states were in force, one after the other; the lab went with the soak.
     assert 1500 in watch.seen and 9000 in watch.seen
@@ -101,23 +109,26 @@ def test_each_variant_soaks_in_its_own_state_and_the_soaks_are_compared(
     assert "soak 1: 10 s of probes in variant small (2 variants)" in err
     assert "soak 2: 10 s of probes in variant jumbo (2 variants)" in err
     # The comparison closes the run, the first variant the baseline.
-    header = next(line for line in out.splitlines() if "small" in line and "jumbo" in line)
-    assert header.split() == ["small", "jumbo"]
-    assert "(baseline)" in out
+    assert "2 soaks compared" in out and "soak 2: jumbo, " in out
 
-    status, out, err = run_cli("soak", "--compare", "--db", str(db), "--format", "json")
+    status, out, err = run_cli("compare", "--soaks", "--db", str(db), "--format", "json")
     assert status == 0, err
-    compared = json.loads(out)["soaks"]
-    assert [column["label"] for column in compared] == ["small", "jumbo"]
-    assert compared[1]["p_value"] is not None and compared[0]["p_value"] is None
-    assert all(9.5 <= column["watched_s"] <= 11 for column in compared)
+    compared = json.loads(out)
+    labels = [column["label"].split(",")[0] for column in compared["columns"]]
+    assert labels == ["soak 1: small", "soak 2: jumbo"]
+    per_hour = next(row for row in compared["rows"] if row["name"] == "outages per hour")
+    first, second = per_hour["cells"]
+    assert second["p_value"] is not None and first["p_value"] is None
+    # One outage in about 10 s each (another only if the shared machine dropped).
+    assert all(cell["summary"]["median"] >= 3600 / 11 for cell in (first, second))
 
 
 def test_resuming_a_finished_variant_begins_the_next(tmp_path: Path, lab_name: str) -> None:
     # A process killed between two variants leaves the first complete, the second not
     # begun: the state a store has after the first variant's soak alone.
     plan = tmp_path / "variants.yaml"
-    plan.write_text(PLAN.replace("duration: 10s", "duration: 5s").replace("at: 3s", "at: 2s"))
+    text = PLAN.replace("duration: 10s", "duration: 5s").replace("at: 3s", "at: 2s") + MET
+    plan.write_text(text)
     db = tmp_path / "soak.db"
     with Store.open(db) as store:
         first = records.begin(
@@ -129,10 +140,11 @@ def test_resuming_a_finished_variant_begins_the_next(tmp_path: Path, lab_name: s
     with MtuWatch(lab_name) as watch:
         status, out, err = run_cli("soak", "--resume", str(first), "--db", str(db))
 
-    assert status == 0, err
+    assert status == 0, err  # the expectation kept with the variant's soak is met
+    assert "all 1 expectations met" in err
     assert 9000 in watch.seen
     assert "soak 2: 5 s of probes in variant jumbo" in err
-    assert "(baseline)" in out  # the group compared, now that both are done
+    assert "2 soaks compared" in out  # the group compared, now that both are done
     with Store.open(db) as store:
         soaks = records.list_soaks(store)
     assert [(soak.info["variant"], soak.status) for soak in soaks] == [

@@ -93,16 +93,18 @@ def test_an_extension_that_names_no_format_is_refused(tmp_path: Path, name: str)
     assert not (tmp_path / name).exists()
 
 
-def test_a_comparison_writes_no_html(tmp_path: Path) -> None:
+def test_a_comparison_is_written_in_every_format_of_compare(tmp_path: Path) -> None:
     db = tmp_path / "s.db"
     stored(db, streamed=2)
-    status, _, err = run_cli("soak", "--compare", "--db", str(db), "-o", str(tmp_path / "c.html"))
-    assert status == 2 and "soak writes no HTML" in err, err
+    files = [tmp_path / name for name in ("c.html", "c.csv", "c.markdown")]
     status, _, err = run_cli(
-        "soak", "--compare", "--db", str(db), "--format", "html", "-o", str(tmp_path / "c.md")
+        "soak", "--compare", "--db", str(db), *(arg for f in files for arg in ("-o", str(f)))
     )
-    assert status == 2 and "--compare writes text, markdown or json" in err, err
-    assert not (tmp_path / "c.md").exists()
+    assert status == 0, err
+    page, table, markdown = (f.read_text() for f in files)
+    assert '<table id="compare-soaks">' in page
+    assert table.startswith("test_id,") and "soak_id" in table.splitlines()[0]
+    assert markdown.startswith("# 2 soaks compared")
 
 
 def test_a_soak_that_never_streamed_is_not_the_latest(tmp_path: Path) -> None:
@@ -113,7 +115,7 @@ def test_a_soak_that_never_streamed_is_not_the_latest(tmp_path: Path) -> None:
     assert out.startswith(f"soak {second} (complete)")
     status, out, err = run_cli("soak", "--compare", "--db", str(db), "--format", "json")
     assert status == 0, err
-    assert [column["soak"] for column in json.loads(out)["soaks"]] == [first, second]
+    assert [column["soak_id"] for column in json.loads(out)["columns"]] == [first, second]
 
 
 def test_a_soak_whose_hosts_cannot_be_reached_is_stored_as_failed(tmp_path: Path) -> None:

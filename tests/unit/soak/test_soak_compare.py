@@ -11,12 +11,21 @@ import pytest
 
 from support.cli import run_cli
 from support.soak_samples import FIXTURES, captured_summary
+from wirespeed.analysis.compare import Verdict
 from wirespeed.errors import UsageError
+from wirespeed.model import Better, Measurement
+from wirespeed.report.compare_many_render import (
+    render_many_csv,
+    render_many_json,
+    render_many_markdown,
+)
 from wirespeed.soak import records
 from wirespeed.soak.chunk import parse_chunk
-from wirespeed.soak.compare import columns, rate_p_value, render_comparison
+from wirespeed.soak.comparison import POISSON, compare_soaks
 from wirespeed.soak.group import group_of, still_to_soak
+from wirespeed.soak.measurements import exact_rate_p_value, repetitions
 from wirespeed.soak.plan import parse_soak_plan, soak_variants
+from wirespeed.soak.summary import SoakSummary
 from wirespeed.store import Store
 
 LAB = """title: soak
@@ -41,30 +50,71 @@ soak:
 def test_outage_rates_are_compared_exactly(
     n1: int, t1: float, n2: int, t2: float, expected: float
 ) -> None:
-    assert rate_p_value(n1, t1, n2, t2) == pytest.approx(expected, abs=5e-4)
+    assert exact_rate_p_value(n1, t1, n2, t2) == pytest.approx(expected, abs=5e-4)
 
 
-def test_a_column_tells_rate_length_loss_and_events_against_the_first() -> None:
-    found = captured_summary()
+def _quiet(found: SoakSummary, soak_id: int, variant: str) -> SoakSummary:
+    """found without its outage and kernel events, as soak soak_id of a variant."""
     quiet = replace(found, matched=(), events=(), lost=0)
-    quiet = replace(quiet, header=replace(quiet.header, id=2, info={"variant": "eee-off"}))
+    return replace(quiet, header=replace(quiet.header, id=soak_id, info={"variant": variant}))
 
-    first, second = columns([found, quiet])
 
-    assert (first.label, second.label) == ("link fault", "eee-off")
-    assert first.outages == len(found.matched) == 1
-    assert first.length_max_s == pytest.approx(found.matched[0].outage.duration)
-    assert first.per_hour == pytest.approx(3600 / found.watched)
-    assert first.kernel_events >= 1 and second.kernel_events == 0
-    assert first.p_value is None and second.p_value == 1.0
-    assert second.outages == 0 and second.mean_between_s is None
-    assert first.rtt_p50_ms == found.chunks[0]["rtt_p50_ms"]
-    text = render_comparison([first, second], "text")
-    assert text.splitlines()[0].split() == ["link", "fault", "eee-off"]
-    assert "p = 1, no difference shown" in text and "(baseline)" in text
-    markdown = render_comparison([first, second], "markdown")
-    assert markdown.startswith("|  | link fault | eee-off |\n|---|---|---|\n")
-    assert json.loads(render_comparison([first, second], "json"))["soaks"][1]["outages"] == 0
+def test_a_soak_s_figures_are_measurements_each_better_lower() -> None:
+    found = captured_summary()
+    [(key, figures), *chunks] = repetitions(found)
+    by_name = {m.name: m for m in figures}
+    assert key == "soak 1"
+    assert by_name["outages"].value == len(found.matched) == 1
+    assert by_name["outages per hour"].value == pytest.approx(3600 / found.watched)
+    assert by_name["outages per hour"].unit == "/h"
+    assert by_name["longest outage"].value == pytest.approx(found.matched[0].outage.duration)
+    assert by_name["probe loss"].value == pytest.approx(found.lost / found.sent * 100)
+    assert by_name["kernel link events"].value >= 1
+    assert {m.better for m in figures} == {Better.LOWER}
+    # The round trip's repetitions are the chunks.
+    assert chunks == [
+        (
+            "soak 1 chunk 0",
+            (
+                Measurement("rtt p50", "ms", Better.LOWER, found.chunks[0]["rtt_p50_ms"]),
+                Measurement("rtt p99", "ms", Better.LOWER, found.chunks[0]["rtt_p99_ms"]),
+            ),
+        )
+    ]
+    quiet = {m.name: m.value for m in repetitions(_quiet(found, 2, "a"))[0][1]}
+    # No outage: none to take the median of, and the longest is 0 s.
+    assert quiet["outages"] == 0 and quiet["longest outage"] == 0.0
+    assert "median outage" not in quiet
+
+
+def test_soaks_are_compared_measurement_by_measurement_with_a_rate_test() -> None:
+    found = captured_summary()
+    comparison = compare_soaks([found, _quiet(found, 2, "eee-off")])
+
+    assert comparison.noun == "soak"
+    assert [c.run_id for c in comparison.columns] == [1, 2]
+    assert comparison.columns[1].label.startswith("soak 2: eee-off, ")
+    rows = {row.name: row for row in comparison.rows}
+    first, second = rows["outages per hour"].cells
+    assert first is not None and second is not None
+    assert second.test is not None and second.test.method == POISSON
+    assert second.test.p_value == 1.0  # 1 outage against none: no difference shown
+    assert second.verdict is Verdict.NOT_SIGNIFICANT and second.percent == -100.0
+    # Against a soak of none, a rate has no ratio, but the test still says.
+    reverse = compare_soaks([_quiet(found, 2, "eee-off"), found])
+    cell = next(r for r in reverse.rows if r.name == "outages per hour").cells[1]
+    assert cell is not None and cell.ratio is None and cell.verdict is Verdict.NOT_SIGNIFICANT
+    assert rows["rtt p50"].cells[0] is not None and rows["rtt p50"].cells[0].summary.n == 1
+    data = json.loads(render_many_json(comparison))
+    assert data["format"] == "wirespeed-compare-soaks"
+    assert [column["soak_id"] for column in data["columns"]] == [1, 2]
+    per_hour = next(row for row in data["rows"] if row["name"] == "outages per hour")
+    assert per_hour["better"] == "lower" and per_hour["cells"][1]["p_value"] == 1.0
+    markdown = render_many_markdown(comparison)
+    assert markdown.startswith("# 2 soaks compared\n")
+    assert "| Measurement | soak 1 | soak 2 |" in markdown
+    assert "soak outages per hour \N{DOWNWARDS ARROW}" in markdown
+    assert render_many_csv(comparison).splitlines()[0].count("soak_id,soak_label") == 1
 
 
 def test_variants_become_the_lab_states_in_the_order_written() -> None:
@@ -138,33 +188,39 @@ def test_compare_defaults_to_the_latest_group_else_the_latest_two(tmp_path: Path
         _stored(store, {})
     status, out, err = run_cli("soak", "--compare", "--db", db, "--format", "json")
     assert status == 0, err
-    assert [c["soak"] for c in json.loads(out)["soaks"]] == [1, 2]
+    assert [c["soak_id"] for c in json.loads(out)["columns"]] == [1, 2]
     with Store.open(db) as store:
         for name in ("x", "y", "z"):
             _stored(store, {"group": "g", "variant": name, "variants": ["x", "y", "z"]})
     status, out, err = run_cli("soak", "--compare", "--db", db, "--format", "json")
-    assert [c["label"] for c in json.loads(out)["soaks"]] == ["x", "y", "z"]  # its group
-    status, out, err = run_cli("soak", "--compare", "3", "5", "--db", db, "--format", "json")
-    assert [c["label"] for c in json.loads(out)["soaks"]] == ["x", "z"]
+    assert [c["soak_id"] for c in json.loads(out)["columns"]] == [3, 4, 5]  # its group
+    # `compare --soaks` is the same table.
+    assert run_cli("compare", "--soaks", "--db", db, "--format", "json")[1] == out
+    status, out, err = run_cli("compare", "--soaks", "3", "5", "--db", db, "--format", "json")
+    assert [c["label"].split(",")[0] for c in json.loads(out)["columns"]] == [
+        "soak 3: x",
+        "soak 5: z",
+    ]
     with Store.open(db) as store:
         _stored(store, {"group": "g2", "variant": "x", "variants": ["x", "y"]}, "running")
     status, out, err = run_cli("soak", "--compare", "--db", db, "-o", str(tmp_path / "c.md"))
     assert status == 0, err
     # A group of one so far: the latest two.
-    assert (tmp_path / "c.md").read_text().startswith("|  | z | x |\n")
+    assert "| Measurement | soak 5 | soak 6 |" in (tmp_path / "c.md").read_text()
 
 
 @pytest.mark.parametrize(
     ("argv", "said"),
     [
-        (["--compare", "1"], "needs two soaks"),
-        (["--compare", "1", "9"], "no soak 9"),
-        (["--compare", "--format", "html"], "text, markdown or json"),
+        (["soak", "--compare", "1"], "comparing soaks needs two"),
+        (["soak", "--compare", "1", "9"], "no soak 9"),
+        (["compare", "--soaks", "1", "1"], "a soak is given twice"),
+        (["soak", "--report", "--format", "csv"], "a soak's report has no CSV"),
     ],
 )
 def test_compare_refuses_what_it_cannot_do(tmp_path: Path, argv: list[str], said: str) -> None:
     db = str(tmp_path / "s.db")
     with Store.open(db) as store:
         _stored(store, {})
-    status, _, err = run_cli("soak", *argv, "--db", db)
+    status, _, err = run_cli(*argv, "--db", db)
     assert status == 2 and said in err, err

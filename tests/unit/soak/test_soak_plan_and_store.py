@@ -145,6 +145,10 @@ def test_check_checks_a_soak_plan_as_one(tmp_path: Path) -> None:
     )
     status, out, _ = run_cli("check", "--json", str(plan))
     assert status == 0 and json.loads(out)["valid"] is True
+    plan.write_text(plan.read_text() + 'expect: {outages per hour: "<= 0.5"}\n')
+    status, out, err = run_cli("check", str(plan))
+    assert status == 0, err
+    assert out.endswith("\n  expect outages per hour <= 0.5 per hour\n")
 
     plan.write_text(LAB + "soak: {duration: 20s, faults: [{at: 25s, down: 1s}]}\n")
     status, _, err = run_cli("check", str(plan))
@@ -230,9 +234,17 @@ def test_a_stored_soak_is_reported_again_with_another_outage_threshold(tmp_path:
     assert "no outage in 3 s" in out
 
 
-def test_a_soak_plan_that_is_not_utf8_is_refused_in_words(tmp_path: Path) -> None:
+def test_a_soak_plan_is_read_as_a_run_plan_is(tmp_path: Path) -> None:
+    """One loader: the first bad byte's line and column, the size limit, stdin."""
     plan = tmp_path / "p.yaml"
     plan.write_bytes(b"soak: \xff\n")
-    status, _, err = run_cli("soak", str(plan), "--db", str(tmp_path / "s.db"))
-    assert status == 2 and f"{plan}: not UTF-8 text (byte 6)" in err, err
+    db = str(tmp_path / "s.db")
+    status, _, err = run_cli("soak", str(plan), "--db", db)
+    assert status == 2 and f"{plan}:1:7: not UTF-8 text (byte 6 is 0xff)" in err, err
     assert "Traceback" not in err
+    plan.write_bytes(b"#" * (1 << 20) + b"\n")
+    status, _, err = run_cli("soak", str(plan), "--db", db)
+    assert status == 2 and "larger than 1 MiB: not a plan file" in err, err
+    status, _, err = run_cli("soak", str(tmp_path / "none.yaml"), "--db", db)
+    assert status == 2 and "none.yaml: no such plan file" in err, err
+    assert not (tmp_path / "s.db").exists()

@@ -80,6 +80,9 @@ def _check_soak(given: SoakPlanGiven, env: Environment) -> int:
     if plan.variants:
         said.append(f"{len(plan.variants)} variants, one soak each")
     env.stdout.write(f"{given.source}: ok — {', '.join(said)}\n")
+    expected = plan.expectations
+    if expected:
+        env.stdout.write(f"  expect {', '.join(e.text for e in expected)}\n")
     return ExitStatus.OK
 
 

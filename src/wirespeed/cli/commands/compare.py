@@ -1,4 +1,5 @@
-"""`wirespeed compare [A B]`: two runs, or two paths or variants of one run, side by side."""
+"""`wirespeed compare [A B]`: two runs, or two paths or variants of one run, side by side;
+with --soaks, two soaks or more."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
-from wirespeed.cli.outputs import output_targets, write_output
+from wirespeed.cli.outputs import OutputTarget, output_targets, write_output
 from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
@@ -90,7 +91,8 @@ def _runs_as_table(args: argparse.Namespace, store: Store) -> ManyComparison | N
     return None
 
 
-def _render_many(fmt: str, comparison: ManyComparison) -> str:
+def render_table(fmt: str, comparison: ManyComparison) -> str:
+    """A table of runs (or soaks) in a format; the terminal's as plain text."""
     from wirespeed.report.compare_many_render import (
         render_many_csv,
         render_many_html,
@@ -113,9 +115,25 @@ def _render_many(fmt: str, comparison: ManyComparison) -> str:
     return renderers[fmt](comparison)
 
 
-def _execute_many(args: argparse.Namespace, env: Environment, comparison: ManyComparison) -> int:
+def show_table(
+    comparison: ManyComparison, targets: list[OutputTarget], fmt: str | None, env: Environment
+) -> int:
+    """A table of runs (or soaks) to each -o file, else to stdout in `fmt`."""
     from wirespeed.report.compare_many_render import render_many_terminal
 
+    if not targets:
+        if fmt in (None, "terminal"):
+            render_many_terminal(comparison, env.console())
+        else:
+            env.stdout.write(render_table(fmt, comparison))
+        return ExitStatus.OK
+    for target in targets:
+        write_output(target.path, render_table(target.format, comparison), "-o")
+        env.info(f"written to {target.path}")
+    return ExitStatus.OK
+
+
+def _execute_many(args: argparse.Namespace, env: Environment, comparison: ManyComparison) -> int:
     if getattr(args, "budgets", None):
         raise UsageError(
             "--as says goodput as an application's needs; a table of runs holds other "
@@ -124,16 +142,17 @@ def _execute_many(args: argparse.Namespace, env: Environment, comparison: ManyCo
         )
     fmt: str | None = getattr(args, "format", None)
     targets = output_targets(getattr(args, "output", None), fmt, FORMATS, "compare")
-    if not targets:
-        if fmt in (None, "terminal"):
-            render_many_terminal(comparison, env.console())
-        else:
-            env.stdout.write(_render_many(fmt, comparison))
-        return ExitStatus.OK
-    for target in targets:
-        write_output(target.path, _render_many(target.format, comparison), "-o")
-        env.info(f"written to {target.path}")
-    return ExitStatus.OK
+    return show_table(comparison, targets, fmt, env)
+
+
+def _soaks(args: argparse.Namespace, store: Store) -> ManyComparison:
+    """`--soaks [A B ...]`: the ids are soaks' (`wirespeed soak --report`), compared as
+    `wirespeed soak --compare` does."""
+    from wirespeed.soak.comparison import compare_soaks, soaks_to_compare
+
+    if getattr(args, "paths", None) or getattr(args, "variants", None):
+        raise UsageError("--soaks compares whole soaks: leave out --paths and --variants")
+    return compare_soaks(soaks_to_compare(store, list(args.runs or []), threshold=None))
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
@@ -146,7 +165,9 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     targets = output_targets(getattr(args, "output", None), fmt, FORMATS, "compare")
     store = Store.open(args.db, read_only=True)
     try:
-        table = _runs_as_table(args, store)
+        table = (
+            _soaks(args, store) if getattr(args, "soaks", False) else _runs_as_table(args, store)
+        )
         if table is not None:
             return _execute_many(args, env, table)
         comparison = _comparison(args, store)

@@ -12,6 +12,9 @@ from wirespeed.cli.outputs import check_output, write_output
 from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from wirespeed.analysis.expectations import Judgement
     from wirespeed.hosts.ssh_connection import SshSettings
     from wirespeed.report.model import Report
     from wirespeed.store import RunRecord
@@ -34,10 +37,14 @@ def ssh_settings(args: argparse.Namespace, env: Environment) -> SshSettings:
 def expectations_status(report: Report, env: Environment) -> ExitStatus:
     """OK, or BELOW_EXPECTATION when a figure the plan expects was not reached (or not
     measured), said on stderr with expected and measured figures."""
+    return judgements_status(report.judgements, env)
+
+
+def judgements_status(judgements: Sequence[Judgement], env: Environment) -> ExitStatus:
+    """expectations_status of judgements made (a run's, a soak's)."""
     from wirespeed.analysis.expectations import Verdict
     from wirespeed.expectations import item_text, value_text
 
-    judgements = report.judgements
     missed = [j for j in judgements if j.verdict is not Verdict.MET]
     if not missed:
         if judgements:
