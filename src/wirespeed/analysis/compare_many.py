@@ -1,21 +1,26 @@
 """Any number of runs side by side, measurement by measurement: the table people make of
 boards and kernels (the seeds' "R4S FriendlyCore 4.19 | R4S Armbian 5.10 | Neo2", each
-figure also as a % against the first column).
+figure also as a % against the first column). The one comparison of wirespeed: two runs
+are this table with two columns, and two paths or variants of one run, a run's variants
+in its report and soaks are columns of it too (analysis/compare_within.py,
+soak/comparison.py).
 
 Rows are the measurements the runs share (a benchmark's "AES-128-CBC 1 KB, EVP", a traffic
 test's goodput of each flow), matched on test id, variant, name and labels; the path is
 part of the match only where a run measured the same thing on several paths (across
 devices the paths are the devices, and differ by name). Each cell is the median of its
 repetitions; from the second column on also its ratio to the first with the interval of
-that ratio and a permutation test, and the same verdict as `compare` of two runs.
+that ratio and a permutation test, and a verdict by one rule (`verdict_of`): a difference
+that the repetitions cannot tell from noise is "not significant", whatever the ratio
+(pyperf's rule, so nobody reads a 1.02x speed-up into two noisy runs).
 """
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from wirespeed.analysis.compare import Verdict
 from wirespeed.analysis.stats import (
     ALPHA,
     ConfidenceInterval,
@@ -26,13 +31,31 @@ from wirespeed.analysis.stats import (
     summarize,
 )
 from wirespeed.model import Better, Measurement, TrialStatus
-from wirespeed.search.measurements import PPS
 from wirespeed.store.records import RunRecord
+
+
+class Verdict(enum.StrEnum):
+    SIGNIFICANT = "significant"
+    NOT_SIGNIFICANT = "not significant"
+    SINGLE_RUN = "single run"  # one side has one repetition: no test is possible
+    NO_RATIO = "no ratio"  # the first column's median is 0 (or a figure below 0)
+
+
+def verdict_of(test: PermutationTest, interval: ConfidenceInterval | None) -> Verdict:
+    """The one significance rule: the test says the two differ AND the ratio's interval
+    keeps clear of 1. Both, because either alone can be fooled by ties in tiny groups
+    (a permutation test of 3 identical against 3 identical values, an interval of
+    resampled medians that are all one value); a count without repetitions has no
+    interval, and its exact test alone decides (soak/comparison.py)."""
+    excludes_one = interval is None or not interval.contains(1.0)
+    differs = test.significant(ALPHA) and excludes_one
+    return Verdict.SIGNIFICANT if differs else Verdict.NOT_SIGNIFICANT
 
 
 @dataclass(frozen=True)
 class RunColumn:
-    """One run as a column: who it measured, on which kernel."""
+    """One run as a column: who it measured, on which kernel; or one path or variant of
+    a run (`path`, `variant` set: the run's other paths or variants are not in it)."""
 
     run_id: int
     title: str | None
@@ -40,6 +63,9 @@ class RunColumn:
     devices: tuple[str, ...]  # the paths its trials ran on ("R4S", "WAN")
     kernels: tuple[str, ...]  # of its devices (or of the lab machine), distinct
     label: str  # "run 3: R4S, Linux 5.10.12"
+    name: str | None = None  # a table's column heading, when not "run 3"
+    path: str | None = None
+    variant: str | None = None
 
 
 @dataclass(frozen=True)
@@ -91,38 +117,36 @@ class ManyComparison:
     noun: str = "run"  # what a column is: "run", or "soak" (its run_id is the soak's)
     legend: str | None = None  # how to read a cell, where a run's words do not say it
 
+    def heading(self, column: RunColumn) -> str:
+        return column.name or f"{self.noun} {column.run_id}"
+
 
 # The variant a plan without `variants:` runs in (model.Trial's default).
 DEFAULT_VARIANT = "default"
 
-_Labels = tuple[tuple[str, str], ...]
-_Key = tuple[str, str, str, str, _Labels]  # test, path, variant, name, labels
-_RowKey = tuple[str, str | None, str, str, _Labels]  # the path only where it must match
+Labels = tuple[tuple[str, str], ...]
+_Key = tuple[str, str, str, str, Labels]  # test, path, variant, name, labels
+_RowKey = tuple[str, str | None, str, str, Labels]  # the path only where it must match
 
 
-_Groups = dict[_Key, tuple[str, str, Better, list[float], list[str]]]
+Groups = dict[_Key, tuple[str, str, Better, list[float], list[str]]]
 
 
-def _groups(record: RunRecord, *, goodput: bool = True) -> _Groups:
-    """The run's passed trials' measurements grouped over repetitions, in run order;
-    without `goodput`, of a traffic test only what was measured beside its flows (its
-    probes' latency, the board's power)."""
-    grouped: _Groups = {}
+def groups_of(record: RunRecord) -> Groups:
+    """The run's passed trials' measurements (a traffic test's flows', its probes'
+    latency, a benchmark's, a search's) grouped over repetitions, in run order."""
+    grouped: Groups = {}
     for outcome in record.outcomes:
         if outcome.status is not TrialStatus.OK or outcome.result is None:
             continue
         trial = outcome.trial
-        result = outcome.result
-        measured = result.measurements if trial.test.is_iperf and not goodput else result.measured()
         where = (trial.test.id, trial.test.name, trial.path.name, trial.variant)
-        for m in measured:
+        for m in outcome.result.measured():
             _add(grouped, where, m, trial.key)
     return grouped
 
 
-def _add(
-    grouped: _Groups, where: tuple[str, str, str, str], m: Measurement, trial_key: str
-) -> None:
+def _add(grouped: Groups, where: tuple[str, str, str, str], m: Measurement, trial_key: str) -> None:
     """m, measured in repetition trial_key, into its group; where: (test id, test name,
     path, variant)."""
     test_id, test_name, path, variant = where
@@ -157,28 +181,29 @@ def _cell(
     if is_first or first is None:
         return ManyCell(summary, tuple(trials))
     base = first.summary
-    if base.median == 0:
+    if base.median <= 0 or summary.median < 0:
+        # Nothing to divide by; a latency increase can be below 0 (noise on an idle path).
         return ManyCell(summary, tuple(trials), verdict=Verdict.NO_RATIO)
     ratio = summary.median / base.median
     if base.n < 2 or summary.n < 2:
         return ManyCell(summary, tuple(trials), ratio=ratio, verdict=Verdict.SINGLE_RUN)
     interval = ratio_interval(base.values, summary.values)
     test = permutation_test(base.values, summary.values)
-    # As compare_groups: the test says they differ and the interval keeps clear of 1.
-    differs = test.significant(ALPHA) and interval is not None and not interval.contains(1.0)
     return ManyCell(
         summary,
         tuple(trials),
         ratio=ratio,
         ratio_interval=interval,
         test=test,
-        verdict=Verdict.SIGNIFICANT if differs else Verdict.NOT_SIGNIFICANT,
+        # An interval of None here means a resample of the first had a median of 0: no
+        # interval to agree, so no verdict of "significant" on the test alone.
+        verdict=Verdict.NOT_SIGNIFICANT if interval is None else verdict_of(test, interval),
     )
 
 
 def compare_many(records: Sequence[RunRecord]) -> ManyComparison:
     """The runs in the order given, the first the baseline of every %."""
-    rows = _compare_columns([_groups(record) for record in records])
+    rows = compare_columns([groups_of(record) for record in records])
     return ManyComparison(tuple(_column(r) for r in records), rows)
 
 
@@ -197,55 +222,18 @@ def compare_repetitions(
 ) -> ManyComparison:
     """Columns of one test that is not a run's (a soak), measured in repetitions, side
     by side as runs are: the first the baseline of every %."""
-    per_column: list[_Groups] = []
+    per_column: list[Groups] = []
     for repetitions in measured:
-        grouped: _Groups = {}
+        grouped: Groups = {}
         for key, measurements in repetitions:
             for m in measurements:
                 _add(grouped, (test_id, test_name, "", DEFAULT_VARIANT), m, key)
         per_column.append(grouped)
-    rows = _compare_columns(per_column)
+    rows = compare_columns(per_column)
     return ManyComparison(tuple(columns), rows, noun=noun, legend=legend)
 
 
-@dataclass(frozen=True)
-class VariantsComparison:
-    """One run's variants side by side, each against the first: what its benchmarks and
-    searches measured (the traffic tests' goodput has the A/B table, report/ab.py)."""
-
-    variants: tuple[str, ...]
-    rows: tuple[ManyRow, ...]
-    alpha: float = ALPHA
-
-
-def compare_run_variants(record: RunRecord) -> VariantsComparison | None:
-    """The run's measurements other than goodput, a column per variant in run order;
-    None when the run has one variant or nothing of the kind to compare. Of a search's
-    figures only those in packets/s are rows: its bit rates and % of ceiling are the
-    same loads in other units, and would repeat every difference three times."""
-    variants = list(dict.fromkeys(o.trial.variant for o in record.outcomes))
-    if len(variants) < 2:
-        return None
-    groups = _groups(record, goodput=False)
-    per_variant: list[_Groups] = []
-    for variant in variants:
-        # Matched across columns without the variant: every row's cells are variants.
-        per_variant.append(
-            {
-                (test_id, path, DEFAULT_VARIANT, name, labels): found
-                for (test_id, path, shown, name, labels), found in groups.items()
-                if shown == variant and _worth_comparing(labels, found[1])
-            }
-        )
-    rows = _compare_columns(per_variant)
-    return VariantsComparison(tuple(variants), rows) if rows else None
-
-
-def _worth_comparing(labels: _Labels, unit: str) -> bool:
-    return "frame" not in dict(labels) or unit == PPS
-
-
-def _compare_columns(per_run: Sequence[_Groups]) -> tuple[ManyRow, ...]:
+def compare_columns(per_run: Sequence[Groups]) -> tuple[ManyRow, ...]:
     """Rows matched across the columns' groups, each cell against the first column's."""
     # A measurement met on several paths of one run keeps its path in the match.
     several_paths: set[tuple[str, str, str, tuple[tuple[str, str], ...]]] = set()

@@ -449,12 +449,11 @@ def build_parser() -> argparse.ArgumentParser:
     compare = sub.add_parser(
         "compare",
         help="compare runs (default: the latest two), or two paths or variants of one",
-        description="Match the trials of A and B by test, path, variant and flow; show "
-        "both medians, the ratio B/A with its 95 % bootstrap interval, and whether a "
-        "permutation test tells the difference from noise. Three runs or more, runs with "
-        "benchmarks (openssl, 7zip, unixbench), or --format html give a table of runs: "
-        "one row per measurement, one column per run, each figure with its change "
-        "against the first run in %.",
+        description="A table of runs: one row per measurement (a flow's goodput, loss, "
+        "jitter and retransmits, a probe's round trip, a benchmark's or a search's "
+        "figures), one column per run (or per path or variant of one run), each median "
+        "with its change against the first column in % and whether a permutation test "
+        "and the ratio's 95 % bootstrap interval tell the difference from noise.",
     )
     compare.add_argument(
         "runs",

@@ -1,4 +1,5 @@
-"""`wirespeed compare A B C ...` as a table of runs: terminal, Markdown, CSV, JSON, HTML.
+"""`wirespeed compare` as a table of runs (or of one run's paths or variants, or of soaks):
+terminal, Markdown, CSV, JSON, HTML.
 
 Rows are measurements, columns runs; each cell its median in the measurement's unit and,
 from the second column on, its change against the first in % with a mark: * the
@@ -9,15 +10,15 @@ one repetition (no test is possible). The shape of the seeds' kernel and board t
 from __future__ import annotations
 
 import html
-import json
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from wirespeed.analysis.compare import Verdict
-from wirespeed.analysis.compare_many import ManyCell, ManyComparison, ManyRow
+from wirespeed.analysis.compare_many import ManyCell, ManyComparison, ManyRow, Verdict
+from wirespeed.report import json_text
+from wirespeed.report.budgets import Budget, budgets_text
 from wirespeed.report.csv_export import tidy_csv
 from wirespeed.report.json_export import interval_to_dict, measured_summary_to_dict
 from wirespeed.report.measure_text import summary_text
@@ -48,10 +49,17 @@ def percent_text(cell: ManyCell) -> str:
     return f"{sign}{abs(cell.percent):.1f} %{mark}"
 
 
-def cell_lines(row: ManyRow, cell: ManyCell | None) -> list[str]:
+def said_as(row: ManyRow, budgets: tuple[Budget, ...]) -> bool:
+    """Whether `--as` says this row's figures again: a goodput's, in bit/s."""
+    return bool(budgets) and row.name == "goodput" and row.unit == "bit/s"
+
+
+def cell_lines(row: ManyRow, cell: ManyCell | None, budgets: tuple[Budget, ...] = ()) -> list[str]:
     if cell is None:
         return ["\N{EN DASH}"]
     lines = [summary_text(cell.summary, row.unit)]
+    if said_as(row, budgets):
+        lines.append(budgets_text(budgets, cell.summary.median))
     change = percent_text(cell)
     if change:
         lines.append(change)
@@ -64,7 +72,9 @@ def row_label(row: ManyRow) -> str:
     return f"{row.test_id} {row.item} {arrow}"
 
 
-def render_many_terminal(comparison: ManyComparison, console: Console) -> None:
+def render_many_terminal(
+    comparison: ManyComparison, console: Console, budgets: tuple[Budget, ...] = ()
+) -> None:
     noun = comparison.noun
     console.print(Text(f"{len(comparison.columns)} {noun}s compared", style="bold"))
     for column in comparison.columns:
@@ -73,30 +83,31 @@ def render_many_terminal(comparison: ManyComparison, console: Console) -> None:
     table = Table(caption=Text(comparison.legend or LEGEND), caption_justify="left")
     table.add_column("Measurement")
     for column in comparison.columns:
-        table.add_column(Text(f"{noun} {column.run_id}"), justify="right")
+        table.add_column(Text(terminal_safe(comparison.heading(column))), justify="right")
     for row in comparison.rows:
         cells = [Text(terminal_safe(row_label(row)))]
         for cell in row.cells:
             # Each line made safe on its own: the line break between them is ours.
-            cells.append(Text("\n".join(terminal_safe(line) for line in cell_lines(row, cell))))
+            lines = cell_lines(row, cell, budgets)
+            cells.append(Text("\n".join(terminal_safe(line) for line in lines)))
         table.add_row(*cells)
     console.print(table)
 
 
-def render_many_markdown(comparison: ManyComparison) -> str:
+def render_many_markdown(comparison: ManyComparison, budgets: tuple[Budget, ...] = ()) -> str:
     noun = comparison.noun
     lines = [f"# {len(comparison.columns)} {noun}s compared", ""]
     for column in comparison.columns:
         title = f" \N{EM DASH} {column.title}" if column.title else ""
         lines.append(f"- {markdown_text(column.label + title)}")
     lines.append("")
-    header = ["Measurement", *(f"{noun} {c.run_id}" for c in comparison.columns)]
+    header = ["Measurement", *(markdown_text(comparison.heading(c)) for c in comparison.columns)]
     lines.append("| " + " | ".join(header) + " |")
     lines.append("| " + " | ".join(["---"] + ["--:"] * len(comparison.columns)) + " |")
     for row in comparison.rows:
         cells = [markdown_text(row_label(row))]
         cells += [
-            "<br>".join(markdown_table_safe(line) for line in cell_lines(row, cell))
+            "<br>".join(markdown_table_safe(line) for line in cell_lines(row, cell, budgets))
             for cell in row.cells
         ]
         lines.append("| " + " | ".join(cells) + " |")
@@ -104,7 +115,7 @@ def render_many_markdown(comparison: ManyComparison) -> str:
     return "\n".join(lines) + "\n"
 
 
-def many_to_dict(comparison: ManyComparison) -> dict[str, Any]:
+def many_to_dict(comparison: ManyComparison, budgets: tuple[Budget, ...] = ()) -> dict[str, Any]:
     noun = comparison.noun
     return {
         "format": f"wirespeed-compare-{noun}s",
@@ -118,6 +129,8 @@ def many_to_dict(comparison: ManyComparison) -> dict[str, Any]:
                 "devices": list(c.devices),
                 "kernels": list(c.kernels),
                 "label": c.label,
+                "path": c.path,
+                "variant": c.variant,
             }
             for c in comparison.columns
         ],
@@ -132,16 +145,20 @@ def many_to_dict(comparison: ManyComparison) -> dict[str, Any]:
                 "item": row.item,
                 "unit": row.unit,
                 "better": row.better.value,
-                "cells": [_cell_dict(cell) for cell in row.cells],
+                "cells": [
+                    _cell_dict(cell, budgets if said_as(row, budgets) else ()) for cell in row.cells
+                ],
             }
             for row in comparison.rows
         ],
     }
 
 
-def _cell_dict(cell: ManyCell | None) -> dict[str, Any] | None:
+def _cell_dict(cell: ManyCell | None, budgets: tuple[Budget, ...]) -> dict[str, Any] | None:
     if cell is None:
         return None
+    # `--as`: the median in each budget's unit; no key at all without it.
+    said = {"as": {b.name: b.value(cell.summary.median) for b in budgets}} if budgets else {}
     return {
         "summary": measured_summary_to_dict(cell.summary, cell.trials),
         "ratio": cell.ratio,
@@ -149,13 +166,14 @@ def _cell_dict(cell: ManyCell | None) -> dict[str, Any] | None:
         "ratio_interval": interval_to_dict(cell.ratio_interval),
         "p_value": None if cell.test is None else cell.test.p_value,
         "verdict": None if cell.verdict is None else cell.verdict.value,
+        **said,
     }
 
 
-def render_many_json(comparison: ManyComparison) -> str:
-    return (
-        json.dumps(many_to_dict(comparison), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
-    )
+def render_many_json(comparison: ManyComparison, budgets: tuple[Budget, ...] = ()) -> str:
+    """Written by orjson as json.dumps(indent=2, ensure_ascii=False, allow_nan=False)
+    writes it (json_text): NaN is not JSON, and no figure of ours should ever be one."""
+    return json_text.indented(many_to_dict(comparison, budgets)) + "\n"
 
 
 CSV_COLUMNS = (
@@ -183,8 +201,9 @@ CSV_COLUMNS = (
 )
 
 
-def render_many_csv(comparison: ManyComparison) -> str:
-    """Tidy: one line per measurement and run (or soak: soak_id, soak_label)."""
+def render_many_csv(comparison: ManyComparison, budgets: tuple[Budget, ...] = ()) -> str:
+    """Tidy: one line per measurement and run (or soak: soak_id, soak_label); with `--as`
+    a column per budget at the end, filled on goodput's lines."""
     noun = comparison.noun
     rows = []
     for row in comparison.rows:
@@ -217,12 +236,16 @@ def render_many_csv(comparison: ManyComparison) -> str:
                     "p_value": None if cell.test is None else cell.test.p_value,
                     "verdict": None if cell.verdict is None else cell.verdict.value,
                 }
+                | {
+                    f"as {b.name}": b.value(cell.summary.median)
+                    for b in (budgets if said_as(row, budgets) else ())
+                }
             )
     names = tuple(name.replace("run_", f"{noun}_", 1) for name in CSV_COLUMNS)
-    return tidy_csv(names, rows)
+    return tidy_csv((*names, *(f"as {b.name}" for b in budgets)), rows)
 
 
-def render_many_html(comparison: ManyComparison) -> str:
+def render_many_html(comparison: ManyComparison, budgets: tuple[Budget, ...] = ()) -> str:
     """A page of its own, with no script and nothing fetched: the table and its legend."""
 
     def e(text: object) -> str:
@@ -235,7 +258,7 @@ def render_many_html(comparison: ManyComparison) -> str:
     for row in comparison.rows:
         cells = [f"<td>{e(row_label(row))}</td>"]
         for cell in row.cells:
-            lines = cell_lines(row, cell)
+            lines = cell_lines(row, cell, budgets)
             cells.append('<td class="num">' + "<br>".join(e(line) for line in lines) + "</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     title = f"{len(comparison.columns)} {comparison.noun}s compared"

@@ -9,18 +9,9 @@ from __future__ import annotations
 
 import re
 
-from wirespeed.analysis.compare_many import VariantsComparison
+from wirespeed.analysis.compare_within import VariantsComparison
 from wirespeed.report import forwarding_text
-from wirespeed.report.ab import (
-    AB_LEGEND,
-    AbTable,
-    ab_cell_lines,
-    ab_header,
-    ab_row_lead,
-    ab_title,
-    build_ab,
-)
-from wirespeed.report.ab_measured import MEASURED_AB_LEGEND, build_measured_ab, measured_ab_title
+from wirespeed.report.ab import ab_legend, ab_title, build_ab
 from wirespeed.report.compare_many_render import cell_lines as many_cell_lines
 from wirespeed.report.compare_many_render import row_label
 from wirespeed.report.forwarding import ForwardingTable
@@ -146,9 +137,6 @@ def render_markdown(report: Report) -> str:
     ab = build_ab(report)
     if ab is not None:
         lines += ["", *render_ab_markdown(ab)]
-    measured_ab = build_measured_ab(report)
-    if measured_ab is not None:
-        lines += ["", *render_measured_ab_markdown(measured_ab)]
     return "\n".join(lines).rstrip() + "\n"
 
 
@@ -190,25 +178,12 @@ def _forwarding_lines(table: ForwardingTable) -> list[str]:
     return [*lines, "", *(f"{line}  " for line in forwarding_text.legend_lines(table)), ""]
 
 
-def render_ab_markdown(ab: AbTable) -> list[str]:
-    header = ab_header(ab)
-    lead = len(header) - len(ab.columns)
-    lines = [f"## {markdown_text(ab_title(ab))}", ""]
-    lines.append(_table_row([markdown_text(h) for h in header]))
-    lines.append(_table_row(["---"] * lead + ["--:"] * len(ab.columns)))
-    for row in ab.rows:
-        cells = [markdown_text(text) for text in ab_row_lead(ab, row)]
-        cells += [_figure_cell(ab_cell_lines(c)) for c in row.cells]
-        lines.append(_table_row(cells))
-    return [*lines, "", AB_LEGEND, ""]
-
-
-def render_measured_ab_markdown(comparison: VariantsComparison) -> list[str]:
-    lines = [f"## {markdown_text(measured_ab_title(comparison))}", ""]
+def render_ab_markdown(comparison: VariantsComparison) -> list[str]:
+    lines = [f"## {markdown_text(ab_title(comparison))}", ""]
     lines.append(_table_row(["Measurement", *(markdown_text(v) for v in comparison.variants)]))
     lines.append(_table_row(["---"] + ["--:"] * len(comparison.variants)))
     for row in comparison.rows:
         cells = [markdown_text(row_label(row))]
         cells += [_figure_cell(many_cell_lines(row, cell)) for cell in row.cells]
         lines.append(_table_row(cells))
-    return [*lines, "", MEASURED_AB_LEGEND, ""]
+    return [*lines, "", ab_legend(comparison), ""]

@@ -7,19 +7,10 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from wirespeed.analysis.compare_many import VariantsComparison
+from wirespeed.analysis.compare_within import VariantsComparison
 from wirespeed.analysis.expectations import Verdict
 from wirespeed.report import forwarding_text
-from wirespeed.report.ab import (
-    AB_LEGEND,
-    AbTable,
-    ab_cell_lines,
-    ab_header,
-    ab_row_lead,
-    ab_title,
-    build_ab,
-)
-from wirespeed.report.ab_measured import MEASURED_AB_LEGEND, build_measured_ab, measured_ab_title
+from wirespeed.report.ab import ab_legend, ab_title, build_ab
 from wirespeed.report.compare_many_render import cell_lines as many_cell_lines
 from wirespeed.report.compare_many_render import row_label
 from wirespeed.report.forwarding import ForwardingTable
@@ -138,9 +129,6 @@ def render_terminal(report: Report, console: Console) -> None:
     ab = build_ab(report)
     if ab is not None:
         render_ab(ab, console)
-    measured_ab = build_measured_ab(report)
-    if measured_ab is not None:
-        render_measured_ab(measured_ab, console)
 
 
 def _render_measured(report: Report, console: Console) -> None:
@@ -235,26 +223,10 @@ def _render_forwarding(table: ForwardingTable, console: Console) -> None:
         print_table(part, console)
 
 
-def render_ab(ab: AbTable, console: Console) -> None:
+def render_ab(comparison: VariantsComparison, console: Console) -> None:
     table = Table(
-        title=plain_text(ab_title(ab), style="bold"),
-        caption=Text(AB_LEGEND),
-        caption_justify="left",
-    )
-    for index, header in enumerate(ab_header(ab)):
-        lead = index < len(ab_header(ab)) - len(ab.columns)
-        table.add_column(plain_text(header), justify="left" if lead else "right")
-    for row in ab.rows:
-        cells = [plain_text(text) for text in ab_row_lead(ab, row)]
-        cells += [_lines_text(ab_cell_lines(cell)) for cell in row.cells]
-        table.add_row(*cells)
-    print_table(table, console)
-
-
-def render_measured_ab(comparison: VariantsComparison, console: Console) -> None:
-    table = Table(
-        title=plain_text(measured_ab_title(comparison), style="bold"),
-        caption=Text(MEASURED_AB_LEGEND),
+        title=plain_text(ab_title(comparison), style="bold"),
+        caption=Text(ab_legend(comparison)),
         caption_justify="left",
     )
     table.add_column("Measurement")

@@ -13,14 +13,14 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from wirespeed.analysis.compare import Verdict
 from wirespeed.analysis.compare_many import (
     ManyComparison,
     ManyRow,
     RunColumn,
     compare_repetitions,
+    verdict_of,
 )
-from wirespeed.analysis.stats import ALPHA, PermutationTest
+from wirespeed.analysis.stats import PermutationTest
 from wirespeed.errors import UsageError
 from wirespeed.soak.group import variant_of
 from wirespeed.soak.measurements import PER_HOUR, SOAK_TEST, exact_rate_p_value, repetitions
@@ -84,7 +84,8 @@ def _rate_tested(row: ManyRow, summaries: Sequence[SoakSummary]) -> ManyRow:
             smallest_p_value=0.0,
             method=POISSON,
         )
-        verdict = Verdict.SIGNIFICANT if p < ALPHA else Verdict.NOT_SIGNIFICANT
+        # A count has no interval to agree: the rule's test alone decides.
+        verdict = verdict_of(test, None)
         cells[index] = dataclasses.replace(cell, ratio_interval=None, test=test, verdict=verdict)
     return dataclasses.replace(row, cells=tuple(cells))
 

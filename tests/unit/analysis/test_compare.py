@@ -1,24 +1,22 @@
-"""Comparisons: a link ten times faster is significant, the same link twice is not."""
+"""`compare A B`: the table of runs with two columns (and two paths or variants of one run
+as its columns). A link ten times faster is significant, the same link twice is not."""
 
 from __future__ import annotations
 
 import argparse
+import csv
 import io
 import json
 import random
+import re
 from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from support.samples import GBE, START, measured, run_record, store_runs
-from wirespeed.analysis.compare import (
-    CompareBy,
-    Verdict,
-    compare_paths,
-    compare_runs,
-    compare_variants,
-)
+from wirespeed.analysis.compare_many import ManyComparison, ManyRow, Verdict, compare_many
+from wirespeed.analysis.compare_within import compare_paths, compare_variants
 from wirespeed.cli.commands import compare as compare_command
 from wirespeed.cli.env import Environment
 from wirespeed.errors import UsageError
@@ -37,8 +35,11 @@ from wirespeed.model import (
     TrialOutcome,
     TrialStatus,
 )
-from wirespeed.report.compare_export import render_compare_csv, render_compare_json
-from wirespeed.report.compare_render import render_compare_markdown
+from wirespeed.report.compare_many_render import (
+    render_many_csv,
+    render_many_json,
+    render_many_markdown,
+)
 from wirespeed.store import RunRecord, Store
 
 FE = LinkModel("fe", 100_000_000)
@@ -110,6 +111,14 @@ def stored(tmp_path: Path, *records: RunRecord) -> tuple[Path, list[int]]:
     return db, store_runs(db, *records)
 
 
+def compare_runs(a: RunRecord, b: RunRecord) -> ManyComparison:
+    return compare_many([a, b])
+
+
+def goodput(comparison: ManyComparison) -> list[ManyRow]:
+    return [row for row in comparison.rows if row.name == "goodput"]
+
+
 def test_gbe_against_fe_is_significant_and_about_ten_times(tmp_path: Path) -> None:
     db, (gbe_id, fe_id) = stored(
         tmp_path,
@@ -118,18 +127,23 @@ def test_gbe_against_fe_is_significant_and_about_ten_times(tmp_path: Path) -> No
     )
     with Store.open(db) as store:
         comparison = compare_runs(store.load_run(fe_id), store.load_run(gbe_id))
-    assert comparison.by is CompareBy.RUN
-    assert [(c.test_id, c.flow) for c in comparison.cells] == [
-        ("1", Flow.UP),
-        ("2", Flow.UP),
-        ("2", Flow.DOWN),
+    assert [(r.test_id, r.item) for r in goodput(comparison)] == [
+        ("1", "goodput up"),
+        ("2", "goodput up"),
+        ("2", "goodput down"),
     ]
-    for cell in comparison.cells:
-        assert cell.verdict is Verdict.SIGNIFICANT
+    for row in goodput(comparison):
+        assert (row.path, row.variant, row.unit, row.better.value) == (
+            None,
+            "default",
+            "bit/s",
+            "higher",
+        )
+        cell = row.cells[1]
+        assert cell is not None and cell.verdict is Verdict.SIGNIFICANT
         assert cell.ratio is not None and cell.ratio == pytest.approx(10.0, rel=0.02)
         assert cell.ratio_interval is not None and cell.ratio_interval.contains(cell.ratio)
         assert cell.test is not None and cell.test.exact and cell.test.p_value < 0.05
-        assert (cell.path, cell.variant) == ("Br0", "default")
 
 
 def test_two_runs_of_the_same_link_are_not_significant(tmp_path: Path) -> None:
@@ -140,42 +154,46 @@ def test_two_runs_of_the_same_link_are_not_significant(tmp_path: Path) -> None:
     )
     with Store.open(db) as store:
         comparison = compare_runs(store.load_run(first), store.load_run(second))
-    assert {c.verdict for c in comparison.cells} == {Verdict.NOT_SIGNIFICANT}
-    text = render_compare_markdown(comparison)
-    assert "not significant (p = " in text
-    assert "\N{MULTIPLICATION SIGN}" not in text  # no invented speed-up anywhere
+    assert {row.cells[1].verdict for row in goodput(comparison) if row.cells[1]} == {
+        Verdict.NOT_SIGNIFICANT
+    }
+    text = render_many_markdown(comparison)
+    assert "| 1 goodput up \N{UPWARDS ARROW} |" in text
+    assert " %~ |" in text and " %* |" not in text  # no invented speed-up anywhere
 
 
-def test_single_runs_show_the_ratio_marked_without_a_verdict() -> None:
+def test_single_runs_show_the_change_without_a_verdict() -> None:
     comparison = compare_runs(
         record(1, "gbe", path("Br0", GBE), 941.0, n=1),
         record(2, "fe", path("Br0", FE), 94.1, n=5),
     )
-    cell = comparison.cells[0]
-    assert cell.verdict is Verdict.SINGLE_RUN
+    cell = goodput(comparison)[0].cells[1]
+    assert cell is not None and cell.verdict is Verdict.SINGLE_RUN
     assert cell.ratio == pytest.approx(0.1, rel=0.02)
     assert (cell.test, cell.ratio_interval) == (None, None)
-    assert "single run: no significance (0.100\N{MULTIPLICATION SIGN})" in (
-        render_compare_markdown(comparison)
-    )
+    assert "\N{MINUS SIGN}90.0 % |" in render_many_markdown(comparison)
 
 
-def test_three_against_three_says_it_cannot_reach_significance() -> None:
+def test_three_against_three_cannot_reach_significance() -> None:
     comparison = compare_runs(
         record(1, "gbe", path("Br0", GBE), 941.0, n=3),
         record(2, "fe", path("Br0", FE), 94.1, n=3),
     )
-    assert comparison.cells[0].verdict is Verdict.NOT_SIGNIFICANT
-    assert comparison.cells[0].too_few_repetitions
-    assert "3 and 3 repetitions cannot reach p < 0.05" in render_compare_markdown(comparison)
+    cell = goodput(comparison)[0].cells[1]
+    assert cell is not None and cell.verdict is Verdict.NOT_SIGNIFICANT
+    assert cell.test is not None and not cell.test.can_be_significant()
 
 
-def test_a_test_on_one_side_only_is_listed_as_such() -> None:
+def test_a_test_on_one_side_only_is_an_empty_cell() -> None:
     a = record(1, "a", path("Br0", GBE), 941.0)
     b = record(2, "b", path("Br0", GBE), 941.0)
     b = RunRecord(b.id, b.info, b.status, b.finished_at, b.outcomes[::2])  # TCP only
-    verdicts = [(c.test_id, c.flow.value, c.verdict) for c in compare_runs(a, b).cells]
-    assert verdicts[1:] == [("2", "up", Verdict.ONLY_A), ("2", "down", Verdict.ONLY_A)]
+    rows = goodput(compare_runs(a, b))
+    assert [(r.test_id, r.item, r.cells[1] is None) for r in rows] == [
+        ("1", "goodput up", False),
+        ("2", "goodput up", True),
+        ("2", "goodput down", True),
+    ]
 
 
 def test_two_paths_of_one_run_like_the_seeds_wan_against_br0() -> None:
@@ -183,13 +201,15 @@ def test_two_paths_of_one_run_like_the_seeds_wan_against_br0() -> None:
     br0 = record(1, "r4s", path("Br0", GBE), 680.0, seed=9)
     run = RunRecord(1, wan.info, wan.status, wan.finished_at, wan.outcomes + br0.outcomes)
     comparison = compare_paths(run, "WAN", "Br0")
-    assert (comparison.a.label, comparison.b.label) == ("WAN", "Br0")
-    assert all(c.path is None for c in comparison.cells)
-    assert all(c.verdict is Verdict.SIGNIFICANT for c in comparison.cells)
-    assert comparison.cells[0].ratio == pytest.approx(680 / 941, rel=0.02)
-    markdown = render_compare_markdown(comparison)
-    assert markdown.startswith("# Br0 against WAN, paths of run 1 (r4s)\n")
-    assert "| Test | A: WAN | B: Br0 | B/A |" in markdown
+    assert [(c.name, c.path, c.label) for c in comparison.columns] == [
+        ("WAN", "WAN", "run 1: path WAN"),
+        ("Br0", "Br0", "run 1: path Br0"),
+    ]
+    rows = goodput(comparison)
+    assert all(r.path is None for r in rows)
+    assert all(r.cells[1] and r.cells[1].verdict is Verdict.SIGNIFICANT for r in rows)
+    assert rows[0].cells[1] and rows[0].cells[1].ratio == pytest.approx(680 / 941, rel=0.02)
+    assert "| Measurement | WAN | Br0 |" in render_many_markdown(comparison)
 
 
 def test_two_variants_of_one_run() -> None:
@@ -197,8 +217,10 @@ def test_two_variants_of_one_run() -> None:
     on = record(1, "r4s", path("Br0", GBE), 758.0, seed=4, variant="irq-a72")
     run = RunRecord(1, off.info, off.status, off.finished_at, off.outcomes + on.outcomes)
     comparison = compare_variants(run, "default", "irq-a72")
-    assert comparison.cells[0].ratio == pytest.approx(758 / 680, rel=0.02)
-    assert all(c.variant is None and c.path == "Br0" for c in comparison.cells)
+    assert [c.variant for c in comparison.columns] == ["default", "irq-a72"]
+    row = goodput(comparison)[0]
+    assert row.cells[1] and row.cells[1].ratio == pytest.approx(758 / 680, rel=0.02)
+    assert row.item == "goodput up"
 
 
 def test_an_unknown_path_is_a_usage_error_with_a_guess() -> None:
@@ -207,30 +229,32 @@ def test_an_unknown_path_is_a_usage_error_with_a_guess() -> None:
         compare_paths(run, "wan", "WAN")
 
 
-def test_json_is_versioned_and_carries_both_sides() -> None:
+def test_json_is_the_table_of_runs_with_two_columns() -> None:
     comparison = compare_runs(
         record(1, "fe", path("Br0", FE), 94.1, seed=30),
         record(2, "gbe", path("Br0", GBE), 941.0, seed=20),
     )
-    data = json.loads(render_compare_json(comparison))
-    assert (data["format"], data["version"], data["by"]) == ("wirespeed-compare", 1, "run")
-    cell = data["cells"][0]
-    assert cell["verdict"] == "significant"
-    assert cell["a"]["n"] == 5 and cell["b"]["stability"] == "stable"
-    assert cell["ratio_interval"]["statistic"] == "ratio of medians"
-    assert cell["test"]["exact"] is True and cell["test"]["permutations"] == 252
-    assert cell["a_trials"][0] == "1/Br0/default/1"
+    data = json.loads(render_many_json(comparison))
+    assert (data["format"], data["version"]) == ("wirespeed-compare-runs", 1)
+    assert [c["run_id"] for c in data["columns"]] == [1, 2]
+    row = data["rows"][0]
+    assert (row["name"], row["labels"], row["unit"]) == ("goodput", {"flow": "up"}, "bit/s")
+    first, second = row["cells"]
+    assert first["summary"]["n"] == 5 and first["verdict"] is None
+    assert first["summary"]["median"] == pytest.approx(94.1e6, rel=0.01)
+    assert second["verdict"] == "significant"
+    assert second["ratio_interval"]["statistic"] == "ratio of medians"
 
 
-def test_csv_has_one_row_per_compared_cell() -> None:
+def test_csv_has_one_line_per_measurement_and_run() -> None:
     comparison = compare_runs(
         record(1, "fe", path("Br0", FE), 94.1, seed=30),
         record(2, "gbe", path("Br0", GBE), 941.0, seed=20),
     )
-    lines = render_compare_csv(comparison).splitlines()
-    assert len(lines) == 1 + 3
-    assert lines[0].startswith("by,a,b,a_run_id,b_run_id,test_id")
-    assert lines[1].endswith(",yes,significant")
+    rows = list(csv.DictReader(io.StringIO(render_many_csv(comparison))))
+    goodput_rows = [r for r in rows if r["measurement"] == "goodput"]
+    assert len(goodput_rows) == 2 * 3
+    assert [r["verdict"] for r in goodput_rows[:2]] == ["", "significant"]
 
 
 def _args(db: Path, *runs: int, **options: object) -> argparse.Namespace:
@@ -258,8 +282,8 @@ def test_the_command_compares_the_latest_two_runs_by_default(tmp_path: Path) -> 
     env, out = _env()
     assert compare_command.execute(_args(db), env) == 0
     text = out.getvalue()
-    assert "Run 3 against run 2" in text
-    assert "significant: 10.0\N{MULTIPLICATION SIGN} (" in text
+    assert "2 runs compared" in text and "run 2: Br0" in text and "run 3: Br0" in text
+    assert re.search(r"\+(899|900)\.\d %\*", text)  # ten times: +900 %, significant
 
 
 def test_the_command_compares_two_paths_of_one_run_as_json(tmp_path: Path) -> None:
@@ -272,7 +296,7 @@ def test_the_command_compares_two_paths_of_one_run_as_json(tmp_path: Path) -> No
     status = compare_command.execute(_args(db, run_id, paths=["WAN", "Br0"], format="json"), env)
     assert status == 0
     data = json.loads(out.getvalue())
-    assert (data["by"], data["a"]["path"], data["b"]["path"]) == ("path", "WAN", "Br0")
+    assert [(c["run_id"], c["path"]) for c in data["columns"]] == [(run_id, "WAN"), (run_id, "Br0")]
 
 
 def test_the_command_writes_markdown_to_a_file(tmp_path: Path) -> None:
@@ -282,7 +306,7 @@ def test_the_command_writes_markdown_to_a_file(tmp_path: Path) -> None:
     env, _ = _env()
     target = tmp_path / "compare.md"
     assert compare_command.execute(_args(db, *ids, format="markdown", output=str(target)), env) == 0
-    assert target.read_text(encoding="utf-8").startswith(f"# Run {ids[1]} against run {ids[0]}")
+    assert target.read_text(encoding="utf-8").startswith("# 2 runs compared\n")
 
 
 @pytest.mark.parametrize(
@@ -304,7 +328,7 @@ def test_the_command_refuses_what_it_cannot_compare(
         compare_command.execute(_args(db, *runs, **options), env)
 
 
-def test_the_json_and_csv_name_the_test_used() -> None:
+def test_large_groups_are_tested_with_welch() -> None:
     small = compare_runs(
         record(1, "fe", path("Br0", FE), 94.1, seed=30),
         record(2, "gbe", path("Br0", GBE), 941.0, seed=20),
@@ -313,15 +337,11 @@ def test_the_json_and_csv_name_the_test_used() -> None:
         record(1, "fe", path("Br0", FE), 94.1, n=25, seed=30),
         record(2, "gbe", path("Br0", GBE), 941.0, n=25, seed=20),
     )
-    assert json.loads(render_compare_json(small))["cells"][0]["test"]["method"] == (
-        "exact permutation"
-    )
-    data = json.loads(render_compare_json(large))
-    assert data["method"]["welch_from_repetitions"] == 20
-    cell = data["cells"][0]
-    assert cell["test"]["method"] == "welch t-test"
-    assert cell["verdict"] == "significant"
-    assert cell["ratio_interval"]["resamples"] == 2000
-    assert 9.9 < cell["ratio_interval"]["low"] <= 10.0 <= cell["ratio_interval"]["high"] < 10.1
-    header, row = render_compare_csv(large).splitlines()[:2]
-    assert header.split(",").index("test_method") == row.split(",").index("welch t-test")
+    small_cell = goodput(small)[0].cells[1]
+    assert small_cell is not None and small_cell.test is not None
+    assert small_cell.test.method == "exact permutation"
+    cell = goodput(large)[0].cells[1]
+    assert cell is not None and cell.test is not None and cell.ratio_interval is not None
+    assert cell.test.method == "welch t-test"
+    assert cell.verdict is Verdict.SIGNIFICANT
+    assert 9.9 < cell.ratio_interval.low <= 10.0 <= cell.ratio_interval.high < 10.1

@@ -1,4 +1,5 @@
-"""Comparing probed tests: the latency figures beside the flows, lower being better.
+"""Comparing probed tests: the latency figures are measurements beside the flows', each
+with its own better way (the round trip's: lower).
 
 The figures come from real probes (tests/fixtures/latency: irtt through the lab's
 router, idle and under a load that filled its 40 ms queue): variant `bloated` measured
@@ -15,7 +16,8 @@ import json
 from pathlib import Path
 
 from support.samples import START, run_record, store_runs
-from wirespeed.analysis.compare import Verdict, compare_runs, compare_variants
+from wirespeed.analysis.compare_many import Verdict, compare_many
+from wirespeed.analysis.compare_within import compare_variants
 from wirespeed.analysis.latency import latency_measurements
 from wirespeed.model import (
     Better,
@@ -36,8 +38,11 @@ from wirespeed.model import (
     TrialOutcome,
     TrialStatus,
 )
-from wirespeed.report.compare_export import render_compare_csv, render_compare_json
-from wirespeed.report.compare_render import render_compare_markdown
+from wirespeed.report.compare_many_render import (
+    render_many_csv,
+    render_many_json,
+    render_many_markdown,
+)
 from wirespeed.store import Store
 from wirespeed.tools import irtt
 
@@ -87,38 +92,45 @@ def test_a_queue_that_stays_empty_is_significantly_lower_and_said_to_be_better(
     (run_id,) = store_runs(tmp_path / "w.db", run_record(*outcomes))
     with Store.open(tmp_path / "w.db") as store:
         comparison = compare_variants(store.load_run(run_id), "bloated", "fixed")
-    latency = {c.measure.item: c for c in comparison.cells if c.measure is not None}
-    assert list(latency) == [
+    rows = {row.item: row for row in comparison.rows}
+    for item in (
         "rtt idle, p50",
         "rtt loaded, p50",
         "rtt loaded, p99",
         "latency increase round trip",
-    ]
-    loaded = latency["rtt loaded, p50"]
-    assert loaded.better is Better.LOWER and loaded.verdict is Verdict.SIGNIFICANT
+    ):
+        assert rows[item].better is Better.LOWER and rows[item].unit == "ms"
+    loaded = rows["rtt loaded, p50"].cells[1]
+    assert loaded is not None and loaded.verdict is Verdict.SIGNIFICANT
     assert loaded.ratio is not None and loaded.ratio < 0.1  # 40 ms of queue gone
     # The idle baseline is the same probes on both sides: nothing to tell apart.
-    assert latency["rtt idle, p50"].verdict is Verdict.NOT_SIGNIFICANT
+    idle = rows["rtt idle, p50"].cells[1]
+    assert idle is not None and idle.verdict is Verdict.NOT_SIGNIFICANT
     # An increase of about 0 ms on the fixed side (noise may put it below 0): no ratio,
     # or a significant drop.
-    assert latency["latency increase round trip"].verdict in (Verdict.NO_RATIO, Verdict.SIGNIFICANT)
-    goodput = [c for c in comparison.cells if c.measure is None]
-    assert [c.flow for c in goodput] == [Flow.UP, Flow.DOWN]
+    increase = rows["latency increase round trip"].cells[1]
+    assert increase is not None and increase.verdict in (Verdict.NO_RATIO, Verdict.SIGNIFICANT)
+    goodput = [row.item for row in comparison.rows if row.name == "goodput"]
+    assert goodput == ["goodput up", "goodput down"]
+    assert rows["goodput up"].better is Better.HIGHER
 
-    table = render_compare_markdown(comparison)
-    row = next(line for line in table.splitlines() if "rtt loaded, p50" in line)
-    assert "(lower is better)" in row and " ms" in row and "B lower, better" in row
+    table = render_many_markdown(comparison)
+    line = next(line for line in table.splitlines() if "rtt loaded, p50" in line)
+    assert "\N{DOWNWARDS ARROW}" in line and " ms" in line and " %*" in line
 
-    (cell,) = [
-        c
-        for c in json.loads(render_compare_json(comparison))["cells"]
-        if c.get("measurement", {}).get("labels") == {"load": "loaded", "statistic": "p50"}
+    (row,) = [
+        r
+        for r in json.loads(render_many_json(comparison))["rows"]
+        if r["name"] == "rtt" and r["labels"] == {"load": "loaded", "statistic": "p50"}
     ]
-    assert cell["measurement"]["better"] == "lower" and cell["measurement"]["unit"] == "ms"
-    assert 30 < cell["a"]["median"] < 45 and cell["b"]["median"] < 1
-    rows = list(csv.DictReader(io.StringIO(render_compare_csv(comparison))))
-    (p50,) = [r for r in rows if r["measurement"] == "rtt loaded, p50"]
-    assert p50["better"] == "lower" and p50["a_median_bps"] == "" and float(p50["a_median"]) > 30
+    assert row["better"] == "lower" and row["unit"] == "ms"
+    bloated, fixed = row["cells"]
+    assert 30 < bloated["summary"]["median"] < 45 and fixed["summary"]["median"] < 1
+    lines = list(csv.DictReader(io.StringIO(render_many_csv(comparison))))
+    p50 = [
+        r for r in lines if r["measurement"] == "rtt" and r["labels"] == "load=loaded;statistic=p50"
+    ]
+    assert [r["better"] for r in p50] == ["lower", "lower"] and float(p50[0]["median"]) > 30
 
 
 def test_two_runs_of_one_probed_test_compare_its_latency_too(tmp_path: Path) -> None:
@@ -126,8 +138,8 @@ def test_two_runs_of_one_probed_test_compare_its_latency_too(tmp_path: Path) -> 
     again = run_record(*(outcome("bloated", k) for k in range(1, 6)), run_id=2)
     ids = store_runs(tmp_path / "w.db", bloated, again)
     with Store.open(tmp_path / "w.db") as store:
-        comparison = compare_runs(store.load_run(ids[0]), store.load_run(ids[1]))
-    latency = [c for c in comparison.cells if c.measure is not None]
-    assert len(latency) == 4
+        comparison = compare_many([store.load_run(ids[0]), store.load_run(ids[1])])
+    latency = [row.cells[1] for row in comparison.rows if row.name == "rtt"]
+    assert len(latency) >= 3
     # The same probes twice: the same figures, nothing significant.
-    assert all(c.verdict is Verdict.NOT_SIGNIFICANT for c in latency)
+    assert all(c is not None and c.verdict is Verdict.NOT_SIGNIFICANT for c in latency)

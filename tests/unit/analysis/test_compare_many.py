@@ -22,8 +22,7 @@ from support.bench_samples import (
 )
 from support.cli import run_cli
 from support.samples import run_record, store_runs
-from wirespeed.analysis.compare import Verdict
-from wirespeed.analysis.compare_many import compare_many
+from wirespeed.analysis.compare_many import Verdict, compare_many
 from wirespeed.store.records import RunRecord
 
 R4S, NEO = device_path("R4S"), device_path("Neo2")
@@ -140,12 +139,6 @@ def test_two_runs_with_benchmarks_give_the_table_too(db: Path) -> None:
     done = run_cli("compare", "1", "3", "--db", str(db), "--format", "markdown")
     assert done.status == 0, done.err
     assert "| Measurement | run 1 | run 3 |" in done.out
-
-
-def test_as_budgets_are_refused_with_a_table_of_runs(db: Path) -> None:
-    done = run_cli("compare", "1", "2", "3", "--db", str(db), "--as", "sdr:1e6:sc16")
-    assert done.status == 2
-    assert "--as" in done.err
 
 
 def test_two_forwarding_runs_compare_cell_by_cell_in_frame_size_order(tmp_path: Path) -> None:

@@ -128,11 +128,11 @@ def test_compare_writes_each_file_in_its_extensions_format(db: str, tmp_path: Pa
         expected = _stdout("compare", "1", "2", "--db", db, "--format", fmt)
         assert (tmp_path / name).read_text() == expected, name
     assert (tmp_path / "c.txt").read_text() == _stdout("compare", "1", "2", "--db", db)
-    assert json.loads((tmp_path / "c.json").read_text())["format"] == "wirespeed-compare"
+    assert json.loads((tmp_path / "c.json").read_text())["format"] == "wirespeed-compare-runs"
 
 
 def test_compare_writes_html_by_its_extension(db: str, tmp_path: Path) -> None:
-    # HTML is the table of runs (analysis/compare_many.py), whatever the runs hold.
+    # HTML, as every format, is the table of runs (analysis/compare_many.py).
     status, _, err = run_cli("compare", "1", "2", "--db", db, "-o", str(tmp_path / "c.html"))
     assert status == 0, err
     page = (tmp_path / "c.html").read_text(encoding="utf-8")

@@ -14,20 +14,22 @@ from rich.console import Console
 
 from support.cli import run_cli
 from support.samples import run_record, store_runs
-from wirespeed.analysis.compare import compare_paths
+from wirespeed.analysis.compare_within import compare_paths
 from wirespeed.errors import UsageError
 from wirespeed.model import Flow
 from wirespeed.report import (
     build_report,
-    render_compare_csv,
-    render_compare_json,
-    render_compare_markdown,
     render_csv,
     render_json,
     render_markdown,
     render_terminal,
 )
 from wirespeed.report.budgets import parse_budget, parse_budgets
+from wirespeed.report.compare_many_render import (
+    render_many_csv,
+    render_many_json,
+    render_many_markdown,
+)
 from wirespeed.report.html import render_html
 from wirespeed.report.model import Report
 
@@ -102,12 +104,16 @@ def test_compare_shows_both_sides_in_the_budget() -> None:
     )
     comparison = compare_paths(run_record(*outcomes), "WAN", "Br0")
     budgets = parse_budgets(["MB/s"])
-    assert "| 680 = 85.0 MB/s | 941 = 117.6 MB/s |" in render_compare_markdown(comparison, budgets)
-    assert "680 = 85.0 MB/s" in render_compare_markdown(comparison, budgets)
-    row = next(csv.DictReader(io.StringIO(render_compare_csv(comparison, budgets))))
-    assert float(row["a as MB/s"]) == pytest.approx(85.0)
-    cell = json.loads(render_compare_json(comparison, budgets))["cells"][0]
-    assert cell["b_as"]["MB/s"] == pytest.approx(117.625)
+    markdown = render_many_markdown(comparison, budgets)
+    row = next(line for line in markdown.splitlines() if "goodput up" in line)
+    assert "<br>= 85.0 MB/s |" in row and "<br>= 117.6 MB/s<br>+" in row
+    first, second = list(csv.DictReader(io.StringIO(render_many_csv(comparison, budgets))))[:2]
+    assert float(first["as MB/s"]) == pytest.approx(85.0)
+    assert float(second["as MB/s"]) == pytest.approx(117.625)
+    cells = json.loads(render_many_json(comparison, budgets))["rows"][0]["cells"]
+    assert cells[1]["as"]["MB/s"] == pytest.approx(117.625)
+    # Without --as, nothing changes: no key at all.
+    assert "as" not in json.loads(render_many_json(comparison))["rows"][0]["cells"][1]
 
 
 def test_the_cli_takes_as_on_report_and_compare(tmp_path: Path) -> None:

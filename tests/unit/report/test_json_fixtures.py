@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from wirespeed.analysis.compare import compare_paths, compare_runs, compare_variants
+from wirespeed.analysis.compare_many import compare_many
+from wirespeed.analysis.compare_within import compare_paths, compare_variants
 from wirespeed.report import build_report, json_export, render_json
-from wirespeed.report.compare_export import render_compare_json
+from wirespeed.report.compare_many_render import render_many_json
 from wirespeed.store import Store
 from wirespeed.store.records import RunRecord
 
@@ -58,9 +59,9 @@ def test_a_real_runs_compact_report_is_written_as_before(
 def test_real_comparisons_are_written_as_before(store: Store) -> None:
     first, second = _for_compare(store, 1), _for_compare(store, 2)
     written = {
-        "compare-1-2.json": compare_runs(first, second),
+        "compare-1-2.json": compare_many([first, second]),
         "compare-1-paths.json": compare_paths(first, "WAN", "Br0"),
         "compare-2-variants.json": compare_variants(second, "default", "mtu1400"),
     }
     for name, comparison in written.items():
-        assert render_compare_json(comparison) == _fixture(name), name
+        assert render_many_json(comparison) == _fixture(name), name

@@ -12,9 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from report_samples import sample_record
 
-from wirespeed.analysis.compare import compare_paths
+from wirespeed.analysis.compare_within import compare_paths
 from wirespeed.report import build_report, json_export, json_text, render_json
-from wirespeed.report.compare_export import comparison_to_dict, render_compare_json
+from wirespeed.report.compare_many_render import many_to_dict, render_many_json
 
 # The floats orjson writes otherwise than repr: 1e-9 <= |x| < 1e-4.
 SMALL = [1e-5, -1e-5, 2.5e-05, 9.999999999999999e-05, 1.5e-7, -1e-9, 1e-6, 4.2e-8]
@@ -84,7 +84,7 @@ def test_reports_and_comparisons_are_written_by_orjson(monkeypatch: pytest.Monke
     expected = {
         "indented": _json(json_export.report_to_dict(report), indent=True),
         "compact": _json(json_export.report_to_dict(report), indent=False),
-        "compare": _json(comparison_to_dict(comparison), indent=True),
+        "compare": _json(many_to_dict(comparison), indent=True) + "\n",
     }
 
     def refused(*args: object, **kwargs: object) -> str:
@@ -93,6 +93,6 @@ def test_reports_and_comparisons_are_written_by_orjson(monkeypatch: pytest.Monke
     monkeypatch.setattr(json.JSONEncoder, "encode", refused)
     monkeypatch.setattr(json, "dumps", refused)
     assert render_json(report) == expected["indented"]
-    assert render_compare_json(comparison) == expected["compare"]
+    assert render_many_json(comparison) == expected["compare"]
     monkeypatch.setattr(json_export, "INDENT_UP_TO_TRIALS", 0)
     assert render_json(report) == expected["compact"]

@@ -1,4 +1,5 @@
-"""The A/B table: variants side by side, each against the first at the same MTU."""
+"""The A/B table: variants side by side, each measurement against the first variant's at
+the same MTU, judged as `compare` judges runs."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import io
 from report_samples import BR0, DUAL, TCP, ok, sample_record, tcp_direction
 from rich.console import Console
 
-from wirespeed.model import Flow, TestCase, TrialOutcome
+from wirespeed.analysis.compare_many import Verdict
+from wirespeed.model import TestCase, TrialOutcome
 from wirespeed.report import build_report, render_markdown, render_terminal
 from wirespeed.report.ab import build_ab
 from wirespeed.store.records import RunRecord
@@ -51,39 +53,39 @@ def terminal(run: RunRecord) -> str:
 def test_variants_that_differ_in_mtu_share_columns_and_mtu_becomes_a_row() -> None:
     ab = build_ab(build_report(record(5)))
     assert ab is not None
-    assert ab.columns == ("default", "tuned")
-    assert ab.by_mtu and not ab.several_paths
-    assert [(row.test_id, row.mtu) for row in ab.rows] == [("#1", 1500), ("#1", 512)]
-    low = ab.rows[1]
-    assert [cell.variant for cell in low.cells if cell] == ["mtu512", "mtu512-tuned"]
-    tuned = low.cells[1]
-    assert tuned is not None and tuned.compared is not None
-    assert tuned.compared.ratio is not None
-    assert round((tuned.compared.ratio - 1) * 100, 1) == 37.7  # 840 / 610
+    assert ab.variants == ("default", "tuned")
+    assert ab.by_mtu
+    goodput = [row for row in ab.rows if row.name == "goodput"]
+    assert [(row.test_id, row.item) for row in goodput] == [
+        ("#1", "goodput up, MTU 1500"),
+        ("#1", "goodput up, MTU 512"),
+    ]
+    tuned = goodput[1].cells[1]
+    assert tuned is not None and tuned.ratio is not None
+    assert round((tuned.ratio - 1) * 100, 1) == 37.7  # 840 / 610
+    assert tuned.verdict is Verdict.SIGNIFICANT
 
 
 def test_five_repetitions_get_a_spread_and_a_verdict() -> None:
     text = terminal(record(5))
     assert "Variants against default at each MTU" in text
-    assert "+37.7 %, significant" in text
-    assert "+0.0 %, not significant" in text
-    assert "(n=5)" in text
+    assert "+37.7 %*" in text
+    assert "+0.0 %~" in text
 
 
-def test_fewer_than_three_repetitions_are_marked_not_judged() -> None:
-    assert "+37.7 %, single run" in terminal(record(1))
-    assert "n=2: too few to test" in terminal(record(2))
-    # Three a side cannot reach p < 0.05 whatever the values: not "not significant".
-    assert "+37.7 %, n=3: too few to test" in terminal(record(3))
+def test_single_repetitions_are_marked_not_judged() -> None:
+    text = terminal(record(1))
+    assert "+37.7 %" in text and "+37.7 %*" not in text and "+37.7 %~" not in text
+    # Three a side cannot reach p < 0.05 whatever the values: never "significant".
+    assert "+37.7 %~" in terminal(record(3))
 
 
 def test_markdown_has_the_same_table() -> None:
     text = render_markdown(build_report(record(5)))
     assert "## Variants against default at each MTU" in text
-    assert "| Test | MTU | default | tuned |" in text
-    row = next(line for line in text.splitlines() if line.startswith("| #1 TCP | 512 |"))
-    assert row.startswith("| #1 TCP | 512 | 610.0 ±0.4 (n=5) | 840.0 ±0.4 (n=5)")
-    assert "<br>+37.7 %, significant" in row
+    assert "| Measurement | default | tuned |" in text
+    row = next(line for line in text.splitlines() if "goodput up, MTU 512" in line)
+    assert row.endswith("| 610.0 ±0.4 Mbit/s | 840.0 ±0.4 Mbit/s<br>+37.7 %* |")
 
 
 def test_without_mtu_in_the_variants_each_variant_is_a_column_and_flows_are_rows() -> None:
@@ -101,10 +103,10 @@ def test_without_mtu_in_the_variants_each_variant_is_a_column_and_flows_are_rows
     )
     ab = build_ab(build_report(run))
     assert ab is not None and not ab.by_mtu
-    assert ab.columns == ("default", "no-offloads")
-    assert [(row.flow, row.label) for row in ab.rows] == [
-        (Flow.UP, "#4 TCP dual -P 2 \N{UPWARDS ARROW}"),
-        (Flow.DOWN, "#4 TCP dual -P 2 \N{DOWNWARDS ARROW}"),
+    assert ab.variants == ("default", "no-offloads")
+    assert [row.item for row in ab.rows if row.name == "goodput"] == [
+        "goodput up",
+        "goodput down",
     ]
 
 

@@ -15,17 +15,20 @@ from report_samples import BR0, TCP, UDP_512, WAN, ok, sample_record, tcp_direct
 from rich.console import Console
 
 from support.samples import measured
-from wirespeed.analysis.compare import Comparison, compare_paths, compare_runs
+from wirespeed.analysis.compare_many import ManyComparison, compare_many
+from wirespeed.analysis.compare_within import compare_paths
 from wirespeed.model import DirectionResult, Flow, ToolWarning, Trial, WarningKind
 from wirespeed.report import (
     build_report,
-    render_compare_csv,
-    render_compare_markdown,
-    render_compare_terminal,
     render_csv,
     render_markdown,
     render_runs,
     render_terminal,
+)
+from wirespeed.report.compare_many_render import (
+    render_many_csv,
+    render_many_markdown,
+    render_many_terminal,
 )
 from wirespeed.report.csv_export import spreadsheet_safe, tidy_csv
 from wirespeed.report.model import Note, NoteKind
@@ -193,15 +196,15 @@ def test_csv_numbers_stay_numbers_even_when_negative() -> None:
 def test_compare_csv_text_that_a_spreadsheet_would_run_starts_with_a_quote(formula: str) -> None:
     a = renamed(sample_record(), tests={"#1": formula})
     b = renamed(sample_record(), tests={"#1": formula})
-    rows = csv_rows(render_compare_csv(compare_runs(a, b)))
-    tcp = [row for row in rows if row["test_id"] == "#1"]
+    rows = csv_rows(render_many_csv(compare_many([a, b])))
+    tcp = [row for row in rows if row["test_id"] == "#1" and row["measurement"] == "goodput"]
     assert tcp and {row["test_name"] for row in tcp} == {"'" + formula}
-    assert float(tcp[0]["a_median_bps"]) == 941.2e6
-    assert float(tcp[0]["ratio"]) == 1.0
+    assert float(tcp[0]["median"]) == 941.2e6
+    assert float(tcp[1]["ratio"]) == 1.0
 
     by_path = compare_paths(renamed(sample_record(), paths={"WAN": formula}), formula, "Br0")
-    first = csv_rows(render_compare_csv(by_path))[0]
-    assert (first["a"], first["b"]) == ("'" + formula, "Br0")
+    first = csv_rows(render_many_csv(by_path))[0]
+    assert first["run_label"] == "run 7: path " + formula  # text after text: not a formula
 
 
 # -- Markdown -------------------------------------------------------------------------
@@ -275,27 +278,27 @@ def test_a_line_break_cannot_start_a_block_of_raw_html(line_break: str) -> None:
 def test_ab_markdown_writes_variant_names_as_text() -> None:
     text = render_markdown(build_report(two_variants(("<b>off</b>", IMG))))
     assert "## Variants against &lt;b&gt;off&lt;/b&gt;" in text
-    assert "| Test | &lt;b&gt;off&lt;/b&gt; | &lt;img src=x onerror=alert(1)&gt; |" in text
+    assert "| Measurement | &lt;b&gt;off&lt;/b&gt; | &lt;img src=x onerror=alert(1)&gt; |" in text
     assert "<b>" not in text and "<img" not in text
 
 
-def hostile_comparison() -> Comparison:
+def hostile_comparison() -> ManyComparison:
     a = renamed(sample_record(), title=SCRIPT, tests={"#1": IMG})
-    b = renamed(sample_record(), title="<b>after</b>", tests={"#1": IMG})
-    return compare_runs(a, b)
+    b = renamed(sample_record(), title="<b>after</b>", paths={"Br0": IMG})
+    return compare_many([a, b])
 
 
 def test_compare_markdown_writes_titles_and_names_as_text() -> None:
-    text = render_compare_markdown(hostile_comparison())
-    assert "- A: run 7, &lt;script&gt;alert(1)&lt;/script&gt;, " in text
-    assert "- B: run 7, &lt;b&gt;after&lt;/b&gt;, " in text
-    assert "| #1 &lt;img src=x onerror=alert(1)&gt; | " in text
+    text = render_many_markdown(hostile_comparison())
+    assert "\N{EM DASH} &lt;script&gt;alert(1)&lt;/script&gt;\n" in text
+    assert "\N{EM DASH} &lt;b&gt;after&lt;/b&gt;\n" in text
+    assert "&lt;img src=x onerror=alert(1)&gt;" in text
     assert "<script" not in text and "<img" not in text and "<b>" not in text
 
     by_path = compare_paths(renamed(sample_record(), paths={"WAN": "<b>WAN"}), "<b>WAN", "Br0")
-    text = render_compare_markdown(by_path)
-    assert text.startswith("# Br0 against &lt;b&gt;WAN, paths of run 7 (Nanopi-R4S)\n")
-    assert "| Test | A: &lt;b&gt;WAN | B: Br0 | B/A |" in text
+    text = render_many_markdown(by_path)
+    assert "| Measurement | &lt;b&gt;WAN | Br0 |" in text
+    assert "<b>" not in text
 
 
 # -- Terminal -------------------------------------------------------------------------
@@ -351,18 +354,17 @@ def test_the_ab_table_escapes_control_characters_in_variant_names() -> None:
 def test_the_terminal_comparison_escapes_control_characters() -> None:
     a = renamed(sample_record(), title=TERMINAL_ATTACK, tests={"#1": "TCP\x1b[2J"})
     b = renamed(sample_record(), title="after\x07", tests={"#1": "TCP\x1b[2J"})
-    text = terminal(render_compare_terminal, compare_runs(a, b))
+    text = terminal(render_many_terminal, compare_many([a, b]))
     assert_no_control_characters(text)
-    assert "A: run 7, R4S\\x1b]0;pwned\\x07\\x1b[2J\\u202eevil, " in text
-    assert "B: run 7, after\\x07, " in text
-    assert "#1 TCP\\x1b[2J" in text
+    assert "\N{EM DASH} R4S\\x1b]0;pwned\\x07\\x1b[2J\\u202eevil" in text
+    assert "\N{EM DASH} after\\x07" in text
 
     by_path = compare_paths(
         renamed(sample_record(), paths={"WAN": "W\u202eAN"}), "W\u202eAN", "Br0"
     )
-    text = terminal(render_compare_terminal, by_path)
+    text = terminal(render_many_terminal, by_path)
     assert_no_control_characters(text)
-    assert "Br0 against W\\u202eAN, paths of run 7" in text
+    assert "run 7: path W\\u202eAN" in text
 
 
 def test_the_list_of_runs_escapes_control_characters() -> None:

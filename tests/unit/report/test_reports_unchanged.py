@@ -12,10 +12,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from wirespeed.analysis.compare import compare_runs
 from wirespeed.report import build_report, render_csv, render_markdown
-from wirespeed.report.compare_export import render_compare_csv
-from wirespeed.report.compare_render import render_compare_markdown
 from wirespeed.report.html import render_html
 from wirespeed.report.terminal import render_terminal
 from wirespeed.store import Store
@@ -59,11 +56,3 @@ def test_every_report_of_a_migrated_store_is_written_as_before(store: Store, run
     assert render_markdown(report) == _before(f"report-{run}.md")
     assert render_csv(report) == _before(f"report-{run}.csv")
     assert render_html(report) == _before(f"report-{run}.html")
-
-
-def test_a_comparison_of_a_migrated_store_is_written_as_before(store: Store) -> None:
-    first = store.load_run(1, intervals=False, outputs=False, commands=False)
-    second = store.load_run(2, intervals=False, outputs=False, commands=False)
-    comparison = compare_runs(first, second)
-    assert render_compare_markdown(comparison) == _before("compare-1-2.md")
-    assert render_compare_csv(comparison) == _before("compare-1-2.csv")

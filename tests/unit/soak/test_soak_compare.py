@@ -11,7 +11,7 @@ import pytest
 
 from support.cli import run_cli
 from support.soak_samples import FIXTURES, captured_summary
-from wirespeed.analysis.compare import Verdict
+from wirespeed.analysis.compare_many import Verdict
 from wirespeed.errors import UsageError
 from wirespeed.model import Better, Measurement
 from wirespeed.report.compare_many_render import (

@@ -1,5 +1,5 @@
-"""`wirespeed compare [A B]`: two runs, or two paths or variants of one run, side by side;
-with --soaks, two soaks or more."""
+"""`wirespeed compare [A B ...]`: runs as columns of one table (two runs are two columns),
+or two paths or variants of one run; with --soaks, two soaks or more."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from wirespeed.cli.outputs import OutputTarget, output_targets, write_output
 from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
-    from wirespeed.analysis.compare import Comparison
     from wirespeed.analysis.compare_many import ManyComparison
     from wirespeed.report.budgets import Budget
     from wirespeed.store import Store
@@ -21,7 +20,7 @@ if TYPE_CHECKING:
 FORMATS = ("terminal", "markdown", "csv", "json", "html")
 
 
-def _latest_two(store: Store) -> tuple[int, int]:
+def _latest_two(store: Store) -> list[int]:
     runs = store.list_runs()
     if len(runs) < 2:
         raise UsageError(
@@ -29,69 +28,57 @@ def _latest_two(store: Store) -> tuple[int, int]:
             hint="make another with `wirespeed run PLAN`, or compare two paths of one run "
             "with --paths A B",
         )
-    return runs[-2].id, runs[-1].id
+    return [runs[-2].id, runs[-1].id]
 
 
-def _comparison(args: argparse.Namespace, store: Store) -> Comparison:
-    from wirespeed.analysis.compare import compare_paths, compare_runs, compare_variants
+def _within(args: argparse.Namespace, store: Store) -> ManyComparison | None:
+    """`--paths A B` or `--variants A B` of one run; None without either."""
+    from wirespeed.analysis.compare_within import compare_paths, compare_variants
 
     runs: list[int] = list(args.runs or [])
     paths: list[str] | None = getattr(args, "paths", None)
     variants: list[str] | None = getattr(args, "variants", None)
     if paths and variants:
         raise UsageError("give --paths or --variants, not both")
-    if paths or variants:
-        if len(runs) > 1:
-            raise UsageError(
-                f"--{'paths' if paths else 'variants'} compares within one run, got {len(runs)}",
-                hint="give one run id, or none for the latest run",
-            )
-        record = store.load_run(
-            runs[0] if runs else None, intervals=False, outputs=False, commands=False
+    if not (paths or variants):
+        return None
+    if len(runs) > 1:
+        raise UsageError(
+            f"--{'paths' if paths else 'variants'} compares within one run, got {len(runs)}",
+            hint="give one run id, or none for the latest run",
         )
-        if paths:
-            return compare_paths(record, paths[0], paths[1])
-        assert variants is not None
-        return compare_variants(record, variants[0], variants[1])
+    # Compare shows neither interval series nor raw outputs.
+    record = store.load_run(
+        runs[0] if runs else None, intervals=False, outputs=False, commands=False
+    )
+    if paths:
+        return compare_paths(record, paths[0], paths[1])
+    assert variants is not None
+    return compare_variants(record, variants[0], variants[1])
+
+
+def _comparison(args: argparse.Namespace, store: Store) -> ManyComparison:
+    from wirespeed.analysis.compare_many import compare_many
+
+    within = _within(args, store)
+    if within is not None:
+        return within
+    runs: list[int] = list(args.runs or [])
     if len(runs) == 1:
         raise UsageError(
             "compare needs two runs, or one run with --paths A B or --variants A B",
             hint=f"e.g. `wirespeed compare {runs[0]} OTHER` or "
             f"`wirespeed compare {runs[0]} --paths WAN Br0`",
         )
-    first, second = runs if runs else _latest_two(store)
-    # Compare shows neither interval series nor raw outputs.
-    return compare_runs(
-        store.load_run(first, intervals=False, outputs=False, commands=False),
-        store.load_run(second, intervals=False, outputs=False, commands=False),
-    )
-
-
-def _runs_as_table(args: argparse.Namespace, store: Store) -> ManyComparison | None:
-    """The table of runs, when the command asks for one: three runs or more, runs with
-    benchmarks, or HTML; None for the comparison of two (or of paths, variants)."""
-    from wirespeed.analysis.compare_many import compare_many
-
-    runs: list[int] = list(args.runs or [])
-    if getattr(args, "paths", None) or getattr(args, "variants", None):
-        return None
-    if len(runs) == 1:
-        return None  # _comparison says what is missing
-    ids = runs or list(_latest_two(store))
+    ids = runs or _latest_two(store)
     if len(ids) > 2 and len(set(ids)) != len(ids):
         # Two runs may be one (a run against itself: every ratio 1); a table's columns not.
         raise UsageError("a run is given twice", hint="give each run once")
     records = [store.load_run(run, intervals=False, outputs=False, commands=False) for run in ids]
-    wants_html = "html" in {getattr(args, "format", None)} | {
-        t.format for t in output_targets(getattr(args, "output", None), None, FORMATS, "compare")
-    }
-    has_bench = any(not o.trial.test.is_iperf for r in records for o in r.outcomes)
-    if len(ids) > 2 or has_bench or wants_html:
-        return compare_many(records)
-    return None
+    return compare_many(records)
 
 
-def render_table(fmt: str, comparison: ManyComparison) -> str:
+def render_table(fmt: str, comparison: ManyComparison, budgets: tuple[Budget, ...] = ()) -> str:
     """A table of runs (or soaks) in a format; the terminal's as plain text."""
     from wirespeed.report.compare_many_render import (
         render_many_csv,
@@ -104,7 +91,7 @@ def render_table(fmt: str, comparison: ManyComparison) -> str:
     if fmt == "terminal":
         buffer = io.StringIO()
         plain = Environment(stdout=buffer, stdout_is_tty=False, colour=False)
-        render_many_terminal(comparison, plain.console())
+        render_many_terminal(comparison, plain.console(), budgets)
         return buffer.getvalue()
     renderers = {
         "markdown": render_many_markdown,
@@ -112,37 +99,29 @@ def render_table(fmt: str, comparison: ManyComparison) -> str:
         "json": render_many_json,
         "html": render_many_html,
     }
-    return renderers[fmt](comparison)
+    return renderers[fmt](comparison, budgets)
 
 
 def show_table(
-    comparison: ManyComparison, targets: list[OutputTarget], fmt: str | None, env: Environment
+    comparison: ManyComparison,
+    targets: list[OutputTarget],
+    fmt: str | None,
+    env: Environment,
+    budgets: tuple[Budget, ...] = (),
 ) -> int:
     """A table of runs (or soaks) to each -o file, else to stdout in `fmt`."""
     from wirespeed.report.compare_many_render import render_many_terminal
 
     if not targets:
         if fmt in (None, "terminal"):
-            render_many_terminal(comparison, env.console())
+            render_many_terminal(comparison, env.console(), budgets)
         else:
-            env.stdout.write(render_table(fmt, comparison))
+            env.stdout.write(render_table(fmt, comparison, budgets))
         return ExitStatus.OK
     for target in targets:
-        write_output(target.path, render_table(target.format, comparison), "-o")
+        write_output(target.path, render_table(target.format, comparison, budgets), "-o")
         env.info(f"written to {target.path}")
     return ExitStatus.OK
-
-
-def _execute_many(args: argparse.Namespace, env: Environment, comparison: ManyComparison) -> int:
-    if getattr(args, "budgets", None):
-        raise UsageError(
-            "--as says goodput as an application's needs; a table of runs holds other "
-            "measurements too",
-            hint="compare two traffic runs with --as, or leave --as out",
-        )
-    fmt: str | None = getattr(args, "format", None)
-    targets = output_targets(getattr(args, "output", None), fmt, FORMATS, "compare")
-    return show_table(comparison, targets, fmt, env)
 
 
 def _soaks(args: argparse.Namespace, store: Store) -> ManyComparison:
@@ -156,7 +135,6 @@ def _soaks(args: argparse.Namespace, store: Store) -> ManyComparison:
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
-    from wirespeed.report import render_compare_terminal
     from wirespeed.report.budgets import parse_budgets
     from wirespeed.store import Store
 
@@ -165,42 +143,8 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     targets = output_targets(getattr(args, "output", None), fmt, FORMATS, "compare")
     store = Store.open(args.db, read_only=True)
     try:
-        table = (
-            _soaks(args, store) if getattr(args, "soaks", False) else _runs_as_table(args, store)
-        )
-        if table is not None:
-            return _execute_many(args, env, table)
-        comparison = _comparison(args, store)
+        soaks = getattr(args, "soaks", False)
+        table = _soaks(args, store) if soaks else _comparison(args, store)
     finally:
         store.close()
-    if not targets:
-        if fmt in (None, "terminal"):
-            render_compare_terminal(comparison, env.console(), budgets)
-        else:
-            env.stdout.write(_render(fmt, comparison, budgets))
-        return ExitStatus.OK
-    for target in targets:
-        write_output(target.path, _render(target.format, comparison, budgets), "-o")
-        env.info(f"written to {target.path}")
-    return ExitStatus.OK
-
-
-def _render(fmt: str, comparison: Comparison, budgets: tuple[Budget, ...]) -> str:
-    """The comparison's text in a format; the terminal's as plain text, without colour."""
-    from wirespeed.report import (
-        render_compare_csv,
-        render_compare_json,
-        render_compare_markdown,
-        render_compare_terminal,
-    )
-
-    if fmt == "terminal":
-        buffer = io.StringIO()
-        plain = Environment(stdout=buffer, stdout_is_tty=False, colour=False)
-        render_compare_terminal(comparison, plain.console(), budgets)
-        return buffer.getvalue()
-    if fmt == "markdown":
-        return render_compare_markdown(comparison, budgets)
-    if fmt == "csv":
-        return render_compare_csv(comparison, budgets)
-    return render_compare_json(comparison, budgets)
+    return show_table(table, targets, fmt, env, budgets)
