@@ -32,7 +32,7 @@ examples:
   wirespeed run -c lab:router:fe -u -b 100M           one test in iperf's words, in the lab
   wirespeed run -c root@r4s.lan -P 2 -R               one test against a device over SSH
   wirespeed report -o table.md -o run.json            the latest run as Markdown and JSON
-  wirespeed compare 7 8                               run 8 against run 7, test by test
+  wirespeed compare 7 8                               run 8 against run 7, figure by figure
   wirespeed compare 3 4 5                             runs as columns, each % against run 3
   wirespeed compare 7 --paths WAN Br0                 two paths of one run
   wirespeed import saved/*.txt                        bring old iperf outputs into the store

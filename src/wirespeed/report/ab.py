@@ -7,16 +7,10 @@ measurements alone (analysis/compare_within.py), so a new kind appears here unch
 from __future__ import annotations
 
 from wirespeed.analysis.compare_within import VariantsComparison, compare_run_variants
+from wirespeed.report.compare_many_render import LEGEND
 from wirespeed.report.model import Report
 from wirespeed.store.records import RunRecord
 
-AB_LEGEND = (
-    "Each cell: the median of the variant's repetitions (\N{PLUS-MINUS SIGN} the farther end "
-    "of its 95 % interval), and its change against the first variant's. "
-    "* the repetitions show a difference (permutation test and the ratio's interval agree); "
-    "~ not significant: the repetitions cannot tell it from noise; "
-    "no mark: one side has a single repetition, no test is possible."
-)
 MTU_LEGEND = (
     " Variants that differ only in MTU share a column: each difference is taken at the same MTU."
 )
@@ -44,4 +38,4 @@ def ab_title(comparison: VariantsComparison) -> str:
 
 
 def ab_legend(comparison: VariantsComparison) -> str:
-    return AB_LEGEND + (MTU_LEGEND if comparison.by_mtu else "")
+    return LEGEND + (MTU_LEGEND if comparison.by_mtu else "")

@@ -29,10 +29,11 @@ VERSION = 1
 
 MARKS = {Verdict.SIGNIFICANT: "*", Verdict.NOT_SIGNIFICANT: "~"}
 LEGEND = (
-    "Each cell: the median of the run's repetitions (\N{PLUS-MINUS SIGN} the farther end of "
-    "its 95 % interval), and its change against the first run's. "
+    "Each cell: the median of the column's repetitions (\N{PLUS-MINUS SIGN} the farther end "
+    "of its 95 % interval), and its change against the first column's. "
     "* the repetitions show a difference (permutation test and the ratio's interval agree); "
-    "~ not significant: the repetitions cannot tell it from noise; "
+    "~ not significant: the repetitions cannot tell it from noise (3 a side or fewer never "
+    "can: repeat 4 or more times); "
     "no mark: one side has a single repetition, no test is possible."
 )
 
