@@ -104,7 +104,7 @@ class ManyRow:
             text += " " + ", ".join(value for _, value in self.labels)
         if self.path is not None:
             text += f" on {self.path}"
-        if self.variant != DEFAULT_VARIANT:
+        if self.variant not in (DEFAULT_VARIANT, ALL_VARIANTS):
             text += f" ({self.variant})"
         return text
 
@@ -116,6 +116,10 @@ class ManyComparison:
     alpha: float = ALPHA
     noun: str = "run"  # what a column is: "run", or "soak" (its run_id is the soak's)
     legend: str | None = None  # how to read a cell, where a run's words do not say it
+    title: str | None = None  # the table's title, where "2 runs compared" would mislead
+
+    def title_text(self) -> str:
+        return self.title or f"{len(self.columns)} {self.noun}s compared"
 
     def heading(self, column: RunColumn) -> str:
         return column.name or f"{self.noun} {column.run_id}"
@@ -123,6 +127,8 @@ class ManyComparison:
 
 # The variant a plan without `variants:` runs in (model.Trial's default).
 DEFAULT_VARIANT = "default"
+# A row's variant where the columns are variants (none of them is the row's).
+ALL_VARIANTS = ""
 
 Labels = tuple[tuple[str, str], ...]
 _Key = tuple[str, str, str, str, Labels]  # test, path, variant, name, labels
@@ -181,11 +187,17 @@ def _cell(
     if is_first or first is None:
         return ManyCell(summary, tuple(trials))
     base = first.summary
+    single = base.n < 2 or summary.n < 2
+    if base.median == 0 and summary.median == 0:
+        # Nothing against nothing (no retransmits either side): the same, and no test
+        # could say otherwise.
+        verdict = Verdict.SINGLE_RUN if single else Verdict.NOT_SIGNIFICANT
+        return ManyCell(summary, tuple(trials), ratio=1.0, verdict=verdict)
     if base.median <= 0 or summary.median < 0:
         # Nothing to divide by; a latency increase can be below 0 (noise on an idle path).
         return ManyCell(summary, tuple(trials), verdict=Verdict.NO_RATIO)
     ratio = summary.median / base.median
-    if base.n < 2 or summary.n < 2:
+    if single:
         return ManyCell(summary, tuple(trials), ratio=ratio, verdict=Verdict.SINGLE_RUN)
     interval = ratio_interval(base.values, summary.values)
     test = permutation_test(base.values, summary.values)

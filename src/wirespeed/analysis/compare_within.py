@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from wirespeed.analysis.compare_many import (
-    DEFAULT_VARIANT,
+    ALL_VARIANTS,
     Groups,
     Labels,
     ManyComparison,
@@ -62,11 +62,12 @@ def _columns(record: RunRecord, by: str, names: tuple[str, str], groups: Groups)
         for (test_id, path, variant, name, labels), found in groups.items():
             if (path if by == "path" else variant) != wanted:
                 continue
-            key = (test_id, "", variant) if by == "path" else (test_id, path, DEFAULT_VARIANT)
+            key = (test_id, "", variant) if by == "path" else (test_id, path, ALL_VARIANTS)
             column[(*key, name, labels)] = found
         per_column.append(column)
     columns = tuple(_column(record, name, **{by: name}) for name in names)
-    return ManyComparison(columns, compare_columns(per_column))
+    title = f"{by.capitalize()} {names[1]} against {names[0]}, run {record.id}"
+    return ManyComparison(columns, compare_columns(per_column), title=title)
 
 
 def compare_paths(record: RunRecord, path_a: str, path_b: str) -> ManyComparison:
@@ -139,7 +140,7 @@ def compare_run_variants(record: RunRecord) -> VariantsComparison | None:
             link = links.get(path)
             mtu = mtu_of(variant) or (link.mtu if link is not None else None)
             shown = (*labels, ("mtu", f"MTU {mtu if mtu is not None else '?'}"))
-        key = (test_id, path, DEFAULT_VARIANT, name, shown)
+        key = (test_id, path, ALL_VARIANTS, name, shown)
         per_column[profile(variant)].setdefault(key, found)
     rows = _by_place(compare_columns(list(per_column.values())))
     return VariantsComparison(tuple(columns.values()), rows, by_mtu) if rows else None

@@ -76,8 +76,7 @@ def row_label(row: ManyRow) -> str:
 def render_many_terminal(
     comparison: ManyComparison, console: Console, budgets: tuple[Budget, ...] = ()
 ) -> None:
-    noun = comparison.noun
-    console.print(Text(f"{len(comparison.columns)} {noun}s compared", style="bold"))
+    console.print(Text(terminal_safe(comparison.title_text()), style="bold"))
     for column in comparison.columns:
         title = f" \N{EM DASH} {column.title}" if column.title else ""
         console.print(Text(terminal_safe(f"  {column.label}{title}")))
@@ -96,8 +95,7 @@ def render_many_terminal(
 
 
 def render_many_markdown(comparison: ManyComparison, budgets: tuple[Budget, ...] = ()) -> str:
-    noun = comparison.noun
-    lines = [f"# {len(comparison.columns)} {noun}s compared", ""]
+    lines = [f"# {markdown_text(comparison.title_text())}", ""]
     for column in comparison.columns:
         title = f" \N{EM DASH} {column.title}" if column.title else ""
         lines.append(f"- {markdown_text(column.label + title)}")
@@ -140,7 +138,7 @@ def many_to_dict(comparison: ManyComparison, budgets: tuple[Budget, ...] = ()) -
                 "test_id": row.test_id,
                 "test_name": row.test_name,
                 "path": row.path,
-                "variant": row.variant,
+                "variant": row.variant or None,  # None: the columns are variants
                 "name": row.name,
                 "labels": dict(row.labels),
                 "item": row.item,
@@ -162,6 +160,7 @@ def _cell_dict(cell: ManyCell | None, budgets: tuple[Budget, ...]) -> dict[str, 
     said = {"as": {b.name: b.value(cell.summary.median) for b in budgets}} if budgets else {}
     return {
         "summary": measured_summary_to_dict(cell.summary, cell.trials),
+        "trials": list(cell.trials),
         "ratio": cell.ratio,
         "percent": cell.percent,
         "ratio_interval": interval_to_dict(cell.ratio_interval),
@@ -218,7 +217,7 @@ def render_many_csv(comparison: ManyComparison, budgets: tuple[Budget, ...] = ()
                     "test_id": row.test_id,
                     "test_name": row.test_name,
                     "path": row.path,
-                    "variant": row.variant,
+                    "variant": row.variant or None,  # None: the columns are variants
                     "measurement": row.name,
                     "labels": ";".join(f"{k}={v}" for k, v in row.labels),
                     "unit": row.unit,
@@ -262,7 +261,7 @@ def render_many_html(comparison: ManyComparison, budgets: tuple[Budget, ...] = (
             lines = cell_lines(row, cell, budgets)
             cells.append('<td class="num">' + "<br>".join(e(line) for line in lines) + "</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
-    title = f"{len(comparison.columns)} {comparison.noun}s compared"
+    title = comparison.title_text()
     runs = "".join(
         "<li>" + e(c.label) + (f" \N{EM DASH} {e(c.title)}" if c.title else "") + "</li>"
         for c in comparison.columns

@@ -242,6 +242,7 @@ def test_json_is_the_table_of_runs_with_two_columns() -> None:
     first, second = row["cells"]
     assert first["summary"]["n"] == 5 and first["verdict"] is None
     assert first["summary"]["median"] == pytest.approx(94.1e6, rel=0.01)
+    assert first["trials"][0] == "1/Br0/default/1"
     assert second["verdict"] == "significant"
     assert second["ratio_interval"]["statistic"] == "ratio of medians"
 
@@ -345,3 +346,27 @@ def test_large_groups_are_tested_with_welch() -> None:
     assert cell.test.method == "welch t-test"
     assert cell.verdict is Verdict.SIGNIFICANT
     assert 9.9 < cell.ratio_interval.low <= 10.0 <= cell.ratio_interval.high < 10.1
+
+
+def test_nothing_against_nothing_is_no_change_not_a_missing_ratio() -> None:
+    from wirespeed.analysis.compare_many import RunColumn, compare_repetitions
+    from wirespeed.model import Better, Measurement
+
+    def column(n: int) -> RunColumn:
+        return RunColumn(n, None, START, (), (), f"run {n}")
+
+    def none_lost(prefix: str) -> list[tuple[str, list[Measurement]]]:
+        lost = Measurement("retransmits", "count", Better.LOWER, 0.0, (("flow", "up"),))
+        return [(f"{prefix}{k}", [lost]) for k in range(3)]
+
+    found = compare_repetitions(
+        [column(1), column(2)],
+        [none_lost("a"), none_lost("b")],
+        test_id="1",
+        test_name="TCP",
+        noun="run",
+        legend="",
+    )
+    cell = found.rows[0].cells[1]
+    assert cell is not None and (cell.ratio, cell.verdict) == (1.0, Verdict.NOT_SIGNIFICANT)
+    assert "+0.0 %~" in render_many_markdown(found)
