@@ -95,5 +95,5 @@ def test_soak_report_and_compare_read_a_store_on_a_read_only_mount(tmp_path: Pat
         assert out.startswith("soak 2 (complete): 1 outage in 3 s")
         status, out, err = cli("soak", "--compare", "--db", db, "--format", "json")
         assert status == 0, err
-        assert [column["soak"] for column in json.loads(out)["soaks"]] == [1, 2]
+        assert [column["soak_id"] for column in json.loads(out)["columns"]] == [1, 2]
         assert sorted(p.name for p in ro.iterdir()) == ["runs.db"]
