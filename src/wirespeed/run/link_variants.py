@@ -144,10 +144,13 @@ def route_interface(host: Host, address: str) -> str | None:
         done = host.run(["ip", "route", "get", address], timeout=10.0)
     except (OSError, TimeoutError, WirespeedError):
         return None
-    found = _DEV.search(done.stdout)
-    if done.returncode != 0 or found is None or found.group(1) == "lo":
-        return None
-    return found.group(1)
+    return routed_interface(done.stdout) if done.returncode == 0 else None
+
+
+def routed_interface(ip_route_get: str) -> str | None:
+    """The `dev` of `ip route get`'s answer (iproute2 or busybox); None for loopback."""
+    found = _DEV.search(ip_route_get)
+    return None if found is None or found.group(1) == "lo" else found.group(1)
 
 
 def bridge_ports(host: Host, interface: str) -> tuple[str, ...]:
