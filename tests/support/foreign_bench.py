@@ -424,6 +424,16 @@ class ForeignBench:
                 f"  UserKnownHostsFile {self.known_hosts}\n"
                 f"  ProxyCommand ip netns exec {self.pc} busybox nc %h %p\n"
             )
+        if self.root_ports:
+            # The router by its LAN address, as the user of a PC with two ports reaches
+            # it: through port A (no ProxyCommand; wirespeed logs in from the namespace
+            # it moved the port into).
+            entries.append(
+                f"Host {ROUTER_LAN}\n"
+                "  User root\n"
+                f"  IdentityFile {self.client_key}\n"
+                f"  UserKnownHostsFile {self.known_hosts}\n"
+            )
         self.ssh_config.write_text("\n".join(entries))
 
     def _wait_listening(self) -> None:

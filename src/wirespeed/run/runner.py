@@ -365,19 +365,24 @@ class Runner:
         journal = journal_for(self.store)  # shares the store's engine; not closed here
         # Before anything is built or measured: a run killed with SIGKILL left its
         # variant's knobs changed, and measuring on top of them would be wrong.
-        recovered = recover_left_changes(journal, self.ssh_settings)
+        from wirespeed.run.port_hosts import port_setups, ports_for_run, through_ports
+
+        setups = port_setups(self.plan, trials)
+        # On a bench of ports, a device is perhaps reached only through one of them: its
+        # rows wait until the ports are moved again (below).
+        recovered = recover_left_changes(journal, self.ssh_settings, strict=not setups)
         if os.geteuid() == 0:
             from wirespeed.lab.lab import down_orphans
 
             # Labs a killed run left behind: their namespaces still hold its addresses.
             recovered += [f"removed lab {name}, left by a run that died" for name in down_orphans()]
-        from wirespeed.run.port_hosts import ports_for_run
-
         with (
-            self._devices_connected(trials),
-            self._labs_up(trials),
             ports_for_run(self.plan, trials, journal) as self._port_hosts,
+            self._devices_connected(trials, through_ports(self.ssh_settings, setups)),
+            self._labs_up(trials),
         ):
+            if setups:
+                recovered += recover_left_changes(journal, through_ports(self.ssh_settings, setups))
             from wirespeed.provenance import collect
             from wirespeed.store import RunInfo
 
@@ -669,7 +674,9 @@ class Runner:
         return self._local(name)
 
     @contextlib.contextmanager
-    def _devices_connected(self, trials: Sequence[Trial]) -> Iterator[None]:
+    def _devices_connected(
+        self, trials: Sequence[Trial], settings: SshSettings | None = None
+    ) -> Iterator[None]:
         """Log in to every SSH host the trials use and check its tools, before anything
         is measured; close the sessions (stopping what still runs there) at the end."""
         from wirespeed.hosts.ssh import SshHost
@@ -699,7 +706,7 @@ class Runner:
             for name, tools in needs.items():
                 ssh = self.plan.hosts[name].ssh
                 assert ssh is not None
-                host = SshHost(ssh, self.ssh_settings, name=name)
+                host = SshHost(ssh, settings or self.ssh_settings, name=name)
                 self._ssh_hosts[name] = host
                 host.connect()
                 for program in sorted(tools):

@@ -188,13 +188,16 @@ class VariantStates:
         return None
 
 
-def recover_left_changes(journal: Journal, settings: SshSettings | None = None) -> list[str]:
+def recover_left_changes(
+    journal: Journal, settings: SshSettings | None = None, *, strict: bool = True
+) -> list[str]:
     """Restore what a killed wirespeed left changed; what was done, for the user.
 
     settings: how the run reaches its SSH hosts (--ssh-config), so that recovery logs in
     to a device the same way. Rows of a lab namespace, or of a port's namespace, that no
     longer exists are dropped: the knobs went with it (a port's own row, restored first,
-    brought the port back with its MTU).
+    brought the port back with its MTU). strict=False leaves the rows of a device it
+    cannot reach for a later call (a device behind a port the run has yet to move).
     Anything else that cannot be restored refuses the run (UsageError with what to do):
     measuring on top of someone's leftover tuning would measure the wrong thing."""
     from wirespeed.lab.naming import parse_namespace
@@ -222,6 +225,8 @@ def recover_left_changes(journal: Journal, settings: SshSettings | None = None) 
             forgotten = forget(journal, name)
             done.append(f"{len(forgotten)} change(s) in {name}: the namespace is gone")
             del unreachable[name]
+    if not strict:
+        unreachable = {}
     if unreachable or recovery.report.failed:
         lines = [f"{name}: {why}" for name, why in unreachable.items()]
         lines += [
