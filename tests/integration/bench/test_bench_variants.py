@@ -138,9 +138,7 @@ def test_variants_on_the_router_over_ssh_measured_through_the_pcs_two_ports(
     assert (DUT, f"{CPU}/cpufreq/policy0/scaling_max_freq") in changed
     # The steering stays on the router: the PC's ports get only the MTU (and their own
     # row, that of the move).
-    assert not [
-        t for h, t in changed if h != DUT and not t.endswith("/mtu") and h != "local"
-    ]
+    assert not [t for h, t in changed if h != DUT and not t.endswith("/mtu") and h != "local"]
 
 
 def test_a_sigkilled_run_leaves_every_port_and_setting_restored_on_the_next_start(
