@@ -378,7 +378,9 @@ class Runner:
             recovered += [f"removed lab {name}, left by a run that died" for name in down_orphans()]
         with (
             ports_for_run(self.plan, trials, journal) as self._port_hosts,
-            self._devices_connected(trials, through_ports(self.ssh_settings, setups)),
+            self._devices_connected(
+                trials, through_ports(self.ssh_settings, setups) if setups else None
+            ),
             self._labs_up(trials),
         ):
             if setups:
