@@ -43,6 +43,15 @@ The workstation and the PC run Debian's OpenSSH server with a config of their ow
 made per bench in a temporary directory, with a known_hosts and an ssh_config file that
 name the hosts `pc`, `router` and `workstation` for `wirespeed --ssh-config`.
 
+With `root_ports=True`, two more gigabit veths stand for this PC's own two NICs: `port_a`
+and `port_b`, in this machine's namespace (down and bare), cabled to a second port of the
+router's LAN (`lan2`; the router's LAN becomes the bridge br-lan of `lan` and `lan2`, with
+192.168.7.1, as OpenWrt's) and to the WAN switch; a plan names them with `port:`, and
+the ssh_config gains the router by its LAN address, reached through port A. With
+`cpu_board="r4s"`, the router's /sys/devices/system/cpu is a copy of that board's
+captured tree (fake_cpus.py), bind-mounted in dropbear's mount namespace: CPU variants
+write there, never to this machine's CPUs.
+
 `ForeignBench.build()` removes whatever it built if building fails; `down()` stops
 every process in the bench's namespaces (by PID), deletes them and the directory.
 Names are unique per test process: `fb<pid>-<n>-pc` etc.
