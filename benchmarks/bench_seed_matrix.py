@@ -9,6 +9,7 @@ paths masquerade, so the post's `-d` (the server connecting back) is iperf2's
 `--full-duplex` here (`direction: bidir`), as LIMITS.md says. Root.
 
     sudo .venv/bin/python -m benchmarks.bench_seed_matrix [--duration 10] [--repetitions 1]
+        [--only 1]
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--duration", type=float, default=10.0)
     parser.add_argument("--repetitions", type=int, default=1)
+    parser.add_argument("--only", help="test ids, comma-separated (1: TCP, default window)")
     args = parser.parse_args()
     figures: dict[tuple[str, str, str, str], list[float]] = {}
     ceilings: dict[tuple[str, str, str, str], float] = {}
@@ -67,7 +69,8 @@ def main() -> None:
     try:
         text = PLAN.format(a=bench.port_a, b=bench.port_b, wan=ROUTER_WAN, lan=ROUTER_LAN)
         plan = parse_plan(text, source="<benchmark>")
-        trials = expand(plan, duration=args.duration, repetitions=args.repetitions)
+        only = args.only.split(",") if args.only else None
+        trials = expand(plan, duration=args.duration, repetitions=args.repetitions, only=only)
         with tempfile.TemporaryDirectory() as tmp:
             store = Store.open(Path(tmp) / "bench.db")
             try:
