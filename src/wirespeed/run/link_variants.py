@@ -1,4 +1,5 @@
-"""A variant's link knobs (MTU, RPS, XPS, offloads) on real hosts, journaled like `tune`.
+"""A variant's link knobs (MTU, RPS, XPS, offloads) as journaled changes: on the lab's
+links (changes_for, used by variants.py) and on real hosts, journaled like `tune`.
 
     targets = [link_target(host, peers, role=...) ...]   # once, before the first trial
     sessions = apply_link_variant(variant, target, journal)   # session ids to restore
