@@ -775,15 +775,17 @@ class Runner:
         peers: dict[str, list[str]] = {}
         for trial in trials:
             path = trial.path
-            if self._is_lab_path(path) or not self.plan.variant(trial.variant).changes_links:
+            variant = self.plan.variant(trial.variant)
+            if self._is_lab_path(path) or not variant.changes_links:
                 continue
             address = {
                 name: self.plan.hosts[name].traffic_address
                 for name in (path.client, path.server, path.dut)
                 if name is not None
             }
+            # The ends take only the MTU.
             ends = [(path.client, path.server), (path.server, path.client)]
-            for name, other in ends:
+            for name, other in ends if variant.mtu is not None else ():
                 if path.dut is not None and name == path.dut:
                     continue
                 roles.setdefault(name, "end")
