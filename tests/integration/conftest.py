@@ -92,8 +92,9 @@ MakeBench = Callable[..., ForeignBench]
 
 @pytest.fixture
 def foreign_bench() -> Iterator[MakeBench]:
-    """`foreign_bench(limit_pps=15000, forward=(5800, 5899), pc_wan_port=False)`: a
-    bench of its own for the test, removed after it."""
+    """`foreign_bench(limit_pps=15000, forward=(5800, 5899), pc_wan_port=False,
+    root_ports=False, cpu_board=None)`: a bench of its own for the test, removed after
+    it."""
     benches: list[ForeignBench] = []
 
     def make(**options: object) -> ForeignBench:

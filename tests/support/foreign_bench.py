@@ -43,6 +43,15 @@ The workstation and the PC run Debian's OpenSSH server with a config of their ow
 made per bench in a temporary directory, with a known_hosts and an ssh_config file that
 name the hosts `pc`, `router` and `workstation` for `wirespeed --ssh-config`.
 
+With `root_ports=True`, two more gigabit veths stand for this PC's own two NICs: `port_a`
+and `port_b`, in this machine's namespace (down and bare), cabled to a second port of the
+router's LAN (`lan2`; the router's LAN becomes the bridge br-lan of `lan` and `lan2`, with
+192.168.7.1, as OpenWrt's) and to the WAN switch; a plan names them with `port:`, and
+the ssh_config gains the router by its LAN address, reached through port A. With
+`cpu_board="r4s"`, the router's /sys/devices/system/cpu is a copy of that board's
+captured tree (fake_cpus.py), bind-mounted in dropbear's mount namespace: CPU variants
+write there, never to this machine's CPUs.
+
 `ForeignBench.build()` removes whatever it built if building fails; `down()` stops
 every process in the bench's namespaces (by PID), deletes them and the directory.
 Names are unique per test process: `fb<pid>-<n>-pc` etc.
@@ -85,6 +94,7 @@ mount --bind "$1/passwd" /etc/passwd
 mount --bind "$1/shells" /etc/shells
 mount --bind "$1/empty" /usr/local
 mount --bind "$1/bin" /usr/bin
+if [ -n "$3" ]; then mount --bind "$3" /sys/devices/system/cpu; fi
 exec /usr/sbin/dropbear -F -E -s -g -p "$2:22" -r "$1/host_key" -P "$1/dropbear.pid"
 """
 
@@ -135,6 +145,11 @@ class ForeignBench:
     limit_pps: int | None = None
     forward: tuple[int, int] | None = DEFAULT_FORWARD
     pc_wan_port: bool = False
+    # This machine's own ports (root namespace) cabled to the router's LAN and the WAN
+    # switch: with_root_ports().
+    root_ports: bool = False
+    # A CPU tree (fake_cpus.py) the router sees as its /sys/devices/system/cpu.
+    cpu_tree: Path | None = None
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
     namespaces: list[str] = field(default_factory=list)
 
@@ -181,13 +196,23 @@ class ForeignBench:
         limit_pps: int | None = None,
         forward: tuple[int, int] | None = DEFAULT_FORWARD,
         pc_wan_port: bool = False,
+        root_ports: bool = False,
+        cpu_board: str | None = None,
     ) -> ForeignBench:
+        """root_ports: see with_root_ports(); cpu_board: a board of tests/fixtures/boards
+        whose CPUs the router shows (fake_cpus.py), e.g. "r4s"."""
         ensure_openssh_server()
         prefix = f"fb{os.getpid()}-{next(_serial)}"
         directory = Path(tempfile.mkdtemp(prefix=f"{prefix}-"))
-        bench = cls(prefix, directory, limit_pps, forward, pc_wan_port)
+        bench = cls(prefix, directory, limit_pps, forward, pc_wan_port, root_ports)
         try:
+            if cpu_board is not None:
+                from support.fake_cpus import board_cpu_tree
+
+                bench.cpu_tree = board_cpu_tree(cpu_board, directory / "router-cpu")
             bench._wire()
+            if root_ports:
+                bench._wire_root_ports()
             bench._keys()
             bench._start_router()
             bench._start_sshd("pc", bench.pc, *bench.pc_addresses)
@@ -225,6 +250,48 @@ class ForeignBench:
                 "overhead", "24", "mpu", "84",
             ])  # fmt: skip
             _run(["ip", "-n", namespace, "link", "set", interface, "up"])
+
+    # -- this machine's own ports (root_ports) -----------------------------------------
+
+    @property
+    def port_a(self) -> str:
+        """This machine's port cabled to the router's LAN (a second port of its switch)."""
+        return f"{self.prefix}pa"
+
+    @property
+    def port_b(self) -> str:
+        """This machine's port cabled to the WAN switch."""
+        return f"{self.prefix}pb"
+
+    def _wire_root_ports(self) -> None:
+        """Two ports of this machine, as the NICs of a PC with two: in the root namespace,
+        down and bare as a user leaves an unused port, each a gigabit veth whose far end
+        is a port of the router's LAN switch (br-lan: `lan`, to the PC namespace that
+        reaches the router over SSH, and `lan2`) or of the WAN switch. The router's LAN
+        address moves from `lan` to br-lan, as OpenWrt has it."""
+        for port, (namespace, peer) in (
+            (self.port_a, (self.router, "lan2")),
+            (self.port_b, (self.switch, "pcb")),
+        ):
+            _run(["ip", "link", "add", port, "type", "veth", "peer", "name", peer,
+                  "netns", namespace])  # fmt: skip
+            _run(["ethtool", "-K", port, "tso", "off", "gso", "off", "gro", "off"])
+            _run(["ip", "netns", "exec", namespace, "ethtool", "-K", peer,
+                  "tso", "off", "gso", "off", "gro", "off"])  # fmt: skip
+            # Shaped on the bench's side only: a port's qdisc does not survive its move
+            # into a namespace, and every direction crosses a shaped side anyway.
+            _run(["tc", "-n", namespace, "qdisc", "replace", "dev", peer, "root", "tbf",
+                  "rate", "1gbit", "burst", "250000", "limit", "2500000",
+                  "overhead", "24", "mpu", "84"])  # fmt: skip
+            _run(["ip", "-n", namespace, "link", "set", peer, "up"])
+        _run(["ip", "-n", self.switch, "link", "set", "pcb", "master", "br0"])
+        router = ["ip", "-n", self.router]
+        _run([*router, "link", "add", "br-lan", "type", "bridge"])
+        _run([*router, "addr", "del", f"{ROUTER_LAN}/24", "dev", "lan"])
+        for member in ("lan", "lan2"):
+            _run([*router, "link", "set", member, "master", "br-lan"])
+        _run([*router, "addr", "add", f"{ROUTER_LAN}/24", "dev", "br-lan"])
+        _run([*router, "link", "set", "br-lan", "up"])
 
     def _address(self, namespace: str, interface: str, address: str) -> None:
         _run(["ip", "-n", namespace, "addr", "add", f"{address}/24", "dev", interface])
@@ -315,6 +382,7 @@ class ForeignBench:
                 "ip", "netns", "exec", self.router,
                 "unshare", "--mount", "--propagation", "private",
                 "/bin/sh", "-c", _ROUTER_SCRIPT, "sh", str(root), ROUTER_LAN,
+                str(self.cpu_tree or ""),
             ],
             root / "dropbear.log",
         )  # fmt: skip
@@ -365,6 +433,16 @@ class ForeignBench:
                 f"  UserKnownHostsFile {self.known_hosts}\n"
                 f"  ProxyCommand ip netns exec {self.pc} busybox nc %h %p\n"
             )
+        if self.root_ports:
+            # The router by its LAN address, as the user of a PC with two ports reaches
+            # it: through port A (no ProxyCommand; wirespeed logs in from the namespace
+            # it moved the port into).
+            entries.append(
+                f"Host {ROUTER_LAN}\n"
+                "  User root\n"
+                f"  IdentityFile {self.client_key}\n"
+                f"  UserKnownHostsFile {self.known_hosts}\n"
+            )
         self.ssh_config.write_text("\n".join(entries))
 
     def _wait_listening(self) -> None:
@@ -410,6 +488,18 @@ class ForeignBench:
                 process.wait(timeout=5)
         for namespace in self.namespaces:
             subprocess.run(["ip", "netns", "del", namespace], capture_output=True, check=False)
+        if self.root_ports:
+            # Wherever a run left them (moved into a namespace of wirespeed's, or here):
+            # their peers went with the bench's namespaces, and a veth goes with its peer.
+            for port in (self.port_a, self.port_b):
+                for namespace in (f"{port}-port",):
+                    for pid in _pids_in(namespace):
+                        with contextlib.suppress(ProcessLookupError):
+                            os.kill(pid, signal.SIGKILL)
+                    subprocess.run(
+                        ["ip", "netns", "del", namespace], capture_output=True, check=False
+                    )
+                subprocess.run(["ip", "link", "del", port], capture_output=True, check=False)
         shutil.rmtree(self.directory, ignore_errors=True)
 
 

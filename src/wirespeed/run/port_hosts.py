@@ -5,7 +5,9 @@
 
 Each port the trials use goes into a namespace of its own (tune/ports.py: checked,
 journaled, restored at the end, on Ctrl-C or SIGTERM, and after a SIGKILL by the next
-run's recovery); the plan's host runs its programs there under its own name.
+run's recovery); the plan's host runs its programs there under its own name. A device
+on a port's subnet (the router's LAN address) is logged in to from that port's
+namespace (through_ports), since this machine's namespace no longer reaches it.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from wirespeed.hosts.base import Host
 from wirespeed.model import Trial
 
 if TYPE_CHECKING:
+    from wirespeed.hosts.ssh_connection import SshSettings
     from wirespeed.plan import Plan
     from wirespeed.tune.journal import Journal
     from wirespeed.tune.ports import PortSetup
@@ -73,3 +76,36 @@ def ports_for_run(
     this_machine = LocalHost(name=LOCAL)
     with ports_moved(this_machine, journal, setups, os.environ.get("SSH_CONNECTION")):
         yield {s.host: RenamedHost(NetnsHost(s.namespace), s.host) for s in setups}
+
+
+def through_ports(settings: SshSettings | None, setups: Sequence[PortSetup]) -> SshSettings:
+    """SSH settings that reach a device on a moved port's subnet from that port's
+    namespace: on a PC whose two ports are cabled to the router, the router's LAN
+    address is reached through the LAN port, which the run moved out of this machine's
+    namespace. Any other address is reached as before."""
+    import dataclasses
+    import ipaddress
+    import socket
+
+    from wirespeed.hosts.netns import call_in_namespace
+    from wirespeed.hosts.ssh_connection import SshSettings
+
+    base = settings or SshSettings()
+    before = base.socket_factory
+    subnets = [(ipaddress.ip_interface(s.address).network, s.namespace) for s in setups]
+
+    def connect(host: str, port: int, timeout: float) -> socket.socket:
+        try:
+            address = ipaddress.ip_address(host)
+        except ValueError:
+            address = ipaddress.ip_address(socket.getaddrinfo(host, port)[0][4][0])
+        for subnet, namespace in subnets:
+            if address in subnet:
+                return call_in_namespace(
+                    namespace, lambda: socket.create_connection((str(address), port), timeout)
+                )
+        if before is not None:
+            return before(host, port, timeout)
+        return socket.create_connection((host, port), timeout)
+
+    return dataclasses.replace(base, socket_factory=connect)

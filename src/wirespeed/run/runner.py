@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from wirespeed.lab.lab import Lab
     from wirespeed.lab.tunnel import LabTunnel
     from wirespeed.plan import Plan
+    from wirespeed.run.link_variants import LinkTarget
     from wirespeed.run.search_legs import SearchPath
     from wirespeed.store import Store
 
@@ -162,24 +163,19 @@ def preflight(plan: Plan, trials: Sequence[Trial]) -> None:
     for path in paths:
         if is_lab_path(plan, path):
             continue
-        if any(t.test.spec.mtu is not None for t in trials if t.path.name == path.name):
+        # A variant's MTU is the trial's too (expand.py); that one is set on the hosts.
+        if any(
+            t.test.spec.mtu not in (None, plan.variant(t.variant).mtu)
+            for t in trials
+            if t.path.name == path.name
+        ):
             raise UsageError(
-                f"path {path.name!r} runs on real hosts, and this version changes the MTU "
-                "only of its own lab links",
-                hint="set the MTU on the hosts by hand (ip link set dev IF mtu N), and "
-                "leave `mtu` out of the plan for that path",
+                f"path {path.name!r} runs on real hosts, and a test's `mtu` is set only on "
+                "the lab's links",
+                hint="give the MTU to a variant instead (variants: - {name: mtu512, mtu: "
+                "512}): it goes on the DUT over SSH and on the path's ends",
             )
-        changing = sorted(
-            {t.variant for t in trials if t.path.name == path.name}
-            - {v.name for v in plan.variants if not v.changes_links}
-        )
-        if changing:
-            raise UsageError(
-                f"path {path.name!r} runs on real hosts, and this version applies variants "
-                f"(here {', '.join(repr(v) for v in changing)}) only to its own lab links",
-                hint="run the variants on lab paths, or limit the run to variants that "
-                "change nothing on this path",
-            )
+        _refuse_steering_without_a_device(plan, path, trials)
     this_machine = LocalHost(name="this machine")
     from wirespeed.lab.tunnel import tools_for
 
@@ -251,6 +247,33 @@ def _refuse_cpu_variants_without_a_device(
                 else f"its DUT {device!r} is this machine (no ssh:)"
             ),
             hint="CPU variants act on a DUT reached over SSH; give the path a dut with ssh:",
+        )
+
+
+def _refuse_steering_without_a_device(plan: Plan, path: PathSpec, trials: Sequence[Trial]) -> None:
+    """RPS, XPS and offloads act on a real path's DUT over SSH (link_variants.py); the
+    MTU goes on whichever of its hosts wirespeed reaches, so it needs no DUT."""
+    steering = sorted(
+        {t.variant for t in trials if t.path.name == path.name}
+        & {
+            v.name
+            for v in plan.variants
+            if v.rps is not None or v.xps is not None or any(v.offloads)
+        }
+    )
+    if not steering:
+        return
+    device = cpu_device(plan, path)
+    if device is None or plan.hosts[device].ssh is None:
+        named = ", ".join(repr(v) for v in steering)
+        raise UsageError(
+            f"path {path.name!r}: variants {named} set RPS, XPS or offloads, and "
+            + (
+                "the path names no dut"
+                if device is None
+                else f"its DUT {device!r} is this machine (no ssh:)"
+            ),
+            hint="they act on the DUT over SSH: give the path a dut with ssh: under hosts:",
         )
 
 
@@ -342,23 +365,31 @@ class Runner:
         journal = journal_for(self.store)  # shares the store's engine; not closed here
         # Before anything is built or measured: a run killed with SIGKILL left its
         # variant's knobs changed, and measuring on top of them would be wrong.
-        recovered = recover_left_changes(journal)
+        from wirespeed.run.port_hosts import port_setups, ports_for_run, through_ports
+
+        setups = port_setups(self.plan, trials)
+        # On a bench of ports, a device is perhaps reached only through one of them: its
+        # rows wait until the ports are moved again (below).
+        recovered = recover_left_changes(journal, self.ssh_settings, strict=not setups)
         if os.geteuid() == 0:
             from wirespeed.lab.lab import down_orphans
 
             # Labs a killed run left behind: their namespaces still hold its addresses.
             recovered += [f"removed lab {name}, left by a run that died" for name in down_orphans()]
-        from wirespeed.run.port_hosts import ports_for_run
-
         with (
-            self._devices_connected(trials),
-            self._labs_up(trials),
             ports_for_run(self.plan, trials, journal) as self._port_hosts,
+            self._devices_connected(
+                trials, through_ports(self.ssh_settings, setups) if setups else None
+            ),
+            self._labs_up(trials),
         ):
+            if setups:
+                recovered += recover_left_changes(journal, through_ports(self.ssh_settings, setups))
             from wirespeed.provenance import collect
             from wirespeed.store import RunInfo
 
             devices = self._cpu_devices(trials)
+            real = self._link_targets(trials)
             hosts = self._hosts_by_name(trials)
             facts: dict[str, dict[str, str | None]] = collect(hosts)
             for name, roles in self._roles(trials).items():
@@ -393,7 +424,7 @@ class Runner:
             self._samplers = SamplerPool()
             try:
                 # Leaving the block restores the variant in force, before the labs go.
-                with VariantStates(journal, self._labs, devices) as states:
+                with VariantStates(journal, self._labs, devices, real) as states:
                     for index, trial in enumerate(trials):
                         problem = states.enter(self.plan.variant(trial.variant))
                         self.progress.trial_started(trial)
@@ -645,7 +676,9 @@ class Runner:
         return self._local(name)
 
     @contextlib.contextmanager
-    def _devices_connected(self, trials: Sequence[Trial]) -> Iterator[None]:
+    def _devices_connected(
+        self, trials: Sequence[Trial], settings: SshSettings | None = None
+    ) -> Iterator[None]:
         """Log in to every SSH host the trials use and check its tools, before anything
         is measured; close the sessions (stopping what still runs there) at the end."""
         from wirespeed.hosts.ssh import SshHost
@@ -675,7 +708,7 @@ class Runner:
             for name, tools in needs.items():
                 ssh = self.plan.hosts[name].ssh
                 assert ssh is not None
-                host = SshHost(ssh, self.ssh_settings, name=name)
+                host = SshHost(ssh, settings or self.ssh_settings, name=name)
                 self._ssh_hosts[name] = host
                 host.connect()
                 for program in sorted(tools):
@@ -728,6 +761,75 @@ class Runner:
                 cpu_changes_for(variant, device)
             devices.append(device)
         return devices
+
+    def _link_targets(self, trials: Sequence[Trial]) -> list[LinkTarget]:
+        """The real hosts whose links the trials' variants set, each with the interfaces
+        that carry its paths, found now (link_variants.py); one per host."""
+        from wirespeed.hosts.renamed import RenamedHost
+        from wirespeed.run.link_variants import link_target
+        from wirespeed.tune.apply import control_interface_of
+        from wirespeed.tune.hosts import LOCAL
+        from wirespeed.tune.ports import port_namespace
+
+        roles: dict[str, str] = {}
+        peers: dict[str, list[str]] = {}
+        for trial in trials:
+            path = trial.path
+            variant = self.plan.variant(trial.variant)
+            if self._is_lab_path(path) or not variant.changes_links:
+                continue
+            address = {
+                name: self.plan.hosts[name].traffic_address
+                for name in (path.client, path.server, path.dut)
+                if name is not None
+            }
+            # The ends take only the MTU.
+            ends = [(path.client, path.server), (path.server, path.client)]
+            for name, other in ends if variant.mtu is not None else ():
+                if path.dut is not None and name == path.dut:
+                    continue
+                roles.setdefault(name, "end")
+                peers.setdefault(name, []).extend(
+                    a for a in (address.get(other), address.get(path.dut or "")) if a
+                )
+            device = cpu_device(self.plan, path)
+            if device is not None and self.plan.hosts[device].ssh is not None:
+                roles[device] = "dut"
+                others = [address.get(path.client), address.get(path.server)]
+                peers.setdefault(device, []).extend(
+                    a for a in others if a and a != address.get(device)
+                )
+        offloads = any(
+            any(self.plan.variant(t.variant).offloads)
+            for t in trials
+            if not self._is_lab_path(t.path)
+        )
+        targets: list[LinkTarget] = []
+        for name, role in sorted(roles.items()):
+            plan_host = self.plan.hosts[name]
+            host = self._host(name)
+            if role == "dut" and offloads and host.which("ethtool") is None:
+                # OpenWrt ships without it; busybox has no applet of that name.
+                where = name if plan_host.ssh is None else f"{name} ({plan_host.ssh})"
+                raise MissingToolError("ethtool", where)
+            if plan_host.ssh is not None:
+                journal_name = str(plan_host.ssh)
+            elif plan_host.port is not None:
+                journal_name = port_namespace(plan_host.port.interface)
+            else:
+                journal_name = LOCAL
+            # Asked of the host itself, before it is renamed: an SSH session knows its way in.
+            control = None if plan_host.port is not None else control_interface_of(host)
+            targets.append(
+                link_target(
+                    RenamedHost(host, journal_name),
+                    list(dict.fromkeys(peers[name])),
+                    role=role,
+                    control_interface=control,
+                    first_only=role != "dut",
+                )
+            )
+        return targets
 
     def _local(self, name: str) -> Host:
         if name not in self._local_hosts:

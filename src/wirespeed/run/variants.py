@@ -1,13 +1,14 @@
-"""A plan's variants applied to the lab's own links, and undone.
+"""A plan's variants applied to the lab's own links and to real hosts, and undone.
 
-    with VariantStates(journal, labs) as states:     # restores whatever is applied on exit
+    with VariantStates(journal, labs, devices, real) as states:  # restores on exit
         problem = states.enter(variant)              # None, or why it could not be applied
     recover_left_changes(journal)                    # what a killed run left changed
 
 RPS, XPS and offloads go through the tune journal (tune/apply.py): every previous value
 is committed to the store before its knob is written, and restored exactly when the
 variant ends, at the end of the run, on Ctrl-C or SIGTERM, or, after a SIGKILL, by the
-next run's recover_left_changes. It is the code path real devices will take.
+next run's recover_left_changes. On real hosts (link_variants.py) they go on the DUT
+over SSH, and the MTU on the DUT and the path's ends, through the same journal.
 
 The MTU is set with Lab.set_mtu, not journaled: it changes every lab link at once and
 retunes the shapers for the new packet size, which a journal row (one file, one value)
@@ -30,20 +31,16 @@ from typing import TYPE_CHECKING, Any
 
 from wirespeed.errors import HostError, UsageError, WirespeedError
 from wirespeed.hosts.base import Host
-from wirespeed.plan.plan import RPS_SPREAD, Variant
+from wirespeed.plan.plan import Variant
+from wirespeed.run.link_variants import changes_for
 from wirespeed.signals import deferred_signals
 
 if TYPE_CHECKING:
+    from wirespeed.hosts.ssh_connection import SshSettings
     from wirespeed.lab.lab import Lab
+    from wirespeed.run.link_variants import LinkTarget
     from wirespeed.store import Store
     from wirespeed.tune.journal import Journal
-    from wirespeed.tune.model import Change
-
-CPU_ONLINE = "/sys/devices/system/cpu/online"
-
-
-class VariantError(WirespeedError):
-    """A variant that cannot be applied here; its trials fail with this reason."""
 
 
 def journal_for(store: Store) -> Journal:
@@ -59,76 +56,6 @@ def journal_for(store: Store) -> Journal:
     with store.connect(write=True) as conn, conn.begin():
         journal_table.tune_journal.create(conn, checkfirst=True)
     return journal
-
-
-def _queues(host: Host, interface: str, prefix: str) -> list[str]:
-    """The queue directories of an interface ("rx-0", "rx-1" ...), in number order."""
-    done = host.run(["ls", f"/sys/class/net/{interface}/queues"], timeout=10.0)
-    if done.returncode != 0:
-        raise VariantError(f"cannot list the queues of {interface} on {host.name}")
-    found = [name for name in done.stdout.split() if name.startswith(prefix)]
-    return sorted(found, key=lambda name: int(name.partition("-")[2] or 0))
-
-
-def _readable(host: Host, path: str) -> bool:
-    try:
-        host.read_file(path)
-    except (OSError, WirespeedError):
-        return False
-    return True
-
-
-def _spread_mask(host: Host) -> str:
-    from wirespeed.facts.cpus import parse_cpu_list
-    from wirespeed.tune.model import mask_of
-
-    try:
-        cpus = parse_cpu_list(host.read_file(CPU_ONLINE).strip())
-    except (OSError, WirespeedError) as error:
-        raise VariantError(f"cannot read the CPUs of {host.name}: {error}") from None
-    if not cpus:
-        raise VariantError(f"{CPU_ONLINE} on {host.name} lists no CPUs")
-    return mask_of(cpus)
-
-
-def _mask(host: Host, value: str) -> str:
-    return _spread_mask(host) if value == RPS_SPREAD else value
-
-
-def changes_for(variant: Variant, host: Host, interfaces: Sequence[str]) -> list[Change]:
-    """The journaled changes that put a host's interfaces into the variant's state.
-
-    RPS goes on every rx queue, XPS on every tx queue that has an xps_cpus (a device
-    with one tx queue has none); offloads in the order the plan gives them."""
-    from wirespeed.tune.model import Change
-    from wirespeed.tune.targets import offload_target
-
-    why = f"variant {variant.name}"
-    changes: list[Change] = []
-    for interface in interfaces:
-        base = f"/sys/class/net/{interface}/queues"
-        if variant.rps is not None:
-            mask = _mask(host, variant.rps)
-            for queue in _queues(host, interface, "rx-"):
-                path = f"{base}/{queue}/rps_cpus"
-                changes.append(Change(path, None, mask, why, f"RPS {interface} {queue}"))
-        if variant.xps is not None:
-            mask = _mask(host, variant.xps)
-            paths = [f"{base}/{queue}/xps_cpus" for queue in _queues(host, interface, "tx-")]
-            usable = [path for path in paths if _readable(host, path)]
-            if not usable:
-                raise VariantError(
-                    f"variant {variant.name!r}: {interface} on {host.name} has no xps_cpus "
-                    "(a device with a single tx queue has nothing to steer)"
-                )
-            changes += [Change(p, None, mask, why, f"XPS {interface}") for p in usable]
-        for feature, state in variant.offloads:
-            try:
-                target = offload_target(interface, feature)
-            except UsageError as error:
-                raise VariantError(f"variant {variant.name!r}: {error.message}") from None
-            changes.append(Change(target, None, state, why, f"{feature} {interface}"))
-    return changes
 
 
 def lab_interfaces(lab: Lab) -> dict[str, list[str]]:
@@ -149,12 +76,15 @@ class VariantStates:
         journal: Journal,
         labs: Mapping[Any, Lab],  # keyed as the runner keys them; only the labs count
         devices: Sequence[Host] = (),
+        real: Sequence[LinkTarget] = (),
     ) -> None:
         """devices: the DUTs over SSH whose CPUs the variants set (cores online,
-        governor, maximum frequency); each named as recovery reaches it again."""
+        governor, maximum frequency); real: the real hosts of the run's paths whose links
+        the variants set (link_variants.py); each named as recovery reaches it again."""
         self.journal = journal
         self.labs = labs
         self.devices = tuple(devices)
+        self.real = tuple(real)
         self.current: str | None = None
         self._sessions: list[tuple[Host, str]] = []
         self._mtus: dict[str, int] = {}  # lab name -> its MTU before the variant set one
@@ -216,6 +146,12 @@ class VariantStates:
                 # to protect. apply_changes restores its own part if it fails.
                 session = apply_changes(host, changes, self.journal)
                 self._sessions.append((host, session))
+        if variant.changes_links and self.real:
+            from wirespeed.run.link_variants import apply_link_variant
+
+            for target in self.real:
+                for session in apply_link_variant(variant, target, self.journal):
+                    self._sessions.append((target.host, session))
         if variant.changes_cpus:
             from wirespeed.run.cpu_variants import cpu_changes_for
 
@@ -252,10 +188,16 @@ class VariantStates:
         return None
 
 
-def recover_left_changes(journal: Journal) -> list[str]:
+def recover_left_changes(
+    journal: Journal, settings: SshSettings | None = None, *, strict: bool = True
+) -> list[str]:
     """Restore what a killed wirespeed left changed; what was done, for the user.
 
-    Rows of a lab namespace that no longer exists are dropped: the knobs went with it.
+    settings: how the run reaches its SSH hosts (--ssh-config), so that recovery logs in
+    to a device the same way. Rows of a lab namespace, or of a port's namespace, that no
+    longer exists are dropped: the knobs went with it (a port's own row, restored first,
+    brought the port back with its MTU). strict=False leaves the rows of a device it
+    cannot reach for a later call (a device behind a port the run has yet to move).
     Anything else that cannot be restored refuses the run (UsageError with what to do):
     measuring on top of someone's leftover tuning would measure the wrong thing."""
     from wirespeed.lab.naming import parse_namespace
@@ -264,7 +206,7 @@ def recover_left_changes(journal: Journal) -> list[str]:
 
     # A device tuned over SSH (`wirespeed tune apply user@host`) is reached with the
     # user's own SSH configuration and known hosts.
-    with connections(None) as connect:
+    with connections(settings) as connect:
         recovery = recover(journal, connect)
     from wirespeed.tune.ports import restored_words
 
@@ -279,10 +221,12 @@ def recover_left_changes(journal: Journal) -> list[str]:
     ]
     unreachable = dict(recovery.unreachable)
     for name in list(unreachable):
-        if parse_namespace(name) is not None:
+        if parse_namespace(name) is not None or _port_namespace_gone(name):
             forgotten = forget(journal, name)
-            done.append(f"{len(forgotten)} change(s) in {name}: the lab namespace is gone")
+            done.append(f"{len(forgotten)} change(s) in {name}: the namespace is gone")
             del unreachable[name]
+    if not strict:
+        unreachable = {}
     if unreachable or recovery.report.failed:
         lines = [f"{name}: {why}" for name, why in unreachable.items()]
         lines += [
@@ -296,3 +240,10 @@ def recover_left_changes(journal: Journal) -> list[str]:
             "--forget` drops the rows of a host that is gone for good",
         )
     return done
+
+
+def _port_namespace_gone(name: str) -> bool:
+    """A port's namespace (tune/ports.py port_namespace: `enp3s0-port`) that is gone."""
+    from wirespeed.hosts.netns import namespace_exists
+
+    return name.endswith("-port") and "@" not in name and not namespace_exists(name)

@@ -14,7 +14,7 @@ from tune_lab import IFACE, MakeLab, add_veth, knobs, offloads
 from wirespeed.hosts.netns import NetnsHost
 from wirespeed.lab.lab import Lab
 from wirespeed.plan.plan import Variant
-from wirespeed.run.variants import changes_for
+from wirespeed.run.link_variants import changes_for
 from wirespeed.store import RunInfo, Store
 from wirespeed.tune import Change, Journal, apply_changes, restore_session
 from wirespeed.tune.model import mask_of
