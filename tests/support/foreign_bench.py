@@ -135,6 +135,8 @@ class ForeignBench:
     limit_pps: int | None = None
     forward: tuple[int, int] | None = DEFAULT_FORWARD
     pc_wan_port: bool = False
+    tunnel_tools: bool = False  # openvpn, wg and wireguard-go in the router's /usr/bin
+    link_mbit: int = 1000  # every link's rate: 100 for Fast Ethernet
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
     namespaces: list[str] = field(default_factory=list)
 
@@ -181,11 +183,13 @@ class ForeignBench:
         limit_pps: int | None = None,
         forward: tuple[int, int] | None = DEFAULT_FORWARD,
         pc_wan_port: bool = False,
+        tunnel_tools: bool = False,
+        link_mbit: int = 1000,
     ) -> ForeignBench:
         ensure_openssh_server()
         prefix = f"fb{os.getpid()}-{next(_serial)}"
         directory = Path(tempfile.mkdtemp(prefix=f"{prefix}-"))
-        bench = cls(prefix, directory, limit_pps, forward, pc_wan_port)
+        bench = cls(prefix, directory, limit_pps, forward, pc_wan_port, tunnel_tools, link_mbit)
         try:
             bench._wire()
             bench._keys()
@@ -218,10 +222,11 @@ class ForeignBench:
                 "tso", "off", "gso", "off", "gro", "off",
             ])  # fmt: skip
             # 2 ms of burst, 20 ms of queue; overhead 24 and mpu 84 make it count wire
-            # bytes (FCS, preamble, inter-frame gap) as a gigabit port does.
+            # bytes (FCS, preamble, inter-frame gap) as an Ethernet port does.
+            burst = self.link_mbit * 250
             _run([
                 "tc", "-n", namespace, "qdisc", "replace", "dev", interface, "root", "tbf",
-                "rate", "1gbit", "burst", "250000", "limit", "2500000",
+                "rate", f"{self.link_mbit}mbit", "burst", str(burst), "limit", str(burst * 10),
                 "overhead", "24", "mpu", "84",
             ])  # fmt: skip
             _run(["ip", "-n", namespace, "link", "set", interface, "up"])
@@ -302,6 +307,8 @@ class ForeignBench:
             assert found is not None and os.path.dirname(found) == "/usr/bin", program
             (root / "bin" / program).unlink(missing_ok=True)
             (root / "bin" / program).symlink_to(real_bin / program)
+        if self.tunnel_tools:
+            _add_tunnel_tools(root / "bin", real_bin)
         (root / "passwd").write_text(f"root:x:0:0:root:{root / 'home'}:/bin/sh\n")
         (root / "shells").write_text("/bin/sh\n/bin/ash\n")
         shutil.copy(self.directory / "authorized_keys", root / "home/.ssh/authorized_keys")
@@ -411,6 +418,24 @@ class ForeignBench:
         for namespace in self.namespaces:
             subprocess.run(["ip", "netns", "del", namespace], capture_output=True, check=False)
         shutil.rmtree(self.directory, ignore_errors=True)
+
+
+# What OpenWrt's openvpn-openssl, wireguard-tools and wireguard-go packages install (the
+# router's kernel, this machine's, has no wireguard module: wireguard-go stands in).
+TUNNEL_TOOLS = ("openvpn", "wg", "wireguard-go")
+
+
+def _add_tunnel_tools(device_bin: Path, real_bin: Path) -> None:
+    """The tunnel programs in the router's /usr/bin: this machine's Debian ones, each
+    reached where the device sees it (/usr/bin under real_bin, /usr/sbin as it is)."""
+    for program in TUNNEL_TOOLS:
+        found = shutil.which(program)
+        assert found is not None, f"{program} is not installed on this machine"
+        where = Path(found)
+        if where.parent == Path("/usr/bin"):
+            where = real_bin / where.name
+        (device_bin / program).unlink(missing_ok=True)
+        (device_bin / program).symlink_to(where)
 
 
 def _pids_in(namespace: str) -> list[int]:

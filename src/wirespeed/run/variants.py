@@ -34,6 +34,7 @@ from wirespeed.plan.plan import RPS_SPREAD, Variant
 from wirespeed.signals import deferred_signals
 
 if TYPE_CHECKING:
+    from wirespeed.hosts.ssh_connection import SshSettings
     from wirespeed.lab.lab import Lab
     from wirespeed.store import Store
     from wirespeed.tune.journal import Journal
@@ -252,7 +253,7 @@ class VariantStates:
         return None
 
 
-def recover_left_changes(journal: Journal) -> list[str]:
+def recover_left_changes(journal: Journal, settings: SshSettings | None = None) -> list[str]:
     """Restore what a killed wirespeed left changed; what was done, for the user.
 
     Rows of a lab namespace that no longer exists are dropped: the knobs went with it.
@@ -263,13 +264,15 @@ def recover_left_changes(journal: Journal) -> list[str]:
     from wirespeed.tune.hosts import connections
 
     # A device tuned over SSH (`wirespeed tune apply user@host`) is reached with the
-    # user's own SSH configuration and known hosts.
-    with connections(None) as connect:
+    # user's own SSH configuration and known hosts, or the run's (`--ssh-config`).
+    with connections(settings) as connect:
         recovery = recover(journal, connect)
     from wirespeed.tune.ports import restored_words
+    from wirespeed.tune.tunnel_undo import removed_words
 
     done = [
         restored_words(entry.target, entry.previous)
+        or removed_words(entry.target, entry.previous, entry.host)
         or f"restored {entry.target} on {entry.host} to {entry.previous.strip()!r}"
         for entry in recovery.report.restored
     ]
