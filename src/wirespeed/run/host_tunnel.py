@@ -37,6 +37,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import secrets
+import shlex
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -61,7 +62,6 @@ from wirespeed.tune.tunnel_undo import TunnelEnd, tunnel_directory, tunnel_targe
 __all__ = ["WIREGUARD_PACKAGES", "HostTunnel", "HostTunnelEnd", "host_tunnel", "tools_on_host"]
 
 READY_SECONDS = 30.0  # a TLS handshake with a slow router's CPU over SSH polling
-STOP_SECONDS = 3.0
 _POLL = 0.05
 # A host without the kernel's wireguard module needs wireguard-go.
 WIREGUARD_PACKAGES = {"OpenWrt": "kmod-wireguard", "Debian": "wireguard-go"}
@@ -102,6 +102,7 @@ class HostTunnelEnd:
     session: str | None = None
     process: Process | None = None
     kernel: bool = False  # WireGuard on the kernel's module
+    boot: str | None = None  # the host's boot id, if known already (one read per run)
 
     def __post_init__(self) -> None:
         self.end = TunnelEnd(dev="", directory=tunnel_directory(secrets.token_hex(6)))
@@ -169,7 +170,7 @@ class HostTunnel:
                 session=session,
                 position=0,
                 host=end.journal_host,
-                host_boot=host_boot_id(end.host),
+                host_boot=end.boot or host_boot_id(end.host),
                 target=tunnel_target(end.dev),
                 previous=end.end.to_json(),
                 new="up",
@@ -192,8 +193,7 @@ class HostTunnel:
                 _local_run(argv)
                 fingerprint = openvpn.parse_fingerprint(_local_run(openvpn.fingerprint_argv(cert)))
                 remote_cert, remote_key = end.path(f"{name}.crt"), end.path(f"{name}.key")
-                _put(end.host, remote_cert, cert.read_text())
-                _put(end.host, remote_key, key.read_text())
+                _put(end.host, {remote_cert: cert.read_text(), remote_key: key.read_text()})
                 identities[name] = (remote_cert, remote_key, fingerprint)
         far = openvpn.OpenVpnEnd(
             dev=self.far.dev,
@@ -257,9 +257,14 @@ class HostTunnel:
             else:
                 self._start(end, wireguard.userspace_argv(end.dev))
                 self._wait_for(end, deadline, functools.partial(_socket_ready, end))
-            _check(end.host, wireguard.set_argv(settings[end.dev]))
-            _check(end.host, ["ip", "address", "add", f"{address}/24", "dev", end.dev])
-            _check(end.host, ["ip", "link", "set", "dev", end.dev, "mtu", mtu, "up"])
+            # One round trip: `wg set`, then the address and the MTU, each only if the
+            # one before worked (every word quoted, as Host.run quotes an argv).
+            configure = [
+                wireguard.set_argv(settings[end.dev]),
+                ["ip", "address", "add", f"{address}/24", "dev", end.dev],
+                ["ip", "link", "set", "dev", end.dev, "mtu", mtu, "up"],
+            ]
+            _check(end.host, ["sh", "-c", " && ".join(shlex.join(argv) for argv in configure)])
 
     def _wait(self, end: HostTunnelEnd, deadline: float, ready: Callable[[str], bool]) -> None:
         self._wait_for(end, deadline, lambda: ready(end.text()))
@@ -296,16 +301,12 @@ class HostTunnel:
     # -- down ------------------------------------------------------------------------
 
     def down(self) -> None:
-        """Stop both daemons, then restore each end's journal row (the undo removes the
-        device, socket and directory, and stops a daemon still there). Never raises:
-        what could not be removed stays journaled, and is said in `problems`."""
+        """Restore each end's journal row: the undo stops its daemon (TERM, then KILL)
+        and removes the device, socket and directory, as recovery would after a crash.
+        Never raises: what could not be removed stays journaled, said in `problems`."""
         from wirespeed.tune.apply import restore_session
 
         with deferred_signals():
-            for end in self.ends:
-                if end.process is not None:
-                    with contextlib.suppress(WirespeedError, OSError, TimeoutError):
-                        end.process.stop(grace=STOP_SECONDS)
             for end in self.ends:
                 if end.session is None:
                     continue
@@ -380,18 +381,21 @@ def _local_run(argv: Sequence[str]) -> str:
     return done.stdout
 
 
-def _put(host: Host, path: str, text: str) -> None:
-    """A key file on the host, its text through the session's stdin (an SSH device) or
+def _put(host: Host, files: dict[str, str]) -> None:
+    """Key files on the host, their text through the session's stdin (an SSH device) or
     written directly (this machine): never on a command line."""
     from wirespeed.hosts.ssh import SshHost
+    from wirespeed.hosts.ssh_scripts import quote
 
-    if isinstance(host, SshHost):
+    if not isinstance(host, SshHost):
+        for path, text in files.items():
+            host.write_file(path, text)
+        return
+    script = ["umask 077"]
+    for path, text in files.items():
         marker = f"WIRESPEED_{secrets.token_hex(8)}"
-        from wirespeed.hosts.ssh_scripts import quote
-
-        host.command(f"umask 077\ncat > {quote(path)} <<'{marker}'\n{text.rstrip()}\n{marker}\n")
-    else:
-        host.write_file(path, text)
+        script.append(f"cat > {quote(path)} <<'{marker}'\n{text.rstrip()}\n{marker}")
+    host.command("\n".join(script) + "\n")
 
 
 def _last_words(text: str) -> str:

@@ -355,6 +355,7 @@ class Runner:
         self._tunnel: LabTunnel | None = None  # the tunnel the current trial runs through
         self._host_tunnel: HostTunnel | None = None  # ... between real hosts
         self._journal: Journal | None = None  # the run's, for what a trial makes on hosts
+        self._boots: dict[str, str | None] = {}  # plan host -> its boot id, once read
 
     def run(
         self,
@@ -536,8 +537,13 @@ class Runner:
         near_name, far_name = tunnel_ends(path)
 
         def end(name: str, where: str) -> HostTunnelEnd:
-            ssh = self.plan.hosts[name].ssh
-            return HostTunnelEnd(self._host(name), LOCAL if ssh is None else str(ssh), where)
+            from wirespeed.tune.apply import host_boot_id
+
+            ssh, host = self.plan.hosts[name].ssh, self._host(name)
+            if name not in self._boots:
+                self._boots[name] = host_boot_id(host)
+            journal_name = LOCAL if ssh is None else str(ssh)
+            return HostTunnelEnd(host, journal_name, where, boot=self._boots[name])
 
         far_where = "DUT" if path.tunnel.ends is TunnelEnds.DUT else "server"
         far_outer = self.plan.hosts[far_name].traffic_address

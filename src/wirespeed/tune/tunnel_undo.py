@@ -38,8 +38,9 @@ _DIRECTORY = re.compile(r"/tmp/wirespeed-tunnel-[0-9a-f]{12}")
 SOCKET_DIRECTORY = "/var/run/wireguard"  # wireguard-go's (tools/wireguard.py)
 
 # Stop the daemons whose pid files are in the directory ($1), those only whose command
-# line still names the device ($2: a pid reused since belongs to a stranger), TERM then
-# KILL; then the device, the socket ($3) and the directory.
+# line still names the device ($2: a pid reused since belongs to a stranger), TERM then,
+# after 3 s, KILL (a busybox without fractional sleep waits whole seconds); then the
+# device, the socket ($3) and the directory.
 _UNDO = """\
 d=$1 dev=$2 sock=$3 live=
 for f in "$d"/*.pid; do
@@ -50,8 +51,8 @@ for f in "$d"/*.pid; do
   kill -TERM "$p" 2>/dev/null && live="$live $p"
 done
 n=0
-while [ -n "$live" ] && [ $n -lt 3 ]; do
-  sleep 1
+while [ -n "$live" ] && [ $n -lt 30 ]; do
+  sleep 0.1 2>/dev/null || sleep 1
   still=
   for p in $live; do kill -0 "$p" 2>/dev/null && still="$still $p"; done
   live=$still
