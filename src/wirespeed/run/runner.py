@@ -197,7 +197,7 @@ def _tunnel_tools_here(plan: Plan, trials: Sequence[Trial]) -> set[str]:
     hosts openssl for OpenVPN's keys (made here), and an end's tools if it is this machine."""
     from wirespeed.lab.tunnel import tools_for
     from wirespeed.model import TunnelKind
-    from wirespeed.run.host_tunnel import tools_on_host
+    from wirespeed.run.host_tunnel import WIREGUARD_MODULE, tools_on_host
 
     needed: set[str] = set()
     for trial in trials:
@@ -211,6 +211,8 @@ def _tunnel_tools_here(plan: Plan, trials: Sequence[Trial]) -> set[str]:
             needed.add("openssl")
         if any(plan.hosts[name].ssh is None for name in tunnel_ends(trial.path)):
             needed.update(tools_on_host(tunnel.kind))
+            if tunnel.kind is TunnelKind.WIREGUARD and not os.path.isdir(WIREGUARD_MODULE):
+                needed.add("wireguard-go")  # no kernel module loaded here
     return needed
 
 
