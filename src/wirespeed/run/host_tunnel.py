@@ -35,7 +35,6 @@ kmod-wireguard or wireguard-go).
 from __future__ import annotations
 
 import contextlib
-import functools
 import secrets
 import shlex
 import tempfile
@@ -70,7 +69,21 @@ WIREGUARD_MODULE = "/sys/module/wireguard"
 # The daemon's pid written to its pid file before it becomes the daemon: recovery finds
 # it there even when this process is gone.
 _WITH_PID_FILE = 'echo $$ > "$1" && shift && exec "$@"'
-_KEYGEN = 'umask 077 && wg genkey > "$1" && wg pubkey < "$1"'
+# $1 the end's directory, $2 its device: prints the public key, then `kernel` when the
+# kernel made the device, else `userspace`.
+_KEYS_AND_DEVICE = """\
+mkdir -m 700 "$1" && umask 077 && wg genkey > "$1/private.key" && wg pubkey < "$1/private.key" ||
+  exit 1
+if ip link add dev "$2" type wireguard 2>/dev/null; then echo kernel; else echo userspace; fi
+"""
+# Up to 30 s (READY_SECONDS) for wireguard-go's socket, while its process lives.
+_WAIT_FOR_SOCKET = (
+    "n=0; while [ ! -S {socket} ]; do "
+    'kill -0 {pid} 2>/dev/null || {{ echo "wireguard-go exited" >&2; exit 1; }}; '
+    "n=$((n + 1)); "
+    '[ $n -gt 300 ] && {{ echo "no socket" >&2; exit 1; }}; '
+    "sleep 0.1 2>/dev/null || {{ sleep 1; n=$((n + 9)); }}; done; "
+)
 
 
 def tools_on_host(kind: TunnelKind) -> list[str]:
@@ -103,6 +116,7 @@ class HostTunnelEnd:
     process: Process | None = None
     kernel: bool = False  # WireGuard on the kernel's module
     boot: str | None = None  # the host's boot id, if known already (one read per run)
+    entry: int | None = None  # its journal row
 
     def __post_init__(self) -> None:
         self.end = TunnelEnd(dev="", directory=tunnel_directory(secrets.token_hex(6)))
@@ -153,20 +167,22 @@ class HostTunnel:
     # -- up --------------------------------------------------------------------------
 
     def up(self) -> None:
+        # Every end journaled before anything of either is made; each end's first
+        # command (the keys) makes its directory.
         for end in self.ends:
-            self._journal_then_make(end)
+            self._journal(end)
         if self.spec.kind is TunnelKind.OPENVPN:
             self._openvpn_up()
         else:
             self._wireguard_up()
         self._prove()
 
-    def _journal_then_make(self, end: HostTunnelEnd) -> None:
+    def _journal(self, end: HostTunnelEnd) -> None:
         from wirespeed.tune.apply import host_boot_id
 
         session = self.journal.new_session()
         with deferred_signals():
-            entry = self.journal.record(
+            end.entry = self.journal.record(
                 session=session,
                 position=0,
                 host=end.journal_host,
@@ -177,8 +193,11 @@ class HostTunnel:
                 why=f"{self.spec.kind.value} tunnel, {end.where}'s end",
             )
             end.session = session
-            _check(end.host, ["mkdir", "-m", "700", end.directory])
-            self.journal.set_state(entry, State.APPLIED)
+
+    def _made(self, end: HostTunnelEnd) -> None:
+        """The end's directory and keys are there (its row: applied)."""
+        if end.entry is not None:
+            self.journal.set_state(end.entry, State.APPLIED)
 
     def _start(self, end: HostTunnelEnd, argv: Sequence[str]) -> Process:
         pid_file = end.path(f"{argv[0]}.pid")
@@ -193,7 +212,9 @@ class HostTunnel:
                 _local_run(argv)
                 fingerprint = openvpn.parse_fingerprint(_local_run(openvpn.fingerprint_argv(cert)))
                 remote_cert, remote_key = end.path(f"{name}.crt"), end.path(f"{name}.key")
-                _put(end.host, {remote_cert: cert.read_text(), remote_key: key.read_text()})
+                files = {remote_cert: cert.read_text(), remote_key: key.read_text()}
+                _put(end.host, end.directory, files)
+                self._made(end)
                 identities[name] = (remote_cert, remote_key, fingerprint)
         far = openvpn.OpenVpnEnd(
             dev=self.far.dev,
@@ -227,9 +248,14 @@ class HostTunnel:
     def _wireguard_up(self) -> None:
         public: dict[str, str] = {}
         for end in self.ends:
-            key = end.path("private.key")
-            done = _check(end.host, ["sh", "-c", _KEYGEN, "sh", key])
-            public[end.dev] = done.stdout.strip()
+            # One round trip: the directory, the key, and the kernel's device if the
+            # kernel has WireGuard (what a router with kmod-wireguard runs).
+            done = _check(end.host, ["sh", "-c", _KEYS_AND_DEVICE, "sh", end.directory, end.dev])
+            self._made(end)
+            words = done.stdout.split()
+            if len(words) != 2:
+                raise HostError(f"wg genkey on {end.host.name} said {done.stdout.strip()!r}")
+            public[end.dev], end.kernel = words[0], words[1] == "kernel"
         settings = {
             self.far.dev: wireguard.WireGuardEnd(
                 dev=self.far.dev,
@@ -247,16 +273,14 @@ class HostTunnel:
                 endpoint=self.far_outer,
             ),
         }
-        deadline = time.monotonic() + READY_SECONDS
         mtu = str(tunnels.inner_mtu(self.spec))
         for end, address in ((self.far, FAR_ADDRESS), (self.near, NEAR_ADDRESS)):
-            # The kernel's module where there is one (what a router with kmod-wireguard
-            # runs); else wireguard-go, serving its configuration on a socket once up.
-            if end.host.run(wireguard.kernel_argv(end.dev), timeout=15.0).returncode == 0:
-                end.kernel = True
-            else:
-                self._start(end, wireguard.userspace_argv(end.dev))
-                self._wait_for(end, deadline, functools.partial(_socket_ready, end))
+            # No kernel device: wireguard-go, which serves its configuration on a socket
+            # once it is up; the host waits for the socket (while the daemon lives).
+            wait = ""
+            if not end.kernel:
+                process = self._start(end, wireguard.userspace_argv(end.dev))
+                wait = _WAIT_FOR_SOCKET.format(socket=shlex.quote(end.end.socket), pid=process.pid)
             # One round trip: `wg set`, then the address and the MTU, each only if the
             # one before worked (every word quoted, as Host.run quotes an argv).
             configure = [
@@ -264,7 +288,14 @@ class HostTunnel:
                 ["ip", "address", "add", f"{address}/24", "dev", end.dev],
                 ["ip", "link", "set", "dev", end.dev, "mtu", mtu, "up"],
             ]
-            _check(end.host, ["sh", "-c", " && ".join(shlex.join(argv) for argv in configure)])
+            script = wait + " && ".join(shlex.join(argv) for argv in configure)
+            done = end.host.run(["sh", "-c", script], timeout=READY_SECONDS + 15.0)
+            if done.returncode != 0:
+                raise HostError(
+                    f"WireGuard on {end.host.name} ({end.where}) was not set up: "
+                    f"{done.stderr.strip() or done.stdout.strip()} "
+                    f"({_last_words(end.text())})"
+                )
 
     def _wait(self, end: HostTunnelEnd, deadline: float, ready: Callable[[str], bool]) -> None:
         self._wait_for(end, deadline, lambda: ready(end.text()))
@@ -358,10 +389,6 @@ def _port(spec: TunnelSpec) -> str:
     return f"udp {wireguard.PORT}"
 
 
-def _socket_ready(end: HostTunnelEnd) -> bool:
-    return end.host.run(["test", "-S", end.end.socket], timeout=15.0).returncode == 0
-
-
 def _check(host: Host, argv: Sequence[str]) -> Completed:
     done = host.run(argv, timeout=30.0)
     if done.returncode != 0:
@@ -381,17 +408,19 @@ def _local_run(argv: Sequence[str]) -> str:
     return done.stdout
 
 
-def _put(host: Host, files: dict[str, str]) -> None:
-    """Key files on the host, their text through the session's stdin (an SSH device) or
-    written directly (this machine): never on a command line."""
+def _put(host: Host, directory: str, files: dict[str, str]) -> None:
+    """The end's directory made and key files put in it, their text through the
+    session's stdin (an SSH device) or written directly (this machine): never on a
+    command line."""
     from wirespeed.hosts.ssh import SshHost
     from wirespeed.hosts.ssh_scripts import quote
 
     if not isinstance(host, SshHost):
+        _check(host, ["mkdir", "-m", "700", directory])
         for path, text in files.items():
             host.write_file(path, text)
         return
-    script = ["umask 077"]
+    script = [f"mkdir -m 700 {quote(directory)} || exit 1", "umask 077"]
     for path, text in files.items():
         marker = f"WIRESPEED_{secrets.token_hex(8)}"
         script.append(f"cat > {quote(path)} <<'{marker}'\n{text.rstrip()}\n{marker}")
