@@ -33,7 +33,9 @@ commands (nothing of wirespeed's lab), reached only over SSH.
     └─────────────────────────────────────┘
 
 Every link is a veth pair shaped as gigabit Ethernet on both ends (tbf rate 1gbit,
-overhead 24: 941.5 Mbit/s of TCP goodput at MTU 1500, LIMITS.md) with the offloads off.
+overhead 24: 941.5 Mbit/s of TCP goodput at MTU 1500, LIMITS.md) with the offloads off;
+`link_mbit=100` makes them Fast Ethernet. `tunnel_tools=True` gives the router what
+OpenWrt's VPN packages install (openvpn, wg, wireguard-go in its /usr/bin).
 
 The router is a device, not a test: it is never told anything (no key, no flag, no
 file of wirespeed's); it runs dropbear in a private mount namespace in which /usr/bin
