@@ -33,7 +33,9 @@ commands (nothing of wirespeed's lab), reached only over SSH.
     └─────────────────────────────────────┘
 
 Every link is a veth pair shaped as gigabit Ethernet on both ends (tbf rate 1gbit,
-overhead 24: 941.5 Mbit/s of TCP goodput at MTU 1500, LIMITS.md) with the offloads off.
+overhead 24: 941.5 Mbit/s of TCP goodput at MTU 1500, LIMITS.md) with the offloads off;
+`link_mbit=100` makes them Fast Ethernet. `tunnel_tools=True` gives the router what
+OpenWrt's VPN packages install (openvpn, wg, wireguard-go in its /usr/bin).
 
 The router is a device, not a test: it is never told anything (no key, no flag, no
 file of wirespeed's); it runs dropbear in a private mount namespace in which /usr/bin
@@ -150,6 +152,8 @@ class ForeignBench:
     root_ports: bool = False
     # A CPU tree (fake_cpus.py) the router sees as its /sys/devices/system/cpu.
     cpu_tree: Path | None = None
+    tunnel_tools: bool = False  # openvpn, wg and wireguard-go in the router's /usr/bin
+    link_mbit: int = 1000  # every link's rate: 100 for Fast Ethernet
     processes: list[subprocess.Popen[bytes]] = field(default_factory=list)
     namespaces: list[str] = field(default_factory=list)
 
@@ -198,13 +202,24 @@ class ForeignBench:
         pc_wan_port: bool = False,
         root_ports: bool = False,
         cpu_board: str | None = None,
+        tunnel_tools: bool = False,
+        link_mbit: int = 1000,
     ) -> ForeignBench:
         """root_ports: see with_root_ports(); cpu_board: a board of tests/fixtures/boards
         whose CPUs the router shows (fake_cpus.py), e.g. "r4s"."""
         ensure_openssh_server()
         prefix = f"fb{os.getpid()}-{next(_serial)}"
         directory = Path(tempfile.mkdtemp(prefix=f"{prefix}-"))
-        bench = cls(prefix, directory, limit_pps, forward, pc_wan_port, root_ports)
+        bench = cls(
+            prefix,
+            directory,
+            limit_pps,
+            forward,
+            pc_wan_port,
+            root_ports=root_ports,
+            tunnel_tools=tunnel_tools,
+            link_mbit=link_mbit,
+        )
         try:
             if cpu_board is not None:
                 from support.fake_cpus import board_cpu_tree
@@ -243,10 +258,11 @@ class ForeignBench:
                 "tso", "off", "gso", "off", "gro", "off",
             ])  # fmt: skip
             # 2 ms of burst, 20 ms of queue; overhead 24 and mpu 84 make it count wire
-            # bytes (FCS, preamble, inter-frame gap) as a gigabit port does.
+            # bytes (FCS, preamble, inter-frame gap) as an Ethernet port does.
+            burst = self.link_mbit * 250
             _run([
                 "tc", "-n", namespace, "qdisc", "replace", "dev", interface, "root", "tbf",
-                "rate", "1gbit", "burst", "250000", "limit", "2500000",
+                "rate", f"{self.link_mbit}mbit", "burst", str(burst), "limit", str(burst * 10),
                 "overhead", "24", "mpu", "84",
             ])  # fmt: skip
             _run(["ip", "-n", namespace, "link", "set", interface, "up"])
@@ -280,9 +296,10 @@ class ForeignBench:
                   "tso", "off", "gso", "off", "gro", "off"])  # fmt: skip
             # Shaped on the bench's side only: a port's qdisc does not survive its move
             # into a namespace, and every direction crosses a shaped side anyway.
+            burst = self.link_mbit * 250
             _run(["tc", "-n", namespace, "qdisc", "replace", "dev", peer, "root", "tbf",
-                  "rate", "1gbit", "burst", "250000", "limit", "2500000",
-                  "overhead", "24", "mpu", "84"])  # fmt: skip
+                  "rate", f"{self.link_mbit}mbit", "burst", str(burst), "limit",
+                  str(burst * 10), "overhead", "24", "mpu", "84"])  # fmt: skip
             _run(["ip", "-n", namespace, "link", "set", peer, "up"])
         _run(["ip", "-n", self.switch, "link", "set", "pcb", "master", "br0"])
         router = ["ip", "-n", self.router]
@@ -369,6 +386,8 @@ class ForeignBench:
             assert found is not None and os.path.dirname(found) == "/usr/bin", program
             (root / "bin" / program).unlink(missing_ok=True)
             (root / "bin" / program).symlink_to(real_bin / program)
+        if self.tunnel_tools:
+            _add_tunnel_tools(root / "bin", real_bin)
         (root / "passwd").write_text(f"root:x:0:0:root:{root / 'home'}:/bin/sh\n")
         (root / "shells").write_text("/bin/sh\n/bin/ash\n")
         shutil.copy(self.directory / "authorized_keys", root / "home/.ssh/authorized_keys")
@@ -501,6 +520,24 @@ class ForeignBench:
                     )
                 subprocess.run(["ip", "link", "del", port], capture_output=True, check=False)
         shutil.rmtree(self.directory, ignore_errors=True)
+
+
+# What OpenWrt's openvpn-openssl, wireguard-tools and wireguard-go packages install (the
+# router's kernel, this machine's, has no wireguard module: wireguard-go stands in).
+TUNNEL_TOOLS = ("openvpn", "wg", "wireguard-go")
+
+
+def _add_tunnel_tools(device_bin: Path, real_bin: Path) -> None:
+    """The tunnel programs in the router's /usr/bin: this machine's Debian ones, each
+    reached where the device sees it (/usr/bin under real_bin, /usr/sbin as it is)."""
+    for program in TUNNEL_TOOLS:
+        found = shutil.which(program)
+        assert found is not None, f"{program} is not installed on this machine"
+        where = Path(found)
+        if where.parent == Path("/usr/bin"):
+            where = real_bin / where.name
+        (device_bin / program).unlink(missing_ok=True)
+        (device_bin / program).symlink_to(where)
 
 
 def _pids_in(namespace: str) -> list[int]:

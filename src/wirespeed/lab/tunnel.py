@@ -35,7 +35,7 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
@@ -51,11 +51,16 @@ if TYPE_CHECKING:
     from wirespeed.lab.lab import Lab
 
 __all__ = [
+    "FAR_ADDRESS",
+    "NEAR_ADDRESS",
     "TUNNEL_DIR",
+    "TUNNEL_SUBNET",
     "LabTunnel",
     "Placement",
+    "describe_mtus",
     "device_name",
     "lab_tunnel",
+    "openvpn_findings",
     "placement_for",
     "remove_files",
     "tools_for",
@@ -413,38 +418,53 @@ class LabTunnel:
             )
             found.append(Finding(FindingKind.TUNNEL, text))
             return found
-        for node, text in self.logs().items():
-            log = openvpn.parse_log(text)
-            where = "client" if node == self.placement.near else far
-            if log.dco is False:
-                found.append(
-                    Finding(
-                        FindingKind.TUNNEL,
-                        f"OpenVPN on the {where} moved every packet through userspace, "
-                        f"without data channel offload: {log.dco_note}",
-                    )
-                )
-            elif log.dco:
-                found.append(
-                    Finding(FindingKind.TUNNEL, f"OpenVPN on the {where} used data channel offload")
-                )
+        where = {node: "client" if node == self.placement.near else far for node in self.logs()}
+        found += openvpn_findings({where[node]: text for node, text in self.logs().items()})
         return found
 
     def _mtu_text(self, far: str) -> str:
-        kind = "OpenVPN" if self.spec.kind is TunnelKind.OPENVPN else "WireGuard"
-        outer_l4 = tunnels.outer_headers(self.spec) - tunnels.OUTER_IPV4
-        inner = tunnels.encapsulation(self.spec)
-        total = tunnels.outer_headers(self.spec) + inner
-        parts = f"outer IPv4 20, {self.spec.proto.value.upper()} {outer_l4}, {kind} {inner}"
-        text = (
-            f"{kind} tunnel client to {far}: inner MTU {self.inner_mtu}, outer link MTU "
-            f"{self.link_mtu}; each packet gains {total} bytes ({parts})"
-        )
-        if self.inner_mtu + total > self.link_mtu:
-            text += "; a full inner packet leaves as IP fragments"
-        if self.spec.kind is TunnelKind.OPENVPN and (clamp := openvpn.mssfix(self.spec)):
-            text += f"; TCP inside is clamped to outer packets of {clamp} bytes"
-        return text
+        return describe_mtus(self.spec, self.link_mtu, far)
+
+
+def describe_mtus(spec: TunnelSpec, link_mtu: int, far: str) -> str:
+    """'WireGuard tunnel client to DUT: inner MTU 1420, outer link MTU 1500; each packet
+    gains 60 bytes (...)': what the tunnel costs each packet, and whether full ones split."""
+    kind = "OpenVPN" if spec.kind is TunnelKind.OPENVPN else "WireGuard"
+    outer_l4 = tunnels.outer_headers(spec) - tunnels.OUTER_IPV4
+    inner = tunnels.encapsulation(spec)
+    total = tunnels.outer_headers(spec) + inner
+    inner_mtu = tunnels.inner_mtu(spec)
+    parts = f"outer IPv4 20, {spec.proto.value.upper()} {outer_l4}, {kind} {inner}"
+    text = (
+        f"{kind} tunnel client to {far}: inner MTU {inner_mtu}, outer link MTU "
+        f"{link_mtu}; each packet gains {total} bytes ({parts})"
+    )
+    if inner_mtu + total > link_mtu:
+        text += "; a full inner packet leaves as IP fragments"
+    if spec.kind is TunnelKind.OPENVPN and (clamp := openvpn.mssfix(spec)):
+        text += f"; TCP inside is clamped to outer packets of {clamp} bytes"
+    return text
+
+
+def openvpn_findings(logs: Mapping[str, str]) -> list[Finding]:
+    """How each OpenVPN end moved its packets, from its log (where -> text): with the
+    kernel's data channel offload, or through userspace."""
+    found: list[Finding] = []
+    for where, text in logs.items():
+        log = openvpn.parse_log(text)
+        if log.dco is False:
+            found.append(
+                Finding(
+                    FindingKind.TUNNEL,
+                    f"OpenVPN on the {where} moved every packet through userspace, "
+                    f"without data channel offload: {log.dco_note}",
+                )
+            )
+        elif log.dco:
+            found.append(
+                Finding(FindingKind.TUNNEL, f"OpenVPN on the {where} used data channel offload")
+            )
+    return found
 
 
 def _exists(path: Path, _log: str) -> bool:

@@ -51,7 +51,7 @@ from wirespeed.plan.schema import (
 )
 from wirespeed.plan.tunnel_checks import (
     check_tunnel_datagrams,
-    refuse_host_tunnel,
+    host_tunnel_for,
     refuse_search_through_tunnel,
     tunnel_for,
     variant_tunnel,
@@ -397,7 +397,7 @@ def _host_path(
     host_names: _Names,
     out: Collector,
 ) -> PathSpec | None:
-    ok = refuse_host_tunnel(entry, loc, out)
+    ok = True
     for role in ("client", "server"):
         if getattr(entry, role) is None:
             out.error(loc, f"path {entry.name!r} between real hosts needs {role}:")
@@ -460,8 +460,11 @@ def _host_path(
             hint=f"give hosts.{server} an address: or ssh:",
         )
         return None
+    tunnel_ok, tunnel = host_tunnel_for(entry, loc, hosts, out)
+    if not tunnel_ok:
+        return None
     link = parse_link(entry.link) if entry.link is not None else None
-    return PathSpec(entry.name, entry.topology, client, server, dut, link)
+    return PathSpec(entry.name, entry.topology, client, server, dut, link, tunnel=tunnel)
 
 
 _IN_A_TEST = "belongs to each test, not to defaults"

@@ -396,7 +396,8 @@ class TunnelOptions(Entry):
 
 
 class TunnelEntry(TunnelOptions):
-    """`tunnel:` on a lab path: the traffic goes through a VPN tunnel."""
+    """`tunnel:` on a path: the traffic goes through a VPN tunnel (in the lab, or started
+    on the path's real hosts)."""
 
     kind: Annotated[TunnelKind, BeforeValidator(_lower)]
     ends: Annotated[TunnelEnds, BeforeValidator(_lower)] = TunnelEnds.DUT

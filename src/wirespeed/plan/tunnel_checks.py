@@ -1,13 +1,13 @@
 """A path's `tunnel:` and the variants' tunnel options: what cannot work, at its line.
 
     tunnel_for(entry, loc, topology, out) -> TunnelSpec | None   # a lab path's tunnel
-    refuse_host_tunnel(entry, loc, out)                         # a real devices' path
+    host_tunnel_for(entry, loc, hosts, out) -> TunnelSpec | None  # between real hosts
     variant_tunnel(options, loc, paths, out) -> tuple(...)      # a variant's overrides
     with_tunnel_options(path, options) -> PathSpec              # the path in that variant
     check_tunnel_datagrams(test, path, out)                     # UDP that the tunnel splits
 
-The lab builds tunnels (lab/tunnel.py); on real devices wirespeed does not start VPN
-daemons yet, so such a path is refused with what to do instead.
+The lab builds its tunnels (lab/tunnel.py); between real hosts wirespeed starts them
+over SSH (run/host_tunnel.py), to the DUT of an endpoint path or through the DUT.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from wirespeed.model import (
     TunnelSpec,
 )
 from wirespeed.plan.collect import Collector
+from wirespeed.plan.plan import HostPlan
 from wirespeed.plan.resolve import ResolvedTest
 from wirespeed.plan.schema import PathEntry, TunnelOptions
 from wirespeed.plan.yamltree import Loc
@@ -123,29 +124,47 @@ def _spec(
         return None
 
 
-def refuse_host_tunnel(entry: PathEntry, loc: Loc, out: Collector) -> bool:
-    """A tunnel on a path between real hosts: refused (False) with what works instead."""
-    if entry.tunnel is None:
-        return True
-    kind = entry.tunnel.kind
-    if kind is TunnelKind.WIREGUARD:
-        # wg-quick needs bash and the kernel module; wireguard-go a Go runtime: neither is
-        # what an OpenWrt box has by default (opkg install kmod-wireguard wireguard-tools).
-        detail = (
-            "it would need the device's wireguard kernel module (`ip link add wg0 type "
-            "wireguard`) and wg on both ends"
+def host_tunnel_for(
+    entry: PathEntry, loc: Loc, hosts: Mapping[str, HostPlan], out: Collector
+) -> tuple[bool, TunnelSpec | None]:
+    """(ok, the tunnel of a path between real hosts or None); errors recorded.
+
+    wirespeed starts the tunnel on the hosts (run/host_tunnel.py): to the DUT on an
+    endpoint path (it runs the iperf server at its tunnel address), or from the client
+    to the server through the DUT. A server behind a DUT that ends the tunnel would need
+    a route back into the tunnel and a firewall rule on the DUT, which wirespeed does not
+    set on a real device."""
+    tunnel = entry.tunnel
+    if tunnel is None:
+        return True, None
+    where: Loc = (*loc, "tunnel")
+    if tunnel.ends is TunnelEnds.DUT and entry.topology in (Topology.ROUTER, Topology.NAT):
+        out.error(
+            (*where, "ends"),
+            f"path {entry.name!r}: between real hosts a tunnel ends at the DUT on an "
+            "endpoint path only: a server behind the DUT would need a route back into the "
+            "tunnel and a firewall rule on the DUT, which wirespeed does not set",
+            hint="use topology: endpoint with the DUT as server (the tunnel ends at it, and "
+            "it runs iperf), or ends: through (client to server, the DUT forwards the "
+            "encrypted packets)",
         )
-    else:
-        detail = "it would need openvpn on both ends and root on the client"
-    out.error(
-        (*loc, "tunnel"),
-        f"path {entry.name!r}: wirespeed builds VPN tunnels in the lab only; on real "
-        f"devices {detail}",
-        hint="set the tunnel up by hand and give the server's tunnel address as its "
-        "address: (the path then measures through it), or leave out client: and server: "
-        "to run the path in the lab",
-    )
-    return False
+        return False, None
+    ok, spec = tunnel_for(entry, loc, entry.topology, out)
+    if not ok:
+        return False, None
+    far = entry.server if tunnel.ends is TunnelEnds.THROUGH else entry.dut_host or entry.server
+    for role, name in (("client", entry.client), ("server" if far == entry.server else "dut", far)):
+        host = hosts.get(name or "")
+        if host is not None and host.port is not None:
+            out.error(
+                (*where, "ends"),
+                f"path {entry.name!r}: the tunnel's {role} end is {name!r}, a port of this "
+                "machine, and wirespeed starts tunnel ends on SSH hosts and on this "
+                "machine itself only",
+                hint=f"give {name!r} ssh: (a machine of its own), or run the tunnel in the lab",
+            )
+            return False, None
+    return True, spec
 
 
 def variant_tunnel(

@@ -43,9 +43,11 @@ if TYPE_CHECKING:
     from wirespeed.lab.lab import Lab
     from wirespeed.lab.tunnel import LabTunnel
     from wirespeed.plan import Plan
+    from wirespeed.run.host_tunnel import HostTunnel
     from wirespeed.run.link_variants import LinkTarget
     from wirespeed.run.search_legs import SearchPath
     from wirespeed.store import Store
+    from wirespeed.tune.journal import Journal
 
 
 def _teardown(lab: Lab) -> None:
@@ -177,16 +179,47 @@ def preflight(plan: Plan, trials: Sequence[Trial]) -> None:
             )
         _refuse_steering_without_a_device(plan, path, trials)
     this_machine = LocalHost(name="this machine")
-    from wirespeed.lab.tunnel import tools_for
-
-    tunnels = {t.path.tunnel for t in trials if t.path.tunnel is not None}
-    for program in sorted({tool for tunnel in tunnels for tool in tools_for(tunnel)}):
+    for program in sorted(_tunnel_tools_here(plan, trials)):
         if this_machine.which(program) is None:
             raise MissingToolError(program)
     for program in sorted({program_for(t.test.tool) for t in trials if t.test.tool.moves_traffic}):
         if this_machine.which(program) is None:
             raise MissingToolError(program)
     _refuse_missing_benchmarks(plan, trials, this_machine)
+
+
+def _tunnel_tools_here(plan: Plan, trials: Sequence[Trial]) -> set[str]:
+    """What this machine needs for the trials' tunnels: a lab's both ends; between real
+    hosts openssl for OpenVPN's keys (made here), and an end's tools if it is this machine."""
+    from wirespeed.lab.tunnel import tools_for
+    from wirespeed.model import TunnelKind
+    from wirespeed.run.host_tunnel import WIREGUARD_MODULE, tools_on_host
+
+    needed: set[str] = set()
+    for trial in trials:
+        tunnel = trial.path.tunnel
+        if tunnel is None:
+            continue
+        if is_lab_path(plan, trial.path):
+            needed.update(tools_for(tunnel))
+            continue
+        if tunnel.kind is TunnelKind.OPENVPN:
+            needed.add("openssl")
+        if any(plan.hosts[name].ssh is None for name in tunnel_ends(trial.path)):
+            needed.update(tools_on_host(tunnel.kind))
+            if tunnel.kind is TunnelKind.WIREGUARD and not os.path.isdir(WIREGUARD_MODULE):
+                needed.add("wireguard-go")  # no kernel module loaded here
+    return needed
+
+
+def tunnel_ends(path: PathSpec) -> tuple[str, str]:
+    """The plan hosts of a real path's tunnel: (the client, the DUT or the server)."""
+    from wirespeed.model import TunnelEnds
+
+    assert path.tunnel is not None
+    if path.tunnel.ends is TunnelEnds.DUT:
+        return path.client, path.dut or path.server
+    return path.client, path.server
 
 
 def _refuse_missing_benchmarks(plan: Plan, trials: Sequence[Trial], this_machine: Host) -> None:
@@ -345,6 +378,9 @@ class Runner:
         # interruption tells the user to resume.
         self.run_id: int | None = None
         self._tunnel: LabTunnel | None = None  # the tunnel the current trial runs through
+        self._host_tunnel: HostTunnel | None = None  # ... between real hosts
+        self._journal: Journal | None = None  # the run's, for what a trial makes on hosts
+        self._boots: dict[str, str | None] = {}  # plan host -> its boot id, once read
 
     def run(
         self,
@@ -363,8 +399,10 @@ class Runner:
 
         preflight(self.plan, trials)
         journal = journal_for(self.store)  # shares the store's engine; not closed here
+        self._journal = journal
         # Before anything is built or measured: a run killed with SIGKILL left its
-        # variant's knobs changed, and measuring on top of them would be wrong.
+        # variant's knobs changed (or its tunnels up), and measuring on top of them
+        # would be wrong. Its devices are reached as this run reaches its own.
         from wirespeed.run.port_hosts import port_setups, ports_for_run, through_ports
 
         setups = port_setups(self.plan, trials)
@@ -466,6 +504,9 @@ class Runner:
             return self._run_bench(trial, variant_problem, started_at)
         if trial.path.tunnel is not None and self._tunnel is None and self._is_lab_path(trial.path):
             return self._through_tunnel(trial, variant_problem, started_at)
+        real_path = not self._is_lab_path(trial.path)
+        if trial.path.tunnel is not None and self._host_tunnel is None and real_path:
+            return self._through_host_tunnel(trial, variant_problem, started_at)
         try:
             if variant_problem is not None:
                 raise WirespeedError(variant_problem)
@@ -513,6 +554,63 @@ class Runner:
                 self._tunnel = None
             # Before the tunnel goes: its findings read the daemons' logs.
             return with_tunnel_findings(outcome, tunnel.findings(), tunnel.daemons_by_pid())
+
+    def _through_host_tunnel(
+        self, trial: Trial, variant_problem: str | None, started_at: float
+    ) -> TrialOutcome:
+        """The trial through its path's tunnel between real hosts, started for it on the
+        hosts (run/host_tunnel.py, journaled) and removed after it."""
+        from wirespeed.analysis.tunnel_findings import with_tunnel_findings
+        from wirespeed.model import TunnelEnds
+        from wirespeed.run.host_tunnel import HostTunnelEnd, host_tunnel
+        from wirespeed.tune.hosts import LOCAL
+
+        path = trial.path
+        assert path.tunnel is not None and self._journal is not None
+        near_name, far_name = tunnel_ends(path)
+
+        def end(name: str, where: str) -> HostTunnelEnd:
+            from wirespeed.tune.apply import host_boot_id
+
+            ssh, host = self.plan.hosts[name].ssh, self._host(name)
+            if name not in self._boots:
+                self._boots[name] = host_boot_id(host)
+            journal_name = LOCAL if ssh is None else str(ssh)
+            return HostTunnelEnd(host, journal_name, where, boot=self._boots[name])
+
+        far_where = "DUT" if path.tunnel.ends is TunnelEnds.DUT else "server"
+        far_outer = self.plan.hosts[far_name].traffic_address
+        assert far_outer is not None  # the plan refuses a server without an address
+        with contextlib.ExitStack() as stack:
+            try:
+                if variant_problem is not None:
+                    raise WirespeedError(variant_problem)
+                tunnel = stack.enter_context(
+                    host_tunnel(
+                        path.tunnel,
+                        end(near_name, "client"),
+                        end(far_name, far_where),
+                        far_outer=far_outer,
+                        link_mtu=path.link.mtu if path.link is not None else 1500,
+                        journal=self._journal,
+                    )
+                )
+            except WirespeedError as error:
+                return _not_set_up(trial, started_at, error)
+            self._host_tunnel = tunnel
+            try:
+                outcome = self._run_one(trial)
+            finally:
+                self._host_tunnel = None
+            # Only the DUT's daemon: another host's pids mean nothing in the DUT's samples.
+            on_dut = {pid: what for pid, what in tunnel.daemons_by_pid().items() if "DUT" in what}
+            outcome = with_tunnel_findings(outcome, tunnel.findings(), on_dut)
+        for problem in tunnel.problems:
+            self.notice(
+                f"tunnel of path {path.name!r}: {problem}; `wirespeed tune restore HOST` "
+                "tries again"
+            )
+        return outcome
 
     def _lab_at_mtu(self, trial: Trial) -> Lab | None:
         """The trial's lab (None on real hosts), its links at the MTU the trial runs at."""
@@ -653,6 +751,8 @@ class Runner:
                 target=lab.server_address if self._tunnel is None else self._tunnel.target,
             )
         target = self.plan.hosts[path.server].traffic_address
+        if self._host_tunnel is not None:
+            target = self._host_tunnel.target  # the far end's tunnel address
         if target is None:
             raise UsageError(f"host {path.server!r} has no address for the client to reach")
         return Endpoints(
@@ -682,10 +782,13 @@ class Runner:
         """Log in to every SSH host the trials use and check its tools, before anything
         is measured; close the sessions (stopping what still runs there) at the end."""
         from wirespeed.hosts.ssh import SshHost
+        from wirespeed.model import TunnelKind
         from wirespeed.run.bench_trial import find_program
+        from wirespeed.run.host_tunnel import missing_wireguard, tools_on_host
         from wirespeed.tools.bench import bench_driver_for
 
         needs: dict[str, set[str]] = {}
+        wireguard_ends: set[str] = set()  # hosts with a WireGuard end: module or -go
         benches: dict[str, dict[tuple[str, str], Trial]] = {}
         for trial in trials:
             path = trial.path
@@ -704,6 +807,12 @@ class Runner:
                     tools = needs.setdefault(name, set())
                     if name in (path.client, path.server):
                         tools.add(program)
+            if path.tunnel is not None:
+                for name in tunnel_ends(path):
+                    if self.plan.hosts[name].ssh is not None:
+                        needs[name].update(tools_on_host(path.tunnel.kind))
+                        if path.tunnel.kind is TunnelKind.WIREGUARD:
+                            wireguard_ends.add(name)
         try:
             for name, tools in needs.items():
                 ssh = self.plan.hosts[name].ssh
@@ -714,6 +823,10 @@ class Runner:
                 for program in sorted(tools):
                     if host.which(program) is None:
                         raise MissingToolError(program, f"{name} ({host.destination})")
+                if name in wireguard_ends:
+                    missing = missing_wireguard(host, f"{name} ({host.destination})")
+                    if missing is not None:
+                        raise missing
                 for bench_trial in benches.get(name, {}).values():
                     bench = bench_trial.test.bench
                     assert bench is not None

@@ -205,13 +205,15 @@ def recover_left_changes(
     from wirespeed.tune.hosts import connections
 
     # A device tuned over SSH (`wirespeed tune apply user@host`) is reached with the
-    # user's own SSH configuration and known hosts.
+    # user's own SSH configuration and known hosts, or the run's (`--ssh-config`).
     with connections(settings) as connect:
         recovery = recover(journal, connect)
     from wirespeed.tune.ports import restored_words
+    from wirespeed.tune.tunnel_undo import removed_words
 
     done = [
         restored_words(entry.target, entry.previous)
+        or removed_words(entry.target, entry.previous, entry.host)
         or f"restored {entry.target} on {entry.host} to {entry.previous.strip()!r}"
         for entry in recovery.report.restored
     ]

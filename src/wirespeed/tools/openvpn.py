@@ -73,6 +73,10 @@ class OpenVpnEnd:
     server: bool
     remote: str | None = None  # the listening end's outer address (connecting end only)
     port: int = PORT
+    # A listening end with several addresses, reached at one that is not on the
+    # connecting end's link (a router's WAN address from its LAN): answer from the
+    # address each packet came to, or the other end drops the reply as from a stranger.
+    multihome: bool = False
 
 
 def identity_argv(directory: Path, name: str) -> tuple[list[str], Path, Path]:
@@ -116,6 +120,8 @@ def end_argv(spec: TunnelSpec, end: OpenVpnEnd) -> list[str]:
         # --dh none: the key exchange is ECDHE, no Diffie-Hellman parameters to make.
         argv += ["--tls-server", "--dh", "none", "--proto", "tcp-server" if tcp else "udp"]
         argv += ["--lport", str(end.port)]
+        if end.multihome and not tcp:
+            argv.append("--multihome")
     else:
         if end.remote is None:
             raise ValueError("the connecting end needs the listening end's address")

@@ -136,6 +136,9 @@ def write_value(host: Host, target: Target, value: str) -> None:
 
         restore_port(host, PortState.from_json(value.strip()))
         return
+    if target.kind is Kind.TUNNEL:
+        _remove_tunnel_end(host, value)
+        return
     if target.kind is Kind.OFFLOAD:
         assert target.interface is not None and target.feature is not None
         done = host.run(["ethtool", "-K", target.interface, target.feature, value.strip()])
@@ -149,7 +152,13 @@ def write_value(host: Host, target: Target, value: str) -> None:
 
 
 def has_value(host: Host, target: Target, wanted: str) -> bool:
-    """Whether the knob reads as `wanted` (masks compared as CPU sets, MTU as a number)."""
+    """Whether the knob reads as `wanted` (masks compared as CPU sets, MTU as a number;
+    a tunnel end's record: nothing of it is left)."""
+    if target.kind is Kind.TUNNEL:
+        try:
+            return _tunnel_end_gone(host, wanted)
+        except (OSError, TimeoutError, WirespeedError):
+            return False
     try:
         now = read_current(host, target)
     except (OSError, WirespeedError):
@@ -161,6 +170,25 @@ def has_value(host: Host, target: Target, wanted: str) -> bool:
 
         return PortState.from_json(now).same_as(PortState.from_json(wanted.strip()))
     return now.strip() == wanted.strip()
+
+
+def _remove_tunnel_end(host: Host, record: str) -> None:
+    """Undo a tunnel end (tune/tunnel_undo.py): its daemon, device, socket, directory."""
+    from wirespeed.tune.tunnel_undo import TunnelEnd, undo_argv
+
+    end = TunnelEnd.from_json(record.strip())
+    done = host.run(undo_argv(end), timeout=30.0)
+    if done.returncode != 0:
+        raise HostError(
+            f"could not remove tunnel {end.dev} on {host.name}: "
+            f"{done.stderr.strip() or done.stdout.strip()}"
+        )
+
+
+def _tunnel_end_gone(host: Host, record: str) -> bool:
+    from wirespeed.tune.tunnel_undo import TunnelEnd, gone_argv
+
+    return host.run(gone_argv(TunnelEnd.from_json(record.strip())), timeout=15.0).returncode == 0
 
 
 def _offloads(host: Host, target: Target) -> dict[str, tuple[str, bool]]:

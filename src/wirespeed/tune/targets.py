@@ -13,6 +13,9 @@ A target is one of (nothing else is ever written):
     port:IF                                   a port moved into a namespace for a run: its
                                               addresses, routes, MTU and up/down state
                                               (tune/port_state.py) as JSON
+    tunnel:DEV                                one end of a VPN tunnel between real hosts:
+                                              its daemon, device, socket and key directory
+                                              (tune/tunnel_undo.py) as JSON
 
 Interface names and values come from devices, plans and users, so they are checked
 against the kernel's own rules before they get near a path or an argv: a name like
@@ -46,6 +49,7 @@ _PATTERNS = {
     "mtu": re.compile(rf"/sys/class/net/{_IFNAME_PART}/mtu"),
     "offload": re.compile(r"ethtool:(?P<iface>[^:/]+(?::[^:/]+)*?):(?P<feature>[a-z0-9-]+)"),
     "port": re.compile(r"port:(?P<iface>[^/]+)"),
+    "tunnel": re.compile(r"tunnel:(?P<iface>[^/]+)"),
     "cpu_online": re.compile(r"/sys/devices/system/cpu/cpu(?P<cpu>0|[1-9][0-9]{0,3})/online"),
     "scaling_governor": re.compile(
         r"/sys/devices/system/cpu/cpufreq/policy(?P<policy>0|[1-9][0-9]{0,3})/scaling_governor"
@@ -87,6 +91,7 @@ class Kind(enum.Enum):
     GOVERNOR = "scaling_governor"
     MAX_FREQ = "scaling_max_freq"
     PORT = "port"
+    TUNNEL = "tunnel"
 
 
 @dataclass(frozen=True)
@@ -99,7 +104,7 @@ class Target:
 
     @property
     def is_file(self) -> bool:
-        return self.kind not in (Kind.OFFLOAD, Kind.PORT)
+        return self.kind not in (Kind.OFFLOAD, Kind.PORT, Kind.TUNNEL)
 
     @property
     def touches_link(self) -> bool:
@@ -143,7 +148,7 @@ def parse_target(path: str) -> Target:
     raise RefusedError(
         f"refused target {path!r}: not one of the knobs tuning may change",
         hint="smp_affinity, rps_cpus, xps_cpus, mtu, ethtool:IF:FEATURE, cpuN/online, "
-        "scaling_governor, scaling_max_freq or port:IF (see docs/tuning.md)",
+        "scaling_governor, scaling_max_freq, port:IF or tunnel:DEV (see docs/tuning.md)",
     )
 
 
@@ -184,6 +189,11 @@ def check_value(target: Target, value: str) -> str:
 
         if PortState.from_json(bare).interface != target.interface:
             raise RefusedError(f"refused state of another port for {target.path}")
+    elif target.kind is Kind.TUNNEL:
+        from wirespeed.tune.tunnel_undo import TunnelEnd
+
+        if bare != "up" and TunnelEnd.from_json(bare).dev != target.interface:
+            raise RefusedError(f"refused record of another tunnel for {target.path}")
     elif bare not in ("on", "off"):
         raise RefusedError(f"refused offload state {value!r}", hint="on or off")
     return value

@@ -89,18 +89,50 @@ def test_schema_errors_name_the_choices() -> None:
     assert "tunmtu" in typo
 
 
-def test_real_devices_are_refused_with_what_to_do_instead() -> None:
+def test_real_hosts_take_a_tunnel_to_the_dut_of_an_endpoint_path_and_through_the_dut() -> None:
+    plan = parse_plan(
+        textwrap.dedent("""
+        hosts:
+          pc: {ssh: root@192.168.1.50}
+          r4s: {ssh: root@192.168.1.1}
+          srv: {ssh: root@10.0.0.2}
+        paths:
+          - {name: W, topology: nat, client: pc, server: srv, dut: r4s,
+             tunnel: {kind: wireguard, ends: through}}
+          - {name: O, topology: endpoint, client: pc, server: r4s, tunnel: {kind: openvpn}}
+        tests: [{id: 1}]
+        """)
+    )
+    through, to_dut = (path.tunnel for path in plan.paths)
+    assert through is not None and through.kind is TunnelKind.WIREGUARD
+    assert through.ends is TunnelEnds.THROUGH
+    assert to_dut is not None and to_dut.ends is TunnelEnds.DUT
+
+
+def test_a_real_server_behind_a_dut_that_ends_the_tunnel_is_refused_with_what_works() -> None:
     text = """
-    hosts: {pc: {}, r4s: {ssh: root@192.168.1.1}, srv: {address: 192.168.2.2}}
+    hosts: {pc: {}, r4s: {ssh: root@192.168.1.1}, srv: {ssh: root@192.168.2.2}}
     paths:
       - {name: W, topology: router, client: pc, server: srv, dut: r4s, tunnel: {kind: wireguard}}
-      - {name: O, topology: endpoint, client: pc, server: r4s, tunnel: {kind: openvpn}}
     tests: [{id: 1}]
     """
-    wg, ovpn = problems_of(text)
-    assert wg.startswith("4:76: path 'W': wirespeed builds VPN tunnels in the lab only")
-    assert "type wireguard" in wg and "tunnel address" in wg
-    assert ovpn.startswith("5:68: path 'O'") and "openvpn on both ends" in ovpn
+    (problem,) = problems_of(text)
+    assert problem.startswith("4:76: path 'W': between real hosts a tunnel ends at the DUT")
+    assert "topology: endpoint" in problem and "ends: through" in problem
+
+
+def test_a_port_of_this_machine_cannot_hold_a_tunnel_end() -> None:
+    text = """
+    hosts:
+      a: {port: veth-a, address: 192.168.1.50/24}
+      srv: {ssh: root@10.0.0.2}
+    paths:
+      - {name: T, topology: nat, client: a, server: srv, tunnel: {kind: openvpn, ends: through}}
+    tests: [{id: 1}]
+    """
+    (problem,) = problems_of(text)
+    assert "the tunnel's client end is 'a', a port of this machine" in problem
+    assert "ssh:" in problem
 
 
 def test_a_device_path_has_no_traffic_to_tunnel() -> None:
