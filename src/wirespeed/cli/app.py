@@ -60,6 +60,7 @@ COMMANDS = {
     "manpage": "manpage",
     "plans": "plans",
     "soak": "soak",
+    "card": "card",
 }
 
 
@@ -433,6 +434,12 @@ def build_parser() -> argparse.ArgumentParser:
     soak = add_soak_parser(sub)
     _add_ssh(soak)
     _add_db(soak)
+
+    from wirespeed.cli.commands.card import add_parser as add_card_parser
+
+    card = add_card_parser(sub)
+    _add_ssh(card)
+    _add_db(card)
 
     report = sub.add_parser("report", help="report a run (default: the latest)")
     report.add_argument("run", nargs="?", type=run_id, metavar="RUN", help="run id (`runs`)")

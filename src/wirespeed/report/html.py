@@ -261,13 +261,21 @@ def _provenance(report: Report) -> str:
 
 
 @gc_paused
-def render_html(report: Report, samples: Sequence[DeviceSamples] = ()) -> str:
-    """The whole page; `samples` adds the device section's plots (html_monitor)."""
+def render_html(
+    report: Report,
+    samples: Sequence[DeviceSamples] = (),
+    *,
+    preface: str = "",
+    preface_style: str = "",
+) -> str:
+    """The whole page; `samples` adds the device section's plots (html_monitor);
+    `preface` is HTML shown before the report's sections (a device card's summary),
+    styled by `preface_style`."""
     data = script_json(report_data(report, samples))
     # A run with searches gets their section, its own style and script; a run without
     # them is written as it was.
     searches = bool(report.forwarding)
-    style = _asset("report.css") + (_asset("forwarding.css") if searches else "")
+    style = _asset("report.css") + (_asset("forwarding.css") if searches else "") + preface_style
     scripts = ""
     if searches:
         scripts = (
@@ -285,7 +293,7 @@ def render_html(report: Report, samples: Sequence[DeviceSamples] = ()) -> str:
         '<meta name="generator" content="wirespeed">'
         f"<title>{_e(report.title)} \N{EN DASH} wirespeed</title>"
         f"<style>{style}</style></head><body>"
-        f"{_header(report)}<main>"
+        f"{_header(report)}<main>{preface}"
         f"{_results(report) if report.has_traffic_table else ''}"
         f"{_measured(report)}{forwarding_section(report)}"
         f"{latency_section([detail.outcome for detail in report.trials])}"

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
-from wirespeed.cli.outputs import output_targets, write_output
+from wirespeed.cli.outputs import OutputTarget, output_targets, write_output
 
 if TYPE_CHECKING:
     from wirespeed.report import Report
@@ -63,6 +63,10 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     finally:
         store.close()
     report = dataclasses.replace(build_report(record), budgets=budgets)
+    from wirespeed.card.plan_text import card_marker
+
+    if card_marker(record.info.plan_text) is not None and formats != {"csv"}:
+        return _card(args, env, report, record, targets=targets, formats=formats)
     if not targets:
         if formats == {"terminal"}:
             render_terminal(report, env.console())
@@ -71,6 +75,31 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         return ExitStatus.OK
     for target in targets:
         write_output(target.path, _render(target.format, report, record), "-o")
+        env.info(f"written to {target.path}")
+    return ExitStatus.OK
+
+
+def _card(
+    args: argparse.Namespace,
+    env: Environment,
+    report: Report,
+    record: RunRecord,
+    *,
+    targets: list[OutputTarget],
+    formats: set[str],
+) -> int:
+    """A device card's run: the card's summary before each format's report (CSV has
+    no place for it: the report's own)."""
+    from wirespeed.card.output import render_card
+
+    def text(fmt: str) -> str:
+        return _render(fmt, report, record) if fmt == "csv" else render_card(fmt, report, record)
+
+    if not targets:
+        env.stdout.write(text(formats.pop()))
+        return ExitStatus.OK
+    for target in targets:
+        write_output(target.path, text(target.format), "-o")
         env.info(f"written to {target.path}")
     return ExitStatus.OK
 

@@ -1,0 +1,52 @@
+"""A card run in each format: the card's summary first, then the run's own report."""
+
+from __future__ import annotations
+
+import io
+import json
+
+from wirespeed.card.render import (
+    card_document,
+    card_style,
+    render_card_html,
+    render_card_markdown,
+    render_card_text,
+)
+from wirespeed.card.summary import card_summary
+from wirespeed.report.model import Report, build_report
+from wirespeed.store.records import RunRecord
+
+
+def card_report(record: RunRecord) -> Report:
+    return build_report(record)
+
+
+def render_card(fmt: str, report: Report, record: RunRecord) -> str:
+    """`fmt` one of terminal (plain text), markdown, json, html."""
+    card = card_summary(report)
+    if fmt == "markdown":
+        from wirespeed.report import render_markdown
+
+        return render_card_markdown(card) + "\n" + render_markdown(report)
+    if fmt == "json":
+        from wirespeed.report import render_json
+
+        document = {"card": card_document(card), "report": json.loads(render_json(report))}
+        return json.dumps(document, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
+    if fmt == "html":
+        from wirespeed.report.device_samples import device_samples
+        from wirespeed.report.html import render_html
+
+        return render_html(
+            report,
+            device_samples(record),
+            preface=render_card_html(card),
+            preface_style=card_style(),
+        )
+    from rich.console import Console
+
+    from wirespeed.report import render_terminal
+
+    buffer = io.StringIO()
+    render_terminal(report, Console(file=buffer, no_color=True, width=120, force_terminal=False))
+    return render_card_text(card) + "\n" + buffer.getvalue()

@@ -1,0 +1,253 @@
+"""The card's plan: its bench (card/target.py) and a test per figure, as the YAML text of an
+ordinary plan, read by the same loader as a plan file. The text is what the run stores,
+so `report`, `compare` and `run --resume` see a plan like any other; its `x-card:` key
+(plans ignore `x-` keys) says it is a card, which parts it has and which it skipped.
+
+Values are written as JSON, which is YAML: nothing from a target or an option is ever read
+as YAML syntax.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from wirespeed.card.parts import (
+    CARD_KEY,
+    COMPUTE,
+    FORWARDING,
+    LATENCY,
+    OPENVPN_PATH,
+    THROUGHPUT,
+    VPN,
+    WIREGUARD_PATH,
+)
+from wirespeed.card.target import CardBench
+from wirespeed.lab.links import parse_link
+from wirespeed.model import Topology
+from wirespeed.plan.load import parse_plan
+from wirespeed.plan.plan import Plan
+
+CARD_VERSION = 1
+SOURCE = "<card>"
+
+CIPHERS = ("aes-128-gcm", "aes-256-gcm", "aes-128-cbc", "aes-256-cbc", "chacha20-poly1305")
+FRAME_SIZES = (64, 512, 1518)  # the smallest, a middle one and the largest (RFC 2544's)
+UDP_RATE = 1_000_000_000  # on a path without a known link: as the seeds' -b 1000M
+
+
+@dataclass(frozen=True)
+class Profile:
+    """How long and how often: `--quick` (the default) or `--full` (the seeds')."""
+
+    name: str
+    traffic_s: float  # each throughput and VPN test
+    rrul_s: float
+    forwarding_final_s: float | None  # None: the search's default (10 s lab, 60 s device)
+    width: str  # how close a search's bounds end
+    repetitions: int
+    openssl_seconds: int | None  # None: openssl's 3 s
+    blocks: tuple[str, ...]
+    sevenzip_passes: int | None  # None: 7-zip's own
+    # log2 of 7-zip's dictionary; None: its own. A small one is quick (and its MIPS are
+    # comparable only with cards of the same profile).
+    sevenzip_dictionary: int | None = None
+
+
+QUICK = Profile("quick", 5, 10, 2, "2%", 1, 1, ("8K",), 1, 20)
+FULL = Profile("full", 30, 30, None, "1%", 3, None, ("1K", "8K"), None)
+PROFILES = {p.name: p for p in (QUICK, FULL)}
+
+
+@dataclass(frozen=True)
+class CardOptions:
+    profile: Profile = QUICK
+    duration: float | None = None  # every test's (and a search's final trials'), for a look
+    frame_sizes: tuple[int, ...] = FRAME_SIZES
+    repetitions: int | None = None
+    # Parts or tests left out, with the line that says why: {"vpn": "...", "7z": "..."}.
+    skipped: Mapping[str, str] = field(default_factory=dict)
+    facts: tuple[str, ...] = ()  # what the device is (card/facts_lines.py)
+
+
+def forwarding_directions(topology: Topology) -> tuple[str, ...]:
+    """Through NAT, in and out (as seed 004); else each way."""
+    return ("in", "out") if topology is Topology.NAT else ("up", "down")
+
+
+def card_plan_text(bench: CardBench, options: CardOptions) -> str:
+    profile = options.profile
+    traffic_s = options.duration or profile.traffic_s
+    rrul_s = options.duration or profile.rrul_s
+    skipped = options.skipped
+    lines = [
+        f"# wirespeed card: {bench.described} ({profile.name})",
+        "# One run of every part of the device card: throughput, forwarding rate, latency",
+        "# under load, VPN tunnels, crypto and compute (docs/card.md).",
+        f"title: {_json(f'Device card: {bench.described}')}",
+    ]
+    if bench.lab is not None:
+        lines.append(f"lab: {_json(bench.lab)}")
+    if bench.hosts:
+        lines.append("hosts:")
+        lines += [f"  {_json(name)}: {_json(entry)}" for name, entry in bench.hosts.items()]
+    routed = str(bench.routed["name"])
+    device = str(bench.device["name"])
+    paths: list[dict[str, Any]] = [bench.routed]
+    tunnels = [
+        (WIREGUARD_PATH, "wireguard"),
+        (OPENVPN_PATH, "openvpn"),
+    ]
+    vpn_paths = [name for name, _ in tunnels if name not in skipped and VPN.key not in skipped]
+    if bench.builds_tunnels:
+        for name, kind in tunnels:
+            if name in vpn_paths:
+                paths.append(
+                    {"name": name, "topology": "endpoint", "tunnel": {"kind": kind, "ends": "dut"}}
+                )
+    else:
+        vpn_paths = []
+    compute = [t for t in COMPUTE.tests if t not in skipped and COMPUTE.key not in skipped]
+    if compute:
+        paths.append(bench.device)
+    lines.append("paths:")
+    lines += [f"  - {_json(path)}" for path in paths]
+    lines.append(f"repetitions: {options.repetitions or profile.repetitions}")
+    lines.append("tests:")
+    tests: list[dict[str, Any]] = []
+    on_routed = {"paths": [routed], "duration": traffic_s}
+    if THROUGHPUT.key not in skipped:
+        tests += [
+            {"id": "tcp-up", "name": "TCP up", **on_routed},
+            {"id": "tcp-down", "name": "TCP down", "direction": "down", **on_routed},
+            {"id": "tcp-both", "name": "TCP both ways", "direction": "bidir", **on_routed},
+            {
+                "id": "udp",
+                "name": "UDP at the line rate",
+                "protocol": "udp",
+                "rate": _line_rate(bench),
+                **on_routed,
+            },
+        ]
+    if FORWARDING.key not in skipped:
+        search: dict[str, Any] = {
+            "frame_sizes": list(options.frame_sizes),
+            "directions": list(forwarding_directions(bench.topology)),
+            "width": profile.width,
+        }
+        final = options.duration or profile.forwarding_final_s
+        if final is not None:
+            search["final_duration"] = final
+            search["initial_duration"] = min(1, final)
+        tests.append(
+            {
+                "id": "fwd",
+                "name": "forwarding rate",
+                "tool": "forwarding",
+                "paths": [routed],
+                "options": search,
+            }
+        )
+    if LATENCY.key not in skipped:
+        tests.append(
+            {
+                "id": "rrul",
+                "name": "RRUL, 4 streams each way",
+                "tool": "rrul",
+                "paths": [routed],
+                "duration": rrul_s,
+            }
+        )
+    if vpn_paths:
+        tests.append(
+            {
+                "id": "vpn",
+                "name": "TCP through the tunnel",
+                "paths": vpn_paths,
+                "duration": traffic_s,
+            }
+        )
+    if "crypto" in compute:
+        crypto: dict[str, Any] = {
+            "ciphers": list(CIPHERS),
+            "blocks": list(profile.blocks),
+            "evp": "with",
+        }
+        if profile.openssl_seconds is not None:
+            crypto["seconds"] = profile.openssl_seconds
+        tests.append(
+            {
+                "id": "crypto",
+                "name": "openssl speed",
+                "tool": "openssl",
+                "paths": [device],
+                "options": crypto,
+            }
+        )
+    if "7z" in compute:
+        sevenzip: dict[str, Any] = {"threads": [1, "all"]}
+        if profile.sevenzip_passes is not None:
+            sevenzip["passes"] = profile.sevenzip_passes
+        if profile.sevenzip_dictionary is not None:
+            sevenzip["dictionary"] = profile.sevenzip_dictionary
+        tests.append(
+            {
+                "id": "7z",
+                "name": "7-zip benchmark",
+                "tool": "7zip",
+                "paths": [device],
+                "options": sevenzip,
+            }
+        )
+    lines += [f"  - {_json(test)}" for test in tests]
+    marker = {
+        "version": CARD_VERSION,
+        "target": bench.described,
+        "profile": profile.name,
+        "routed": routed,
+        "device": device,
+        "skipped": dict(skipped),
+        "facts": list(options.facts),
+    }
+    lines.append(f"{CARD_KEY}: {_json(marker)}")
+    return "\n".join(lines) + "\n"
+
+
+def card_plan(bench: CardBench, options: CardOptions) -> Plan:
+    return parse_plan(card_plan_text(bench, options), SOURCE)
+
+
+def card_marker(plan_text: str | None) -> dict[str, Any] | None:
+    """The `x-card:` of a stored plan's text; None for a run that is not a card."""
+    if not plan_text or f"\n{CARD_KEY}:" not in f"\n{plan_text}":
+        return None
+    for line in plan_text.splitlines():
+        if line.startswith(f"{CARD_KEY}:"):
+            try:
+                value = json.loads(line.partition(":")[2])
+            except ValueError:
+                return None
+            return value if isinstance(value, dict) else None
+    return None
+
+
+def _line_rate(bench: CardBench) -> int:
+    link = bench.lab.get("link") if bench.lab is not None else bench.routed.get("link")
+    if isinstance(link, str):
+        try:
+            rate = parse_link(link).rate_bps
+        except (ValueError, OverflowError):
+            return UDP_RATE
+        if rate:
+            return int(rate)
+    return UDP_RATE
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def test_ids(tests: Sequence[Mapping[str, Any]]) -> list[str]:
+    return [str(t["id"]) for t in tests]

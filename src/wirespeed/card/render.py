@@ -1,0 +1,204 @@
+"""The card's summary in every format: the terminal's text, Markdown, a JSON document and
+the HTML page's first section. Each is put before the run's own report (its sections
+give each part's table, ceilings, spread and findings in full).
+"""
+
+from __future__ import annotations
+
+import html
+from importlib.resources import files
+from typing import Any
+
+from wirespeed.card.summary import CardSummary, PartSummary
+
+CARD_FORMAT_VERSION = 1
+
+
+def _seconds(part: PartSummary) -> str:
+    if part.seconds is None:
+        return ""
+    seconds = part.seconds
+    return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
+
+
+def _figure_line(label: str, text: str, ceiling: str, spread: str) -> str:
+    extra = "; ".join(t for t in (ceiling, spread) if t)
+    return f"{label}: {text}" + (f" ({extra})" if extra else "")
+
+
+def render_card_text(card: CardSummary) -> str:
+    """The card as plain text: the terminal's, and `-o card.txt`."""
+    lines = [card.title, "=" * len(card.title), ""]
+    if card.sentence:
+        lines += [_wrap(card.sentence), ""]
+    lines.append(f"run {card.run_id}, {card.profile} card of {card.target}")
+    if card.good_for:
+        lines += ["", "Good for:"]
+        lines += [f"  - {line}" for line in card.good_for]
+    for part in card.parts:
+        took = _seconds(part)
+        lines += ["", f"{part.part.title}" + (f"  [{took}]" if took else "")]
+        if part.skipped:
+            lines.append(f"  skipped: {part.skipped}")
+            continue
+        if part.headline:
+            lines.append(f"  {part.headline}")
+        for figure in part.figures:
+            lines.append(
+                "    " + _figure_line(figure.label, figure.text, figure.ceiling, figure.spread)
+            )
+        lines += [f"    ! {finding}" for finding in part.findings]
+    return "\n".join(lines) + "\n"
+
+
+def _wrap(text: str, width: int = 88) -> str:
+    words = text.split(" ")
+    lines: list[str] = []
+    line = ""
+    for word in words:
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    lines.append(line)
+    return "\n".join(lines)
+
+
+def _md(text: str) -> str:
+    return (
+        text.replace("\\", "\\\\")
+        .replace("|", "\\|")
+        .replace("<", "&lt;")
+        .replace("*", "\\*")
+        .replace("_", "\\_")
+    )
+
+
+def render_card_markdown(card: CardSummary) -> str:
+    lines = [f"# {_md(card.title)}", ""]
+    if card.sentence:
+        lines += [f"**{_md(card.sentence)}**", ""]
+    lines += [f"Run {card.run_id}, {_md(card.profile)} card of {_md(card.target)}.", ""]
+    if card.good_for:
+        lines += ["Good for:", ""]
+        lines += [f"- {_md(line)}" for line in card.good_for]
+        lines.append("")
+    for part in card.parts:
+        took = _seconds(part)
+        lines += [f"## {part.part.title}" + (f" ({took})" if took else ""), ""]
+        if part.skipped:
+            lines += [f"Skipped: {_md(part.skipped)}", ""]
+            continue
+        if part.headline:
+            lines += [_md(part.headline), ""]
+        if part.figures:
+            lines += ["| figure | value | ceiling | spread |", "|---|---:|---|---|"]
+            lines += [
+                f"| {_md(f.label)} | {_md(f.text)} | {_md(f.ceiling)} | {_md(f.spread)} |"
+                for f in part.figures
+            ]
+            lines.append("")
+        lines += [f"- {_md(finding)}" for finding in part.findings]
+        if part.findings:
+            lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def card_document(card: CardSummary) -> dict[str, Any]:
+    """The card as JSON values (the `card` key of `wirespeed card --json`)."""
+    return {
+        "card_format": CARD_FORMAT_VERSION,
+        "run_id": card.run_id,
+        "title": card.title,
+        "target": card.target,
+        "profile": card.profile,
+        "summary": card.sentence,
+        "what": list(card.what),
+        "good_for": list(card.good_for),
+        "parts": [
+            {
+                "key": part.part.key,
+                "title": part.part.title,
+                "headline": part.headline,
+                "skipped": part.skipped or None,
+                "seconds": part.seconds,
+                "figures": [
+                    {
+                        "label": f.label,
+                        "value": f.value,
+                        "unit": f.unit,
+                        "text": f.text,
+                        "ceiling": f.ceiling or None,
+                        "spread": f.spread or None,
+                    }
+                    for f in part.figures
+                ],
+                "findings": list(part.findings),
+            }
+            for part in card.parts
+        ],
+    }
+
+
+def card_style() -> str:
+    """The card section's CSS, put in the page's head after the report's own."""
+    return (files("wirespeed.card") / "card.css").read_text(encoding="utf-8")
+
+
+# A part's box shows its first findings, each cut short: the report's notes below have
+# every finding in full.
+SHOWN_FINDINGS = 4
+FINDING_CHARS = 160
+
+
+def _shortened(text: str) -> str:
+    return text if len(text) <= FINDING_CHARS else text[: FINDING_CHARS - 1].rstrip() + "\u2026"
+
+
+def _qualifiers(*texts: str) -> str:
+    return "; ".join(t for t in texts if t)
+
+
+def render_card_html(card: CardSummary) -> str:
+    """The card's section of the HTML page (render_html's preface; card_style() its style)."""
+    e = html.escape
+    parts = []
+    for part in card.parts:
+        took = _seconds(part)
+        body = []
+        if part.skipped:
+            body.append(f'<p class="skipped">skipped: {e(part.skipped)}</p>')
+        else:
+            if part.headline:
+                body.append(f'<p class="headline">{e(part.headline)}</p>')
+            if part.figures:
+                rows = "".join(
+                    f"<tr><td>{e(f.label)}</td><td class=num>{e(f.text)}</td>"
+                    f"<td class=muted>{e(_qualifiers(f.ceiling, f.spread))}</td></tr>"
+                    for f in part.figures
+                )
+                body.append(f"<table>{rows}</table>")
+            if part.findings:
+                items = "".join(
+                    f"<li>{e(_shortened(finding))}</li>"
+                    for finding in part.findings[:SHOWN_FINDINGS]
+                )
+                if len(part.findings) > SHOWN_FINDINGS:
+                    more = len(part.findings) - SHOWN_FINDINGS
+                    items += f"<li>and {more} more in the notes below</li>"
+                body.append(f'<ul class="found">{items}</ul>')
+        parts.append(
+            f'<div class="cardpart" id="card-{e(part.part.key)}"><h3>{e(part.part.title)}'
+            f'<span class="took">{e(took)}</span></h3>{"".join(body)}</div>'
+        )
+    good_for = ""
+    if card.good_for:
+        items = "".join(f"<li>{e(line)}</li>" for line in card.good_for)
+        good_for = f'<p class="lead">Good for:</p><ul class="goodfor">{items}</ul>'
+    return (
+        '<section class="card devcard" id="device-card"><h2>Device card</h2>'
+        f'<p class="lead">{e(card.profile)} card of {e(card.target)}, run {card.run_id}</p>'
+        f'<p class="sentence">{e(card.sentence)}</p>{good_for}'
+        f'<div class="cardparts">{"".join(parts)}</div></section>'
+    )

@@ -1,0 +1,522 @@
+"""The card's summary, read from a card run's report: per part its figures in words and
+numbers, each with its ceiling and spread where it has them, and one sentence at the top
+("routes NAT at line rate (941 Mbit/s); 64 B NDR 14,998 pps; bufferbloat grade C (+38
+ms); WireGuard 480 Mbit/s; AES-256-GCM 1.1 GB/s; never throttled, 52 °C max").
+
+Pure: the report in, frozen data out; every format renders it (card/render.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import statistics
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from wirespeed.analysis.latency import grade
+from wirespeed.analysis.stats import Summary
+from wirespeed.card.parts import (
+    COMPUTE,
+    DEVICE,
+    FACTS,
+    FORWARDING,
+    LATENCY,
+    PARTS,
+    THROUGHPUT,
+    VPN,
+    Part,
+)
+from wirespeed.card.plan_text import card_marker
+from wirespeed.model import Finding, FindingKind, Topology, TrialOutcome
+from wirespeed.report.budgets import Budget, parse_budget
+from wirespeed.report.model import Report, Row, cv_text
+from wirespeed.report.stored_summary import summary_fields
+
+LINE_RATE_SHARE = 0.95  # at or above this share of its ceiling a figure is "line rate"
+# What a goodput is good for (docs/budgets.md): streams, I/Q samples, users at a rate.
+GOOD_FOR = ("video:6M", "video:25M", "sdr:sc16")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One figure of a part: its label, value in its unit, and the words that qualify it."""
+
+    label: str  # "TCP up", "NDR 64 B in", "AES-256-GCM 8 KB"
+    value: float | None  # in `unit`; None: not measured
+    unit: str  # "bit/s", "pps", "ms", "B/s", "MIPS", "°C"
+    text: str  # "941.2 Mbit/s"
+    ceiling: str = ""  # "99.9 % of 941.5 Mbit/s"
+    spread: str = ""  # "CV 0.3 % over 3"
+
+
+@dataclass(frozen=True)
+class PartSummary:
+    part: Part
+    headline: str  # the part's words in the card's sentence; "" when it has none
+    figures: tuple[Figure, ...] = ()
+    findings: tuple[str, ...] = ()  # what the part's trials found, each once
+    skipped: str = ""  # why the part was left out
+    seconds: float | None = None  # how long its trials took together
+
+    @property
+    def present(self) -> bool:
+        return bool(self.figures) and not self.skipped
+
+
+@dataclass(frozen=True)
+class CardSummary:
+    run_id: int
+    title: str
+    target: str
+    profile: str
+    what: tuple[str, ...]  # what the device is: OS, kernel, machine
+    parts: tuple[PartSummary, ...]
+    good_for: tuple[str, ...]
+
+    @property
+    def sentence(self) -> str:
+        return "; ".join(p.headline for p in self.parts if p.headline)
+
+    def part(self, key: str) -> PartSummary:
+        return next(p for p in self.parts if p.part.key == key)
+
+
+def is_card(report: Report) -> bool:
+    return card_marker(report.info.plan_text) is not None
+
+
+def card_summary(report: Report) -> CardSummary:
+    marker = card_marker(report.info.plan_text) or {}
+    skipped = {str(k): str(v) for k, v in (marker.get("skipped") or {}).items()}
+    routed = str(marker.get("routed", ""))
+    topology = _topology_of(report, routed)
+    built: list[PartSummary] = []
+    for part in PARTS:
+        outcomes = [t.outcome for t in report.trials if t.outcome.trial.test.id in part.tests]
+        seconds = sum(o.finished_at - o.started_at for o in outcomes) if outcomes else None
+        if part.key in skipped:
+            built.append(PartSummary(part, "", skipped=skipped[part.key], seconds=seconds))
+            continue
+        summary = _PART_BUILDERS[part.key](report, outcomes, topology)
+        notes = tuple(reason for key, reason in skipped.items() if _within(part, key))
+        built.append(
+            dataclasses.replace(summary, findings=summary.findings + notes, seconds=seconds)
+        )
+    return CardSummary(
+        run_id=report.run_id,
+        title=report.title,
+        target=str(marker.get("target", "")),
+        profile=str(marker.get("profile", "")),
+        what=_what(report),
+        parts=tuple(built),
+        good_for=_good_for(report, routed),
+    )
+
+
+def _within(part: Part, key: str) -> bool:
+    """A skipped test or tunnel that belongs to the part (its own key aside)."""
+    if part is COMPUTE:
+        return key in COMPUTE.tests
+    if part is VPN:
+        return key in ("WireGuard", "OpenVPN")
+    return False
+
+
+def _topology_of(report: Report, path: str) -> Topology | None:
+    for detail in report.trials:
+        if detail.outcome.trial.path.name == path:
+            return detail.outcome.trial.path.topology
+    return None
+
+
+# -- what it is --------------------------------------------------------------------------
+
+
+def _what(report: Report) -> tuple[str, ...]:
+    lines = []
+    hosts = report.info.hosts
+    duts = [h for h in hosts if h.role and "dut" in h.role] or list(hosts)
+    for host in duts:
+        said = [part for part in (host.machine, host.os, host.kernel) if part]
+        tools = ", ".join(f"{k} {v}" for k, v in sorted(host.tools.items()))
+        line = f"{host.name}: " + ", ".join(said) if said else host.name
+        lines.append(f"{line} ({tools})" if tools else line)
+    return tuple(lines)
+
+
+# -- numbers in words ----------------------------------------------------------------------
+
+
+def rate_text(bps: float) -> str:
+    if bps >= 10**9:
+        return f"{bps / 1e9:.2f} Gbit/s"
+    if bps >= 10**6:
+        return f"{bps / 1e6:.1f} Mbit/s"
+    return f"{bps / 1e3:.1f} kbit/s"
+
+
+def bytes_text(bytes_per_s: float) -> str:
+    if bytes_per_s >= 10**9:
+        return f"{bytes_per_s / 1e9:.2f} GB/s"
+    if bytes_per_s >= 10**6:
+        return f"{bytes_per_s / 1e6:.1f} MB/s"
+    return f"{bytes_per_s / 1e3:.1f} kB/s"
+
+
+def _spread(summary: Summary | None) -> str:
+    if summary is None or summary.n < 2 or summary.cv is None:
+        return ""
+    return f"{cv_text(summary.cv)} over {summary.n}"
+
+
+def _unique(texts: Iterable[str]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(t for t in texts if t))
+
+
+def _finding_words(findings: Iterable[Finding]) -> tuple[str, ...]:
+    """The findings worth a card's line: what bounded a figure, not the lab's own load."""
+    kept = (
+        FindingKind.LINE_RATE,
+        FindingKind.CPU_BOUND,
+        FindingKind.IRQS_ON_ONE_CORE,
+        FindingKind.THROTTLED,
+        FindingKind.UNDER_VOLTAGE,
+        FindingKind.DROPS,
+        FindingKind.GENERATOR_LIMITED,
+        FindingKind.SEARCH_UNFINISHED,
+        FindingKind.LAB_LIMITED,
+        FindingKind.CLOCK_BELOW_ADVERTISED,
+        FindingKind.KERNEL_EVENT,
+    )
+    return _unique(f"{f.kind.value}: {f.message}" for f in findings if f.kind in kept)
+
+
+def _findings_of(outcomes: Sequence[TrialOutcome]) -> tuple[str, ...]:
+    return _finding_words(f for o in outcomes for f in o.findings)
+
+
+# -- the parts -----------------------------------------------------------------------------
+
+
+def _row(report: Report, test_id: str) -> Row | None:
+    return next((row for row in report.rows if row.test_id == test_id), None)
+
+
+def _flow_figures(report: Report, test_id: str, label: str) -> list[Figure]:
+    """A traffic test's flows on every column it ran on, each with its ceiling."""
+    row = _row(report, test_id)
+    if row is None:
+        return []
+    figures = []
+    for column, cell in zip(report.columns, row.cells, strict=True):
+        if cell is None:
+            continue
+        for flow in cell.flows:
+            value = flow.goodput_bps
+            named = label if len(cell.flows) == 1 else f"{label} ({flow.flow.value})"
+            if len(report.columns) > 1 and test_id == "vpn":
+                named = column.path
+            ceiling = ""
+            if value is not None and flow.ceiling is not None:
+                share = value / flow.ceiling.bits_per_second * 100
+                ceiling = f"{share:.1f} % of {rate_text(flow.ceiling.bits_per_second)}"
+            figures.append(
+                Figure(
+                    named,
+                    value,
+                    "bit/s",
+                    rate_text(value) if value is not None else "not measured",
+                    ceiling,
+                    _spread(flow.summary),
+                )
+            )
+    return figures
+
+
+def _throughput(
+    report: Report, outcomes: list[TrialOutcome], topology: Topology | None
+) -> PartSummary:
+    figures: list[Figure] = []
+    for test_id, label in (
+        ("tcp-up", "TCP up"),
+        ("tcp-down", "TCP down"),
+        ("tcp-both", "TCP both ways"),
+        ("udp", "UDP"),
+    ):
+        figures += _flow_figures(report, test_id, label)
+    tcp = [f for f in figures if f.label in ("TCP up", "TCP down") and f.value is not None]
+    headline = ""
+    if tcp:
+        best = max(tcp, key=lambda f: f.value or 0.0)
+        row = _row(report, "tcp-up") or _row(report, "tcp-down")
+        ceiling = _ceiling_of(row)
+        verb = {
+            Topology.NAT: "routes NAT",
+            Topology.ROUTER: "routes",
+            Topology.BRIDGE: "bridges",
+            Topology.ENDPOINT: "takes TCP",
+        }.get(topology or Topology.ROUTER, "moves TCP")
+        assert best.value is not None
+        if ceiling is not None and best.value >= ceiling * LINE_RATE_SHARE:
+            headline = f"{verb} at line rate ({rate_text(best.value)})"
+        elif ceiling is not None:
+            headline = (
+                f"{verb} at {rate_text(best.value)} "
+                f"({best.value / ceiling * 100:.0f} % of line rate)"
+            )
+        else:
+            headline = f"{verb} at {rate_text(best.value)}"
+    return PartSummary(THROUGHPUT, headline, tuple(figures), _findings_of(outcomes))
+
+
+def _ceiling_of(row: Row | None) -> float | None:
+    if row is None:
+        return None
+    for cell in row.cells:
+        if cell is not None:
+            for flow in cell.flows:
+                if flow.ceiling is not None:
+                    return flow.ceiling.bits_per_second
+    return None
+
+
+def _forwarding(report: Report, outcomes: list[TrialOutcome], _: Topology | None) -> PartSummary:
+    table = next((t for t in report.forwarding if t.test_id in FORWARDING.tests), None)
+    if table is None:
+        return PartSummary(FORWARDING, "", (), _findings_of(outcomes))
+    goal = table.goals[0] if table.goals else "NDR"
+    figures: list[Figure] = []
+    smallest: list[Figure] = []
+    for row in table.rows:
+        for direction, cell in zip(table.directions, row.cells, strict=True):
+            if cell is None:
+                continue
+            found = dict(cell.figures)
+            for name in table.goals:
+                measured = found.get(name)
+                if measured is None or measured.summary is None:
+                    continue
+                value = measured.summary.median
+                share = found.get(f"{name} of ceiling")
+                ceiling = ""
+                if share is not None and share.summary is not None:
+                    ceiling = f"{share.summary.median:.1f} % of the frame-rate ceiling"
+                figure = Figure(
+                    f"{name} {row.frame} B {direction}",
+                    value,
+                    "pps",
+                    f"{value:,.0f} pps",
+                    ceiling,
+                    _spread(measured.summary),
+                )
+                figures.append(figure)
+                if name == goal and row.frame == table.rows[0].frame:
+                    smallest.append(figure)
+    headline = ""
+    if smallest:
+        frame = table.rows[0].frame
+        said = ", ".join(
+            f"{f.value:,.0f} pps {f.label.rsplit(' ', 1)[-1]}"
+            for f in smallest
+            if f.value is not None
+        )
+        headline = f"{frame} B {goal} {said}"
+        bound = [f for o in outcomes for f in o.findings if f.kind is FindingKind.CPU_BOUND]
+        if bound:
+            headline += f" (CPU-bound: {bound[0].message.split(';')[0]})"
+    return PartSummary(FORWARDING, headline, tuple(figures), _findings_of(outcomes))
+
+
+def _measured(
+    report: Report, test_id: str
+) -> list[tuple[str, tuple[tuple[str, str], ...], str, Summary]]:
+    """A test's benchmark-like figures: (name, labels, unit, summary) of each row's first
+    measured place."""
+    found = []
+    for row in report.measured:
+        if row.test_id != test_id:
+            continue
+        for cell in row.cells:
+            if cell is not None and cell.summary is not None:
+                found.append((row.name, row.labels, row.unit, cell.summary))
+    return found
+
+
+def _latency(report: Report, outcomes: list[TrialOutcome], _: Topology | None) -> PartSummary:
+    figures: list[Figure] = []
+    increase: float | None = None
+    for name, labels, _unit, summary in _measured(report, "rrul"):
+        label_map = dict(labels)
+        if name == "latency increase":
+            way = label_map.get("way", "round trip")
+            figures.append(
+                Figure(
+                    f"latency increase ({way})",
+                    summary.median,
+                    "ms",
+                    f"{summary.median:+.1f} ms",
+                    spread=_spread(summary),
+                )
+            )
+            if way == "round trip":
+                increase = summary.median
+        elif name == "rtt" and label_map.get("statistic") == "p50":
+            load = label_map.get("load", "")
+            figures.append(
+                Figure(f"rtt p50 {load}", summary.median, "ms", f"{summary.median:.2f} ms")
+            )
+    goodput = _flow_figures(report, "rrul", "RRUL goodput")
+    figures += goodput
+    headline = ""
+    if increase is not None:
+        letter = grade(increase)
+        figures.insert(0, Figure("bufferbloat grade", increase, "grade", letter))
+        shown = f"{increase:+.0f}" if abs(increase) >= 10 else f"{increase:+.1f}"
+        headline = f"bufferbloat grade {letter} ({shown} ms)"
+    return PartSummary(LATENCY, headline, tuple(figures), _findings_of(outcomes))
+
+
+def _vpn(report: Report, outcomes: list[TrialOutcome], _: Topology | None) -> PartSummary:
+    figures = _flow_figures(report, "vpn", "VPN")
+    said = [f"{f.label} {f.text}" for f in figures if f.value is not None]
+    return PartSummary(VPN, "; ".join(said), tuple(figures), _findings_of(outcomes))
+
+
+# The ciphers the card's sentence names (the others are in its section).
+HEADLINE_CIPHERS = ("AES-256-GCM", "CHACHA20-POLY1305")
+
+
+def _compute(report: Report, outcomes: list[TrialOutcome], _: Topology | None) -> PartSummary:
+    figures: list[Figure] = []
+    best: dict[str, Figure] = {}
+    for test_id in COMPUTE.tests:
+        for name, labels, unit, summary in _measured(report, test_id):
+            label_map = dict(labels)
+            if test_id == "7z":
+                if name != "total":
+                    continue
+                label = f"7-zip, {label_map.get('threads', '?')}"
+                text = f"{summary.median:,.0f} MIPS"
+            else:
+                label = name
+                details = [label_map.get("block", ""), label_map.get("cluster", "")]
+                label += " " + ", ".join(d for d in details if d)
+                text = bytes_text(summary.median)
+            figure = Figure(label.strip(), summary.median, unit, text, spread=_spread(summary))
+            figures.append(figure)
+            key = name if test_id != "7z" else f"7z {label_map.get('threads')}"
+            if key not in best or summary.median > (best[key].value or 0.0):
+                best[key] = figure
+    said = [f"{name} {best[name].text}" for name in HEADLINE_CIPHERS if name in best]
+    sevenzip = [f for key, f in best.items() if key.startswith("7z ")]
+    if sevenzip:
+        top = max(sevenzip, key=lambda f: f.value or 0.0)
+        said.append(f"7-zip {top.text}")
+    return PartSummary(COMPUTE, "; ".join(said), tuple(figures), _findings_of(outcomes))
+
+
+def _device(report: Report, _outcomes: list[TrialOutcome], __: Topology | None) -> PartSummary:
+    """The DUT across the whole card: its hottest, its clocks, whether it throttled."""
+    outcomes = [t.outcome for t in report.trials]
+    temperatures: list[float] = []
+    clocks: dict[str, tuple[int, int, int | None]] = {}
+    throttled: list[str] = []
+    for outcome in outcomes:
+        for monitor in outcome.monitors:
+            if monitor.role != "dut" or not monitor.summary:
+                continue
+            fields = summary_fields(monitor.summary)
+            if fields.get("temperature_max_c") is not None:
+                temperatures.append(float(fields["temperature_max_c"]))
+            for clock in fields.get("clocks") or ():
+                low, high, top = clocks.get(clock["policy"], (clock["min_khz"], 0, None))
+                clocks[clock["policy"]] = (
+                    min(low, clock["min_khz"]),
+                    max(high, clock["max_khz"]),
+                    clock.get("hardware_max_khz") or top,
+                )
+            throttled += [str(t) for t in fields.get("throttled") or ()]
+    throttle_findings = [
+        f
+        for o in outcomes
+        for f in o.findings
+        if f.kind in (FindingKind.THROTTLED, FindingKind.UNDER_VOLTAGE)
+    ]
+    figures: list[Figure] = []
+    if temperatures:
+        hottest = max(temperatures)
+        figures.append(Figure("temperature, max", hottest, "°C", f"{hottest:.0f} °C"))
+    for policy, (low, high, top) in sorted(clocks.items()):
+        ceiling = f"its maximum {top / 1000:.0f} MHz" if top else ""
+        figures.append(
+            Figure(
+                f"clock {policy}",
+                high / 1000,
+                "MHz",
+                f"{low / 1000:.0f}-{high / 1000:.0f} MHz",
+                ceiling,
+            )
+        )
+    sampled = sum(1 for o in outcomes if any(m.role == "dut" and m.summary for m in o.monitors))
+    figures.append(Figure("trials sampled", float(sampled), "", f"{sampled} of {len(outcomes)}"))
+    said = "throttled" if throttle_findings or throttled else "never throttled"
+    if temperatures:
+        said += f", {max(temperatures):.0f} °C max"
+    elif sampled:
+        said += ", no temperature sensor"
+    else:
+        said = "not sampled"
+    findings = _finding_words(throttle_findings) + _unique(throttled)
+    return PartSummary(DEVICE, said, tuple(figures), findings)
+
+
+def _facts(report: Report, _outcomes: list[TrialOutcome], __: Topology | None) -> PartSummary:
+    marker = card_marker(report.info.plan_text) or {}
+    lines = [str(line) for line in marker.get("facts") or ()]
+    figures = []
+    for line in lines:
+        label, _, text = line.partition(" ")
+        figures.append(Figure(label, None, "", text.strip() or label))
+    figures += [Figure("host", None, "", line) for line in _what(report)]
+    return PartSummary(FACTS, "", tuple(figures))
+
+
+_PART_BUILDERS = {
+    FACTS.key: _facts,
+    THROUGHPUT.key: _throughput,
+    FORWARDING.key: _forwarding,
+    LATENCY.key: _latency,
+    VPN.key: _vpn,
+    COMPUTE.key: _compute,
+    DEVICE.key: _device,
+}
+
+
+# -- good for ----------------------------------------------------------------------------------
+
+
+def _good_for(report: Report, routed: str) -> tuple[str, ...]:
+    """The slower way of TCP through the device, and of each tunnel, said as budgets."""
+    said = []
+    budgets: list[Budget] = [parse_budget(text) for text in GOOD_FOR]
+    ways = []
+    for test_id in ("tcp-up", "tcp-down"):
+        row = _row(report, test_id)
+        if row is None:
+            continue
+        for column, cell in zip(report.columns, row.cells, strict=True):
+            if cell is not None and column.path == routed:
+                ways += [f.goodput_bps for f in cell.flows if f.goodput_bps is not None]
+    if ways:
+        slower = min(ways)
+        texts = ", ".join(b.text(slower) for b in budgets)
+        said.append(f"through the device ({rate_text(slower)}, the slower way): {texts}")
+    row = _row(report, "vpn")
+    if row is not None:
+        for column, cell in zip(report.columns, row.cells, strict=True):
+            values = [f.goodput_bps for f in cell.flows if f.goodput_bps] if cell else []
+            if values:
+                value = statistics.median(values)
+                video = budgets[0]
+                said.append(f"through {column.path} ({rate_text(value)}): {video.text(value)}")
+    return tuple(said)

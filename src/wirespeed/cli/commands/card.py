@@ -1,0 +1,403 @@
+"""`wirespeed card TARGET`: a device's whole character on one page, in one stored run.
+
+The card is a plan (card/plan_text.py) run as `run` runs any plan, and a summary read from
+its report (card/summary.py), shown before the report's own sections.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from wirespeed.cli.env import Environment
+from wirespeed.cli.exit import ExitStatus, Terminated, resume_note
+from wirespeed.cli.outputs import output_targets, write_output
+from wirespeed.errors import UsageError, WirespeedError
+
+if TYPE_CHECKING:
+    from wirespeed.card.plan_text import CardOptions
+    from wirespeed.card.target import CardBench
+    from wirespeed.plan import Plan
+    from wirespeed.report.model import Report
+    from wirespeed.store.records import RunRecord
+
+FORMATS = ("terminal", "markdown", "json", "html")
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    card = sub.add_parser(
+        "card",
+        help="a device's card: throughput, forwarding rate, latency, VPN, crypto, clocks "
+        "and heat, in one run on one page",
+        description="Run every part of a device card as one plan, stored as one run, and "
+        "show it on one page: a summary in words and numbers, what the device is good "
+        "for, then a section per part. A part whose program the device lacks is skipped "
+        "with a line naming the package; it never fails the card (docs/card.md).",
+    )
+    card.add_argument(
+        "target",
+        metavar="TARGET",
+        help="lab, lab:TOPOLOGY[:LINK] (lab:nat:fe; default nat, gbe), a plan file (its "
+        "hosts and paths), or a device user@host[:port] over SSH",
+    )
+    profile = card.add_mutually_exclusive_group()
+    profile.add_argument(
+        "--quick",
+        dest="profile",
+        action="store_const",
+        const="quick",
+        help="short parts, once each: about 5 minutes on a lab DUT (the default)",
+    )
+    profile.add_argument(
+        "--full",
+        dest="profile",
+        action="store_const",
+        const="full",
+        help="the seeds' durations, three repetitions for spread",
+    )
+    card.add_argument(
+        "--duration",
+        type=float,
+        metavar="SECONDS",
+        help="every traffic test and a search's full-length trials this long (a quick look)",
+    )
+    card.add_argument(
+        "--frame-sizes",
+        metavar="SIZES",
+        help="the forwarding search's frame sizes with FCS, comma-separated (default 64,512,1518)",
+    )
+    card.add_argument("--repeat", type=int, metavar="N", help="repetitions of every part")
+    card.add_argument(
+        "--skip",
+        metavar="PARTS",
+        help="leave parts out, comma-separated: throughput, forwarding, latency, vpn, compute",
+    )
+    card.add_argument(
+        "--expect",
+        metavar="FILE",
+        help="what the card's figures must reach: YAML of test id -> expect: mapping "
+        "(docs/card.md); exit 5 when one is missed",
+    )
+    lab = card.add_argument_group("the lab (TARGET lab...)")
+    lab.add_argument(
+        "--forward-pps", type=int, metavar="N", help="the lab DUT forwards N packets/s at most"
+    )
+    lab.add_argument(
+        "--forward-rate", metavar="RATE", help="the lab DUT forwards RATE at most (100mbit)"
+    )
+    lab.add_argument("--queue", metavar="DELAY", help="the bottleneck's queue holds DELAY (40ms)")
+    lab.add_argument("--mtu", type=int, help="MTU of every lab link (default 1500)")
+    lab.add_argument("--lab-name", metavar="NAME", help="name the card's labs NAME-<topology>")
+    lab.add_argument(
+        "--lab-dut",
+        choices=["netns", "ssh"],
+        default="netns",
+        help="reach the lab DUT in its namespace (default) or over SSH, as a real router",
+    )
+    device = card.add_argument_group("a device (TARGET user@host)")
+    device.add_argument(
+        "--client", metavar="HOST", help="the bench's client: here, an address or user@host"
+    )
+    device.add_argument(
+        "--server",
+        metavar="HOST",
+        help="the bench's server, behind the device: an address or user@host",
+    )
+    device.add_argument(
+        "--topology",
+        choices=["router", "nat", "bridge", "endpoint"],
+        help="what the device is between --client and --server (default nat)",
+    )
+    device.add_argument(
+        "--link", metavar="LINK", help="the device's line rate: gbe, fe, 2.5gbe ..."
+    )
+    card.add_argument("--path", metavar="NAME", help="with a plan file: the path to measure")
+    card.add_argument(
+        "-o",
+        "--output",
+        action="append",
+        metavar="FILE",
+        help="also write the card to FILE, in the format of its extension (.md .json .html "
+        ".txt); repeat for several",
+    )
+    card.add_argument("--json", action="store_true", help="print the card as JSON")
+    card.add_argument(
+        "--print-plan", action="store_true", help="print the card's plan and exit: nothing runs"
+    )
+    card.add_argument(
+        "--watch",
+        default="dut",
+        metavar="ROLES",
+        help="hosts to sample during every trial: dut, client, server (default: dut)",
+    )
+    card.add_argument(
+        "-q", "--quiet", action="store_true", help="no progress and no card: only the run id"
+    )
+    return card
+
+
+def _frame_sizes(text: str | None) -> tuple[int, ...] | None:
+    if text is None:
+        return None
+    try:
+        sizes = tuple(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise UsageError(
+            f"--frame-sizes {text}: give frame sizes in bytes, e.g. 64,512,1518"
+        ) from None
+    if not sizes:
+        raise UsageError("--frame-sizes: give at least one size")
+    return sizes
+
+
+def _skips(text: str | None) -> dict[str, str]:
+    from wirespeed.card.parts import SKIPPABLE
+
+    if not text:
+        return {}
+    asked = [part.strip() for part in text.split(",") if part.strip()]
+    unknown = [part for part in asked if part not in SKIPPABLE]
+    if unknown:
+        raise UsageError(
+            f"--skip {text}: no part {', '.join(unknown)}", hint=f"parts: {', '.join(SKIPPABLE)}"
+        )
+    return {part: f"{part}: left out (--skip)" for part in asked}
+
+
+def card_options(args: argparse.Namespace, skipped: dict[str, str]) -> CardOptions:
+    from wirespeed.card.plan_text import FRAME_SIZES, PROFILES, CardOptions
+
+    if args.duration is not None and args.duration <= 0:
+        raise UsageError(f"--duration must be positive, got {args.duration}")
+    if args.repeat is not None and args.repeat < 1:
+        raise UsageError(f"--repeat must be at least 1, got {args.repeat}")
+    return CardOptions(
+        profile=PROFILES[args.profile or "quick"],
+        duration=args.duration,
+        frame_sizes=_frame_sizes(args.frame_sizes) or FRAME_SIZES,
+        repetitions=args.repeat,
+        skipped=skipped,
+    )
+
+
+def bench_of(args: argparse.Namespace) -> CardBench:
+    from wirespeed.card.target import Ends, LabOptions, card_bench
+    from wirespeed.model import Topology
+
+    return card_bench(
+        args.target,
+        LabOptions(args.forward_pps, args.forward_rate, args.queue, args.mtu),
+        Ends(
+            args.client,
+            args.server,
+            Topology(args.topology) if args.topology else None,
+            args.link,
+        ),
+        args.path,
+    )
+
+
+def _probe(
+    bench: CardBench, args: argparse.Namespace, env: Environment
+) -> tuple[dict[str, str], tuple[str, ...]]:
+    """Before the run: the tests whose program is missing (the tunnels' on this machine,
+    the benchmarks' on the device, asked over SSH where it is one), and what the device
+    is (its facts)."""
+    from wirespeed.card.availability import tool_skips
+    from wirespeed.card.facts_lines import card_lines
+    from wirespeed.facts import HostSource, TreeSource, collect
+    from wirespeed.hosts.local import LocalHost
+
+    local = LocalHost(name="this machine")
+    if bench.device_ssh is None:
+        skips = tool_skips(
+            lambda p: local.which(p) is not None, "this machine", tunnels=bench.builds_tunnels
+        )
+        try:
+            facts = collect(TreeSource(Path("/"), where="this machine"), local)
+        except (OSError, ValueError) as error:
+            env.warn(f"this machine's facts could not be read ({error})")
+            return skips, ()
+        return skips, card_lines(facts, nics=not bench.in_lab)
+    from wirespeed.cli.commands.run import ssh_settings
+    from wirespeed.hosts.ssh import SshHost
+    from wirespeed.hosts.ssh_target import SshTarget
+
+    device = SshHost(
+        SshTarget.parse(bench.device_ssh), ssh_settings(args, env), name=bench.device_ssh
+    )
+    try:
+        device.connect()
+        skips = tool_skips(lambda p: device.which(p) is not None, bench.device_ssh, tunnels=False)
+        return skips, card_lines(collect(HostSource(device), device), nics=True)
+    except WirespeedError:
+        raise
+    except Exception as error:  # the run logs in again and says it in its own words
+        env.warn(f"{bench.device_ssh}: could not ask what it is and has ({error})")
+        return {}, ()
+    finally:
+        device.close()
+
+
+def with_expectations(text: str, expect_file: str) -> str:
+    """The card plan's text with FILE's expectations in its tests (`expect:` of each)."""
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    path = Path(expect_file)
+    if not path.is_file():
+        raise UsageError(f"--expect {expect_file}: no such file")
+    try:
+        loaded = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+    except (YAMLError, UnicodeDecodeError) as error:
+        raise UsageError(f"--expect {expect_file}: not YAML ({error})") from None
+    if not isinstance(loaded, dict):
+        raise UsageError(
+            f"--expect {expect_file}: a mapping of test id -> expectations",
+            hint='e.g. fwd: {NDR: {frame: 64, value: ">= 14k"}}',
+        )
+    expectations: dict[str, Any] = json.loads(json.dumps(loaded, default=str))
+    lines = text.splitlines()
+    found: set[str] = set()
+    ids: list[str] = []
+    for index, line in enumerate(lines):
+        if not line.startswith("  - {") or '"id"' not in line:
+            continue
+        test = json.loads(line[4:])
+        if "topology" in test:
+            continue  # a path
+        ids.append(test["id"])
+        if test["id"] in expectations:
+            test["expect"] = expectations[test["id"]]
+            found.add(test["id"])
+            lines[index] = "  - " + json.dumps(test, ensure_ascii=False)
+    unknown = sorted(set(expectations) - found)
+    if unknown:
+        raise UsageError(
+            f"--expect {expect_file}: the card has no test {', '.join(unknown)}",
+            hint=f"its tests: {', '.join(ids)}",
+        )
+    return "\n".join(lines) + "\n"
+
+
+def compose(args: argparse.Namespace, env: Environment) -> Plan:
+    """The card's plan, what it leaves out said on stderr."""
+    from wirespeed.card.availability import bench_skips
+    from wirespeed.card.plan_text import SOURCE, card_plan_text
+    from wirespeed.plan.load import parse_plan
+    from wirespeed.plan.problems import PlanError
+
+    bench = bench_of(args)
+    skipped = {**_skips(args.skip), **bench_skips(bench)}
+    options = card_options(args, skipped)
+    if not args.print_plan:
+        missing, facts = _probe(bench, args, env)
+        skipped |= missing
+        options = dataclasses.replace(options, skipped=skipped, facts=facts)
+    for reason in skipped.values():
+        env.warn(f"skipped: {reason}")
+    text = card_plan_text(bench, options)
+    if args.expect:
+        text = with_expectations(text, args.expect)
+    try:
+        return parse_plan(text, SOURCE if not args.expect else f"<card with {args.expect}>")
+    except PlanError:
+        raise
+
+
+def _estimate(plan: Plan) -> list[str]:
+    """Each part's tests and roughly how long they take, for the line before the run."""
+    from wirespeed.card.parts import PARTS
+    from wirespeed.plan.forwarding import estimated_seconds
+
+    said = []
+    for part in PARTS:
+        seconds = 0.0
+        tests = [t for t in plan.tests if t.id in part.tests]
+        if not tests:
+            continue
+        for test in tests:
+            places = len(plan.paths_for(test)) * plan.repetitions
+            if test.search is not None:
+                seconds += estimated_seconds(test, plan.lab is not None) * places
+            elif test.bench is not None:
+                seconds += 30 * places
+            else:
+                seconds += (test.spec.duration + 4) * places
+        said.append(
+            f"{part.key} ~{seconds / 60:.1f} min"
+            if seconds >= 90
+            else f"{part.key} ~{seconds:.0f} s"
+        )
+    return said
+
+
+def execute(args: argparse.Namespace, env: Environment) -> int:
+    from wirespeed.cli.commands.run import expectations_status, ssh_settings, watched_roles
+
+    targets = output_targets(args.output, None, FORMATS, "card")
+    watch = watched_roles(args.watch)
+    plan = compose(args, env)
+    for warning in plan.warnings:
+        env.warn(str(warning))
+    if args.print_plan:
+        env.stdout.write(plan.text)
+        return ExitStatus.OK
+    from wirespeed.cli.progress import RichProgress
+    from wirespeed.plan import expand
+    from wirespeed.run.runner import NullProgress, Progress, Runner, preflight
+    from wirespeed.store import Store
+
+    trials = expand(plan)
+    preflight(plan, trials)
+    env.info("card: " + ", ".join(_estimate(plan)))
+    store = Store.open(args.db)
+    try:
+        progress: Progress = NullProgress() if env.quiet else RichProgress(env.progress_console())
+        runner = Runner(
+            plan,
+            store,
+            progress,
+            lab_prefix=args.lab_name,
+            watch=watch,
+            lab_dut=args.lab_dut,
+            ssh_settings=ssh_settings(args, env),
+            notice=env.info,
+        )
+        try:
+            outcome = runner.run(trials, argv=args.argv)
+        except (KeyboardInterrupt, Terminated) as stop:
+            if runner.run_id is not None:
+                resume_note(stop, runner.run_id)
+            raise
+        record = store.load_run(outcome.run_id, intervals="packed", outputs=True, commands=True)
+    finally:
+        store.close()
+    report = _show(args, env, record, targets)
+    env.info(f"card stored as run {record.id}; `wirespeed report {record.id}` shows it again")
+    below = expectations_status(report, env)
+    if outcome.failed:
+        env.error(f"{len(outcome.failed)} of {len(outcome.outcomes)} trials failed")
+        return ExitStatus.FAILED
+    return below
+
+
+def _show(
+    args: argparse.Namespace, env: Environment, record: RunRecord, targets: list[Any]
+) -> Report:
+    from wirespeed.card.output import card_report, render_card
+
+    report = card_report(record)
+    if args.json:
+        env.stdout.write(render_card("json", report, record))
+    elif env.quiet:
+        env.stdout.write(f"{record.id}\n")
+    else:
+        env.stdout.write(render_card("terminal", report, record))
+    for target in targets:
+        write_output(target.path, render_card(target.format, report, record), "-o")
+        env.info(f"card written to {target.path}")
+    return report
