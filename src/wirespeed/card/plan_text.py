@@ -35,7 +35,8 @@ SOURCE = "<card>"
 
 CIPHERS = ("aes-128-gcm", "aes-256-gcm", "aes-128-cbc", "aes-256-cbc", "chacha20-poly1305")
 FRAME_SIZES = (64, 512, 1518)  # the smallest, a middle one and the largest (RFC 2544's)
-UDP_RATE = 1_000_000_000  # on a path without a known link: as the seeds' -b 1000M
+UDP_RATE = 1_000_000_000
+LOOK_DICTIONARY = 16  # 7-zip's smallest (-md16) under --duration  # on a path without a known link: as the seeds' -b 1000M
 
 
 @dataclass(frozen=True)
@@ -188,10 +189,17 @@ def card_plan_text(bench: CardBench, options: CardOptions) -> str:
         )
     if "7z" in compute:
         sevenzip: dict[str, Any] = {"threads": [1, "all"]}
-        if profile.sevenzip_passes is not None:
-            sevenzip["passes"] = profile.sevenzip_passes
-        if profile.sevenzip_dictionary is not None:
-            sevenzip["dictionary"] = profile.sevenzip_dictionary
+        passes, dictionary = profile.sevenzip_passes, profile.sevenzip_dictionary
+        if options.duration is not None:
+            # A look: 7-zip times itself (10 s of CPU a run, whatever its dictionary),
+            # so its shortest is one run on every thread, one pass, its smallest
+            # dictionary.
+            sevenzip["threads"] = ["all"]
+            passes, dictionary = 1, LOOK_DICTIONARY
+        if passes is not None:
+            sevenzip["passes"] = passes
+        if dictionary is not None:
+            sevenzip["dictionary"] = dictionary
         tests.append(
             {
                 "id": "7z",
