@@ -35,8 +35,8 @@ SOURCE = "<card>"
 
 CIPHERS = ("aes-128-gcm", "aes-256-gcm", "aes-128-cbc", "aes-256-cbc", "chacha20-poly1305")
 FRAME_SIZES = (64, 512, 1518)  # the smallest, a middle one and the largest (RFC 2544's)
-UDP_RATE = 1_000_000_000
-LOOK_DICTIONARY = 16  # 7-zip's smallest (-md16) under --duration  # on a path without a known link: as the seeds' -b 1000M
+UDP_RATE = 1_000_000_000  # on a path without a known link: as the seeds' -b 1000M
+LOOK_DICTIONARY = 16  # 7-zip's smallest (-md16), under --duration
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
     from wirespeed.analysis.compare_many import ManyComparison
+    from wirespeed.card.compare import CardComparison
     from wirespeed.report.budgets import Budget
     from wirespeed.store import Store
 
@@ -144,7 +145,75 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     store = Store.open(args.db, read_only=True)
     try:
         soaks = getattr(args, "soaks", False)
-        table = _soaks(args, store) if soaks else _comparison(args, store)
+        cards = None if soaks else _cards_as_tables(args, store)
+        if cards is None:
+            table = _soaks(args, store) if soaks else _comparison(args, store)
     finally:
         store.close()
+    if cards is not None:
+        return _show_cards(cards, targets, fmt, env, budgets)
     return show_table(table, targets, fmt, env, budgets)
+
+
+def _cards_as_tables(args: argparse.Namespace, store: Store) -> CardComparison | None:
+    """Device cards side by side (a table per part), when every run compared is a card;
+    None otherwise."""
+    from wirespeed.card.compare import compare_cards, is_card_record
+
+    runs: list[int] = list(args.runs or [])
+    if getattr(args, "paths", None) or getattr(args, "variants", None) or len(runs) == 1:
+        return None
+    ids = runs or list(_latest_two(store))
+    if len(ids) > 2 and len(set(ids)) != len(ids):
+        raise UsageError("a run is given twice", hint="give each run once")
+    records = [store.load_run(run, intervals=False, outputs=False, commands=False) for run in ids]
+    if not all(is_card_record(record) for record in records):
+        return None
+    return compare_cards(records)
+
+
+def _show_cards(
+    cards: CardComparison,
+    targets: list[OutputTarget],
+    fmt: str | None,
+    env: Environment,
+    budgets: tuple[Budget, ...],
+) -> int:
+    from wirespeed.card.compare import (
+        render_cards_json,
+        render_cards_markdown,
+        render_cards_terminal,
+    )
+    from wirespeed.report.compare_many_render import render_many_csv, render_many_html
+
+    if budgets:
+        raise UsageError(
+            "--as says goodput as an application's needs; each card says what its device "
+            "is good for",
+            hint="leave --as out",
+        )
+
+    def text(fmt: str) -> str:
+        if fmt == "terminal":
+            buffer = io.StringIO()
+            plain = Environment(stdout=buffer, stdout_is_tty=False, colour=False)
+            render_cards_terminal(cards, plain.console())
+            return buffer.getvalue()
+        if fmt == "markdown":
+            return render_cards_markdown(cards)
+        if fmt == "json":
+            return render_cards_json(cards)
+        if fmt == "csv":
+            return render_many_csv(cards.whole)
+        return render_many_html(cards.whole)
+
+    if not targets:
+        if fmt in (None, "terminal"):
+            render_cards_terminal(cards, env.console())
+        else:
+            env.stdout.write(text(fmt))
+        return ExitStatus.OK
+    for target in targets:
+        write_output(target.path, text(target.format), "-o")
+        env.info(f"written to {target.path}")
+    return ExitStatus.OK

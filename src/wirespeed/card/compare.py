@@ -1,0 +1,136 @@
+"""Cards side by side: `wirespeed compare` of card runs, one table per part, a column per
+device (each card's target), every figure also as a % of the first card's.
+
+The rows are compare_many's (matched on test id, measurement and labels; medians, ratio
+intervals and significance where repetitions allow), grouped by the part their test
+belongs to. A search's figures are compared in packets/s: its bit rates and % of the
+ceiling are the same loads in other units, and its trial counts say nothing of a device.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from wirespeed.analysis.compare_many import ManyComparison, ManyRow, RunColumn, compare_many
+from wirespeed.card.parts import PARTS, Part, part_of
+from wirespeed.card.plan_text import card_marker
+from wirespeed.report.compare_many_render import LEGEND, cell_lines, many_to_dict, row_label
+from wirespeed.report.text import markdown_table_safe, markdown_text, terminal_safe
+from wirespeed.search.measurements import PPS
+from wirespeed.store.records import RunRecord
+
+FORMAT = "wirespeed-compare-cards"
+VERSION = 1
+# Of RRUL's probes, the figures a card compares: the rest are in each card's report.
+LATENCY_KEPT = ("latency increase", "bufferbloat grade", "goodput")
+FORWARDING_DROPPED = ("search trials", "search time")
+
+
+@dataclass(frozen=True)
+class CardComparison:
+    columns: tuple[RunColumn, ...]
+    parts: tuple[tuple[Part, tuple[ManyRow, ...]], ...]  # parts with rows, in card order
+    whole: ManyComparison  # every row, for the formats that take one table (CSV, HTML)
+
+
+def is_card_record(record: RunRecord) -> bool:
+    return card_marker(record.info.plan_text) is not None
+
+
+def _kept(row: ManyRow, part: Part) -> bool:
+    if part.key == "forwarding":
+        # The goals' loads; the rate forwarded at each is within the loss of it.
+        return (
+            row.unit == PPS
+            and row.name not in FORWARDING_DROPPED
+            and not row.name.endswith("forwarding rate")
+        )
+    if part.key == "latency":
+        return any(row.name.startswith(name) for name in LATENCY_KEPT) or row.unit == "bit/s"
+    return True
+
+
+def compare_cards(records: Sequence[RunRecord]) -> CardComparison:
+    """The cards in the order given, the first the baseline of every %."""
+    many = compare_many(records)
+    columns = tuple(
+        dataclasses.replace(
+            column,
+            label=f"run {record.id}: {(card_marker(record.info.plan_text) or {}).get('target')}",
+        )
+        for column, record in zip(many.columns, records, strict=True)
+    )
+    grouped: dict[str, list[ManyRow]] = {}
+    for row in many.rows:
+        part = part_of(row.test_id)
+        if part is not None and _kept(row, part):
+            grouped.setdefault(part.key, []).append(row)
+    parts = tuple((part, tuple(grouped[part.key])) for part in PARTS if part.key in grouped)
+    rows = tuple(row for _, part_rows in parts for row in part_rows)
+    whole = dataclasses.replace(many, columns=columns, rows=rows)
+    return CardComparison(columns, parts, whole)
+
+
+def render_cards_terminal(comparison: CardComparison, console: Console) -> None:
+    console.print(Text(f"{len(comparison.columns)} device cards compared", style="bold"))
+    for column in comparison.columns:
+        console.print(Text(terminal_safe(f"  {column.label}")))
+    for part, rows in comparison.parts:
+        table = Table(title=Text(part.title, style="bold"), title_justify="left")
+        table.add_column("Measurement")
+        for column in comparison.columns:
+            table.add_column(Text(f"run {column.run_id}"), justify="right")
+        for row in rows:
+            cells = [Text(terminal_safe(row_label(row)))]
+            cells += [
+                Text("\n".join(terminal_safe(line) for line in cell_lines(row, cell)))
+                for cell in row.cells
+            ]
+            table.add_row(*cells)
+        console.print(table)
+    console.print(Text(LEGEND))
+
+
+def render_cards_markdown(comparison: CardComparison) -> str:
+    lines = [f"# {len(comparison.columns)} device cards compared", ""]
+    lines += [f"- {markdown_text(column.label)}" for column in comparison.columns]
+    for part, rows in comparison.parts:
+        lines += ["", f"## {part.title}", ""]
+        header = ["Measurement", *(f"run {c.run_id}" for c in comparison.columns)]
+        lines.append("| " + " | ".join(header) + " |")
+        lines.append("| " + " | ".join(["---"] + ["--:"] * len(comparison.columns)) + " |")
+        for row in rows:
+            cells = [markdown_text(row_label(row))]
+            cells += [
+                "<br>".join(markdown_table_safe(line) for line in cell_lines(row, cell))
+                for cell in row.cells
+            ]
+            lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", LEGEND]
+    return "\n".join(lines) + "\n"
+
+
+def render_cards_json(comparison: CardComparison) -> str:
+    whole = many_to_dict(comparison.whole)
+    document: dict[str, Any] = {
+        "format": FORMAT,
+        "version": VERSION,
+        "columns": whole.get("columns"),
+        "parts": [
+            {
+                "key": part.key,
+                "title": part.title,
+                "rows": many_to_dict(dataclasses.replace(comparison.whole, rows=rows))["rows"],
+            }
+            for part, rows in comparison.parts
+        ],
+    }
+    return json.dumps(document, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
