@@ -172,7 +172,10 @@ def render_card_html(card: CardSummary) -> str:
         else:
             if part.headline:
                 body.append(f'<p class="headline">{e(part.headline)}</p>')
-            if part.figures:
+            if part.part.key == "facts":
+                items = "".join(f"<dt>{e(f.label)}</dt><dd>{e(f.text)}</dd>" for f in part.figures)
+                body.append(f'<dl class="facts">{items}</dl>')
+            elif part.figures:
                 rows = "".join(
                     f"<tr><td>{e(f.label)}</td><td class=num>{e(f.text)}</td>"
                     f"<td class=muted>{e(_qualifiers(f.ceiling, f.spread))}</td></tr>"

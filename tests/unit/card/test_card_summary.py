@@ -1,0 +1,137 @@
+"""The card of two real lab cards (tests/fixtures/cards: a DUT forwarding 15,000 and one
+forwarding 30,000 packets/s, 100 Mbit/s, 40 ms queues): its summary, every format, and
+the two side by side."""
+
+from __future__ import annotations
+
+import json
+import lzma
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from support.cli import run_cli
+from wirespeed.card.compare import compare_cards, render_cards_markdown
+from wirespeed.card.output import card_report, render_card
+from wirespeed.card.summary import CardSummary, card_summary, is_card
+from wirespeed.store import Store
+from wirespeed.store.records import RunRecord
+
+FIXTURE = Path(__file__).parents[2] / "fixtures" / "cards" / "runs.db.xz"
+LIMITS = {1: 15_000, 2: 30_000}
+TCP_CEILING = 94.1e6
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("cards") / "runs.db"
+    path.write_bytes(lzma.decompress(FIXTURE.read_bytes()))
+    return path
+
+
+@pytest.fixture(scope="module")
+def records(db: Path) -> Iterator[dict[int, RunRecord]]:
+    store = Store.open(str(db), read_only=True)
+    try:
+        yield {
+            run: store.load_run(run, intervals="packed", outputs=True, commands=True)
+            for run in LIMITS
+        }
+    finally:
+        store.close()
+
+
+def summary_of(record: RunRecord) -> CardSummary:
+    return card_summary(card_report(record))
+
+
+def figure(card: CardSummary, part: str, label: str) -> float:
+    found = next(f for f in card.part(part).figures if f.label == label)
+    assert found.value is not None
+    return found.value
+
+
+@pytest.mark.parametrize("run", sorted(LIMITS))
+def test_every_part_is_on_the_card_near_the_lab_s_truth(
+    records: dict[int, RunRecord], run: int
+) -> None:
+    report = card_report(records[run])
+    assert is_card(report)
+    card = card_summary(report)
+    assert [p.part.key for p in card.parts] == [
+        "facts", "throughput", "forwarding", "latency", "vpn", "compute", "device",
+    ]  # fmt: skip
+    assert all(p.present for p in card.parts), [p.part.key for p in card.parts if not p.present]
+    assert card.profile == "quick" and f"{LIMITS[run]:,} pps" in card.target
+    # The DUT's packet rate at 64 B, each way; TCP at the line rate below it.
+    for direction in ("in", "out"):
+        ndr = figure(card, "forwarding", f"NDR 64 B {direction}")
+        assert 0.8 * LIMITS[run] < ndr <= 1.03 * LIMITS[run]
+    # 1518 B frames at 100 Mbit/s: 8,127/s, below either limit.
+    assert figure(card, "forwarding", "NDR 1518 B out") == pytest.approx(8127, rel=0.05)
+    assert figure(card, "throughput", "TCP down") > 0.8 * TCP_CEILING
+    assert card.sentence.startswith("routes NAT at")
+    assert "64 B NDR" in card.sentence and "bufferbloat grade" in card.sentence
+    assert "WireGuard" in card.sentence and "AES-256-GCM" in card.sentence
+    assert card.part("device").headline.startswith(("never throttled", "throttled"))
+    assert any("streams of 6 Mbit/s" in line for line in card.good_for)
+    assert all(p.seconds for p in card.parts if p.part.tests)
+    assert any(f.label == "kernel" for f in card.part("facts").figures)
+
+
+def test_the_card_renders_in_every_format(records: dict[int, RunRecord]) -> None:
+    record = records[1]
+    report = card_report(record)
+    text = render_card("terminal", report, record)
+    assert text.startswith("Device card: lab nat, fe, 40ms queue, 15,000 pps\n")
+    assert "Forwarding rate  [" in text and "Good for:" in text
+    markdown = render_card("markdown", report, record)
+    assert markdown.startswith("# Device card:") and "## Latency under load" in markdown
+    assert "| NDR 64 B in |" in markdown
+    document = json.loads(render_card("json", report, record))
+    assert document["card"]["card_format"] == 1
+    assert [p["key"] for p in document["card"]["parts"]][1] == "throughput"
+    assert "trials" in document["report"]
+    page = render_card("html", report, record)
+    assert page.startswith("<!DOCTYPE html>") and 'id="device-card"' in page
+    assert page.index('id="device-card"') < page.index("</main>")
+    assert "http://" not in page.split("<body>", 1)[1].split("<script")[0]  # self-contained
+    assert "section.devcard" in page.split("</head>")[0]
+
+
+def test_two_cards_side_by_side_show_the_forwarding_limit_doubled(
+    records: dict[int, RunRecord],
+) -> None:
+    cards = compare_cards([records[1], records[2]])
+    assert [part.key for part, _ in cards.parts] == [
+        "throughput", "forwarding", "latency", "vpn", "compute",
+    ]  # fmt: skip
+    assert cards.columns[0].label.startswith("run 1: lab nat, fe, 40ms queue, 15,000 pps")
+    forwarding = dict(cards.parts)[next(p for p, _ in cards.parts if p.key == "forwarding")]
+    assert all(row.unit == "pps" for row in forwarding)
+    ndr = next(r for r in forwarding if r.name == "NDR" and dict(r.labels)["frame"] == "64 B")
+    second = ndr.cells[1]
+    assert second is not None and second.percent is not None
+    assert 60 < second.percent < 120  # 30,000 against 15,000: about +100 %
+    full_frames = next(
+        r for r in forwarding if r.name == "NDR" and dict(r.labels)["frame"] == "1518 B"
+    )
+    unchanged = full_frames.cells[1]
+    assert unchanged is not None and unchanged.percent is not None
+    assert abs(unchanged.percent) < 5  # the link's frame rate, the same on both
+    markdown = render_cards_markdown(cards)
+    assert "## Forwarding rate" in markdown and "| Measurement | run 1 | run 2 |" in markdown
+
+
+def test_report_and_compare_of_card_runs_from_the_command_line(db: Path) -> None:
+    status, out, err = run_cli("report", "1", "--db", str(db))
+    assert status == 0, err
+    assert out.startswith("Device card:")
+    status, out, err = run_cli("compare", "1", "2", "--db", str(db), "--format", "json")
+    assert status == 0, err
+    document = json.loads(out)
+    assert document["format"] == "wirespeed-compare-cards"
+    assert [part["key"] for part in document["parts"]][:2] == ["throughput", "forwarding"]
+    status, out, _ = run_cli("compare", "1", "2", "--db", str(db))
+    assert status == 0 and "2 device cards compared" in out and "Forwarding rate" in out
