@@ -31,6 +31,7 @@ examples:
   wirespeed run seed-matrix --duration 3              the same, built in: every test 3 s
   wirespeed run -c lab:router:fe -u -b 100M           one test in iperf's words, in the lab
   wirespeed run -c root@r4s.lan -P 2 -R               one test against a device over SSH
+  wirespeed card lab:nat --forward-pps 15000 -o c.html   a device card: every part, one page
   wirespeed report -o table.md -o run.json            the latest run as Markdown and JSON
   wirespeed compare 7 8                               run 8 against run 7, figure by figure
   wirespeed compare 3 4 5                             runs as columns, each % against run 3

@@ -1,0 +1,56 @@
+"""A device card of the foreign bench's router (an OpenWrt-like busybox device behind
+SSH, with iperf and nothing else of wirespeed's), its ends the laptop on its LAN and
+the workstation beyond its WAN: the plan file of the bench is the card's TARGET.
+
+The router has neither openssl nor 7-zip: the compute part is skipped, each test with
+the package that brings its program, and the card goes on. The VPN part is the lab's
+only. Every other part measures through the router; its forwarding limit is the truth
+of the search."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+from bench_runs import HOSTS, WIRESPEED, MakeBench
+
+pytestmark = [pytest.mark.root, pytest.mark.slow]
+
+LIMIT = 15_000
+PLAN = HOSTS + (
+    "paths:\n"
+    "  - {name: NAT, topology: nat, client: laptop, server: workstation, dut: router, "
+    "link: gbe}\n"
+    "tests: [{id: t}]\n"
+)
+
+
+def test_the_router_s_card_over_ssh_skips_what_it_lacks(
+    foreign_bench: MakeBench, tmp_path: Path
+) -> None:
+    bench = foreign_bench(limit_pps=LIMIT)
+    plan = tmp_path / "bench.yaml"
+    plan.write_text(PLAN)
+    document = tmp_path / "card.json"
+    argv = [
+        *WIRESPEED, "card", str(plan), "--duration", "1", "--frame-sizes", "64",
+        "--ssh-config", str(bench.ssh_config), "--db", str(tmp_path / "runs.db"),
+        "-o", str(document), "-q",
+    ]  # fmt: skip
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
+
+    assert done.returncode == 0, done.stderr
+    assert "openssl is not installed on root@router" in done.stderr
+    assert "opkg install openssl-util" in done.stderr and "p7zip" in done.stderr
+    card = json.loads(document.read_text())["card"]
+    parts = {part["key"]: part for part in card["parts"]}
+    assert parts["compute"]["skipped"] and parts["vpn"]["skipped"]
+    for key in ("throughput", "forwarding", "latency", "device"):
+        assert parts[key]["skipped"] is None and parts[key]["figures"], key
+    figures = {f["label"]: f["value"] for f in parts["forwarding"]["figures"]}
+    for direction in ("in", "out"):
+        assert 0.7 * LIMIT < figures[f"NDR 64 B {direction}"] <= 1.05 * LIMIT
+    facts = {f["label"] for f in parts["facts"]["figures"]}
+    assert "kernel" in facts and "network" not in facts
