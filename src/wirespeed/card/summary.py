@@ -94,8 +94,9 @@ def card_summary(report: Report) -> CardSummary:
     for part in PARTS:
         outcomes = [t.outcome for t in report.trials if t.outcome.trial.test.id in part.tests]
         seconds = sum(o.finished_at - o.started_at for o in outcomes) if outcomes else None
-        if part.key in skipped:
-            built.append(PartSummary(part, "", skipped=skipped[part.key], seconds=seconds))
+        reason = _skipped_part(part, skipped)
+        if reason:
+            built.append(PartSummary(part, "", skipped=reason, seconds=seconds))
             continue
         summary = _PART_BUILDERS[part.key](report, outcomes, topology)
         notes = tuple(reason for key, reason in skipped.items() if _within(part, key))
@@ -111,6 +112,18 @@ def card_summary(report: Report) -> CardSummary:
         parts=tuple(built),
         good_for=_good_for(report, routed),
     )
+
+
+def _skipped_part(part: Part, skipped: dict[str, str]) -> str:
+    """Why the part was left out: its own reason, or each of its tests' (tunnels') when
+    every one of them was; "" when it ran."""
+    if part.key in skipped:
+        return skipped[part.key]
+    own = [key for key in skipped if _within(part, key)]
+    whole = set(COMPUTE.tests) if part is COMPUTE else {"WireGuard", "OpenVPN"}
+    if part in (COMPUTE, VPN) and set(own) == whole:
+        return "; ".join(skipped[key] for key in own)
+    return ""
 
 
 def _within(part: Part, key: str) -> bool:
