@@ -334,8 +334,11 @@ def _forwarding(report: Report, outcomes: list[TrialOutcome], _: Topology | None
             if f.value is not None
         )
         headline = f"{frame} B {goal} {said}"
-        bound = [f for o in outcomes for f in o.findings if f.kind is FindingKind.CPU_BOUND]
-        if bound:
+        seen = [f for o in outcomes for f in o.findings]
+        bound = [f for f in seen if f.kind is FindingKind.CPU_BOUND]
+        # A lab's DUT shares this machine's cores with the generator: a busy core there
+        # is the lab's limit (its lab-limited finding), not the device's.
+        if bound and not any(f.kind is FindingKind.LAB_LIMITED for f in seen):
             headline += f" (CPU-bound: {bound[0].message.split(';')[0]})"
     return PartSummary(FORWARDING, headline, tuple(figures), _findings_of(outcomes))
 
