@@ -389,8 +389,15 @@ def _show(
     args: argparse.Namespace, env: Environment, record: RunRecord, targets: list[Any]
 ) -> Report:
     from wirespeed.card.output import card_report, render_card
+    from wirespeed.card.summary import card_summary
 
     report = card_report(record)
+    took = [
+        f"{part.part.key} {part.seconds:.0f} s"
+        for part in card_summary(report).parts
+        if part.seconds is not None
+    ]
+    env.info("card parts took: " + ", ".join(took))
     if args.json:
         env.stdout.write(render_card("json", report, record))
     elif env.quiet:
