@@ -94,7 +94,11 @@ def test_the_estimate_counts_every_cell() -> None:
         ("{width: 0}", "the width must be between 0.01% and 50%"),
         ("{initial_duration: 20, final_duration: 5}", "initial_duration must not be longer"),
         ("{max_rate: 50pps}", "max_rate must be above min_rate"),
-        ("{generator: trafgen}", "generator: input should be 'iperf2', got 'trafgen'"),
+        ("{generator: trafgen}", "generator: trafgen paces by whole seconds"),
+        ("{generator: pktgen}", "generator: expected one of iperf2, tcpreplay, auto"),
+        ("{cpus: 0}", "cpus: must be at least 1, got 0"),
+        ("{cpus: 9}", "cpus: must be at most 8, got 9"),
+        ("{cpus: two}", "cpus: expected an integer, got 'two'"),
         ("{seconds: 3}", "seconds"),
     ],
 )
