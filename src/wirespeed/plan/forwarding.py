@@ -11,6 +11,7 @@
           width: 1%                     # how close the bounds end: (upper-lower)/upper
           generator: tcpreplay          # iperf2 (default), tcpreplay, auto
           cpus: 2                       # sending processes per direction, each a share
+          senders: [pc2]                # more hosts sending up with the client (hosts:)
 
 Frame sizes are Ethernet frames counted with FCS, without preamble and gap (RFC 2544):
 a UDP datagram of payload L makes a frame of L + 46 bytes.
@@ -43,6 +44,7 @@ DIRECTIONS = ("up", "down", "both", "in", "out")
 NAT_ONLY = ("in", "out")  # outside to inside (a port forward), inside to outside
 GENERATORS = ("iperf2", "tcpreplay", "auto")  # run/search_generators.py
 MAX_CPUS = 8  # iperf2's streams take ports 5800 + 10 k: the lab NAT forwards up to 5899
+MAX_SENDERS = 5  # each sending host its own ports: 5800, 5802 .. 5808 (+ 10 k per stream)
 _PPS = re.compile(r"(?P<number>[0-9]+(?:\.[0-9]+)?)\s*(?P<prefix>[kKmM]?)pps")
 _PERCENT = re.compile(r"(?P<number>[0-9]+(?:\.[0-9]+)?)\s*%")
 
@@ -181,6 +183,11 @@ class ForwardingOptions(BaseModel):
     generator: Annotated[str, BeforeValidator(_generator)] = "iperf2"
     # Processes sending each leg, each its share of the load (one per CPU to use).
     cpus: Annotated[int, Field(strict=True, ge=1, le=MAX_CPUS)] = 1
+    # Hosts (of hosts:) that send up (or out) beside the path's client, the load shared
+    # between them all, their counts summed: a load no one machine can send.
+    senders: list[Annotated[str, Field(min_length=1, max_length=64)]] = Field(
+        default_factory=list, max_length=MAX_SENDERS - 1
+    )
 
     @field_validator("initial_duration", "final_duration")
     @classmethod
@@ -207,6 +214,8 @@ class ForwardingOptions(BaseModel):
             raise ValueError("initial_duration must not be longer than final_duration")
         if final is not None and self.duration_sum is not None and self.duration_sum < final:
             raise ValueError("duration_sum must be at least one final_duration")
+        if len(set(self.senders)) != len(self.senders):
+            raise ValueError(f"a sender is listed twice in {self.senders}")
         if self.max_rate is not None and self.max_rate <= self.min_rate:
             raise ValueError("max_rate must be above min_rate")
         return self

@@ -534,12 +534,17 @@ class Runner:
         if path.topology is Topology.NAT and path.dut is not None:
             wan = self.plan.hosts[path.dut].traffic_address
             nat = None if wan is None else NatDut(path.dut, wan)
+        from wirespeed.plan.forwarding import ForwardingOptions
+
+        assert trial.test.search is not None
+        senders = ForwardingOptions.model_validate(trial.test.search.as_dict()).senders
         legs = real_legs(
             self._host(path.client),
             self._host(path.server),
             client_address=client.traffic_address,
             server_address=server.traffic_address,
             nat=nat,
+            senders=[self._host(name) for name in senders],
         )
         return SearchPath(legs, rate, in_lab=False)
 

@@ -63,9 +63,11 @@ def choose(host: Host, wanted: str) -> tuple[str, str | None]:
 
 
 def streams_of(legs: Sequence[Leg], cpus: int, generators: dict[str, str]) -> list[Stream]:
-    """`cpus` streams per leg, each 1/cpus of its load, by the leg's sender's generator."""
+    """`cpus` streams per leg, each 1/cpus of its share, by the leg's sender's generator."""
     return [
-        Stream(leg, 1.0 / cpus, leg.port + STREAM_PORT_STEP * index, generators[leg.sender.name])
+        Stream(
+            leg, leg.share / cpus, leg.port + STREAM_PORT_STEP * index, generators[leg.sender.name]
+        )
         for leg in legs
         for index in range(cpus)
     ]

@@ -24,11 +24,12 @@ whose every trial was generator-limited, or that found no bound at all, fails th
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import os
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from wirespeed.analysis.findings import judge_monitor
@@ -519,8 +520,13 @@ def _run_trial(
         sent=sent,
         received=min(received, sent),
         offered_duration=offered_duration,
-        legs=len(legs),
+        legs=directions_of(legs),
     )
+
+
+def directions_of(legs: Sequence[Leg]) -> int:
+    """How many full loads the legs send together: `both` two, senders sharing one."""
+    return max(1, round(sum(leg.share for leg in legs)))
 
 
 def _frame_file(cell: _Cell, leg: Leg, frame: int) -> FrameFile:
@@ -724,3 +730,14 @@ def measurer_for(legs: Sequence[Leg], frame: int) -> Measurer:
     """A trial through `legs` at one frame size, its outputs not kept: for comparing
     search algorithms on the same path (benchmarks/search_cost.py)."""
     return _measurer(legs, frame, _Cell(), lambda: None)
+
+
+@contextlib.contextmanager
+def measuring(legs: Sequence[Leg], frame: int, sending: Sending) -> Iterator[Measurer]:
+    """A trial through `legs` at one frame size by `sending`'s generators, outputs not
+    kept; tcpreplay's frame files removed at the end (benchmarks/generator_ceiling.py)."""
+    cell = _Cell(sending=sending)
+    try:
+        yield _measurer(legs, frame, cell, lambda: None)
+    finally:
+        generators.remove_frames(list(cell.frames.values()))

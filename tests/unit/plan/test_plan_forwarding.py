@@ -265,3 +265,47 @@ def test_a_run_duration_too_short_for_a_search_trial_is_a_usage_error() -> None:
         expand(plan, duration=0.05)
     (trial,) = expand(plan, duration=0.5)
     assert search_options(trial.test).final_duration == 0.5
+
+
+@pytest.mark.parametrize(
+    ("bench", "options", "expected"),
+    [
+        (LAB_ROUTER, "{senders: [pc2]}", "7:24: test 'fwd': path 'R' is the lab's, which has one"),
+        (DEVICES, "{senders: [pc2], max_rate: 1Mpps}", "9:24: test 'fwd': 'pc2' is not in hosts:"),
+        (
+            DEVICES,
+            "{senders: [r4s], max_rate: 1Mpps}",
+            "9:24: test 'fwd': the path's client sends anyway and its server receives",
+        ),
+        (
+            DEVICES,
+            "{senders: [pc], directions: [down], max_rate: 1Mpps}",
+            "several senders send towards the server (up or out), not down",
+        ),
+    ],
+)
+def test_more_senders_are_other_hosts_sending_up(bench: str, options: str, expected: str) -> None:
+    text = f"""{bench}tests:
+  - id: fwd
+    tool: forwarding
+    options: {options}
+"""
+    problems = problems_of(text)
+    assert any(expected in problem for problem in problems), problems
+
+
+def test_more_senders_share_the_up_legs_load_on_ports_of_their_own() -> None:
+    from wirespeed.hosts.local import LocalHost
+    from wirespeed.run.search_legs import real_legs
+    from wirespeed.run.search_trial import directions_of
+
+    pc, pc2, server = LocalHost("pc"), LocalHost("pc2"), LocalHost("r4s")
+    legs = real_legs(
+        pc, server, client_address=None, server_address="192.0.2.1", senders=[pc2]
+    )
+    up = legs["up"]
+    assert [(leg.sender.name, leg.port, leg.share) for leg in up] == [
+        ("pc", 5800, 0.5),
+        ("pc2", 5802, 0.5),
+    ]
+    assert directions_of(up) == 1  # the two carry one direction's load between them
