@@ -300,9 +300,7 @@ def test_more_senders_share_the_up_legs_load_on_ports_of_their_own() -> None:
     from wirespeed.run.search_trial import directions_of
 
     pc, pc2, server = LocalHost("pc"), LocalHost("pc2"), LocalHost("r4s")
-    legs = real_legs(
-        pc, server, client_address=None, server_address="192.0.2.1", senders=[pc2]
-    )
+    legs = real_legs(pc, server, client_address=None, server_address="192.0.2.1", senders=[pc2])
     up = legs["up"]
     assert [(leg.sender.name, leg.port, leg.share) for leg in up] == [
         ("pc", 5800, 0.5),
