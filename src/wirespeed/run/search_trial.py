@@ -1,5 +1,12 @@
 """Run one forwarding-rate search trial: per frame size and direction, a search of trials
-of paced UDP through the path (iperf2 `-b Npps`), each counted at the receiver.
+of paced UDP through the path (iperf2 `-b Npps`, or tcpreplay's raw frames `--pps`:
+search_generators.py), each counted at the receiver.
+
+tcpreplay receives nothing: its trials count what arrived with the receiver's counters
+(the namespaces' UDP counters in the lab, else its interfaces'), and what was sent by
+tcpreplay's own account, cross-checked with the sender's interfaces as iperf's is.
+Several streams (`cpus:`) and several senders (`senders:`) share a direction's load;
+their counts are summed, every host's counters read once.
 
 iperf numbers its datagrams, so its count of the lost ones is exact, except that it
 also counts what reached its host and its socket then dropped (a receiver on a busy
