@@ -190,7 +190,31 @@ def preflight(plan: Plan, trials: Sequence[Trial]) -> None:
     for program in sorted({program_for(t.test.tool) for t in trials if t.test.tool.moves_traffic}):
         if this_machine.which(program) is None:
             raise MissingToolError(program)
+    replayed_here = [
+        t for t in trials if _named_generator(t) == "tcpreplay" and is_lab_path(plan, t.path)
+    ]
+    if replayed_here and this_machine.which("tcpreplay") is None:
+        raise MissingToolError("tcpreplay")
     _refuse_missing_benchmarks(plan, trials, this_machine)
+
+
+def _named_generator(trial: Trial) -> str | None:
+    """The generator a forwarding search's plan names (None: not a search)."""
+    if trial.test.search is None:
+        return None
+    value = trial.test.search.as_dict().get("generator")
+    return value if isinstance(value, str) else None
+
+
+def _search_senders(trial: Trial) -> list[str]:
+    """The plan's hosts that send a search's traffic up: its client and `senders:`."""
+    assert trial.test.search is not None and trial.path.client is not None
+    more = trial.test.search.as_dict().get("senders")
+    return (
+        [trial.path.client, *(str(n) for n in more)]
+        if isinstance(more, list)
+        else [trial.path.client]
+    )
 
 
 def _refuse_missing_benchmarks(plan: Plan, trials: Sequence[Trial], this_machine: Host) -> None:
@@ -676,6 +700,11 @@ class Runner:
                     tools = needs.setdefault(name, set())
                     if name in (path.client, path.server):
                         tools.add(program)
+            if _named_generator(trial) == "tcpreplay":
+                # Asked for by name: refused up front where a sender lacks it (exit 3).
+                for name in _search_senders(trial):
+                    if self.plan.hosts[name].ssh is not None:
+                        needs.setdefault(name, set()).add("tcpreplay")
         try:
             for name, tools in needs.items():
                 ssh = self.plan.hosts[name].ssh

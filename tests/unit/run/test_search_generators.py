@@ -55,3 +55,29 @@ def test_hosts_shared_by_streams_and_legs_are_counted_once() -> None:
     pairs = _distinct(legs)
     # Both clients' interfaces, the server's once: it receives both legs.
     assert [(s and s.name, r and r.name) for s, r in pairs] == [("c1", "srv"), ("c2", None)]
+
+
+def test_a_lab_search_naming_tcpreplay_is_refused_before_it_runs_without_it(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import os
+    import shutil
+
+    from wirespeed.plan import expand, parse_plan
+    from wirespeed.run.runner import preflight
+
+    if os.geteuid() != 0:
+        pytest.skip("the lab's preflight asks for root first")
+    # This machine's PATH with iperf (what every search needs) and without tcpreplay.
+    iperf = shutil.which("iperf")
+    assert iperf is not None
+    (tmp_path / "iperf").symlink_to(iperf)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    plan = parse_plan(
+        "lab: {link: gbe}\n"
+        "paths: [{name: R, topology: router}]\n"
+        "tests: [{id: fwd, tool: forwarding, options: {generator: tcpreplay}}]\n"
+    )
+    with pytest.raises(MissingToolError, match="tcpreplay") as raised:
+        preflight(plan, expand(plan))
+    assert raised.value.exit_status == 3
