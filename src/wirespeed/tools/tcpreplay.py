@@ -13,8 +13,9 @@ a whole core at any rate), so what it offers is what was asked, to within 0.1 % 
 about 200,000 frames/s per core here (docs/benchmarks.md).
 
 What is counted (tcpreplay 4.4.3, checked against its output in
-tests/fixtures/tcpreplay): `Successful packets` is what the device's socket took, and
-`Actual: ... sent in S seconds` how long it took to send them. A frame the kernel
+tests/fixtures/tcpreplay): `Successful packets` is what the device's socket took; how
+long it took to send them is its count over its `Rated: ... pps` (`Actual: ... sent in S
+seconds` keeps only hundredths from 1 s on: 0.5 % of a 2 s trial). A frame the kernel
 refused (a full queue: `Failed packets`, `Retried packets`) was not offered.
 
 A sending host needs the next hop's MAC address: `ip -o route get TARGET` gives the
@@ -39,6 +40,8 @@ _ACTUAL = re.compile(
     r"^Actual:\s+(?P<packets>\d+)\s+packets\s+\((?P<bytes>\d+)\s+bytes\)\s+sent in\s+"
     r"(?P<seconds>[\d.]+)\s+seconds"
 )
+# "Rated: 1200024.0 Bps, 9.60 Mbps, 20000.40 pps": its rate to the hundredth of a packet.
+_RATED = re.compile(r"^Rated:\s.*?(?P<pps>[\d.]+)\s+pps\s*$")
 _SUCCESSFUL = re.compile(r"^Successful packets:\s+(?P<count>\d+)")
 _FAILED = re.compile(r"^Failed packets:\s+(?P<count>\d+)")
 _MAC = re.compile(r"^[0-9a-f]{2}(?::[0-9a-f]{2}){5}$")
@@ -150,12 +153,15 @@ def sender_argv(device: str, pcap: str, pps: int, count: int) -> list[str]:
 def parse_sender(text: str) -> SenderReport:
     """The generator's own account; ValueError when it printed none."""
     seconds: float | None = None
+    rated: float | None = None
     actual = successful = None
     failed = 0
     for line in text.splitlines():
         stripped = line.strip()
         if found := _ACTUAL.match(stripped):
             actual, seconds = int(found["packets"]), float(found["seconds"])
+        elif (found := _RATED.match(stripped)) and float(found["pps"]) > 0:
+            rated = float(found["pps"])
         elif found := _SUCCESSFUL.match(stripped):
             successful = int(found["count"])
         elif found := _FAILED.match(stripped):
@@ -168,6 +174,10 @@ def parse_sender(text: str) -> SenderReport:
             raise ValueError(said[-1])
         errors = [line for line in said if _ERROR_WORDS.search(line)]
         raise ValueError((errors or said or ["tcpreplay printed nothing"])[0])
+    if rated is not None and actual:
+        # From 1 s on, "sent in 1.99 seconds" has hundredths only (0.5 % of a 2 s trial);
+        # its rate has hundredths of a packet per second.
+        seconds = actual / rated
     return SenderReport(
         sent=successful if successful is not None else actual, seconds=seconds, failed=failed
     )

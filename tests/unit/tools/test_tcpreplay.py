@@ -48,7 +48,20 @@ def test_the_file_is_written_by_printf_octal_escapes() -> None:
 
 def test_what_it_sent_and_for_how_long() -> None:
     report = tcpreplay.parse_sender(_text("sent-20000pps.txt"))
-    assert report == tcpreplay.SenderReport(sent=20_000, seconds=0.99998, failed=0)
+    assert (report.sent, report.failed) == (20_000, 0)
+    printed = float(_text("sent-20000pps.txt").split("sent in ")[1].split()[0])
+    assert report.seconds == pytest.approx(printed, abs=0.01)
+
+
+def test_from_a_second_on_its_time_is_its_count_over_its_rate() -> None:
+    # "sent in 2.00 seconds" has hundredths only; "Rated: ... 19999.97 pps" more.
+    text = _text("sent-2s.txt")
+    report = tcpreplay.parse_sender(text)
+    assert report.sent == 40_000
+    printed = float(text.split("sent in ")[1].split()[0])
+    rated = float(text.split(" pps")[0].rsplit(" ", 1)[1])
+    assert report.seconds == pytest.approx(40_000 / rated, rel=1e-9)
+    assert report.seconds == pytest.approx(printed, abs=0.01)
 
 
 @pytest.mark.parametrize(
