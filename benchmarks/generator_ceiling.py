@@ -11,6 +11,12 @@ of sending processes (`cpus:` 1 and 2):
 - CPU per packet at 50k pps: the user + system time of every process the trial started
   and reaped (the generator; for iperf2 also its receiver), over the packets sent.
 
+In the lab every packet is also forwarded by the DUT's namespace on the sending core
+(veth hands a packet on within the sender's system call), so those ceilings are this
+machine's forwarding as much as the generator's. `--sink` measures the generators alone,
+as toward a real NIC: into a veth pair whose far end drops every frame (a MAC address
+nobody has), the same ramp, offered rate by the generator's own account.
+
 And, because a search's NDR needs a generator that paces each packet and not only each
 second: the peak rate in 50 ms at the server while 50,000 packets/s of 64 B are asked
 for 1 s from trafgen (`-b`, which the search refuses) and tcpreplay (`--pps`).
@@ -19,21 +25,27 @@ The load average is printed with every row: on a shared machine, rerun when it i
 if the figures look disturbed. Needs root, tcpreplay and netsniff-ng (trafgen).
 
     sudo .venv/bin/python -m benchmarks.generator_ceiling [--duration 2]
-        [--sizes 64,512,1518] [--cpus 1,2] [--top 600k] [--lab-name bench-ceiling]
+        [--sizes 64,512,1518] [--cpus 1,2] [--top 600k] [--lab-name bench-ceiling] [--sink]
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import functools
+import os
 import resource
 import shutil
+import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from wirespeed.cli.exit import raise_on_sigterm
+from wirespeed.hosts.netns import NetnsHost
 from wirespeed.lab.lab import Lab, LabSpec
 from wirespeed.lab.links import parse_link
 from wirespeed.model import Role, Topology
@@ -41,7 +53,9 @@ from wirespeed.run import search_generators as generators
 from wirespeed.run.search_legs import Leg, lab_legs
 from wirespeed.run.search_trial import Sending, measuring
 from wirespeed.sampling.procfs import parse_loadavg, parse_net_dev
+from wirespeed.search.frames import udp_payload_for_frame
 from wirespeed.search.model import TrialResult
+from wirespeed.tools import iperf2_pps, tcpreplay
 from wirespeed.units import parse_rate
 
 TOLERANCE = 0.01
@@ -173,6 +187,97 @@ def bursts(lab: Lab, legs: Sequence[Leg]) -> list[str]:
     return lines
 
 
+SINK_SOURCE, SINK_TARGET = "10.99.77.1", "10.99.77.2"
+SINK_MAC = "02:00:00:00:77:02"  # nobody's: the far end drops every frame at once
+
+
+@contextlib.contextmanager
+def sink() -> Iterator[NetnsHost]:
+    """A namespace whose eth0 leads to one that drops everything, the target's MAC fixed
+    (no ARP): what a generator offers is its own work only."""
+    names = (f"gc{os.getpid()}-tx", f"gc{os.getpid()}-rx")
+    run = functools.partial(subprocess.run, check=True, capture_output=True)
+    try:
+        for name in names:
+            run(["ip", "netns", "add", name])
+        run(["ip", "link", "add", "eth0", "netns", names[0], "type", "veth", "peer", "name",
+             "eth0", "netns", names[1]])  # fmt: skip
+        for name in names:
+            run(["ip", "-n", name, "link", "set", "eth0", "up"])
+        run(["ip", "-n", names[0], "addr", "add", f"{SINK_SOURCE}/24", "dev", "eth0"])
+        run(["ip", "-n", names[0], "neigh", "add", SINK_TARGET, "lladdr", SINK_MAC, "dev",
+             "eth0"])  # fmt: skip
+        yield NetnsHost(names[0])
+    finally:
+        for name in names:
+            subprocess.run(["ip", "netns", "del", name], check=False, capture_output=True)
+
+
+def _sink_trial(
+    host: NetnsHost, generator: str, *, cpus: int, frame: int, rate: int, duration: float, pcap: str
+) -> tuple[float, int, float]:
+    """(offered pps, packets, CPU seconds) of `cpus` processes sending `rate` together."""
+    share = max(1, round(rate / cpus))
+    if generator == generators.TCPREPLAY:
+        argv = tcpreplay.sender_argv("eth0", pcap, share, max(1, round(share * duration)))
+    else:
+        payload = udp_payload_for_frame(frame)
+        argv = iperf2_pps.sender_argv(SINK_TARGET, 5800, payload, share, duration)
+    before = _children_cpu()
+    processes = [host.start(argv) for _ in range(cpus)]
+    for process in processes:
+        process.wait(timeout=duration + 30)
+    cpu = _children_cpu() - before
+    packets = 0
+    seconds = 0.0
+    for process in processes:
+        text = process.stdout() + "\n" + process.stderr()
+        if generator == generators.TCPREPLAY:
+            replayed = tcpreplay.parse_sender(text)
+            packets, seconds = packets + replayed.sent, max(seconds, replayed.seconds)
+        else:
+            sent = iperf2_pps.parse_sender(text)
+            packets, seconds = packets + sent.writes, max(seconds, sent.seconds)
+        process.stop()
+    return packets / max(seconds, 1e-9), packets, cpu
+
+
+def sink_row(host: NetnsHost, generator: str, *, cpus: int, frame: int, duration: float,
+             top: int) -> Row:  # fmt: skip
+    row = Row(generator, cpus, frame, pacing={}, load=_load())
+    assert row.pacing is not None
+    data = tcpreplay.udp_frame(
+        destination_mac=SINK_MAC, source_mac="02:00:00:00:77:01", source=SINK_SOURCE,
+        destination=SINK_TARGET, port=5800, frame_bytes=frame,
+    )  # fmt: skip
+    with tempfile.NamedTemporaryFile(suffix=".pcap") as pcap:
+        pcap.write(tcpreplay.pcap_of(data))
+        pcap.flush()
+        for rate in _ramp(top):
+            offered, packets, cpu = _sink_trial(
+                host, generator, cpus=cpus, frame=frame, rate=rate, duration=duration,
+                pcap=pcap.name,
+            )  # fmt: skip
+            error = offered / rate - 1
+            if rate in PACING_RATES:
+                row.pacing[rate] = error
+            if rate == CPU_RATE and packets:
+                row.cpu_us = cpu / packets * 1e6
+            print(
+                f"  sink {generator} x{cpus} {frame} B {rate:,} pps: offered "
+                f"{error * 100:+.2f} %, load {_load()}",
+                file=sys.stderr,
+            )
+            if abs(error) > TOLERANCE:
+                row.first_miss = rate
+                if rate > PACING_RATES[-1]:
+                    break
+                continue
+            if row.first_miss is None:
+                row.within = rate  # nothing arrives anywhere: no loss to speak of
+    return row
+
+
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value * 100:+.2f}"
 
@@ -209,6 +314,7 @@ def main() -> None:
     parser.add_argument("--generators", default="iperf2,tcpreplay")
     parser.add_argument("--top", default="600k", help="the ramp's highest rate")
     parser.add_argument("--lab-name", default="bench-ceiling")
+    parser.add_argument("--sink", action="store_true", help="the generators alone (no lab)")
     args = parser.parse_args()
     sizes = [int(size) for size in args.sizes.split(",")]
     cpus_list = [int(n) for n in args.cpus.split(",")]
@@ -218,6 +324,25 @@ def main() -> None:
     spec = LabSpec(Topology.ROUTER, parse_link("unshaped"), name=args.lab_name)
     rows: list[Row] = []
     print(f"load average at start: {Path('/proc/loadavg').read_text().strip()}", file=sys.stderr)
+    if args.sink:
+        with sink() as host:
+            for frame in sizes:
+                for cpus in cpus_list:
+                    for name in names:
+                        rows.append(
+                            sink_row(
+                                host,
+                                name,
+                                cpus=cpus,
+                                frame=frame,
+                                duration=args.duration,
+                                top=top,
+                            )
+                        )
+        print(f"## Generators alone (into a dropping veth), {args.duration:g} s trials\n")
+        print(table(rows))
+        print(f"\nload average at end: {Path('/proc/loadavg').read_text().strip()}")
+        return
     with Lab.up(spec) as lab:
         legs = lab_legs(lab)["up"]
         burst_lines = bursts(lab, legs)
