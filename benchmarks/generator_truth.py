@@ -74,7 +74,7 @@ def lab_truth(limit: int, lab_name: str) -> None:
         found = outcome.result.measurements if outcome.result is not None else ()
         ndr = next((m.value for m in found if m.name == "NDR"), None)
         error = "-" if ndr is None else f"{(ndr / limit - 1) * 100:+.2f} %"
-        notes = [f.text for f in outcome.findings if f.kind is FindingKind.GENERATOR_LIMITED]
+        notes = [f.message for f in outcome.findings if f.kind is FindingKind.GENERATOR_LIMITED]
         print(
             f"| {outcome.trial.test.id} | NDR {ndr} | {error} | {outcome.status.value} "
             f"| {outcome.reason or ''} | {notes} |"
