@@ -124,7 +124,7 @@ def measure_row(
                 file=sys.stderr,
             )
             if abs(error) > TOLERANCE:
-                row.first_miss = rate
+                row.first_miss = row.first_miss or rate
                 if rate > PACING_RATES[-1]:
                     break
                 continue
@@ -269,7 +269,7 @@ def sink_row(host: NetnsHost, generator: str, *, cpus: int, frame: int, duration
                 file=sys.stderr,
             )
             if abs(error) > TOLERANCE:
-                row.first_miss = rate
+                row.first_miss = row.first_miss or rate
                 if rate > PACING_RATES[-1]:
                     break
                 continue
