@@ -34,7 +34,7 @@ from wirespeed.search.mlrsearch import mlrsearch
 from wirespeed.search.model import Goal, SearchLimits
 from wirespeed.store import Store
 
-WIRESPEED = [sys.executable, "-m", "wirespeed"]
+WIRESPEED = [sys.executable, "-m", "wirespeed.cli.app"]
 
 
 def _load() -> str:
