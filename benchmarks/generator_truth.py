@@ -2,14 +2,15 @@
 
 1. `wirespeed run` in a router lab (unshaped links) whose DUT forwards at most LIMIT
    packets/s (nftables), 64-byte frames, NDR, the plan's default trials (1 s first,
-   10 s for the answer, 1 % width): with `generator: tcpreplay`, and with iperf2, whose
+   10 s for the answer, 1 % width): with `generator: tcpreplay` (`cpus: 2` unless
+   --cpus says otherwise), and with iperf2 (one process), whose
    answer must be its own ceiling ("generator-limited"), not the DUT's NDR.
 2. Two client namespaces into one DUT (plain ip and nft) forwarding at most SENDERS_LIMIT
    packets/s: the search with both sending half of each load (tcpreplay), 10 s trials.
 
 Prints each figure against its truth and the load average. Needs root, tcpreplay.
 
-    sudo .venv/bin/python -m benchmarks.generator_truth [--limit 250000]
+    sudo .venv/bin/python -m benchmarks.generator_truth [--limit 250000] [--cpus 2]
         [--senders-limit 100000] [--lab-name bench-truth]
 """
 
@@ -41,15 +42,15 @@ def _load() -> str:
     return Path("/proc/loadavg").read_text().split(" ", 3)[2]
 
 
-def lab_truth(limit: int, lab_name: str) -> None:
+def lab_truth(limit: int, lab_name: str, tcpreplay_cpus: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         plan = Path(tmp) / "plan.yaml"
         tests = "\n".join(
             f"""  - id: {generator}
     tool: forwarding
     options: {{frame_sizes: [64], goals: [{{name: NDR, loss: 0}}], max_rate: {2 * limit},
-               generator: {generator}}}"""
-            for generator in ("tcpreplay", "iperf2")
+               generator: {generator}, cpus: {cpus}}}"""
+            for generator, cpus in (("tcpreplay", tcpreplay_cpus), ("iperf2", 1))
         )
         plan.write_text(
             textwrap.dedent(f"""\
@@ -148,11 +149,12 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=250_000)
     parser.add_argument("--senders-limit", type=int, default=100_000)
     parser.add_argument("--lab-name", default="bench-truth")
+    parser.add_argument("--cpus", type=int, default=2, help="tcpreplay's processes")
     parser.add_argument("--only", choices=("lab", "senders"), default=None)
     args = parser.parse_args()
     raise_on_sigterm()
     if args.only in (None, "lab"):
-        lab_truth(args.limit, args.lab_name)
+        lab_truth(args.limit, args.lab_name, args.cpus)
     if args.only in (None, "senders"):
         senders_truth(args.senders_limit)
 

@@ -1,9 +1,10 @@
 """The search with a faster generator, against truths iperf2 cannot reach.
 
 1. A lab DUT limited to 250,000 packets/s (nftables), above what iperf2 sends here
-   (docs/benchmarks.md: 130-210 kpps of 64-byte frames) and below tcpreplay's ceiling:
-   with `generator: tcpreplay` the search finds the limit; with iperf2 the same test says
-   generator-limited, never the device's NDR.
+   (docs/benchmarks.md: 50-200 kpps of 64-byte frames, by the machine's load) and below
+   what two tcpreplay processes send (300 kpps): with `generator: tcpreplay, cpus: 2`
+   the search finds the limit; with iperf2 the same test says generator-limited, never
+   the device's NDR.
 2. Two senders into one DUT (two client namespaces, built with plain ip and nft, not
    wirespeed's lab code): their loads add up to the DUT's limit, each sending half, their
    counts summed and the receiver counted once.
@@ -66,7 +67,7 @@ def test_tcpreplay_finds_a_limit_above_iperf2s_reach(tmp_path: Path) -> None:
               - id: replayed
                 tool: forwarding
                 options: {{frame_sizes: [64], goals: [{{name: NDR, loss: 0}}], {QUICK},
-                           max_rate: 400kpps, generator: tcpreplay}}
+                           max_rate: 400kpps, generator: tcpreplay, cpus: 2}}
               - id: iperf
                 tool: forwarding
                 options: {{frame_sizes: [64], goals: [{{name: NDR, loss: 0}}], {QUICK},
