@@ -2,15 +2,15 @@
 AF_PACKET socket at a packet rate (`--pps`), for the forwarding-rate search. Argv
 builders, the frame and its one-packet pcap file, and pure parsers.
 
-    sender: tcpreplay -i DEV -K -T nano --pps=RATE --loop=COUNT FILE.pcap
+    sender: tcpreplay -i DEV -K --pps=RATE --loop=COUNT FILE.pcap
 
 Why tcpreplay and not trafgen (both AF_PACKET, both in Debian): trafgen 0.6.8's `-b
 Npps` sends its N packets of each second as fast as it can and then sleeps out the
 second (measured: 10,000 packets in 0.1 s, then nothing for 0.9 s), so a device sees
 bursts at the generator's top speed whatever rate is asked, and its `-t` gap is the gap
-plus 5-9 us of its own per packet. tcpreplay keeps each packet's time (sender_argv), so
-what it offers is what was asked, to within 0.1 % up to 200,000-300,000 frames/s per
-core here (docs/benchmarks.md).
+plus 5-9 us of its own per packet. tcpreplay keeps each packet's time, spinning on the
+clock (sender_argv), so what it offers is what was asked, to within 0.1 % up to
+200,000-300,000 frames/s per core here (docs/benchmarks.md).
 
 What is counted (tcpreplay 4.4.3, checked against its output in
 tests/fixtures/tcpreplay): `Successful packets` is what the device's socket took; how
@@ -146,13 +146,12 @@ def write_script(data: bytes, path: str) -> list[str]:
 
 
 def sender_argv(device: str, pcap: str, pps: int, count: int) -> list[str]:
-    # -K: the file read once into memory, not once per loop. -T nano: it sleeps to each
-    # packet's time (nanosleep), sending at once what a late wake-up owes; its default
-    # (gtod) spins on the clock, a whole core at any rate, and on a busy machine takes
-    # the core from the softirq thread that forwards its packets (the lab then drops at
-    # the CPU backlog). Measured: 50,000 pps for 2 s took 0.32 s of CPU against 1.23 s,
-    # both within 0.02 % of the rate.
-    return [PROGRAM, "-i", device, "-K", "-T", "nano", f"--pps={pps}", f"--loop={count}", pcap]
+    # -K: the file read once into memory, not once per loop. Its default timer (gtod)
+    # spins on the clock, a whole core at any rate: sleeping instead (-T nano) took a
+    # quarter of the CPU at 50,000 pps, but through the lab on a busy machine it sent
+    # 68,000 of 400,000 packets/s asked (118,000 with 10 packets per wake-up) where
+    # spinning sent 186,000.
+    return [PROGRAM, "-i", device, "-K", f"--pps={pps}", f"--loop={count}", pcap]
 
 
 def parse_sender(text: str) -> SenderReport:

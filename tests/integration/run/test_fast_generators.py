@@ -87,9 +87,17 @@ def test_tcpreplay_finds_a_limit_above_iperf2s_reach(tmp_path: Path) -> None:
     outcomes = _outcomes(db)
     replayed, iperf = outcomes["replayed"], outcomes["iperf"]
     assert replayed.status is TrialStatus.OK, (replayed.reason, done.stdout, done.stderr)
-    # Loose on a busy machine: the lab's own forwarding may fall below the limit.
     ndr = _ndr(replayed)
-    assert LIMIT * 0.85 <= ndr <= LIMIT * 1.02, ndr
+    assert ndr <= LIMIT * 1.02, ndr
+    replay_limited = [f for f in replayed.findings if f.kind is FindingKind.GENERATOR_LIMITED]
+    if not replay_limited:
+        # The truth, loosely (the precise figure: benchmarks/generator_truth.py).
+        assert LIMIT * 0.9 <= ndr, (ndr, replayed.findings)
+    else:
+        # A machine so busy that even tcpreplay falls short (measured at a load average
+        # of 7: 186 kpps of 64 B through the lab): then the answer must say so, as a
+        # bound no higher than what it sent, never as the DUT's NDR.
+        assert "generator's limit" in replay_limited[0].message, replay_limited
     senders = [r for r in replayed.raw if r.argv[:1] == ("tcpreplay",)]
     assert senders and all("Successful packets" in r.text for r in senders)
     # The frame file each sent from is gone with the run.

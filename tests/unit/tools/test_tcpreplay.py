@@ -82,8 +82,6 @@ def test_the_argv_replays_a_count_at_a_rate() -> None:
         "-i",
         "eth0",
         "-K",
-        "-T",
-        "nano",
         "--pps=150000",
         "--loop=75000",
         "/tmp/f.pcap",
