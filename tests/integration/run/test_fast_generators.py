@@ -36,7 +36,9 @@ from wirespeed.store import Store
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 
-QUICK = "initial_duration: 0.5, final_duration: 1.5, width: 2%"
+# Short trials, and few: a busy machine's lab may drop now and then, and a search that
+# cannot converge must not take minutes of CI.
+QUICK = "initial_duration: 0.5, final_duration: 1.5, width: 2%, max_trials: 30"
 LIMIT = 250_000
 
 
@@ -109,9 +111,12 @@ def test_tcpreplay_finds_a_limit_above_iperf2s_reach(tmp_path: Path) -> None:
         assert wire is not None and wire.tx >= trial.sent and wire.rx >= trial.received
     # iperf2 cannot send that much here: its answer is the generator's, not the DUT's.
     limited = [f for f in iperf.findings if f.kind is FindingKind.GENERATOR_LIMITED]
+    unfinished = [f for f in iperf.findings if f.kind is FindingKind.SEARCH_UNFINISHED]
     if iperf.status is TrialStatus.OK:
-        assert limited, iperf.findings
         assert _ndr(iperf) < LIMIT * 0.98
+        # A search that ran out of trials (a machine so busy that the lab drops at its
+        # CPU backlog now and then) has no last word to give; one that ended says why.
+        assert limited or unfinished, iperf.findings
     else:
         assert "generator-limited" in (iperf.reason or ""), iperf.reason
 
