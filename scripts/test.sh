@@ -28,6 +28,7 @@ command -v man >/dev/null 2>&1 || test_packages+=(man-db)
 command -v zsh >/dev/null 2>&1 || test_packages+=(zsh)
 command -v fish >/dev/null 2>&1 || test_packages+=(fish)
 command -v tmux >/dev/null 2>&1 || test_packages+=(tmux)
+command -v tcpreplay >/dev/null 2>&1 || test_packages+=(tcpreplay)
 if [ "${#test_packages[@]}" -gt 0 ]; then
   echo "test: installing ${test_packages[*]} for the tests" >&2
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \

@@ -45,6 +45,8 @@ class MissingToolError(WirespeedError):
         "openvpn": "openvpn",
         "wireguard-go": "wireguard-go",
         "wg": "wireguard-tools",
+        "tcpreplay": "tcpreplay",
+        "trafgen": "netsniff-ng",
     }
 
     def __init__(

@@ -9,6 +9,9 @@
           goals: [{name: NDR, loss: 0}, {name: PDR, loss: 0.5%}]
           final_duration: 10            # s; default 10 in the lab, 60 on devices
           width: 1%                     # how close the bounds end: (upper-lower)/upper
+          generator: tcpreplay          # iperf2 (default), tcpreplay, auto
+          cpus: 2                       # sending processes per direction, each a share
+          senders: [pc2]                # more hosts sending up with the client (hosts:)
 
 Frame sizes are Ethernet frames counted with FCS, without preamble and gap (RFC 2544):
 a UDP datagram of payload L makes a frame of L + 46 bytes.
@@ -17,7 +20,7 @@ a UDP datagram of payload L makes a frame of L + 46 bytes.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import (
     BaseModel,
@@ -39,6 +42,9 @@ DEVICE_FINAL_DURATION = 60.0  # RFC 2544 section 24: at least 60 s on real devic
 MIN_TRIAL_SECONDS = 0.1  # shorter, a trial measures the generator's start-up
 DIRECTIONS = ("up", "down", "both", "in", "out")
 NAT_ONLY = ("in", "out")  # outside to inside (a port forward), inside to outside
+GENERATORS = ("iperf2", "tcpreplay", "auto")  # run/search_generators.py
+MAX_CPUS = 8  # iperf2's streams take ports 5800 + 10 k: the lab NAT forwards up to 5899
+MAX_SENDERS = 5  # each sending host its own ports: 5800, 5802 .. 5808 (+ 10 k per stream)
 _PPS = re.compile(r"(?P<number>[0-9]+(?:\.[0-9]+)?)\s*(?P<prefix>[kKmM]?)pps")
 _PERCENT = re.compile(r"(?P<number>[0-9]+(?:\.[0-9]+)?)\s*%")
 
@@ -115,6 +121,20 @@ def _direction(value: object) -> str:
     return text
 
 
+def _generator(value: object) -> str:
+    text = value.strip().lower() if isinstance(value, str) else value
+    if text == "trafgen":
+        raise ValueError(
+            "trafgen paces by whole seconds (asked for 10,000 packets/s it sends them in "
+            "0.1 s and waits out the second): a device sees its top speed in bursts; "
+            "use tcpreplay (Debian: tcpreplay), which paces every packet"
+        )
+    if text not in GENERATORS:
+        raise ValueError(f"expected one of {', '.join(GENERATORS)}, got {value!r}")
+    assert isinstance(text, str)
+    return text
+
+
 Pps = Annotated[float, BeforeValidator(_pps)]
 Loss = Annotated[str, BeforeValidator(_loss)]  # "0.5%"; ratio_of() makes it 0.005
 Width = Annotated[str, BeforeValidator(_width)]
@@ -158,7 +178,16 @@ class ForwardingOptions(BaseModel):
     max_rate: Pps | None = None  # None: the link's frame-rate ceiling
     min_rate: Pps = 100.0
     max_trials: Annotated[int, Field(ge=2, le=1000)] = 60
-    generator: Literal["iperf2"] = "iperf2"  # the one whose pacing is measured (benchmarks/)
+    # Which program sends (run/search_generators.py): iperf2 everywhere; tcpreplay
+    # (paced raw frames, a higher packet rate); auto: tcpreplay where the sender has it.
+    generator: Annotated[str, BeforeValidator(_generator)] = "iperf2"
+    # Processes sending each leg, each its share of the load (one per CPU to use).
+    cpus: Annotated[int, Field(strict=True, ge=1, le=MAX_CPUS)] = 1
+    # Hosts (of hosts:) that send up (or out) beside the path's client, the load shared
+    # between them all, their counts summed: a load no one machine can send.
+    senders: list[Annotated[str, Field(min_length=1, max_length=64)]] = Field(
+        default_factory=list, max_length=MAX_SENDERS - 1
+    )
 
     @field_validator("initial_duration", "final_duration")
     @classmethod
@@ -185,6 +214,8 @@ class ForwardingOptions(BaseModel):
             raise ValueError("initial_duration must not be longer than final_duration")
         if final is not None and self.duration_sum is not None and self.duration_sum < final:
             raise ValueError("duration_sum must be at least one final_duration")
+        if len(set(self.senders)) != len(self.senders):
+            raise ValueError(f"a sender is listed twice in {self.senders}")
         if self.max_rate is not None and self.max_rate <= self.min_rate:
             raise ValueError("max_rate must be above min_rate")
         return self

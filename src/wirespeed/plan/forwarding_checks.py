@@ -62,6 +62,7 @@ def check_search_on_paths(
                 hint="use up (client to server) and down (server to client)",
             )
         _check_default_final(case, where, path, options, out, in_lab=path.client not in hosts)
+        _check_senders(case, where, path, options, out, hosts=hosts)
         if options.max_rate is None and (path.link is None or path.link.rate_bps is None):
             out.error(
                 (*where,),
@@ -103,4 +104,46 @@ def _check_default_final(
             f"final trial on path {path.name!r}: {on}",
             hint=f"set duration_sum: {final:g} or more, or a final_duration: of at most "
             f"{options.duration_sum:g}",
+        )
+
+
+def _check_senders(
+    case: TestCase,
+    where: Loc,
+    path: PathSpec,
+    options: ForwardingOptions,
+    out: Collector,
+    *,
+    hosts: Collection[str],
+) -> None:
+    """More senders are plan hosts beside a real path's client, sending up (or out)."""
+    if not options.senders:
+        return
+    if path.client not in hosts:
+        out.error(
+            (*where, "senders"),
+            f"test {case.id!r}: path {path.name!r} is the lab's, which has one client",
+            hint="name senders on a path between hosts: of your own (client:, server:)",
+        )
+        return
+    unknown = [name for name in options.senders if name not in hosts]
+    if unknown:
+        out.error(
+            (*where, "senders"),
+            f"test {case.id!r}: {', '.join(map(repr, unknown))} is not in hosts:",
+            hint=f"known hosts: {', '.join(sorted(hosts))}",
+        )
+    if path.client in options.senders or path.server in options.senders:
+        out.error(
+            (*where, "senders"),
+            f"test {case.id!r}: the path's client sends anyway and its server receives",
+            hint="name only the other hosts that send with the client",
+        )
+    away = [d for d in options.directions if d not in ("up", "out")]
+    if away:
+        out.error(
+            (*where, "directions"),
+            f"test {case.id!r}: several senders send towards the server (up or out), "
+            f"not {', '.join(away)}",
+            hint="directions: [up] (out through NAT)",
         )

@@ -185,6 +185,11 @@ def preflight(plan: Plan, trials: Sequence[Trial]) -> None:
     for program in sorted({program_for(t.test.tool) for t in trials if t.test.tool.moves_traffic}):
         if this_machine.which(program) is None:
             raise MissingToolError(program)
+    replayed_here = [
+        t for t in trials if _named_generator(t) == "tcpreplay" and is_lab_path(plan, t.path)
+    ]
+    if replayed_here and this_machine.which("tcpreplay") is None:
+        raise MissingToolError("tcpreplay")
     _refuse_missing_benchmarks(plan, trials, this_machine)
 
 
@@ -220,6 +225,23 @@ def tunnel_ends(path: PathSpec) -> tuple[str, str]:
     if path.tunnel.ends is TunnelEnds.DUT:
         return path.client, path.dut or path.server
     return path.client, path.server
+def _named_generator(trial: Trial) -> str | None:
+    """The generator a forwarding search's plan names (None: not a search)."""
+    if trial.test.search is None:
+        return None
+    value = trial.test.search.as_dict().get("generator")
+    return value if isinstance(value, str) else None
+
+
+def _search_senders(trial: Trial) -> list[str]:
+    """The plan's hosts that send a search's traffic up: its client and `senders:`."""
+    assert trial.test.search is not None and trial.path.client is not None
+    more = trial.test.search.as_dict().get("senders")
+    return (
+        [trial.path.client, *(str(n) for n in more)]
+        if isinstance(more, list)
+        else [trial.path.client]
+    )
 
 
 def _refuse_missing_benchmarks(plan: Plan, trials: Sequence[Trial], this_machine: Host) -> None:
@@ -663,12 +685,17 @@ class Runner:
         if path.topology is Topology.NAT and path.dut is not None:
             wan = self.plan.hosts[path.dut].traffic_address
             nat = None if wan is None else NatDut(path.dut, wan)
+        from wirespeed.plan.forwarding import ForwardingOptions
+
+        assert trial.test.search is not None
+        senders = ForwardingOptions.model_validate(trial.test.search.as_dict()).senders
         legs = real_legs(
             self._host(path.client),
             self._host(path.server),
             client_address=client.traffic_address,
             server_address=server.traffic_address,
             nat=nat,
+            senders=[self._host(name) for name in senders],
         )
         return SearchPath(legs, rate, in_lab=False)
 
@@ -813,6 +840,11 @@ class Runner:
                         needs[name].update(tools_on_host(path.tunnel.kind))
                         if path.tunnel.kind is TunnelKind.WIREGUARD:
                             wireguard_ends.add(name)
+            if _named_generator(trial) == "tcpreplay":
+                # Asked for by name: refused up front where a sender lacks it (exit 3).
+                for name in _search_senders(trial):
+                    if self.plan.hosts[name].ssh is not None:
+                        needs.setdefault(name, set()).add("tcpreplay")
         try:
             for name, tools in needs.items():
                 ssh = self.plan.hosts[name].ssh

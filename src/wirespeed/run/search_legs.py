@@ -10,7 +10,7 @@ who receives, to which address and port), in the lab or between real hosts.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 UP_PORT = 5800  # in the lab NAT's forwarded range too (lab/build.py)
 DOWN_PORT = 5801
+SENDER_PORT_STEP = 2  # the next sender's up port: 5802 (5801 is down's)
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,8 @@ class Leg:
     # What the path needs for this leg to arrive, said when nothing does (a real
     # router's port forward).
     needs: str | None = None
+    # The share of the direction's load it sends (several senders share one direction).
+    share: float = 1.0
 
 
 @dataclass(frozen=True)
@@ -83,12 +86,16 @@ def real_legs(
     client_address: str | None,
     server_address: str | None,
     nat: NatDut | None = None,
+    senders: Sequence[Host] = (),
 ) -> dict[str, tuple[Leg, ...]]:
     """Between plan hosts: down needs the client's address (`address:` in hosts:), or,
-    through NAT, the DUT's WAN address, which passes it on by a port forward."""
+    through NAT, the DUT's WAN address, which passes it on by a port forward. More
+    senders send up with the client, each an equal share on ports of its own."""
     if server_address is None:
         raise UsageError(f"host {server.name!r} has no address for the client to reach")
     up = Leg(client, server, server_address, UP_PORT)
+    if senders:
+        return shared_up((client, *senders), server, server_address)
     down: Leg | None
     if nat is not None:
         # Behind NAT the client's own address is not routed from the outside.
@@ -104,6 +111,19 @@ def real_legs(
     else:
         down = None
     return _words(up, down)
+
+
+def shared_up(
+    senders: Sequence[Host], server: Host, server_address: str
+) -> dict[str, tuple[Leg, ...]]:
+    """up (and out) sent by every one of `senders` at once, each its equal share, each
+    on its own port (an iperf receiver each): 5800, 5802 ..."""
+    share = 1.0 / len(senders)
+    legs = tuple(
+        Leg(sender, server, server_address, UP_PORT + SENDER_PORT_STEP * index, share=share)
+        for index, sender in enumerate(senders)
+    )
+    return {"up": legs, "out": legs}
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,12 @@
 """Run one forwarding-rate search trial: per frame size and direction, a search of trials
-of paced UDP through the path (iperf2 `-b Npps`), each counted at the receiver.
+of paced UDP through the path (iperf2 `-b Npps`, or tcpreplay's raw frames `--pps`:
+search_generators.py), each counted at the receiver.
+
+tcpreplay receives nothing: its trials count what arrived with the receiver's counters
+(the namespaces' UDP counters in the lab, else its interfaces'), and what was sent by
+tcpreplay's own account, cross-checked with the sender's interfaces as iperf's is.
+Several streams (`cpus:`) and several senders (`senders:`) share a direction's load;
+their counts are summed, every host's counters read once.
 
 iperf numbers its datagrams, so its count of the lost ones is exact, except that it
 also counts what reached its host and its socket then dropped (a receiver on a busy
@@ -24,10 +31,12 @@ whose every trial was generator-limited, or that found no bound at all, fails th
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import itertools
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from wirespeed.analysis.findings import judge_monitor
@@ -47,6 +56,8 @@ from wirespeed.model import (
     TrialStatus,
 )
 from wirespeed.plan.forwarding import ForwardingOptions, ratio_of
+from wirespeed.run import search_generators as generators
+from wirespeed.run.search_generators import FrameFile, Stream
 from wirespeed.run.search_legs import Leg, SearchPath
 from wirespeed.run.trial import (
     TrialFailure,
@@ -70,7 +81,7 @@ from wirespeed.search.model import (
     TrialResult,
 )
 from wirespeed.signals import deferred_signals
-from wirespeed.tools import iperf2_pps
+from wirespeed.tools import iperf2_pps, tcpreplay
 
 # Beyond a trial's duration, how long the sender may take to start, finish and print.
 SENDER_MARGIN = 10.0
@@ -90,6 +101,18 @@ COUNTER_SLACK_SHARE = 0.001
 Search = Callable[..., SearchResult]  # mlrsearch(measure, goals, limits, progress=...)
 
 
+@dataclass(frozen=True)
+class Sending:
+    """How a search's packets are sent: the generator of each sending host (by name) and
+    how many processes send each leg (search_generators.py)."""
+
+    generators: dict[str, str] = dataclasses.field(default_factory=dict)
+    cpus: int = 1
+
+    def generator(self, host: Host) -> str:
+        return self.generators.get(host.name, generators.IPERF2)
+
+
 @dataclass
 class _Cell:
     """What one frame size x direction collected: raw outputs, counters per trial."""
@@ -97,8 +120,14 @@ class _Cell:
     raw: list[RawOutput] = dataclasses.field(default_factory=list)
     counters: list[Counters | None] = dataclasses.field(default_factory=list)
     interfaces: list[InterfaceCounts | None] = dataclasses.field(default_factory=list)
-    iperf_received: list[int] = dataclasses.field(default_factory=list)  # iperf's own count
-    iperf_sent: list[int] = dataclasses.field(default_factory=list)  # iperf's writes
+    # The generator's own counts: what it received (iperf; for tcpreplay, which receives
+    # nothing, the receiver's counters) and what it sent (iperf's writes, tcpreplay's
+    # frames the kernel took).
+    iperf_received: list[int] = dataclasses.field(default_factory=list)
+    iperf_sent: list[int] = dataclasses.field(default_factory=list)
+    sending: Sending = dataclasses.field(default_factory=Sending)
+    # tcpreplay's frame file per (sender, leg target, leg port), removed with the cell.
+    frames: dict[tuple[str, str, int], FrameFile] = dataclasses.field(default_factory=dict)
 
 
 def goals_of(options: ForwardingOptions, final: float) -> tuple[Goal, ...]:
@@ -166,11 +195,12 @@ def run_search_trial(
         # What is cheap to check for every direction is checked before any long search
         # begins: that its legs are known, then that each carries traffic at all.
         legs_of = {direction: _legs_of(path, direction, trial) for direction in options.directions}
+        sending = _sending(legs_of.values(), options, on_step)
         for legs in legs_of.values():
-            _check_reachable(legs, tick)
+            _check_reachable(legs, tick, sending)
         for direction, legs in legs_of.items():
             for frame in options.frame_sizes:
-                cell = _Cell()
+                cell = _Cell(sending=sending)
                 where = f"{frame} B {direction}"
 
                 def progress(message: str, where: str = where) -> None:
@@ -181,7 +211,12 @@ def run_search_trial(
                 ceiling = (
                     frames_per_second(path.link_rate_bps, frame) if path.link_rate_bps else None
                 )
-                found = search(measure, goals, search_limits(options, ceiling), progress=progress)
+                try:
+                    found = search(
+                        measure, goals, search_limits(options, ceiling), progress=progress
+                    )
+                finally:
+                    generators.remove_frames(list(cell.frames.values()))
                 log = SearchLog(
                     frame=frame,
                     direction=direction,
@@ -325,8 +360,33 @@ def _check_measured_device(log: SearchLog) -> None:
     )
 
 
-def _check_reachable(legs: Sequence[Leg], tick: Callable[[], None]) -> None:
-    cell = _Cell()
+def _sending(
+    legs_of: Iterable[Sequence[Leg]],
+    options: ForwardingOptions,
+    on_step: Callable[[str], None] | None,
+) -> Sending:
+    """Each sending host's generator, as the plan asks and as the host has it."""
+    chosen: dict[str, str] = {}
+    for legs in legs_of:
+        for leg in legs:
+            if leg.sender.name in chosen:
+                continue
+            name, note = generators.choose(leg.sender, options.generator)
+            chosen[leg.sender.name] = name
+            if note is not None and on_step is not None:
+                on_step(note)
+    if len(set(chosen.values())) > 1:
+        # The legs of `both` go at once and are counted together: by one generator.
+        if on_step is not None:
+            on_step("not every sending host has tcpreplay: iperf2 sends from all of them")
+        chosen = dict.fromkeys(chosen, generators.IPERF2)
+    return Sending(chosen, options.cpus)
+
+
+def _check_reachable(
+    legs: Sequence[Leg], tick: Callable[[], None], sending: Sending | None = None
+) -> None:
+    cell = _Cell(sending=sending or Sending())
     needs = "; ".join(leg.needs for leg in legs if leg.needs is not None)
     try:
         result = _run_trial(legs, 64, REACHABILITY_LOAD, REACHABILITY_SECONDS, cell=cell, tick=tick)
@@ -336,6 +396,8 @@ def _check_reachable(legs: Sequence[Leg], tick: Callable[[], None]) -> None:
         if not needs:
             raise
         raise TrialFailure(f"{failure}: {needs}") from None
+    finally:
+        generators.remove_frames(list(cell.frames.values()))
     if result.received < REACHABILITY_SHARE * result.sent:
         leg = legs[0]
         raise TrialFailure(
@@ -383,45 +445,114 @@ def _run_trial(
     cell: _Cell,
     tick: Callable[[], None],
 ) -> TrialResult:
-    """One trial at `load` packets/s per leg for `duration` seconds, every leg at once."""
-    pps = max(1, round(load))
+    """One trial at `load` packets/s per leg for `duration` seconds, every leg at once,
+    each leg by its sender's generator in `cell.sending.cpus` streams."""
+    sending = cell.sending
+    streams = generators.streams_of(
+        legs, sending.cpus, {leg.sender.name: sending.generator(leg.sender) for leg in legs}
+    )
+    replayed = [s for s in streams if s.generator == generators.TCPREPLAY]
+    files = [(stream, _frame_file(cell, stream.leg, frame)) for stream in replayed]
+    iperfs = [s for s in streams if s.generator != generators.TCPREPLAY]
     payload = udp_payload_for_frame(frame)
     receivers: list[Process] = []
-    senders: list[Process] = []
-    before = [_leg_counters(leg) for leg in legs]
-    wire_before = [_wire_counts(leg) for leg in legs]
+    senders: list[tuple[Stream, Process]] = []
+    before = _counter_readings(legs)
+    wire_before = _wire_readings(legs)
     after: list[tuple[UdpCounts | None, UdpCounts | None] | None] = []
     wire_after: list[tuple[Packets | None, Packets | None]] = []
     try:
-        for leg in legs:
-            check_port_free(leg.receiver, leg.port, Proto.UDP)
-            receiver = leg.receiver.start(iperf2_pps.receiver_argv(leg.port, payload))
+        for stream in iperfs:
+            leg = stream.leg
+            check_port_free(leg.receiver, stream.port, Proto.UDP)
+            receiver = leg.receiver.start(iperf2_pps.receiver_argv(stream.port, payload))
             receivers.append(receiver)
-            wait_listening(leg.receiver, receiver, leg.port, Proto.UDP)
-        for leg in legs:
-            argv = iperf2_pps.sender_argv(leg.target, leg.port, payload, pps, duration)
-            senders.append(leg.sender.start(argv))
+            wait_listening(leg.receiver, receiver, stream.port, Proto.UDP)
+        for stream in iperfs:
+            pps = max(1, round(load * stream.share))
+            argv = iperf2_pps.sender_argv(stream.leg.target, stream.port, payload, pps, duration)
+            senders.append((stream, stream.leg.sender.start(argv)))
+        for stream, file in files:
+            argv = generators.tcpreplay_argv(stream, file, load, duration)
+            senders.append((stream, stream.leg.sender.start(argv)))
         deadline = time.monotonic() + duration + SENDER_MARGIN
-        while any(sender.poll() is None for sender in senders):
+        while any(sender.poll() is None for _, sender in senders):
             if time.monotonic() > deadline:
                 raise TrialFailure(
-                    f"the iperf sender did not finish a {duration:g} s trial within "
-                    f"{SENDER_MARGIN:g} s more and was stopped"
+                    f"the {senders[0][0].generator} sender did not finish a {duration:g} s "
+                    f"trial within {SENDER_MARGIN:g} s more and was stopped"
                 )
             tick()
             time.sleep(0.05)
         _wait_reports(receivers)
-        after = [_leg_counters(leg) for leg in legs]
-        wire_after = [_wire_counts(leg) for leg in legs]
+        after = _counter_readings(legs)
+        wire_after = _wire_readings(legs)
     finally:
         with deferred_signals():
-            statuses = [sender.stop() for sender in senders]
+            statuses = [sender.stop() for _, sender in senders]
             receiver_statuses = [receiver.stop(grace=0.0) for receiver in receivers]
+    for (stream, sender), status in zip(senders, statuses, strict=True):
+        cell.raw.append(_raw(stream.leg.sender, Side.CLIENT, sender, status))
+    for stream, receiver, status in zip(iperfs, receivers, receiver_statuses, strict=True):
+        cell.raw.append(_raw(stream.leg.receiver, Side.SERVER, receiver, status))
+    counters = _counted(before, after)
+    wire = _wire_counted(wire_before, wire_after)
+    if replayed:
+        sent, received, offered_duration = _replayed(senders, counters, wire, duration)
+    else:
+        sent, received = _iperf_counts(senders, receivers)
+        offered_duration = iperf2_pps.sending_seconds(duration)
+    cell.counters.append(counters)
+    cell.interfaces.append(wire)
+    cell.iperf_received.append(received)
+    cell.iperf_sent.append(sent)
+    if wire is not None and wire.tx < sent:
+        # What never left the sender's interfaces (its own queue dropped it) was never
+        # offered to the device: the trial offered what left.
+        sent = wire.tx
+        received = min(received, sent)
+    if counters is not None and not replayed:
+        # iperf numbers its datagrams, so its count of the lost ones is exact, but it
+        # also counts as lost what reached its host and its busy socket then dropped:
+        # the receiver's, not the device's. (Sent minus arrived would not do: iperf
+        # repeats its final datagram in a burst until answered, and a DUT at its limit
+        # drops some of those repeats, which are no data.)
+        received = min(sent, received + counters.socket_drops)
+    # The load as the search asked it (a generator takes whole packets/s): the search
+    # knows its loads by these numbers. What was offered is judged against the time the
+    # generator could send for (iperf's timer's hundredths; tcpreplay's own clock).
+    return TrialResult(
+        intended=load,
+        duration=duration,
+        sent=sent,
+        received=min(received, sent),
+        offered_duration=offered_duration,
+        legs=directions_of(legs),
+    )
+
+
+def directions_of(legs: Sequence[Leg]) -> int:
+    """How many full loads the legs send together: `both` two, senders sharing one."""
+    return max(1, round(sum(leg.share for leg in legs)))
+
+
+def _frame_file(cell: _Cell, leg: Leg, frame: int) -> FrameFile:
+    """The leg's frame file on its sender, written at the cell's first trial."""
+    key = (leg.sender.name, leg.target, leg.port)
+    file = cell.frames.get(key)
+    if file is None:
+        file = generators.prepare_frame(leg, frame)
+        cell.frames[key] = file
+    return file
+
+
+def _iperf_counts(
+    senders: Sequence[tuple[Stream, Process]], receivers: Sequence[Process]
+) -> tuple[int, int]:
+    """(writes, received) by iperf's own accounts, every stream together."""
     sent = received = 0
-    for index, leg in enumerate(legs):
-        sender, receiver = senders[index], receivers[index]
-        cell.raw.append(_raw(leg.sender, Side.CLIENT, sender, statuses[index]))
-        cell.raw.append(_raw(leg.receiver, Side.SERVER, receiver, receiver_statuses[index]))
+    for (stream, sender), receiver in zip(senders, receivers, strict=True):
+        leg = stream.leg
         try:
             report = iperf2_pps.parse_sender(sender.stdout() + "\n" + sender.stderr())
         except ValueError as error:
@@ -435,43 +566,67 @@ def _run_trial(
             )
         sent += report.writes
         received += iperf2_pps.received(report, counted)
-    counters = _counted(before, after)
-    wire = _wire_counted(wire_before, wire_after)
-    cell.counters.append(counters)
-    cell.interfaces.append(wire)
-    cell.iperf_received.append(received)
-    cell.iperf_sent.append(sent)
-    if wire is not None and wire.tx < sent:
-        # What never left the sender's interfaces (its own queue dropped it) was never
-        # offered to the device: the trial offered what left.
-        sent = wire.tx
-        received = min(received, sent)
+    return sent, received
+
+
+def _replayed(
+    senders: Sequence[tuple[Stream, Process]],
+    counters: Counters | None,
+    wire: InterfaceCounts | None,
+    duration: float,
+) -> tuple[int, int, float]:
+    """(sent, received, seconds) of a tcpreplay trial: sent by tcpreplay's account, for
+    as long as its slowest stream took; received as the receivers' counters saw it
+    arrive (the namespaces' UDP counters in the lab, else the interfaces')."""
+    sent = 0
+    seconds = 0.0
+    for stream, sender in senders:
+        try:
+            report = tcpreplay.parse_sender(sender.stdout() + "\n" + sender.stderr())
+        except ValueError as error:
+            raise TrialFailure(f"tcpreplay on {stream.leg.sender.name} failed: {error}") from None
+        sent += report.sent
+        seconds = max(seconds, report.seconds)
     if counters is not None:
-        # iperf numbers its datagrams, so its count of the lost ones is exact, but it
-        # also counts as lost what reached its host and its busy socket then dropped:
-        # the receiver's, not the device's. (Sent minus arrived would not do: iperf
-        # repeats its final datagram in a burst until answered, and a DUT at its limit
-        # drops some of those repeats, which are no data.)
-        received = min(sent, received + counters.socket_drops)
-    # The load as the search asked it (iperf takes whole packets/s): the search knows
-    # its loads by these numbers. What was offered is judged against the time iperf
-    # could send for (its timer's hundredths), per leg.
-    return TrialResult(
-        intended=load,
-        duration=duration,
-        sent=sent,
-        received=received,
-        offered_duration=iperf2_pps.sending_seconds(duration),
-        legs=len(legs),
-    )
+        received = counters.rx
+    elif wire is not None:
+        received = wire.rx
+    else:
+        raise TrialFailure(
+            "the receiver's network counters (/proc/net/dev) could not be read: tcpreplay "
+            "receives nothing, so nothing counted what arrived"
+        )
+    # A trial too short for tcpreplay's clock to say: judged against what was asked.
+    return sent, received, seconds if seconds > 0 else duration
 
 
-def _leg_counters(leg: Leg) -> tuple[UdpCounts | None, UdpCounts | None] | None:
-    """The sender's and the receiver's UDP counters, where the leg says they are clean
-    (the lab's namespaces carry nothing else); None elsewhere."""
-    if not leg.counted:
-        return None
-    return _udp_counters(leg.sender), _udp_counters(leg.receiver)
+def _distinct(legs: Sequence[Leg]) -> list[tuple[Host | None, Host | None]]:
+    """The legs' sending and receiving hosts, each once (several streams or legs may
+    share one), paired for the readings: None where one list is longer."""
+    senders = list({leg.sender.name: leg.sender for leg in legs}.values())
+    receivers = list({leg.receiver.name: leg.receiver for leg in legs}.values())
+    return list(itertools.zip_longest(senders, receivers))
+
+
+def _counter_readings(
+    legs: Sequence[Leg],
+) -> list[tuple[UdpCounts | None, UdpCounts | None] | None]:
+    """The sending and receiving hosts' UDP counters, each host once, where the legs say
+    they are clean (the lab's namespaces carry nothing else); None elsewhere."""
+    if not all(leg.counted for leg in legs):
+        return [None]
+    return [
+        (_udp_counters(s) if s else NOT_HERE_UDP, _udp_counters(r) if r else NOT_HERE_UDP)
+        for s, r in _distinct(legs)
+    ]
+
+
+def _wire_readings(legs: Sequence[Leg]) -> list[tuple[Packets | None, Packets | None]]:
+    """The sending and receiving hosts' interface counters, each host once."""
+    return [
+        (_interface_packets(s) if s else NOT_HERE, _interface_packets(r) if r else NOT_HERE)
+        for s, r in _distinct(legs)
+    ]
 
 
 # /proc/net/dev of a 32-bit kernel (OpenWrt on many routers) counts in 32 bits.
@@ -482,6 +637,10 @@ COUNTER_WRAP = 2**32
 # counts them.
 Packets = dict[str, tuple[int, int]]
 
+# A reading of no host (one side has more distinct hosts than the other): counts nothing.
+NOT_HERE: Packets = {}
+NOT_HERE_UDP: UdpCounts = (0, 0, 0)
+
 
 def _interface_packets(host: Host) -> Packets | None:
     """The host's interfaces' packet counters now; None when unreadable."""
@@ -491,11 +650,6 @@ def _interface_packets(host: Host) -> Packets | None:
         return None
     found = {name: (c.tx_packets, c.rx_packets) for name, c in interfaces.items() if name != "lo"}
     return found or None
-
-
-def _wire_counts(leg: Leg) -> tuple[Packets | None, Packets | None]:
-    """The sender's and the receiver's interface counters, now."""
-    return _interface_packets(leg.sender), _interface_packets(leg.receiver)
 
 
 def _delta(start: int, end: int) -> int:
@@ -583,3 +737,14 @@ def measurer_for(legs: Sequence[Leg], frame: int) -> Measurer:
     """A trial through `legs` at one frame size, its outputs not kept: for comparing
     search algorithms on the same path (benchmarks/search_cost.py)."""
     return _measurer(legs, frame, _Cell(), lambda: None)
+
+
+@contextlib.contextmanager
+def measuring(legs: Sequence[Leg], frame: int, sending: Sending) -> Iterator[Measurer]:
+    """A trial through `legs` at one frame size by `sending`'s generators, outputs not
+    kept; tcpreplay's frame files removed at the end (benchmarks/generator_ceiling.py)."""
+    cell = _Cell(sending=sending)
+    try:
+        yield _measurer(legs, frame, cell, lambda: None)
+    finally:
+        generators.remove_frames(list(cell.frames.values()))

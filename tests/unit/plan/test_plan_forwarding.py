@@ -94,7 +94,11 @@ def test_the_estimate_counts_every_cell() -> None:
         ("{width: 0}", "the width must be between 0.01% and 50%"),
         ("{initial_duration: 20, final_duration: 5}", "initial_duration must not be longer"),
         ("{max_rate: 50pps}", "max_rate must be above min_rate"),
-        ("{generator: trafgen}", "generator: input should be 'iperf2', got 'trafgen'"),
+        ("{generator: trafgen}", "generator: trafgen paces by whole seconds"),
+        ("{generator: pktgen}", "generator: expected one of iperf2, tcpreplay, auto"),
+        ("{cpus: 0}", "cpus: must be at least 1, got 0"),
+        ("{cpus: 9}", "cpus: must be at most 8, got 9"),
+        ("{cpus: two}", "cpus: expected an integer, got 'two'"),
         ("{seconds: 3}", "seconds"),
     ],
 )
@@ -261,3 +265,45 @@ def test_a_run_duration_too_short_for_a_search_trial_is_a_usage_error() -> None:
         expand(plan, duration=0.05)
     (trial,) = expand(plan, duration=0.5)
     assert search_options(trial.test).final_duration == 0.5
+
+
+@pytest.mark.parametrize(
+    ("bench", "options", "expected"),
+    [
+        (LAB_ROUTER, "{senders: [pc2]}", "7:24: test 'fwd': path 'R' is the lab's, which has one"),
+        (DEVICES, "{senders: [pc2], max_rate: 1Mpps}", "9:24: test 'fwd': 'pc2' is not in hosts:"),
+        (
+            DEVICES,
+            "{senders: [r4s], max_rate: 1Mpps}",
+            "9:24: test 'fwd': the path's client sends anyway and its server receives",
+        ),
+        (
+            DEVICES,
+            "{senders: [pc], directions: [down], max_rate: 1Mpps}",
+            "several senders send towards the server (up or out), not down",
+        ),
+    ],
+)
+def test_more_senders_are_other_hosts_sending_up(bench: str, options: str, expected: str) -> None:
+    text = f"""{bench}tests:
+  - id: fwd
+    tool: forwarding
+    options: {options}
+"""
+    problems = problems_of(text)
+    assert any(expected in problem for problem in problems), problems
+
+
+def test_more_senders_share_the_up_legs_load_on_ports_of_their_own() -> None:
+    from wirespeed.hosts.local import LocalHost
+    from wirespeed.run.search_legs import real_legs
+    from wirespeed.run.search_trial import directions_of
+
+    pc, pc2, server = LocalHost("pc"), LocalHost("pc2"), LocalHost("r4s")
+    legs = real_legs(pc, server, client_address=None, server_address="192.0.2.1", senders=[pc2])
+    up = legs["up"]
+    assert [(leg.sender.name, leg.port, leg.share) for leg in up] == [
+        ("pc", 5800, 0.5),
+        ("pc2", 5802, 0.5),
+    ]
+    assert directions_of(up) == 1  # the two carry one direction's load between them

@@ -1,0 +1,149 @@
+"""Which program sends a search's packets, and how many of it: per sending host, by
+what it has and by the plan's `generator:`; per leg, `cpus:` processes each sending
+its share of the load.
+
+    iperf2     everywhere (the fallback): UDP through the sender's stack, counted by
+               an iperf receiver on the other end
+    tcpreplay  one prebuilt UDP frame from an AF_PACKET socket, paced per packet
+               (tools/tcpreplay.py); nothing listens at the other end, whose network
+               counters say what arrived
+    auto       tcpreplay where the sending host has it, iperf2 elsewhere (said in a note)
+
+A leg sent by several processes is several streams: each its share of the leg's load,
+and for iperf2 its own port (an iperf receiver per stream; ports leg.port + 10 k stay in
+the lab NAT's forwarded range).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from wirespeed.errors import MissingToolError, WirespeedError
+from wirespeed.hosts.base import Host
+from wirespeed.run.search_legs import Leg
+from wirespeed.run.trial import TrialFailure
+from wirespeed.tools import tcpreplay
+
+IPERF2 = "iperf2"
+TCPREPLAY = "tcpreplay"
+AUTO = "auto"
+GENERATORS = (AUTO, IPERF2, TCPREPLAY)
+STREAM_PORT_STEP = 10
+
+_files = itertools.count(1)
+
+
+@dataclass(frozen=True)
+class Stream:
+    """One sending process: its leg, its share of the leg's load and its port."""
+
+    leg: Leg
+    share: float
+    port: int
+    generator: str
+
+
+def choose(host: Host, wanted: str) -> tuple[str, str | None]:
+    """The generator that sends from `host`, and a note when `auto` fell back; a missing
+    generator that the plan named is a MissingToolError (which package to install)."""
+    if wanted == IPERF2:
+        return IPERF2, None
+    if host.which(tcpreplay.PROGRAM) is not None:
+        return TCPREPLAY, None
+    if wanted == TCPREPLAY:
+        raise MissingToolError(tcpreplay.PROGRAM, host.name)
+    return IPERF2, (
+        f"{host.name} has no tcpreplay (apt-get install tcpreplay): iperf2 sends from it, "
+        "up to its lower packet rate"
+    )
+
+
+def streams_of(legs: Sequence[Leg], cpus: int, generators: dict[str, str]) -> list[Stream]:
+    """`cpus` streams per leg, each 1/cpus of its share, by the leg's sender's generator."""
+    return [
+        Stream(
+            leg, leg.share / cpus, leg.port + STREAM_PORT_STEP * index, generators[leg.sender.name]
+        )
+        for leg in legs
+        for index in range(cpus)
+    ]
+
+
+@dataclass
+class FrameFile:
+    """The one-frame pcap file tcpreplay replays, on its sending host."""
+
+    host: Host
+    device: str
+    path: str
+
+
+def _ip(host: Host, argv: Sequence[str]) -> str:
+    done = host.run(argv, timeout=10.0)
+    if done.returncode != 0:
+        said = (done.stderr or done.stdout).strip() or f"exit status {done.returncode}"
+        raise TrialFailure(f"{' '.join(argv)} on {host.name}: {said}")
+    return done.stdout
+
+
+def _neighbour(host: Host, route: tcpreplay.Route, target: str) -> str:
+    """The next hop's MAC address, asked for with a ping when the host has none yet."""
+    hop = route.next_hop(target)
+    show = ["ip", "neigh", "show", hop, "dev", route.device]
+    mac = tcpreplay.parse_neighbour(_ip(host, show))
+    if mac is None:
+        # The answer does not matter (a router may not answer pings): the ARP it sends does.
+        host.run(["ping", "-c", "1", "-W", "1", hop], timeout=5.0)
+        mac = tcpreplay.parse_neighbour(_ip(host, show))
+    if mac is None:
+        raise TrialFailure(
+            f"{host.name} knows no MAC address for {hop} on {route.device} (ARP unanswered): "
+            "tcpreplay cannot address its frames"
+        )
+    return mac
+
+
+def prepare_frame(leg: Leg, frame: int) -> FrameFile:
+    """Write the leg's frame of `frame` bytes (with FCS) as a pcap file on its sender."""
+    host = leg.sender
+    if ":" in leg.target:
+        raise TrialFailure(f"tcpreplay sends IPv4 frames only; {leg.target} is IPv6: use iperf2")
+    try:
+        route = tcpreplay.parse_route(_ip(host, ["ip", "-o", "route", "get", leg.target]))
+        own = tcpreplay.parse_link_mac(_ip(host, ["ip", "-o", "link", "show", "dev", route.device]))
+        if own is None:
+            raise TrialFailure(f"{route.device} on {host.name} has no Ethernet address")
+        data = tcpreplay.udp_frame(
+            destination_mac=_neighbour(host, route, leg.target),
+            source_mac=own,
+            source=route.source,
+            destination=leg.target,
+            port=leg.port,
+            frame_bytes=frame,
+        )
+    except ValueError as error:
+        raise TrialFailure(f"tcpreplay on {host.name}: {error}") from None
+    path = f"/tmp/wirespeed-frame-{os.getpid()}-{next(_files)}.pcap"
+    done = host.run(tcpreplay.write_script(tcpreplay.pcap_of(data), path), timeout=10.0)
+    if done.returncode != 0:
+        raise TrialFailure(f"could not write {path} on {host.name}: {done.stderr.strip()}")
+    return FrameFile(host, route.device, path)
+
+
+def remove_frames(files: Sequence[FrameFile]) -> None:
+    for file in files:
+        # A host gone away takes its /tmp file with it (or keeps a hundred bytes).
+        with contextlib.suppress(WirespeedError, OSError, TimeoutError):
+            file.host.run(["rm", "-f", file.path], timeout=10.0)
+
+
+def tcpreplay_argv(stream: Stream, file: FrameFile, load: float, duration: float) -> list[str]:
+    """The stream's share of `load` packets/s for `duration` seconds, as a count of
+    frames (tcpreplay's --loop) at a whole packet rate."""
+    pps = max(1, round(load * stream.share))
+    count = max(1, round(pps * duration))
+    return tcpreplay.sender_argv(file.device, file.path, pps, count)
