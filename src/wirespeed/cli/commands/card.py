@@ -264,8 +264,10 @@ def tuned_of(bench: CardBench, facts: Facts | None) -> Tuned:
         return Tuned()
     plan = suggest(facts)
     if not plan.changes:
-        kept = f" (already so: {len(plan.kept)} knob(s))" if plan.kept else ""
-        return Tuned(nothing=f"tune suggest has nothing to change on {bench.device_ssh}{kept}")
+        why = [f"already so: {len(plan.kept)} knob(s)"] if plan.kept else []
+        why += list(plan.warnings)
+        said = f" ({'; '.join(why)})" if why else ""
+        return Tuned(nothing=f"tune suggest has nothing to change on {bench.device_ssh}{said}")
     return Tuned(changes=tuple(explain(change) for change in plan.changes))
 
 
