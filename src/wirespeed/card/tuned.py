@@ -118,9 +118,9 @@ def tuned_words(
         return ("tuned: no trial ran in the tuned variant",)
     changes = [str(c) for c in marker.get("changes") or ()]
     said = (
-        f"tuned: `tune suggest`'s {len(changes)} change(s), journaled and restored after"
+        f"tuned: tune suggest's {len(changes)} change(s), journaled and restored after"
         if changes
-        else "tuned: what `tune suggest` proposed for the DUT when the variant started "
+        else "tuned: what tune suggest proposed for the DUT when the variant started "
         "(its NICs' IRQs, RPS and XPS), journaled and restored after"
     )
     lines = [said, *(f"  {change}" for change in changes)]

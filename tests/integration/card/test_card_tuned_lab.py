@@ -54,7 +54,7 @@ def test_a_tuned_card_shows_each_figure_stock_and_tuned_and_restores_the_dut(
         for value in (figure["value"], tuned["value"]):
             assert 0.5 * TCP_CEILING < value < 1.05 * TCP_CEILING, figure
         assert tuned["change"].endswith("%")  # one repetition a side: no mark
-    assert card["tuned"][0].startswith("tuned: what `tune suggest` proposed")
+    assert card["tuned"][0].startswith("tuned: what tune suggest proposed")
     # Every knob the tuned variant wrote was written back.
     with sqlite3.connect(db) as conn:
         states = [row[0] for row in conn.execute("SELECT state FROM tune_journal")]

@@ -131,7 +131,7 @@ def test_each_network_figure_is_stock_then_tuned_with_compare_s_change(
     assert not any(f.tuned for f in card.part("compute").figures)
     # The summary is the stock card's; the A/B has its own lines.
     assert card.sentence.startswith("routes NAT at line rate (94.4 Mbit/s)")
-    assert card.tuned[0].startswith("tuned: what `tune suggest` proposed for the DUT")
+    assert card.tuned[0].startswith("tuned: what tune suggest proposed for the DUT")
     assert card.tuned[-1].startswith("tuned against stock: TCP up \N{MINUS SIGN}0.2 %~")
 
 
@@ -166,3 +166,25 @@ def test_a_card_without_tuned_has_no_ab(tmp_path: Path) -> None:
         store.close()
     assert plain.tuned == ()
     assert not any(f.tuned for part in plain.parts for f in part.figures)
+
+
+def test_the_estimate_counts_the_network_parts_twice_and_compute_once() -> None:
+    from wirespeed.cli.commands.card import _estimate
+
+    bench = card_bench("lab", LabOptions(), Ends())
+    once = dict(e.split(" ", 1) for e in _estimate(card_plan(bench, CardOptions())))
+    twice = dict(e.split(" ", 1) for e in _estimate(card_plan(bench, CardOptions(tuned=Tuned()))))
+    assert once["throughput"] == "~36 s" and twice["throughput"] == "~72 s"
+    assert once["compute"] == twice["compute"]
+
+
+def test_a_device_s_changes_are_listed_on_the_card(record: RunRecord) -> None:
+    from wirespeed.card.tuned import tuned_pairs, tuned_words
+
+    changes = ["IRQ 27 (eth0): 3f (cpus 0-5) → 10 (cpu 4)", "RPS eth0 rx-0: 0 (off) → 10 (cpu 4)"]
+    lines = tuned_words({"changes": changes, "nothing": ""}, tuned_pairs(card_report(record)), ())
+    assert lines == (
+        "tuned: tune suggest's 2 change(s), journaled and restored after",
+        "  IRQ 27 (eth0): 3f (cpus 0-5) → 10 (cpu 4)",
+        "  RPS eth0 rx-0: 0 (off) → 10 (cpu 4)",
+    )

@@ -355,7 +355,8 @@ def _estimate(plan: Plan) -> list[str]:
         if not tests:
             continue
         for test in tests:
-            places = len(plan.paths_for(test)) * plan.repetitions
+            states = sum(1 for variant in plan.variants if variant.runs(test.id))
+            places = len(plan.paths_for(test)) * plan.repetitions * states
             if test.search is not None:
                 seconds += estimated_seconds(test, plan.lab is not None) * places
             elif test.bench is not None:
