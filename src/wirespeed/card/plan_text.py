@@ -63,6 +63,22 @@ PROFILES = {p.name: p for p in (QUICK, FULL)}
 
 
 @dataclass(frozen=True)
+class Tuned:
+    """`--tuned`: the network parts again in a variant with `tune suggest`'s changes.
+
+    changes: what it proposes, in `tune suggest`'s words, where it could be asked before
+    the run (a device over SSH; a lab's DUT is built by the run, and its suggestion is
+    read from it when the variant starts); nothing: why there is no tuned variant
+    (`tune suggest` has nothing to change), "" when there is one."""
+
+    changes: tuple[str, ...] = ()
+    nothing: str = ""
+
+
+STOCK, TUNED = "stock", "tuned"  # the card's two variants under --tuned
+
+
+@dataclass(frozen=True)
 class CardOptions:
     profile: Profile = QUICK
     duration: float | None = None  # every test's (and a search's final trials'), for a look
@@ -71,6 +87,7 @@ class CardOptions:
     # Parts or tests left out, with the line that says why: {"vpn": "...", "7z": "..."}.
     skipped: Mapping[str, str] = field(default_factory=dict)
     facts: tuple[str, ...] = ()  # what the device is (card/facts_lines.py)
+    tuned: Tuned | None = None  # --tuned
 
 
 def forwarding_directions(topology: Topology) -> tuple[str, ...]:
@@ -210,6 +227,15 @@ def card_plan_text(bench: CardBench, options: CardOptions) -> str:
             }
         )
     lines += [f"  - {_json(test)}" for test in tests]
+    tuned = options.tuned
+    # Tuning the NICs changes no cipher's or compressor's speed: compute runs once.
+    network = [str(t["id"]) for t in tests if t["id"] not in COMPUTE.tests]
+    if tuned is not None and not network:
+        tuned = Tuned(nothing="--tuned: no network part left to run again")
+    if tuned is not None and not tuned.nothing:
+        lines.append("variants:")
+        lines.append(f"  - {_json({'name': STOCK})}")
+        lines.append(f"  - {_json({'name': TUNED, 'tune': 'suggest', 'tests': network})}")
     marker = {
         "version": CARD_VERSION,
         "target": bench.described,
@@ -219,6 +245,8 @@ def card_plan_text(bench: CardBench, options: CardOptions) -> str:
         "skipped": dict(skipped),
         "facts": list(options.facts),
     }
+    if tuned is not None:
+        marker["tuned"] = {"changes": list(tuned.changes), "nothing": tuned.nothing}
     lines.append(f"{CARD_KEY}: {_json(marker)}")
     return "\n".join(lines) + "\n"
 

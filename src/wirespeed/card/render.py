@@ -9,7 +9,7 @@ import html
 from importlib.resources import files
 from typing import Any
 
-from wirespeed.card.summary import CardSummary, PartSummary
+from wirespeed.card.summary import CardSummary, Figure, PartSummary
 
 CARD_FORMAT_VERSION = 1
 
@@ -26,12 +26,22 @@ def _figure_line(label: str, text: str, ceiling: str, spread: str) -> str:
     return f"{label}: {text}" + (f" ({extra})" if extra else "")
 
 
+def ab_text(figure: Figure) -> str:
+    """A figure stock → tuned under --tuned: "941.2 Mbit/s → 940.8 Mbit/s tuned (-0.0 %)"."""
+    if not figure.tuned:
+        return figure.text
+    change = f" ({figure.change})" if figure.change else ""
+    return f"{figure.text} \N{RIGHTWARDS ARROW} {figure.tuned} tuned{change}"
+
+
 def render_card_text(card: CardSummary) -> str:
     """The card as plain text: the terminal's, and `-o card.txt`."""
     lines = [card.title, "=" * len(card.title), ""]
     if card.sentence:
         lines += [_wrap(card.sentence), ""]
     lines.append(f"run {card.run_id}, {card.profile} card of {card.target}")
+    if card.tuned:
+        lines += ["", *card.tuned]
     if card.good_for:
         lines += ["", "Good for:"]
         lines += [f"  - {line}" for line in card.good_for]
@@ -45,7 +55,7 @@ def render_card_text(card: CardSummary) -> str:
             lines.append(f"  {part.headline}")
         for figure in part.figures:
             lines.append(
-                "    " + _figure_line(figure.label, figure.text, figure.ceiling, figure.spread)
+                "    " + _figure_line(figure.label, ab_text(figure), figure.ceiling, figure.spread)
             )
         lines += [f"    ! {finding}" for finding in part.findings]
     return "\n".join(lines) + "\n"
@@ -80,6 +90,9 @@ def render_card_markdown(card: CardSummary) -> str:
     if card.sentence:
         lines += [f"**{_md(card.sentence)}**", ""]
     lines += [f"Run {card.run_id}, {_md(card.profile)} card of {_md(card.target)}.", ""]
+    if card.tuned:
+        lines += [f"- {_md(line.strip())}" for line in card.tuned]
+        lines.append("")
     if card.good_for:
         lines += ["Good for:", ""]
         lines += [f"- {_md(line)}" for line in card.good_for]
@@ -92,7 +105,18 @@ def render_card_markdown(card: CardSummary) -> str:
             continue
         if part.headline:
             lines += [_md(part.headline), ""]
-        if part.figures:
+        if part.figures and any(f.tuned for f in part.figures):
+            lines += [
+                "| figure | stock | tuned | change | ceiling | spread |",
+                "|---|---:|---:|---:|---|---|",
+            ]
+            lines += [
+                f"| {_md(f.label)} | {_md(f.text)} | {_md(f.tuned)} | {_md(f.change)} "
+                f"| {_md(f.ceiling)} | {_md(f.spread)} |"
+                for f in part.figures
+            ]
+            lines.append("")
+        elif part.figures:
             lines += ["| figure | value | ceiling | spread |", "|---|---:|---|---|"]
             lines += [
                 f"| {_md(f.label)} | {_md(f.text)} | {_md(f.ceiling)} | {_md(f.spread)} |"
@@ -116,6 +140,7 @@ def card_document(card: CardSummary) -> dict[str, Any]:
         "summary": card.sentence,
         "what": list(card.what),
         "good_for": list(card.good_for),
+        "tuned": list(card.tuned) or None,
         "parts": [
             {
                 "key": part.part.key,
@@ -131,6 +156,9 @@ def card_document(card: CardSummary) -> dict[str, Any]:
                         "text": f.text,
                         "ceiling": f.ceiling or None,
                         "spread": f.spread or None,
+                        "tuned": {"value": f.tuned_value, "text": f.tuned, "change": f.change}
+                        if f.tuned
+                        else None,
                     }
                     for f in part.figures
                 ],
@@ -160,6 +188,10 @@ def _qualifiers(*texts: str) -> str:
     return "; ".join(t for t in texts if t)
 
 
+def _arrow(tuned: str) -> str:
+    return f"\N{RIGHTWARDS ARROW} {tuned}" if tuned else ""
+
+
 def render_card_html(card: CardSummary) -> str:
     """The card's section of the HTML page (render_html's preface; card_style() its style)."""
     e = html.escape
@@ -178,7 +210,12 @@ def render_card_html(card: CardSummary) -> str:
             elif part.figures:
                 rows = "".join(
                     f"<tr><td>{e(f.label)}</td><td class=num>{e(f.text)}</td>"
-                    f"<td class=muted>{e(_qualifiers(f.ceiling, f.spread))}</td></tr>"
+                    + (
+                        f"<td class=num>{e(_arrow(f.tuned))}</td><td class=num>{e(f.change)}</td>"
+                        if any(g.tuned for g in part.figures)
+                        else ""
+                    )
+                    + f"<td class=muted>{e(_qualifiers(f.ceiling, f.spread))}</td></tr>"
                     for f in part.figures
                 )
                 body.append(f"<table>{rows}</table>")
@@ -195,6 +232,10 @@ def render_card_html(card: CardSummary) -> str:
             f'<div class="cardpart" id="card-{e(part.part.key)}"><h3>{e(part.part.title)}'
             f'<span class="took">{e(took)}</span></h3>{"".join(body)}</div>'
         )
+    tuned = ""
+    if card.tuned:
+        items = "".join(f"<li>{e(line.strip())}</li>" for line in card.tuned)
+        tuned = f'<ul class="tuned">{items}</ul>'
     good_for = ""
     if card.good_for:
         items = "".join(f"<li>{e(line)}</li>" for line in card.good_for)
@@ -202,6 +243,6 @@ def render_card_html(card: CardSummary) -> str:
     return (
         '<section class="card devcard" id="device-card"><h2>Device card</h2>'
         f'<p class="lead">{e(card.profile)} card of {e(card.target)}, run {card.run_id}</p>'
-        f'<p class="sentence">{e(card.sentence)}</p>{good_for}'
+        f'<p class="sentence">{e(card.sentence)}</p>{tuned}{good_for}'
         f'<div class="cardparts">{"".join(parts)}</div></section>'
     )

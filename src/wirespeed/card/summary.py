@@ -32,6 +32,8 @@ from wirespeed.report.budgets import Budget, parse_budget
 from wirespeed.report.model import Report, Row, cv_text
 from wirespeed.report.stored_summary import summary_fields
 
+# The parts `--tuned` runs again: the ones whose packets cross the tuned NICs.
+NETWORK_PARTS = (THROUGHPUT, FORWARDING, LATENCY, VPN)
 LINE_RATE_SHARE = 0.95  # at or above this share of its ceiling a figure is "line rate"
 # What a goodput is good for (docs/budgets.md): streams, I/Q samples, users at a rate.
 GOOD_FOR = ("video:6M", "video:25M", "sdr:sc16")
@@ -47,6 +49,11 @@ class Figure:
     text: str  # "941.2 Mbit/s"
     ceiling: str = ""  # "99.9 % of 941.5 Mbit/s"
     spread: str = ""  # "CV 0.3 % over 3"
+    # Under --tuned: the same figure in the tuned variant, and its change against this
+    # one as `compare` says it ("+4.1 %*"); "" when there is none.
+    tuned: str = ""
+    change: str = ""
+    tuned_value: float | None = None
 
 
 @dataclass(frozen=True)
@@ -72,6 +79,8 @@ class CardSummary:
     what: tuple[str, ...]  # what the device is: OS, kernel, machine
     parts: tuple[PartSummary, ...]
     good_for: tuple[str, ...]
+    # --tuned: what was changed (or why nothing was), in words; () without --tuned.
+    tuned: tuple[str, ...] = ()
 
     @property
     def sentence(self) -> str:
@@ -86,10 +95,17 @@ def is_card(report: Report) -> bool:
 
 
 def card_summary(report: Report) -> CardSummary:
+    """The card; under --tuned, each part's figures are the stock variant's, the network
+    parts' each with its tuned twin and the change (card/tuned.py)."""
+    from wirespeed.card.tuned import tuned_pairs, tuned_words, variant_report
+
     marker = card_marker(report.info.plan_text) or {}
     skipped = {str(k): str(v) for k, v in (marker.get("skipped") or {}).items()}
     routed = str(marker.get("routed", ""))
     topology = _topology_of(report, routed)
+    tuned_marker = marker.get("tuned")
+    pairs = tuned_pairs(report) if isinstance(tuned_marker, dict) else None
+    stock = variant_report(report, pairs.stock) if pairs is not None else report
     built: list[PartSummary] = []
     for part in PARTS:
         outcomes = [t.outcome for t in report.trials if t.outcome.trial.test.id in part.tests]
@@ -98,7 +114,17 @@ def card_summary(report: Report) -> CardSummary:
         if reason:
             built.append(PartSummary(part, "", skipped=reason, seconds=seconds))
             continue
-        summary = _PART_BUILDERS[part.key](report, outcomes, topology)
+        # The device across the whole card; every other part as measured stock.
+        source = report if part is DEVICE else stock
+        mine = [t.outcome for t in source.trials if t.outcome.trial.test.id in part.tests]
+        summary = _PART_BUILDERS[part.key](source, mine, topology)
+        if pairs is not None and part in NETWORK_PARTS:
+            twin = _PART_BUILDERS[part.key](
+                pairs.tuned_report,
+                [o for o in pairs.tuned_outcomes if o.trial.test.id in part.tests],
+                topology,
+            )
+            summary = dataclasses.replace(summary, figures=pairs.paired(summary, twin))
         notes = tuple(reason for key, reason in skipped.items() if _within(part, key))
         built.append(
             dataclasses.replace(summary, findings=summary.findings + notes, seconds=seconds)
@@ -110,7 +136,10 @@ def card_summary(report: Report) -> CardSummary:
         profile=str(marker.get("profile", "")),
         what=_what(report),
         parts=tuple(built),
-        good_for=_good_for(report, routed),
+        good_for=_good_for(stock, routed),
+        tuned=tuned_words(tuned_marker, pairs, tuple(built))
+        if isinstance(tuned_marker, dict)
+        else (),
     )
 
 

@@ -607,7 +607,18 @@ def _variants(
             governor=entry.governor,
             max_freq=tuple(sorted((entry.max_freq or {}).items())),
             tunnel=variant_tunnel(entry.tunnel, loc, paths, out, variant=entry.name),
+            tune=entry.tune,
+            tests=None if entry.tests is None else tuple(entry.tests),
         )
+        known = [test.case.id for test in tests]
+        for test_id in variant.tests or ():
+            if test_id not in known:
+                out.error(
+                    (*loc, "tests"),
+                    f"variant {variant.name!r} names test {test_id!r}, which the plan "
+                    f"does not have{did_you_mean(test_id, known)}",
+                    hint=f"test ids are {', '.join(known)}",
+                )
         if variant.mtu is not None:
             # One MTU per trial: a test's own would silently beat the variant's.
             fixed = [test.case.id for test in tests if test.case.spec.mtu is not None]

@@ -57,7 +57,7 @@ def expand(
                         repetition=repetition,
                     )
                     for test in tests
-                    if test.id in runs_here
+                    if test.id in runs_here and variant.runs(test.id)
                 )
     return trials
 

@@ -71,6 +71,7 @@ class LabPlan:
 
 
 RPS_SPREAD = "spread"  # every CPU of the host that owns the queue
+TUNE_SUGGEST = "suggest"  # a variant's `tune:`: what `tune suggest` proposes for the DUT
 
 
 @dataclass(frozen=True)
@@ -98,10 +99,19 @@ class Variant:
     # Options of every tunnel path in this variant, (key, value) as TunnelSpec names them:
     # the tunnel is built per trial, so nothing of the system is changed or journaled.
     tunnel: tuple[tuple[str, object], ...] = ()
+    # TUNE_SUGGEST: what `tune suggest` proposes for the DUT (IRQ affinity, RPS, XPS),
+    # read from the DUT's facts when the variant starts, journaled like the rest.
+    tune: str | None = None
+    # The test ids that run in this variant; None: every test (a card's tuned variant
+    # runs its network parts only: tuning the NICs changes no cipher's speed).
+    tests: tuple[str, ...] | None = None
 
     @property
     def changes_nothing(self) -> bool:
-        return not (self.changes_links or self.changes_cpus)
+        return not (self.changes_links or self.changes_cpus or self.tune is not None)
+
+    def runs(self, test_id: str) -> bool:
+        return self.tests is None or test_id in self.tests
 
     @property
     def changes_links(self) -> bool:
@@ -135,6 +145,10 @@ class Variant:
             found["governor"] = self.governor
         if self.tunnel:
             found["tunnel"] = dict(self.tunnel)
+        if self.tune is not None:
+            found["tune"] = self.tune
+        if self.tests is not None:
+            found["tests"] = list(self.tests)
         if self.max_freq:
             found["max_freq_khz"] = {
                 "all policies" if policy == ALL_POLICIES else f"policy{policy}": khz

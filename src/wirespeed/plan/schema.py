@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
@@ -482,6 +482,10 @@ class VariantEntry(Entry):
     max_freq: MaxFreq | None = None
     # Options of the paths' tunnels in this variant (tun_mtu: 6000 against the default).
     tunnel: TunnelOptions | None = None
+    # `suggest`: what `wirespeed tune suggest` proposes for the DUT (docs/tuning.md).
+    tune: Literal["suggest"] | None = None
+    # Only these tests run in this variant (default: every test).
+    tests: list[Name] | None = None
 
 
 SETTING_KEYS: tuple[str, ...] = tuple(TestSettings.model_fields)

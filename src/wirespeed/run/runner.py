@@ -46,6 +46,7 @@ if TYPE_CHECKING:
     from wirespeed.run.host_tunnel import HostTunnel
     from wirespeed.run.link_variants import LinkTarget
     from wirespeed.run.search_legs import SearchPath
+    from wirespeed.run.variants import VariantStates
     from wirespeed.store import Store
     from wirespeed.tune.journal import Journal
 
@@ -487,6 +488,7 @@ class Runner:
                 with VariantStates(journal, self._labs, devices, real) as states:
                     for index, trial in enumerate(trials):
                         problem = states.enter(self.plan.variant(trial.variant))
+                        self._say_suggested(states)
                         self.progress.trial_started(trial)
                         result = self._run_one(trial, problem)
                         try:
@@ -727,6 +729,15 @@ class Runner:
         )
         return _unless_lab_lost(outcome, lab)
 
+    def _say_suggested(self, states: VariantStates) -> None:
+        """What a `tune: suggest` variant changed, said once per host."""
+        from wirespeed.tune.suggest import explain
+
+        while states.suggested:
+            host, plan = states.suggested.popitem()
+            said = "; ".join(explain(change) for change in plan.changes) or "nothing to change"
+            self._notice_once(f"tune suggest on {host}: {said}")
+
     def _notice_once(self, message: str) -> None:
         """A benchmark's notice (an unpinned big.LITTLE board ...) once per run, not per
         repetition."""
@@ -889,18 +900,21 @@ class Runner:
         variants = [
             v
             for v in map(self.plan.variant, dict.fromkeys(t.variant for t in trials))
-            if v.changes_cpus
+            if v.changes_cpus or v.tune is not None
         ]
         names = {
             name
             for t in trials
-            if self.plan.variant(t.variant).changes_cpus
-            and (name := cpu_device(self.plan, t.path)) is not None
+            if (variant := self.plan.variant(t.variant)).changes_cpus or variant.tune is not None
+            if (name := cpu_device(self.plan, t.path)) is not None
         }
         devices: list[Host] = []
         for name in sorted(names):
             ssh = self.plan.hosts[name].ssh
-            assert ssh is not None  # preflight refused a DUT without ssh
+            if ssh is None:
+                # preflight refused CPU variants there; `tune: suggest` tunes only a DUT
+                # of its own (over SSH) or the lab's.
+                continue
             device = RenamedHost(self._host(name), str(ssh))
             for variant in variants:
                 cpu_changes_for(variant, device)

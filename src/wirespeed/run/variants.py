@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from wirespeed.run.link_variants import LinkTarget
     from wirespeed.store import Store
     from wirespeed.tune.journal import Journal
+    from wirespeed.tune.model import TunePlan
 
 
 def journal_for(store: Store) -> Journal:
@@ -89,6 +90,8 @@ class VariantStates:
         self._sessions: list[tuple[Host, str]] = []
         self._mtus: dict[str, int] = {}  # lab name -> its MTU before the variant set one
         self._problem: str | None = None
+        # Host name -> what `tune suggest` proposed there, for a variant with `tune:`.
+        self.suggested: dict[str, TunePlan] = {}
 
     def __enter__(self) -> VariantStates:
         return self
@@ -159,6 +162,24 @@ class VariantStates:
                 changes = cpu_changes_for(variant, device)
                 if changes:
                     self._sessions.append((device, apply_changes(device, changes, self.journal)))
+        if variant.tune is not None:
+            for lab in self.labs.values():
+                dut: Host = lab.ssh_host or NetnsHost(lab.dut_namespace)
+                # The lab's DUT has the lab's veths only: virtual NICs are its NICs.
+                self._apply_suggested(dut, lab_nics=True)
+            for device in self.devices:
+                self._apply_suggested(device, lab_nics=False)
+
+    def _apply_suggested(self, host: Host, *, lab_nics: bool) -> None:
+        """What `tune suggest` proposes for host, from its facts read now."""
+        from wirespeed.facts import HostSource, collect
+        from wirespeed.tune.apply import apply_changes
+        from wirespeed.tune.suggest import suggest
+
+        plan = suggest(collect(HostSource(host), host, include_virtual=lab_nics))
+        self.suggested[host.name] = plan
+        if plan.changes:
+            self._sessions.append((host, apply_changes(host, plan.changes, self.journal)))
 
     def leave(self) -> WirespeedError | None:
         """Restore the current variant's changes, newest first; the error if some value

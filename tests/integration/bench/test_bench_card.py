@@ -6,7 +6,8 @@ The router has neither openssl nor 7-zip: the compute part is skipped, each test
 the package that brings its program, and the card goes on. The VPN part is the lab's
 only. The forwarding search over SSH is left out (`--skip`: each of its trials costs SSH
 round trips; tests/integration/bench/test_bench_nat_search.py searches this router).
-Every other part measures through the router, whose forwarding limit bounds UDP."""
+Every other part measures through the router, whose forwarding limit bounds UDP.
+`--tuned` finds nothing `tune suggest` would change there: the card runs once."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def test_the_router_s_card_over_ssh_skips_what_it_lacks(
     plan.write_text(PLAN)
     document = tmp_path / "card.json"
     argv = [
-        *WIRESPEED, "card", str(plan), "--duration", "1", "--skip", "forwarding",
+        *WIRESPEED, "card", str(plan), "--duration", "1", "--skip", "forwarding", "--tuned",
         "--ssh-config", str(bench.ssh_config), "--db", str(tmp_path / "runs.db"),
         "-o", str(document), "-q",
     ]  # fmt: skip
@@ -55,5 +56,10 @@ def test_the_router_s_card_over_ssh_skips_what_it_lacks(
     # full-size datagrams: 15,000 a second are 180 Mbit/s.
     figures = {f["label"]: f["value"] for f in parts["throughput"]["figures"]}
     assert 0 < figures["TCP up"] < 200e6 and 150e6 < figures["UDP"] < 190e6
+    # --tuned: the router's NICs are not ones `tune suggest` places (it found none), so
+    # the card says so and runs once.
+    assert "tune suggest has nothing to change on root@router" in done.stderr
+    assert card["tuned"][0].startswith("not tuned: tune suggest has nothing to change")
+    assert not any(f.get("tuned") for f in parts["throughput"]["figures"])
     facts = {f["label"] for f in parts["facts"]["figures"]}
     assert {"board", "cpus"} <= facts  # read over SSH before the run

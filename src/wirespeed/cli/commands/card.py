@@ -18,8 +18,9 @@ from wirespeed.cli.outputs import output_targets, write_output
 from wirespeed.errors import UsageError, WirespeedError
 
 if TYPE_CHECKING:
-    from wirespeed.card.plan_text import CardOptions
+    from wirespeed.card.plan_text import CardOptions, Tuned
     from wirespeed.card.target import CardBench
+    from wirespeed.facts.model import Facts
     from wirespeed.plan import Plan
     from wirespeed.report.model import Report
     from wirespeed.store.records import RunRecord
@@ -74,6 +75,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
         "--skip",
         metavar="PARTS",
         help="leave parts out, comma-separated: throughput, forwarding, latency, vpn, compute",
+    )
+    card.add_argument(
+        "--tuned",
+        action="store_true",
+        help="run the network parts again with `tune suggest`'s changes applied "
+        "(journaled, restored after) and show each figure stock → tuned",
     )
     card.add_argument(
         "--expect",
@@ -202,10 +209,10 @@ def bench_of(args: argparse.Namespace) -> CardBench:
 
 def _probe(
     bench: CardBench, args: argparse.Namespace, env: Environment
-) -> tuple[dict[str, str], tuple[str, ...]]:
+) -> tuple[dict[str, str], tuple[str, ...], Facts | None]:
     """Before the run: the tests whose program is missing (the tunnels' on this machine,
     the benchmarks' on the device, asked over SSH where it is one), and what the device
-    is (its facts)."""
+    is (its facts, as lines and as read)."""
     from wirespeed.card.availability import tool_skips
     from wirespeed.card.facts_lines import card_lines
     from wirespeed.facts import HostSource, TreeSource, collect
@@ -220,8 +227,8 @@ def _probe(
             facts = collect(TreeSource(Path("/"), where="this machine"), local)
         except (OSError, ValueError) as error:
             env.warn(f"this machine's facts could not be read ({error})")
-            return skips, ()
-        return skips, card_lines(facts, nics=not bench.in_lab)
+            return skips, (), None
+        return skips, card_lines(facts, nics=not bench.in_lab), facts
     from wirespeed.cli.commands.run import ssh_settings
     from wirespeed.hosts.ssh import SshHost
     from wirespeed.hosts.ssh_target import SshTarget
@@ -232,14 +239,36 @@ def _probe(
     try:
         device.connect()
         skips = tool_skips(lambda p: device.which(p) is not None, bench.device_ssh, tunnels=False)
-        return skips, card_lines(collect(HostSource(device), device), nics=True)
+        facts = collect(HostSource(device), device)
+        return skips, card_lines(facts, nics=True), facts
     except WirespeedError:
         raise
     except Exception as error:  # the run logs in again and says it in its own words
         env.warn(f"{bench.device_ssh}: could not ask what it is and has ({error})")
-        return {}, ()
+        return {}, (), None
     finally:
         device.close()
+
+
+def tuned_of(bench: CardBench, facts: Facts | None) -> Tuned:
+    """What `--tuned` will change, asked of the device's facts before the run; a lab's
+    DUT (this machine's CPUs, the lab's veths) is asked when the tuned variant starts."""
+    from wirespeed.card.plan_text import Tuned
+    from wirespeed.tune.suggest import candidate_cpus, explain, suggest
+
+    if facts is None:
+        return Tuned()  # unknown until the variant starts, which says it then
+    if bench.device_ssh is None:
+        if len(candidate_cpus(facts)) < 2:
+            return Tuned(nothing="tune suggest has nothing to change: one CPU only")
+        return Tuned()
+    plan = suggest(facts)
+    if not plan.changes:
+        why = [f"already so: {len(plan.kept)} knob(s)"] if plan.kept else []
+        why += list(plan.warnings)
+        said = f" ({'; '.join(why)})" if why else ""
+        return Tuned(nothing=f"tune suggest has nothing to change on {bench.device_ssh}{said}")
+    return Tuned(changes=tuple(explain(change) for change in plan.changes))
 
 
 def with_expectations(text: str, expect_file: str) -> str:
@@ -286,19 +315,25 @@ def with_expectations(text: str, expect_file: str) -> str:
 def compose(args: argparse.Namespace, env: Environment) -> Plan:
     """The card's plan, what it leaves out said on stderr."""
     from wirespeed.card.availability import bench_skips
-    from wirespeed.card.plan_text import SOURCE, card_plan_text
+    from wirespeed.card.plan_text import SOURCE, Tuned, card_plan_text
     from wirespeed.plan.load import parse_plan
     from wirespeed.plan.problems import PlanError
 
     bench = bench_of(args)
     skipped = {**_skips(args.skip), **bench_skips(bench)}
     options = card_options(args, skipped)
+    if args.tuned:
+        options = dataclasses.replace(options, tuned=Tuned())
     if not args.print_plan:
-        missing, facts = _probe(bench, args, env)
+        missing, lines, facts = _probe(bench, args, env)
         skipped |= missing
-        options = dataclasses.replace(options, skipped=skipped, facts=facts)
+        options = dataclasses.replace(options, skipped=skipped, facts=lines)
+        if args.tuned:
+            options = dataclasses.replace(options, tuned=tuned_of(bench, facts))
     for reason in skipped.values():
         env.warn(f"skipped: {reason}")
+    if options.tuned is not None and options.tuned.nothing:
+        env.warn(f"{options.tuned.nothing}: the card runs once")
     text = card_plan_text(bench, options)
     if args.expect:
         text = with_expectations(text, args.expect)
@@ -320,7 +355,8 @@ def _estimate(plan: Plan) -> list[str]:
         if not tests:
             continue
         for test in tests:
-            places = len(plan.paths_for(test)) * plan.repetitions
+            states = sum(1 for variant in plan.variants if variant.runs(test.id))
+            places = len(plan.paths_for(test)) * plan.repetitions * states
             if test.search is not None:
                 seconds += estimated_seconds(test, plan.lab is not None) * places
             elif test.bench is not None:

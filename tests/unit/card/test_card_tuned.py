@@ -1,0 +1,190 @@
+"""`card --tuned`: the plan's stock and tuned variants (the tuned one the network parts
+only, with `tune suggest`'s changes), and a real tuned lab card (tests/fixtures/cards/
+tuned.db.xz) shown stock → tuned beside each network figure."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import lzma
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from support.cli import run_cli
+from wirespeed.card.output import card_report, render_card
+from wirespeed.card.plan_text import CardOptions, Tuned, card_marker, card_plan
+from wirespeed.card.summary import CardSummary, card_summary
+from wirespeed.card.target import Ends, LabOptions, card_bench
+from wirespeed.cli.commands.card import tuned_of
+from wirespeed.facts import Facts, TreeSource, collect
+from wirespeed.plan import expand
+from wirespeed.plan.load import parse_plan
+from wirespeed.plan.problems import PlanError
+from wirespeed.store import Store
+from wirespeed.store.records import RunRecord
+
+FIXTURES = Path(__file__).parents[2] / "fixtures"
+NETWORK = ["tcp-up", "tcp-down", "tcp-both", "udp", "fwd", "rrul", "vpn"]
+
+
+def test_tuned_runs_the_network_parts_in_a_second_variant_and_compute_once() -> None:
+    plan = card_plan(card_bench("lab", LabOptions(), Ends()), CardOptions(tuned=Tuned()))
+    assert [v.name for v in plan.variants] == ["stock", "tuned"]
+    stock, tuned = plan.variants
+    assert stock.changes_nothing and stock.tests is None
+    assert tuned.tune == "suggest" and tuned.tests == tuple(NETWORK)
+    trials = expand(plan)
+    assert {t.test.id for t in trials if t.variant == "tuned"} == set(NETWORK)
+    assert {t.test.id for t in trials if t.variant == "stock"} == {*NETWORK, "crypto", "7z"}
+    marker = card_marker(plan.text)
+    assert marker is not None and marker["tuned"] == {"changes": [], "nothing": ""}
+
+
+def test_without_a_suggestion_or_a_network_part_the_card_runs_once() -> None:
+    bench = card_bench("lab", LabOptions(), Ends())
+    nothing = Tuned(nothing="tune suggest has nothing to change on root@r2s")
+    plan = card_plan(bench, CardOptions(tuned=nothing))
+    assert [v.name for v in plan.variants] == ["default"]
+    marker = card_marker(plan.text)
+    assert marker is not None and marker["tuned"]["nothing"] == nothing.nothing
+    skipped = {key: "left out" for key in ("throughput", "forwarding", "latency", "vpn")}
+    compute_only = card_plan(bench, CardOptions(tuned=Tuned(), skipped=skipped))
+    assert [v.name for v in compute_only.variants] == ["default"]
+    marker = card_marker(compute_only.text)
+    assert marker is not None and "no network part" in marker["tuned"]["nothing"]
+
+
+@pytest.fixture(scope="module")
+def r4s() -> Facts:
+    return collect(TreeSource(FIXTURES / "boards" / "r4s"))
+
+
+def test_a_device_s_suggestion_is_asked_before_the_run_as_tune_suggest_says_it(
+    r4s: Facts,
+) -> None:
+    device = card_bench("root@192.168.2.1", LabOptions(), Ends())
+    tuned = tuned_of(device, r4s)
+    assert not tuned.nothing
+    assert "IRQ 27 (eth0): 3f (cpus 0-5) → 10 (cpu 4)" in tuned.changes  # seed 001's recipe
+    assert "RPS eth1 rx-0: 0 (off) → 20 (cpu 5)" in tuned.changes
+    bare = tuned_of(device, dataclasses.replace(r4s, nics=()))
+    assert bare.nothing == (
+        "tune suggest has nothing to change on root@192.168.2.1 "
+        "(no physical network interface found)"
+    )
+    one_cpu = dataclasses.replace(r4s, clusters=(), irq_cpus=(0,))
+    assert "one CPU" in tuned_of(card_bench("lab", LabOptions(), Ends()), one_cpu).nothing
+
+
+def test_a_variant_s_tests_must_be_the_plan_s() -> None:
+    text = (
+        "lab: {topology: nat}\npaths: [{name: NAT, topology: nat}]\n"
+        "tests: [{id: tcp-up}]\n"
+        "variants: [{name: stock}, {name: tuned, tune: suggest, tests: [tcp-upp]}]\n"
+    )
+    with pytest.raises(PlanError) as error:
+        parse_plan(text, "tuned.yaml")
+    assert "tuned.yaml:4" in str(error.value) and "'tcp-upp'" in str(error.value)
+    with pytest.raises(PlanError):
+        parse_plan(text.replace("tune: suggest", "tune: guess"), "tuned.yaml")
+
+
+def test_print_plan_with_tuned_shows_both_variants() -> None:
+    status, out, err = run_cli("card", "lab", "--tuned", "--print-plan")
+    assert status == 0, err
+    assert '{"name": "tuned", "tune": "suggest", "tests": ["tcp-up",' in out
+
+
+# -- a real tuned card ---------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def record(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunRecord]:
+    db = tmp_path_factory.mktemp("tuned") / "runs.db"
+    db.write_bytes(lzma.decompress((FIXTURES / "cards" / "tuned.db.xz").read_bytes()))
+    store = Store.open(str(db), read_only=True)
+    try:
+        yield store.load_run(1, intervals="packed", outputs=True, commands=True)
+    finally:
+        store.close()
+
+
+@pytest.fixture(scope="module")
+def card(record: RunRecord) -> CardSummary:
+    return card_summary(card_report(record))
+
+
+def test_each_network_figure_is_stock_then_tuned_with_compare_s_change(
+    card: CardSummary,
+) -> None:
+    up = next(f for f in card.part("throughput").figures if f.label == "TCP up")
+    assert up.text == "94.4 Mbit/s" and up.tuned == "94.2 Mbit/s"
+    assert up.change == "\N{MINUS SIGN}0.2 %~"  # two a side: never significant
+    ndr = next(f for f in card.part("forwarding").figures if f.label == "NDR 64 B in")
+    assert ndr.value is not None and ndr.tuned_value is not None
+    assert ndr.change.startswith("+") and ndr.change.endswith("%~")
+    assert round((ndr.tuned_value / ndr.value - 1) * 100, 1) == float(ndr.change[1:-3])
+    # Compute ran once, stock: its figures have no tuned twin.
+    assert card.part("compute").figures
+    assert not any(f.tuned for f in card.part("compute").figures)
+    # The summary is the stock card's; the A/B has its own lines.
+    assert card.sentence.startswith("routes NAT at line rate (94.4 Mbit/s)")
+    assert card.tuned[0].startswith("tuned: what tune suggest proposed for the DUT")
+    assert card.tuned[-1].startswith("tuned against stock: TCP up \N{MINUS SIGN}0.2 %~")
+
+
+def test_the_ab_is_in_every_format(card: CardSummary, record: RunRecord) -> None:
+    report = card_report(record)
+    text = render_card("terminal", report, record)
+    assert "TCP up: 94.4 Mbit/s \N{RIGHTWARDS ARROW} 94.2 Mbit/s tuned (\N{MINUS SIGN}0.2 %~)" in (
+        text
+    )
+    assert "Variants against stock" in text  # the report's own A/B table below
+    markdown = render_card("markdown", report, record)
+    assert "| figure | stock | tuned | change | ceiling | spread |" in markdown
+    assert "| TCP up | 94.4 Mbit/s | 94.2 Mbit/s | \N{MINUS SIGN}0.2 %~ |" in markdown
+    document = json.loads(render_card("json", report, record))["card"]
+    figures = {(part["key"], f["label"]): f for part in document["parts"] for f in part["figures"]}
+    assert figures[("throughput", "TCP up")]["tuned"]["text"] == "94.2 Mbit/s"
+    assert figures[("throughput", "TCP up")]["tuned"]["value"] == pytest.approx(94.2e6, rel=1e-3)
+    assert figures[("compute", "AES-128-GCM 8 KB")]["tuned"] is None
+    assert document["tuned"][0].startswith("tuned:")
+    page = render_card("html", report, record)
+    assert "<td class=num>\N{RIGHTWARDS ARROW} 94.2 Mbit/s</td>" in page
+    assert '<ul class="tuned">' in page
+
+
+def test_a_card_without_tuned_has_no_ab(tmp_path: Path) -> None:
+    db = tmp_path / "runs.db"
+    db.write_bytes(lzma.decompress((FIXTURES / "cards" / "runs.db.xz").read_bytes()))
+    store = Store.open(str(db), read_only=True)
+    try:
+        plain = card_summary(card_report(store.load_run(1, intervals="packed")))
+    finally:
+        store.close()
+    assert plain.tuned == ()
+    assert not any(f.tuned for part in plain.parts for f in part.figures)
+
+
+def test_the_estimate_counts_the_network_parts_twice_and_compute_once() -> None:
+    from wirespeed.cli.commands.card import _estimate
+
+    bench = card_bench("lab", LabOptions(), Ends())
+    once = dict(e.split(" ", 1) for e in _estimate(card_plan(bench, CardOptions())))
+    twice = dict(e.split(" ", 1) for e in _estimate(card_plan(bench, CardOptions(tuned=Tuned()))))
+    assert once["throughput"] == "~36 s" and twice["throughput"] == "~72 s"
+    assert once["compute"] == twice["compute"]
+
+
+def test_a_device_s_changes_are_listed_on_the_card(record: RunRecord) -> None:
+    from wirespeed.card.tuned import tuned_pairs, tuned_words
+
+    changes = ["IRQ 27 (eth0): 3f (cpus 0-5) → 10 (cpu 4)", "RPS eth0 rx-0: 0 (off) → 10 (cpu 4)"]
+    lines = tuned_words({"changes": changes, "nothing": ""}, tuned_pairs(card_report(record)), ())
+    assert lines == (
+        "tuned: tune suggest's 2 change(s), journaled and restored after",
+        "  IRQ 27 (eth0): 3f (cpus 0-5) → 10 (cpu 4)",
+        "  RPS eth0 rx-0: 0 (off) → 10 (cpu 4)",
+    )
