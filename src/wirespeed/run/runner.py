@@ -226,6 +226,8 @@ def tunnel_ends(path: PathSpec) -> tuple[str, str]:
     if path.tunnel.ends is TunnelEnds.DUT:
         return path.client, path.dut or path.server
     return path.client, path.server
+
+
 def _named_generator(trial: Trial) -> str | None:
     """The generator a forwarding search's plan names (None: not a search)."""
     if trial.test.search is None:
