@@ -57,13 +57,35 @@ if [ -z "${WIRESPEED_TEST_POSTGRES_URL:-}" ]; then
   trap 'scripts/postgres-for-tests.sh stop; cleanup' EXIT
 fi
 # With no test named, the unit tests run on both cores (pytest-xdist: they share no
-# namespace, port or file), then the rest one at a time: a lab test's traffic is timed
-# and must have the machine to itself.
+# namespace, port or file), then the integration and browser tests one at a time, and
+# beside them the soak tests: those wait in real time (a probe every 10 ms, outages of
+# seconds) and cost little CPU, and every test must pass on a busy machine anyway.
+# Their output follows the others'.
+named=0
+previous=
 for arg in "$@"; do
+  case "$previous" in
+    -p | -k | -m | -o | -c | -n | --durations | --maxfail | --deselect | --ignore | --rootdir) previous=; continue ;;
+  esac
   case "$arg" in
-    -*) ;;
-    *) .venv/bin/pytest "$@"; exit ;;
+    -*) previous=$arg ;;
+    *) named=1 ;;
   esac
 done
+if [ "$named" = 1 ]; then
+  .venv/bin/pytest "$@"
+  exit
+fi
 .venv/bin/pytest -n 2 tests/unit "$@"
-.venv/bin/pytest tests/integration tests/browser "$@"
+soak_log=$(mktemp /tmp/wirespeed-tests-soak.XXXXXX)
+.venv/bin/pytest tests/integration/soak "$@" >"$soak_log" 2>&1 &
+soak=$!
+status=0
+.venv/bin/pytest tests/integration tests/browser --ignore=tests/integration/soak "$@" || status=$?
+soak_status=0
+wait "$soak" || soak_status=$?
+echo "--- the soak tests (run beside the others) ---"
+cat "$soak_log"
+rm -f "$soak_log"
+[ "$status" = 0 ] || exit "$status"
+exit "$soak_status"
