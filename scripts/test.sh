@@ -56,11 +56,10 @@ if [ -z "${WIRESPEED_TEST_POSTGRES_URL:-}" ]; then
   export WIRESPEED_TEST_POSTGRES_URL
   trap 'scripts/postgres-for-tests.sh stop; cleanup' EXIT
 fi
-# With no test named, the unit tests run on both cores (pytest-xdist: they share no
-# namespace, port or file), then the integration and browser tests one at a time, and
-# beside them the soak tests: those wait in real time (a probe every 10 ms, outages of
-# seconds) and cost little CPU, and every test must pass on a busy machine anyway.
-# Their output follows the others'.
+# With no test named, the unit tests run first, then the integration and browser tests
+# one at a time, and beside them the soak tests: those wait in real time (a probe every
+# 10 ms, outages of seconds) and cost little CPU, and every test must pass on a busy
+# machine anyway. Their output follows the others'; every part runs even if one failed.
 named=0
 previous=
 for arg in "$@"; do
@@ -76,7 +75,8 @@ if [ "$named" = 1 ]; then
   .venv/bin/pytest "$@"
   exit
 fi
-.venv/bin/pytest -n 2 tests/unit "$@"
+unit_status=0
+.venv/bin/pytest tests/unit "$@" || unit_status=$?
 soak_log=$(mktemp /tmp/wirespeed-tests-soak.XXXXXX)
 .venv/bin/pytest tests/integration/soak "$@" >"$soak_log" 2>&1 &
 soak=$!
@@ -87,5 +87,6 @@ wait "$soak" || soak_status=$?
 echo "--- the soak tests (run beside the others) ---"
 cat "$soak_log"
 rm -f "$soak_log"
-[ "$status" = 0 ] || exit "$status"
-exit "$soak_status"
+for part in "$unit_status" "$status" "$soak_status"; do
+  [ "$part" = 0 ] || exit "$part"
+done

@@ -69,12 +69,13 @@ def test_between_trials_the_sampler_writes_nothing(pool: SamplerPool) -> None:
     process = pool.start(host, interval=0.1).process
     before = len(process.stdout())
     process.send_signal(signal.SIGUSR2)  # the pool's own way to end the segment
-    # The segment ends with its @@end line; a busy machine may take a while to write it.
+    # The segment ends with its last tick and its exit line (a tick of the running
+    # segment may come first); a busy machine may take a while to write them.
     deadline = time.monotonic() + 10
-    while "\n@@end " not in process.stdout()[before:] and time.monotonic() < deadline:
+    while "\n@@exit stopped\n" not in process.stdout()[before:] and time.monotonic() < deadline:
         time.sleep(0.05)
     ended = len(process.stdout())
-    assert "\n@@end " in process.stdout()[before:ended]
+    assert "\n@@exit stopped\n" in process.stdout()[before:ended]
     time.sleep(0.5)
     assert len(process.stdout()) == ended > before
 
