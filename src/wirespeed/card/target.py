@@ -85,8 +85,18 @@ class CardBench:
 
     @property
     def builds_tunnels(self) -> bool:
-        """Only the lab's tunnels are wirespeed's to build (docs/plan-format.md)."""
-        return self.in_lab
+        """The lab builds its own tunnels; between real hosts wirespeed builds them from
+        the client to the server across the DUT (`ends: through`), so the traffic must
+        cross it (docs/plan-format.md, "Tunnels between real hosts")."""
+        return self.in_lab or (self.forwards and "server" in self.routed)
+
+    @property
+    def tunnel_ends(self) -> tuple[str, str] | None:
+        """The plan hosts a real bench's tunnels run between (client, server); None in
+        the lab (its own ends) or where the card builds no tunnel."""
+        if self.in_lab or not self.builds_tunnels:
+            return None
+        return str(self.routed["client"]), str(self.routed["server"])
 
 
 def card_bench(target: str, lab: LabOptions, ends: Ends, path: str | None = None) -> CardBench:
