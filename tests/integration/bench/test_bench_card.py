@@ -5,8 +5,9 @@ the workstation beyond its WAN: the plan file of the bench is the card's TARGET.
 The router has neither openssl nor 7-zip: the compute part is skipped, each test with
 the package that brings its program, and the card goes on. The VPN part runs WireGuard
 and OpenVPN from the laptop to the workstation across the router (the ends' tools are
-this machine's Debian packages: the hosts are its namespaces). The forwarding search over SSH is left out (`--skip`: each of its trials costs SSH
-round trips; tests/integration/bench/test_bench_nat_search.py searches this router).
+this machine's Debian packages: the hosts are its namespaces). The forwarding search
+over SSH is left out (`--skip`: each of its trials costs SSH round trips;
+tests/integration/bench/test_bench_nat_search.py searches this router).
 Every other part measures through the router, whose forwarding limit bounds UDP.
 `--tuned` finds nothing `tune suggest` would change there: the card runs once."""
 
