@@ -44,7 +44,12 @@ def bench_skips(bench: CardBench) -> dict[str, str]:
             "forwarding rate: the path has no line rate to search from; give --link "
             "(gbe, fe, 2.5gbe ...)"
         )
-    if not bench.builds_tunnels:
+    if bench.port_end is not None and bench.forwards:
+        skips[VPN.key] = (
+            f"VPN tunnels: {bench.port_end} is a port of this machine, and a tunnel's end "
+            "runs on an SSH host or on this machine itself only (docs/plan-format.md)"
+        )
+    elif not bench.builds_tunnels:
         skips[VPN.key] = (
             "VPN tunnels: the traffic ends at the device; give --client and --server, "
             "the hosts on its two sides, for tunnels between them across it"

@@ -88,7 +88,17 @@ class CardBench:
         """The lab builds its own tunnels; between real hosts wirespeed builds them from
         the client to the server across the DUT (`ends: through`), so the traffic must
         cross it (docs/plan-format.md, "Tunnels between real hosts")."""
-        return self.in_lab or (self.forwards and "server" in self.routed)
+        return self.in_lab or (self.forwards and "server" in self.routed and self.port_end is None)
+
+    @property
+    def port_end(self) -> str | None:
+        """An end of the routed path that is a port of this machine (`port:`): no tunnel
+        end runs there (docs/plan-format.md)."""
+        for name in (self.routed.get("client"), self.routed.get("server")):
+            entry = self.hosts.get(str(name)) if name is not None else None
+            if isinstance(entry, Mapping) and entry.get("port") is not None:
+                return str(name)
+        return None
 
     @property
     def tunnel_ends(self) -> tuple[str, str] | None:

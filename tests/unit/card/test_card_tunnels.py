@@ -100,3 +100,23 @@ def test_a_device_between_two_ends_runs_tunnels_across_it() -> None:
     assert bench.tunnel_ends == ("client", "server") and "vpn" not in bench_skips(bench)
     alone = card_bench("root@192.168.1.1", LabOptions(), Ends())
     assert alone.tunnel_ends is None and "--client and --server" in bench_skips(alone)["vpn"]
+
+
+def test_a_bench_of_this_machine_s_ports_builds_no_tunnel(tmp_path: Path) -> None:
+    plan_file = tmp_path / "ports.yaml"
+    plan_file.write_text(
+        "hosts:\n"
+        "  lan-side: {port: enp3s0, address: 192.168.1.50/24, gateway: 192.168.1.1}\n"
+        "  wan-side: {port: enp4s0, address: 10.0.0.2/24, gateway: 10.0.0.1}\n"
+        "  router: {ssh: root@192.168.1.1}\n"
+        "paths:\n"
+        "  - {name: routed, topology: nat, client: lan-side, server: wan-side, dut: router,\n"
+        "     link: gbe}\n"
+        "tests: [{id: t}]\n"
+    )
+    bench = card_bench(str(plan_file), LabOptions(), Ends())
+    assert not bench.builds_tunnels and bench.tunnel_ends is None
+    skips = bench_skips(bench)
+    assert "lan-side is a port of this machine" in skips["vpn"]
+    plan = card_plan(bench, CardOptions(skipped=skips))
+    assert "vpn" not in [t.id for t in plan.tests]
