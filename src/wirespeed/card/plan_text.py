@@ -121,10 +121,16 @@ def card_plan_text(bench: CardBench, options: CardOptions) -> str:
     vpn_paths = [name for name, _ in tunnels if name not in skipped and VPN.key not in skipped]
     if bench.builds_tunnels:
         for name, kind in tunnels:
-            if name in vpn_paths:
-                paths.append(
-                    {"name": name, "topology": "endpoint", "tunnel": {"kind": kind, "ends": "dut"}}
-                )
+            if name not in vpn_paths:
+                continue
+            if bench.in_lab:
+                tunnel = {"kind": kind, "ends": "dut"}
+                paths.append({"name": name, "topology": "endpoint", "tunnel": tunnel})
+            else:
+                # Between the routed path's two ends, the DUT forwarding the encrypted
+                # packets: what a VPN across the device costs, not the device's own VPN.
+                tunnel = {"kind": kind, "ends": "through"}
+                paths.append({**bench.routed, "name": name, "tunnel": tunnel})
     else:
         vpn_paths = []
     compute = [t for t in COMPUTE.tests if t not in skipped and COMPUTE.key not in skipped]

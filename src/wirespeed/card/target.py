@@ -85,8 +85,28 @@ class CardBench:
 
     @property
     def builds_tunnels(self) -> bool:
-        """Only the lab's tunnels are wirespeed's to build (docs/plan-format.md)."""
-        return self.in_lab
+        """The lab builds its own tunnels; between real hosts wirespeed builds them from
+        the client to the server across the DUT (`ends: through`), so the traffic must
+        cross it (docs/plan-format.md, "Tunnels between real hosts")."""
+        return self.in_lab or (self.forwards and "server" in self.routed and self.port_end is None)
+
+    @property
+    def port_end(self) -> str | None:
+        """An end of the routed path that is a port of this machine (`port:`): no tunnel
+        end runs there (docs/plan-format.md)."""
+        for name in (self.routed.get("client"), self.routed.get("server")):
+            entry = self.hosts.get(str(name)) if name is not None else None
+            if isinstance(entry, Mapping) and entry.get("port") is not None:
+                return str(name)
+        return None
+
+    @property
+    def tunnel_ends(self) -> tuple[str, str] | None:
+        """The plan hosts a real bench's tunnels run between (client, server); None in
+        the lab (its own ends) or where the card builds no tunnel."""
+        if self.in_lab or not self.builds_tunnels:
+            return None
+        return str(self.routed["client"]), str(self.routed["server"])
 
 
 def card_bench(target: str, lab: LabOptions, ends: Ends, path: str | None = None) -> CardBench:

@@ -219,10 +219,12 @@ def _probe(
     from wirespeed.hosts.local import LocalHost
 
     local = LocalHost(name="this machine")
+    tunnels = _tunnel_probe(bench, args, env)
     if bench.device_ssh is None:
         skips = tool_skips(
-            lambda p: local.which(p) is not None, "this machine", tunnels=bench.builds_tunnels
+            lambda p: local.which(p) is not None, "this machine", tunnels=bench.in_lab
         )
+        skips |= tunnels
         try:
             facts = collect(TreeSource(Path("/"), where="this machine"), local)
         except (OSError, ValueError) as error:
@@ -239,15 +241,65 @@ def _probe(
     try:
         device.connect()
         skips = tool_skips(lambda p: device.which(p) is not None, bench.device_ssh, tunnels=False)
+        skips |= tunnels
         facts = collect(HostSource(device), device)
         return skips, card_lines(facts, nics=True), facts
     except WirespeedError:
         raise
     except Exception as error:  # the run logs in again and says it in its own words
         env.warn(f"{bench.device_ssh}: could not ask what it is and has ({error})")
-        return {}, (), None
+        return tunnels, (), None
     finally:
         device.close()
+
+
+def _tunnel_probe(bench: CardBench, args: argparse.Namespace, env: Environment) -> dict[str, str]:
+    """A real bench's tunnels its ends cannot build (each end asked, over SSH where it is
+    one, for the tools run/host_tunnel.py needs), each with the package to install; {}
+    in the lab (this machine's tools: tool_skips) or where the card builds no tunnel."""
+    ends = bench.tunnel_ends
+    if ends is None:
+        return {}
+    from wirespeed.card.availability import TunnelEnd, tunnel_skips
+    from wirespeed.cli.commands.run import ssh_settings
+    from wirespeed.hosts.local import LocalHost
+    from wirespeed.hosts.ssh import SshHost
+    from wirespeed.hosts.ssh_target import SshTarget
+    from wirespeed.run.host_tunnel import WIREGUARD_MODULE
+
+    here = LocalHost(name="this machine")
+    asked: list[TunnelEnd] = []
+    for name in dict.fromkeys(ends):
+        entry = bench.hosts.get(name)
+        ssh = entry.get("ssh") if isinstance(entry, dict) else None
+        if not ssh:
+            asked.append(
+                TunnelEnd(
+                    f"{name} (this machine)",
+                    lambda p: here.which(p) is not None,
+                    Path(WIREGUARD_MODULE).is_dir(),
+                )
+            )
+            continue
+        host = SshHost(SshTarget.parse(str(ssh)), ssh_settings(args, env), name=name)
+        where = f"{name} ({ssh})"
+        try:
+            host.connect()
+            found = {
+                program
+                for program in ("openvpn", "wg", "ip", "wireguard-go")
+                if host.which(program) is not None
+            }
+            module = host.run(["test", "-d", WIREGUARD_MODULE], timeout=15.0).returncode == 0
+        except WirespeedError:
+            raise
+        except Exception as error:  # the run logs in again and says it in its own words
+            env.warn(f"{where}: could not ask for its tunnel tools ({error})")
+            continue
+        finally:
+            host.close()
+        asked.append(TunnelEnd(where, found.__contains__, module))
+    return tunnel_skips(asked, openssl_here=here.which("openssl") is not None)
 
 
 def tuned_of(bench: CardBench, facts: Facts | None) -> Tuned:
