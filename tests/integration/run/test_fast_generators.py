@@ -113,10 +113,14 @@ def test_tcpreplay_finds_a_limit_above_iperf2s_reach(tmp_path: Path) -> None:
     limited = [f for f in iperf.findings if f.kind is FindingKind.GENERATOR_LIMITED]
     unfinished = [f for f in iperf.findings if f.kind is FindingKind.SEARCH_UNFINISHED]
     if iperf.status is TrialStatus.OK:
-        assert _ndr(iperf) < LIMIT * 0.98
-        # A search that ran out of trials (a machine so busy that the lab drops at its
-        # CPU backlog now and then) has no last word to give; one that ended says why.
-        assert limited or unfinished, iperf.findings
+        iperf_ndr = _ndr(iperf)
+        assert iperf_ndr <= LIMIT * 1.02, iperf_ndr
+        # On a quiet machine iperf2 alone reaches 250k here (docs/benchmarks.md): then
+        # its answer is the truth. Below it, the answer must say why: the generator's
+        # limit, or a search that ran out of trials (a machine so busy that the lab
+        # drops at its CPU backlog now and then) and has no last word to give.
+        if iperf_ndr < LIMIT * 0.98:
+            assert limited or unfinished, iperf.findings
     else:
         assert "generator-limited" in (iperf.reason or ""), iperf.reason
 

@@ -165,7 +165,8 @@ def test_ctrl_c_keeps_the_finished_chunks_and_leaves_nothing_behind(
 ) -> None:
     db = tmp_path / "s.db"
     process = subprocess.Popen(
-        [WIRESPEED, "soak", str(plan(tmp_path / "p.yaml", 60, 5, "[{at: 6s, down: 20s}]")),
+        # Longer than the wait below: stopped while it runs, however slow the machine.
+        [WIRESPEED, "soak", str(plan(tmp_path / "p.yaml", 120, 5, "[{at: 6s, down: 20s}]")),
          "--db", str(db), "--lab-name", lab_name],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )  # fmt: skip
