@@ -8,7 +8,8 @@ import io
 import os
 import signal
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import IO
 
 from wirespeed.cli.env import Environment
@@ -75,6 +76,19 @@ def run_guarded(env: Environment, command: Callable[[], int], *, show_traceback:
 def resume_note(stop: BaseException, run_id: int) -> None:
     """Tell, on Ctrl-C or SIGTERM, which run holds what was measured and how to finish it."""
     stop.add_note(f"run {run_id} stored; continue with `wirespeed run --resume {run_id}`")
+
+
+@contextmanager
+def resume_noted(run_id: Callable[[], int | None]) -> Iterator[None]:
+    """Ctrl-C or SIGTERM inside: noted with the run that holds what was measured
+    (resume_note), once there is one (run_id() is asked only then)."""
+    try:
+        yield
+    except (KeyboardInterrupt, Terminated) as stop:
+        noted = run_id()
+        if noted is not None:
+            resume_note(stop, noted)
+        raise
 
 
 def _notes(stop: BaseException) -> str | None:

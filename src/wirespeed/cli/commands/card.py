@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wirespeed.cli.env import Environment
-from wirespeed.cli.exit import ExitStatus, Terminated, resume_note
+from wirespeed.cli.exit import ExitStatus, resume_noted
 from wirespeed.cli.outputs import output_targets, write_output
 from wirespeed.errors import UsageError, WirespeedError
 
@@ -455,12 +455,8 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
             ssh_settings=ssh_settings(args, env),
             notice=env.info,
         )
-        try:
+        with resume_noted(lambda: runner.run_id):
             outcome = runner.run(trials, argv=args.argv)
-        except (KeyboardInterrupt, Terminated) as stop:
-            if runner.run_id is not None:
-                resume_note(stop, runner.run_id)
-            raise
         record = store.load_run(outcome.run_id, intervals="packed", outputs=True, commands=True)
     finally:
         store.close()

@@ -17,7 +17,7 @@ import argparse
 import contextlib
 
 from wirespeed.cli.env import Environment
-from wirespeed.cli.exit import ExitStatus, Terminated, resume_note
+from wirespeed.cli.exit import ExitStatus, resume_noted
 from wirespeed.errors import UsageError, WirespeedError
 
 
@@ -105,13 +105,10 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
                 notice=env.info,
             )
             measuring = True
-            try:
+            with resume_noted(lambda: args.resume):
                 outcome = runner.run(
                     missing, argv=stored.argv, resume_run=args.resume, replacing=frozenset(retried)
                 )
-            except (KeyboardInterrupt, Terminated) as stop:
-                resume_note(stop, args.resume)
-                raise
             record = store.load_run(args.resume, intervals=False, outputs=False, commands=False)
             store_url = store.url
     except BaseException:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment
-from wirespeed.cli.exit import ExitStatus, Terminated, resume_note
+from wirespeed.cli.exit import ExitStatus, resume_noted
 from wirespeed.cli.outputs import check_output, write_output
 from wirespeed.errors import UsageError
 
@@ -175,12 +175,8 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
             ssh_settings=ssh_settings(args, env),
             notice=env.info,
         )
-        try:
+        with resume_noted(lambda: runner.run_id):
             outcome = runner.run(trials, argv=args.argv)
-        except (KeyboardInterrupt, Terminated) as stop:
-            if runner.run_id is not None:
-                resume_note(stop, runner.run_id)
-            raise
         # A search's notes and bounds ("≥") come from its logs, which are raw outputs of
         # the trials' commands: loaded for those.
         searched = any(t.test.search is not None for t in trials)
