@@ -78,7 +78,9 @@ fi
 unit_status=0
 .venv/bin/pytest tests/unit "$@" || unit_status=$?
 soak_log=$(mktemp /tmp/wirespeed-tests-soak.XXXXXX)
-.venv/bin/pytest tests/integration/soak "$@" >"$soak_log" 2>&1 &
+# A job started with & in a script ignores SIGINT, and so would every wirespeed it starts:
+# the Ctrl-C tests would send it in vain. `trap - INT` gives the job the default back.
+(trap - INT QUIT; exec .venv/bin/pytest tests/integration/soak "$@") >"$soak_log" 2>&1 &
 soak=$!
 status=0
 .venv/bin/pytest tests/integration tests/browser --ignore=tests/integration/soak "$@" || status=$?

@@ -14,6 +14,7 @@ import contextlib
 import dataclasses
 import itertools
 import os
+import signal
 from collections.abc import Callable, Iterator
 
 import pytest
@@ -25,6 +26,13 @@ from wirespeed.lab.links import parse_link
 from wirespeed.model import ForwardingLimit, Topology
 
 _serial = itertools.count(1)
+
+# The Ctrl-C tests send SIGINT to a wirespeed they start, which inherits this process's
+# disposition: ignored when the suite runs as a background job of a script (or under
+# nohup-like wrappers), and then the signal would be lost. A Python handler here becomes
+# the default in every child at exec.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
