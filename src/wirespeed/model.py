@@ -35,16 +35,21 @@ class Tool(enum.StrEnum):
     # the path, with latency probes idle and during the load (tools/rrul.py, run/rrul_trial.py).
     RRUL = "rrul"
 
+    # What each tool is, its kind, is said once in kinds.py; these ask it.
     @property
     def moves_traffic(self) -> bool:
-        """A client and a server on a path: iperf, and the search that drives it. The
-        others run on one host."""
-        return self in (Tool.IPERF2, Tool.IPERF3, Tool.FORWARDING, Tool.RRUL)
+        """A client and a server on a path (iperf, RRUL, the search that drives iperf);
+        the others run on one host."""
+        from wirespeed.kinds import kind_of
+
+        return kind_of(self).moves_traffic
 
     @property
     def searches(self) -> bool:
         """Many trials at loads it chooses, its settings under `options:`."""
-        return self is Tool.FORWARDING
+        from wirespeed.kinds import kind_of
+
+        return kind_of(self).searches
 
 
 class Better(enum.StrEnum):
@@ -247,9 +252,10 @@ def frozen_options(options: dict[str, object]) -> tuple[tuple[str, object], ...]
 class TestCase:
     """A test of the plan: an id the user chose, a name, a tool and what to run.
 
-    A traffic test (iperf) has its spec; a benchmark on one host has `bench` too, and a
-    forwarding-rate search `search` (its options, plan/forwarding.py); for both, `spec`
-    is unused."""
+    A traffic test (iperf, RRUL) has its spec; a kind with settings of its own under
+    `options:` (kinds.py) has them in `bench` (a benchmark on one host, bounceback ...),
+    a forwarding-rate search in `search` (plan/forwarding.py); for those, `spec` is
+    unused."""
 
     __test__ = False
 
@@ -262,9 +268,11 @@ class TestCase:
 
     @property
     def is_iperf(self) -> bool:
-        """A plain iperf test, whose figures are its flows; a benchmark's and a search's
-        are measurements."""
-        return self.bench is None and self.search is None
+        """A traffic test whose figures are its flows (iperf, RRUL); a benchmark's, a
+        search's and other kinds' are measurements (kinds.py says which)."""
+        from wirespeed.kinds import Figures, kind_of
+
+        return kind_of(self.tool).yields is Figures.FLOWS
 
 
 MAX_QUEUE_SECONDS = 10.0  # a queue of more than seconds is a typo, not a router

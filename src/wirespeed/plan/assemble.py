@@ -9,12 +9,13 @@ are not reported again as unknown.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 from wirespeed.hosts.ssh_target import SshTarget
+from wirespeed.kinds import kind_of, with_options
 from wirespeed.lab.links import parse_link
 from wirespeed.model import ForwardingLimit, ModelError, PathSpec, PowerSettings, Role, Topology
 from wirespeed.plan.bench import bench_spec, describe_bench
@@ -508,7 +509,7 @@ def _tests(
         except ModelError as error:
             out.error(loc, f"test {entry.id!r}: {error}")
             continue
-        if not test.case.tool.moves_traffic or test.case.tool.searches:
+        if kind_of(test.case.tool).options is not None:
             bench = bench_spec(entry, test.case.tool, loc, out)
             if bench is None:
                 continue
@@ -523,8 +524,9 @@ def _tests(
             out.error(
                 (*loc, "options"),
                 f"test {entry.id!r}: options: are a benchmark's or a search's settings "
-                f"(tool: openssl, 7zip, unixbench or forwarding); {test.case.tool.value} takes the "
-                "test's own keys (protocol, direction, parallel ...)",
+                f"(tool: {_one_of(tool.value for tool in with_options())}); "
+                f"{test.case.tool.value} takes the test's own keys (protocol, direction, "
+                "parallel ...)",
                 key=True,
             )
             continue
@@ -540,6 +542,12 @@ def _tests(
             power=power,
         )
     return tests, expectations
+
+
+def _one_of(words: Iterable[str]) -> str:
+    """ "a, b or c"."""
+    *first, last = words
+    return f"{', '.join(first)} or {last}" if first else last
 
 
 def _paths_kind_checks(
@@ -680,8 +688,8 @@ def _cross_checks(
             )
             refuse_search_through_tunnel(test, on, out)
             continue
-        if not test.case.tool.moves_traffic:
-            continue  # a benchmark's options were checked by its driver's schema
+        if test.case.bench is not None:
+            continue  # its options were checked by its kind's own model
         check_test_on_paths(test, on, out, variant_mtus=variant_mtus)
         for path in on:
             check_tunnel_datagrams(test, path, out)

@@ -1,40 +1,33 @@
-"""A benchmark test's settings: its `options:` checked by the driver's own schema.
+"""The settings of a test whose kind has an `options:` model of its own (kinds.py): a
+benchmark, a search, a bounceback ... checked by that model.
 
-The keys of a traffic test (protocol, direction, parallel ...) mean nothing to a
-benchmark that runs on one host: written in the test they are errors, inherited from
-`defaults:` they are ignored (the defaults are the traffic tests').
+The keys of an iperf test (protocol, direction, parallel ...) mean nothing to such a
+kind: written in the test they are errors, inherited from `defaults:` they are ignored
+(the defaults are the iperf tests').
 """
 
 from __future__ import annotations
 
 from pydantic import BaseModel
 
+from wirespeed.kinds import kind_of, resolve
 from wirespeed.model import BenchSpec, Tool, frozen_options
 from wirespeed.plan.collect import Collector
 from wirespeed.plan.schema import SETTING_KEYS, TestEntry
 from wirespeed.plan.yamltree import Loc
 
-# What a test without a name is called in reports.
-_NAMES = {
-    Tool.OPENSSL: "openssl speed",
-    Tool.SEVENZIP: "7-zip benchmark",
-    Tool.UNIXBENCH: "UnixBench",
-    Tool.FORWARDING: "forwarding rate",
-}
-
 
 def describe_bench(tool: Tool) -> str:
-    return _NAMES.get(tool, tool.value)
+    """What a test without a name is called in reports (kinds.py)."""
+    return kind_of(tool).title or tool.value
 
 
 def _options_model(tool: Tool) -> type[BaseModel]:
-    if tool.searches:
-        from wirespeed.plan.forwarding import ForwardingOptions
-
-        return ForwardingOptions
-    from wirespeed.tools.bench import bench_driver_for
-
-    return bench_driver_for(tool).Options
+    entry = kind_of(tool).options
+    assert entry is not None, f"{tool} takes no options:"
+    model = resolve(entry)
+    assert isinstance(model, type) and issubclass(model, BaseModel), entry
+    return model
 
 
 def bench_spec(entry: TestEntry, tool: Tool, loc: Loc, out: Collector) -> BenchSpec | None:
@@ -42,11 +35,12 @@ def bench_spec(entry: TestEntry, tool: Tool, loc: Loc, out: Collector) -> BenchS
     ok = True
     for key in SETTING_KEYS:
         if key != "tool" and key in entry.model_fields_set:
-            why = (
-                "a forwarding search chooses its own loads, durations and frame sizes"
-                if tool.searches
-                else f"{tool.value} runs on one host"
-            )
+            if tool.searches:
+                why = "a forwarding search chooses its own loads, durations and frame sizes"
+            elif not tool.moves_traffic:
+                why = f"{tool.value} runs on one host"
+            else:
+                why = f"{tool.value} takes its settings under options:"
             out.error(
                 (*loc, key),
                 f"test {entry.id!r}: {why}: {key} does not apply",

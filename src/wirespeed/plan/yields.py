@@ -19,6 +19,7 @@ from types import MappingProxyType
 from typing import Any
 
 from wirespeed.expectations import Labels
+from wirespeed.kinds import kind_of
 from wirespeed.model import PowerSettings, TestCase, Tool
 from wirespeed.units import parse_size
 
@@ -221,6 +222,9 @@ def yields_of(test: TestCase, power: PowerSettings | None = None) -> Yields:
         return Yields(_sevenzip(test.bench.as_dict()))
     if test.tool is Tool.UNIXBENCH:
         return Yields((), open=True)
+    declared = kind_of(test.tool).measures
+    if declared:  # a kind that says what it measures, whatever its options (kinds.py)
+        return Yields(tuple(Yield(m.name, m.unit, tuple(m.labels), m.labels) for m in declared))
     found: tuple[Yield, ...] = latency_yields() if test.spec.probes is not None else ()
     if power is not None and test.tool in (Tool.IPERF2, Tool.IPERF3):
         found = (*found, *power_yields(power))

@@ -66,8 +66,9 @@ def _trial(report: Report, index: int) -> dict[str, Any]:
     outcome = detail.outcome
     trial = outcome.trial
     flows: list[dict[str, Any]] = []
-    # A benchmark moves no traffic: no flow to show a goodput of.
-    for flow in flows_of(detail) if trial.test.tool.moves_traffic else ():
+    # A kind with options of its own (a benchmark, a bounceback) yields measurements:
+    # no flow to show a goodput of.
+    for flow in flows_of(detail) if trial.test.bench is None else ():
         direction = detail.direction(flow)
         if direction is None:
             flows.append({"flow": flow.value, "goodput": None, "sum": None, "streams": []})

@@ -2,7 +2,8 @@
 
 preflight (tools, hosts) → restore what a killed run left changed → build labs →
 provenance → begin run →
-for each trial: enter its variant (journaled, variants.py) → set MTU → run_trial →
+for each trial: enter its variant (journaled, variants.py) → set MTU → its kind runs it
+(kinds.py: the runner asks the registry, never which tool a test is) →
 commit → progress → next
 at the end, also on Ctrl-C / SIGTERM / error: restore the variant, stop processes, remove
 labs, close the run
@@ -16,7 +17,7 @@ import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Protocol, TypeAlias, TypeVar
 
 from wirespeed import __version__
 from wirespeed.errors import MissingToolError, NotRootError, UsageError, WirespeedError
@@ -27,13 +28,13 @@ from wirespeed.model import (
     ForwardingLimit,
     PathSpec,
     Role,
-    Tool,
     Topology,
     Trial,
     TrialOutcome,
     TrialStatus,
 )
-from wirespeed.run.trial import Endpoints, program_for, run_trial
+from wirespeed.run.site import NotSetUp, TrialSite
+from wirespeed.run.trial import Endpoints, program_for
 from wirespeed.sampling.pool import SamplerPool
 from wirespeed.signals import deferred_signals
 
@@ -49,6 +50,9 @@ if TYPE_CHECKING:
     from wirespeed.run.variants import VariantStates
     from wirespeed.store import Store
     from wirespeed.tune.journal import Journal
+
+
+T = TypeVar("T")
 
 
 def _teardown(lab: Lab) -> None:
@@ -258,7 +262,9 @@ def _refuse_missing_benchmarks(plan: Plan, trials: Sequence[Trial], this_machine
     for trial in trials:
         bench = trial.test.bench
         path = trial.path
-        if bench is None or (not is_lab_path(plan, path) and plan.hosts[path.dut or ""].ssh):
+        if trial.test.tool.moves_traffic or bench is None:
+            continue  # not a benchmark on one host
+        if not is_lab_path(plan, path) and plan.hosts[path.dut or ""].ssh:
             continue
         options = bench.as_dict()
         key = (trial.test.tool.value, str(options.get("directory")))
@@ -523,37 +529,61 @@ class Runner:
     # -- one trial ---------------------------------------------------------------------
 
     def _run_one(self, trial: Trial, variant_problem: str | None = None) -> TrialOutcome:
+        """The trial run by its kind (kinds.py), through its path's tunnel if it has one:
+        a tunnel wraps whatever kind runs through it."""
+        from wirespeed.kinds import kind_of, resolve
+
         started_at = time.time()
-        if trial.test.tool.searches:
-            return self._run_search(trial, variant_problem, started_at)
-        if trial.test.bench is not None:
-            return self._run_bench(trial, variant_problem, started_at)
-        if trial.path.tunnel is not None and self._tunnel is None and self._is_lab_path(trial.path):
-            return self._through_tunnel(trial, variant_problem, started_at)
-        real_path = not self._is_lab_path(trial.path)
-        if trial.path.tunnel is not None and self._host_tunnel is None and real_path:
-            return self._through_host_tunnel(trial, variant_problem, started_at)
+        kind = kind_of(trial.test.tool)
+        if trial.path.tunnel is not None and kind.moves_traffic:
+            on_lab = self._is_lab_path(trial.path)
+            if on_lab and self._tunnel is None:
+                return self._through_tunnel(trial, variant_problem, started_at)
+            if not on_lab and self._host_tunnel is None:
+                return self._through_host_tunnel(trial, variant_problem, started_at)
         try:
             if variant_problem is not None:
                 raise WirespeedError(variant_problem)
-            endpoints = self._endpoints(trial.path)
-            lab = self._lab_at_mtu(trial)
+            # A traffic kind runs at the trial's MTU; one host only needs its lab still ours.
+            lab = self._lab_at_mtu(trial) if kind.moves_traffic else self._lab_checked(trial)
         except WirespeedError as error:
             return _not_set_up(trial, started_at, error)
-        run = run_trial
-        if trial.test.tool is Tool.RRUL:
-            from wirespeed.run.rrul_trial import run_rrul_trial as run
-        outcome = run(
-            trial,
-            endpoints,
-            on_tick=self.progress.tick,
-            watch=self._watched(trial.path),
-            sample_interval=self.sample_interval,
-            samplers_from=self._samplers,
-            power=self.plan.power,
-            notice=self.notice,
-        )
+        run = resolve(kind.runs)
+        assert callable(run), kind.runs
+        try:
+            outcome = run(trial, self._site(trial, lab))
+        except NotSetUp as error:
+            return _not_set_up(trial, started_at, error)
+        assert isinstance(outcome, TrialOutcome), kind.runs
         return _unless_lab_lost(outcome, lab)
+
+    def _site(self, trial: Trial, lab: Lab | None) -> TrialSite:
+        """Where the trial runs, each place found when its kind asks (run/site.py)."""
+
+        def found(place: Callable[[], T]) -> Callable[[], T]:
+            def find() -> T:
+                try:
+                    return place()
+                except WirespeedError as error:
+                    raise NotSetUp(error.message, error.hint) from error
+
+            return find
+
+        path = trial.path
+        return TrialSite(
+            endpoints=found(lambda: self._endpoints(path)),
+            device=found(lambda: self._device_host(path)),
+            search_path=found(lambda: self._search_path(trial, lab)),
+            watched=lambda: self._watched(path),
+            sample_interval=self.sample_interval,
+            samplers=self._samplers,
+            on_tick=self.progress.tick,
+            on_step=self.progress.step,
+            notice=self.notice,
+            notice_once=self._notice_once,
+            before_start=self._before_start,
+            power=self.plan.power,
+        )
 
     def _through_tunnel(
         self, trial: Trial, variant_problem: str | None, started_at: float
@@ -651,31 +681,6 @@ class Runner:
                 lab.set_mtu(wanted)
         return lab
 
-    def _run_search(
-        self, trial: Trial, variant_problem: str | None, started_at: float
-    ) -> TrialOutcome:
-        from wirespeed.run.search_trial import run_search_trial
-        from wirespeed.search.mlrsearch import mlrsearch
-
-        try:
-            if variant_problem is not None:
-                raise WirespeedError(variant_problem)
-            lab = self._lab_at_mtu(trial)
-            path = self._search_path(trial, lab)
-        except WirespeedError as error:
-            return _not_set_up(trial, started_at, error)
-        outcome = run_search_trial(
-            trial,
-            path,
-            search=mlrsearch,
-            on_tick=self.progress.tick,
-            on_step=self.progress.step,
-            watch=self._watched(trial.path),
-            sample_interval=self.sample_interval,
-            samplers_from=self._samplers,
-        )
-        return _unless_lab_lost(outcome, lab)
-
     def _search_path(self, trial: Trial, lab: Lab | None) -> SearchPath:
         from wirespeed.run.search_legs import NatDut, SearchPath, lab_legs, real_legs
 
@@ -703,33 +708,12 @@ class Runner:
         )
         return SearchPath(legs, rate, in_lab=False)
 
-    def _run_bench(
-        self, trial: Trial, variant_problem: str | None, started_at: float
-    ) -> TrialOutcome:
-        from wirespeed.run.bench_trial import run_bench_trial
-
+    def _lab_checked(self, trial: Trial) -> Lab | None:
+        """The trial's lab (None on real hosts), checked to be still this run's."""
         lab = self._labs.get(lab_key(trial.path)) if self._is_lab_path(trial.path) else None
-        try:
-            if variant_problem is not None:
-                raise WirespeedError(variant_problem)
-            if lab is not None:
-                lab.check_still_ours()
-            host = self._device_host(trial.path)
-        except WirespeedError as error:
-            return _not_set_up(trial, started_at, error)
-        # The benchmark's own host is watched whatever --watch says: its clock and
-        # temperature are what the figures depend on.
-        outcome = run_bench_trial(
-            trial,
-            host,
-            on_tick=self.progress.tick,
-            watch=[("dut", host)],
-            sample_interval=self.sample_interval,
-            samplers_from=self._samplers,
-            before_start=self._before_start,
-            notice=self._notice_once,
-        )
-        return _unless_lab_lost(outcome, lab)
+        if lab is not None:
+            lab.check_still_ours()
+        return lab
 
     def _say_suggested(self, states: VariantStates) -> None:
         """What a `tune: suggest` variant changed, said once per host."""
@@ -834,7 +818,7 @@ class Runner:
             path = trial.path
             if self._is_lab_path(path):
                 continue
-            if trial.test.bench is not None:
+            if not trial.test.tool.moves_traffic and trial.test.bench is not None:
                 if path.dut is not None and self.plan.hosts[path.dut].ssh is not None:
                     needs.setdefault(path.dut, set())
                     benches.setdefault(path.dut, {})[

@@ -94,8 +94,14 @@ def driver_for(tool: Tool) -> Driver:
 
 
 def program_for(tool: Tool) -> str:
-    """The traffic program a test needs: iperf2's, which the search drives too."""
-    return "iperf" if tool in (Tool.IPERF2, Tool.FORWARDING) else "iperf3"
+    """The traffic program both ends of a test need (kinds.py): iperf2's for the search,
+    which drives it."""
+    from wirespeed.kinds import kind_of
+
+    program = kind_of(tool).program
+    if program is None:
+        raise ValueError(f"{tool} moves no traffic")
+    return program
 
 
 @dataclass(frozen=True)

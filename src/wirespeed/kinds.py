@@ -1,0 +1,162 @@
+"""The kinds of trial, registered once: what each is, where it runs, what it yields.
+
+A kind serves one or more tools of the plan (`tool: iperf3`), and says:
+- whether it moves traffic (a client and a server on a path) or runs on one host (a
+  device path);
+- how a trial of it runs: the function the runner calls with the trial and its site
+  (run/site.py), named as an entry point ("module:function");
+- what it yields: a traffic test's flows, or measurements (the common currency every
+  report, `compare` and `expect:` work on without knowing the kind);
+- its plan settings: the test's own keys (protocol, direction ...), or an `options:`
+  model of its own, named as an entry point, and the measurements `expect:` may name.
+
+The runner, the plan's checks and the tools' questions (Tool.moves_traffic) ask this
+registry and never which tool a test is. The functions and models are named rather than
+imported because they live in layers above this one (run/, tools/, plan/): resolving
+one imports its module only when a run or a plan needs it, which also keeps `wirespeed
+--help` fast. tests/unit/test_kinds.py resolves every name, so a typo fails there.
+
+A tunnel is not a kind: it wraps the path whatever kind runs through it.
+"""
+
+from __future__ import annotations
+
+import enum
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from wirespeed.model import Tool
+
+
+class Figures(enum.StrEnum):
+    FLOWS = "flows"  # goodput, loss, jitter per flow (and measurements beside them)
+    MEASUREMENTS = "measurements"  # named figures only (model.Measurement)
+
+
+def _no_labels() -> Mapping[str, tuple[str, ...]]:
+    return MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class Measures:
+    """A measurement a kind yields whatever its options: for `expect:` to check names
+    against before anything runs. `labels`: each label and the values it takes."""
+
+    name: str
+    unit: str
+    labels: Mapping[str, tuple[str, ...]] = field(default_factory=_no_labels)
+
+
+@dataclass(frozen=True)
+class TrialKind:
+    name: str
+    tools: tuple[Tool, ...]
+    moves_traffic: bool  # a client and a server on a path; else one host (a device path)
+    yields: Figures
+    runs: str  # "module:function", called as function(trial, site) -> TrialOutcome
+    title: str | None = None  # what a test without a name is called; None: from its spec
+    # "module:Model" of its `options:` (a pydantic model); None: the test's own keys.
+    options: str | None = None
+    searches: bool = False  # many trials at loads it chooses (the forwarding search)
+    program: str | None = None  # what a traffic kind runs on both ends (iperf, iperf3)
+    driver: str | None = None  # "module" of the tool's parser and argv, for `runs`
+    measures: tuple[Measures, ...] = ()  # besides what its own code names (plan/yields.py)
+
+
+_BENCH_RUN = "wirespeed.run.kind_runs:run_benchmark"
+
+KINDS: tuple[TrialKind, ...] = (
+    TrialKind(
+        "iperf",
+        (Tool.IPERF2,),
+        moves_traffic=True,
+        yields=Figures.FLOWS,
+        runs="wirespeed.run.kind_runs:run_iperf",
+        program="iperf",
+    ),
+    TrialKind(
+        "iperf3",
+        (Tool.IPERF3,),
+        moves_traffic=True,
+        yields=Figures.FLOWS,
+        runs="wirespeed.run.kind_runs:run_iperf",
+        program="iperf3",
+    ),
+    TrialKind(
+        "rrul",
+        (Tool.RRUL,),
+        moves_traffic=True,
+        yields=Figures.FLOWS,
+        runs="wirespeed.run.kind_runs:run_rrul",
+        program="iperf3",
+    ),
+    TrialKind(
+        "openssl",
+        (Tool.OPENSSL,),
+        moves_traffic=False,
+        yields=Figures.MEASUREMENTS,
+        runs=_BENCH_RUN,
+        title="openssl speed",
+        options="wirespeed.tools.openssl:Options",
+    ),
+    TrialKind(
+        "7zip",
+        (Tool.SEVENZIP,),
+        moves_traffic=False,
+        yields=Figures.MEASUREMENTS,
+        runs=_BENCH_RUN,
+        title="7-zip benchmark",
+        options="wirespeed.tools.sevenzip:Options",
+    ),
+    TrialKind(
+        "unixbench",
+        (Tool.UNIXBENCH,),
+        moves_traffic=False,
+        yields=Figures.MEASUREMENTS,
+        runs=_BENCH_RUN,
+        title="UnixBench",
+        options="wirespeed.tools.unixbench:Options",
+    ),
+    TrialKind(
+        "forwarding",
+        (Tool.FORWARDING,),
+        moves_traffic=True,
+        yields=Figures.MEASUREMENTS,
+        runs="wirespeed.run.kind_runs:run_search",
+        title="forwarding rate",
+        options="wirespeed.plan.forwarding:ForwardingOptions",
+        searches=True,
+        program="iperf",  # iperf2 is the search's default generator
+    ),
+)
+
+
+def _by_tool() -> dict[Tool, TrialKind]:
+    found: dict[Tool, TrialKind] = {}
+    for kind in KINDS:
+        for tool in kind.tools:
+            assert tool not in found, f"{tool} is served by two kinds"
+            found[tool] = kind
+    return found
+
+
+_BY_TOOL = _by_tool()
+
+
+def kind_of(tool: Tool) -> TrialKind:
+    """The kind that serves `tool`: every Tool has exactly one (tests/unit/test_kinds.py)."""
+    return _BY_TOOL[tool]
+
+
+def with_options() -> tuple[Tool, ...]:
+    """The tools whose settings are an `options:` model of their own."""
+    return tuple(tool for kind in KINDS if kind.options is not None for tool in kind.tools)
+
+
+def resolve(entry: str) -> object:
+    """What an entry point ("module:name", or "module") names, its module imported now."""
+    module_name, _, attribute = entry.partition(":")
+    module = importlib.import_module(module_name)
+    return getattr(module, attribute) if attribute else module

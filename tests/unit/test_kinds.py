@@ -1,0 +1,50 @@
+"""The registry of kinds: every tool has one kind, and every name it gives resolves."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from pydantic import BaseModel
+
+from wirespeed.kinds import KINDS, Figures, kind_of, resolve
+from wirespeed.model import Tool
+
+
+@pytest.mark.parametrize("tool", list(Tool))
+def test_every_tool_has_exactly_one_kind(tool: Tool) -> None:
+    serving = [kind for kind in KINDS if tool in kind.tools]
+    assert len(serving) == 1
+    assert kind_of(tool) is serving[0]
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda kind: kind.name)
+def test_what_a_kind_names_exists(kind: object) -> None:
+    from wirespeed.kinds import TrialKind
+
+    assert isinstance(kind, TrialKind)
+    run = resolve(kind.runs)
+    assert callable(run)
+    assert list(inspect.signature(run).parameters) == ["trial", "site"]
+    if kind.options is not None:
+        model = resolve(kind.options)
+        assert isinstance(model, type) and issubclass(model, BaseModel)
+    if kind.driver is not None:
+        resolve(kind.driver)
+    # A traffic kind names what both ends run; one on one host finds its own program.
+    assert (kind.program is not None) is kind.moves_traffic
+
+
+def test_the_tools_questions_are_the_registrys() -> None:
+    assert Tool.IPERF3.moves_traffic and not Tool.IPERF3.searches
+    assert Tool.FORWARDING.moves_traffic and Tool.FORWARDING.searches
+    assert not Tool.SEVENZIP.moves_traffic
+    assert kind_of(Tool.RRUL).yields is Figures.FLOWS
+    assert kind_of(Tool.OPENSSL).yields is Figures.MEASUREMENTS
+
+
+def test_a_name_that_does_not_exist_fails_to_resolve() -> None:
+    with pytest.raises(AttributeError):
+        resolve("wirespeed.run.kind_runs:run_nothing")
+    with pytest.raises(ModuleNotFoundError):
+        resolve("wirespeed.run.no_such_module:run")
