@@ -28,15 +28,19 @@ def trial_kinds(
     duration: Callable[[float], str] = _seconds,
     traffic_when_empty: bool = False,
 ) -> list[str]:
-    """The phrases after "N trials": iperf's seconds of traffic, benchmarks, searches."""
+    """The phrases after "N trials": iperf's seconds of traffic, benchmarks, searches,
+    the trials of other kinds that measure across a path (kinds.py)."""
     traffic = [t for t in trials if t.test.is_iperf]
     searches = [t for t in trials if t.test.search is not None]
-    benchmarks = len(trials) - len(traffic) - len(searches)
+    benchmarks = sum(1 for t in trials if not t.test.tool.moves_traffic)
+    across = len(trials) - len(traffic) - len(searches) - benchmarks
     said: list[str] = []
     if traffic or (traffic_when_empty and not trials):
         said.append(f"{duration(sum(t.test.spec.duration for t in traffic))} of traffic")
     if benchmarks:
         said.append(f"{benchmarks} benchmarks")
+    if across:
+        said.append(f"{across} measured across a path")
     if searches:
         from wirespeed.plan.forwarding import estimated_seconds
 

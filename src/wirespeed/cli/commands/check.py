@@ -51,6 +51,8 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
             else "a search"
             if trial.test.search is not None
             else "on the device"
+            if not trial.test.tool.moves_traffic
+            else "across the path"
         )
         out.write(
             f"  {trial.path.name:<10} {variant}#{trial.test.id:<4} {trial.test.tool.value:<6} "
