@@ -130,6 +130,18 @@ KINDS: tuple[TrialKind, ...] = (
         searches=True,
         program="iperf",  # iperf2 is the search's default generator
     ),
+    TrialKind(
+        "bounceback",
+        (Tool.BOUNCEBACK,),
+        moves_traffic=True,
+        yields=Figures.MEASUREMENTS,
+        runs="wirespeed.run.exchange_trial:run_exchange_trial",
+        title="bounceback round trips",
+        options="wirespeed.tools.bounceback:Options",
+        program="iperf",
+        driver="wirespeed.tools.bounceback",
+        measures=(Measures("bounceback rtt", "ms", {"stat": ("mean", "min", "max")}),),
+    ),
 )
 
 

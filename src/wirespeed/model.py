@@ -34,6 +34,8 @@ class Tool(enum.StrEnum):
     # Realtime response under load (flent's RRUL): TCP streams both ways at once through
     # the path, with latency probes idle and during the load (tools/rrul.py, run/rrul_trial.py).
     RRUL = "rrul"
+    # Round trips of small TCP messages between client and server (iperf2 --bounceback).
+    BOUNCEBACK = "bounceback"
 
     # What each tool is, its kind, is said once in kinds.py; these ask it.
     @property
