@@ -87,7 +87,7 @@ def run_cli_to_preflight(*argv: str) -> PreflightOutcome:
     anything."""
     streams = _Streams(None)
     status: int | None
-    with mock.patch("wirespeed.run.runner.preflight", _stop):
+    with mock.patch("wirespeed.run.preflight.preflight", _stop):
         try:
             status = main(list(argv), streams.env)
         except _ReachedPreflight:

@@ -76,7 +76,7 @@ def test_run_refuses_a_markdown_file_it_could_not_write_before_the_run_starts(
     def run_started(*args: object, **kwargs: object) -> None:
         raise AssertionError("the run started although its Markdown file cannot be written")
 
-    monkeypatch.setattr("wirespeed.run.runner.preflight", run_started)
+    monkeypatch.setattr("wirespeed.run.preflight.preflight", run_started)
     markdown = tmp_path / "nonexistent" / "t.md"
     plan = str(EXAMPLES / "mtu-matrix.yaml")
     db = str(tmp_path / "runs.db")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from wirespeed.model import ForwardingLimit, PathSpec, Topology
-from wirespeed.run.runner import lab_key, lab_name
+from wirespeed.run.paths import lab_key, lab_name
 
 R2S = ForwardingLimit(pps=15000)
 R4S = ForwardingLimit(pps=60000)

@@ -12,7 +12,7 @@ import pytest
 from wirespeed.errors import UsageError
 from wirespeed.plan import expand, parse_plan
 from wirespeed.run.link_variants import routed_interface
-from wirespeed.run.runner import preflight
+from wirespeed.run.preflight import preflight
 
 PLAN = """
 hosts:

@@ -64,7 +64,7 @@ def test_a_lab_search_naming_tcpreplay_is_refused_before_it_runs_without_it(
     import shutil
 
     from wirespeed.plan import expand, parse_plan
-    from wirespeed.run.runner import preflight
+    from wirespeed.run.preflight import preflight
 
     if os.geteuid() != 0:
         pytest.skip("the lab's preflight asks for root first")

@@ -30,7 +30,7 @@ from wirespeed.plan import Variant, expand, parse_plan
 from wirespeed.plan.plan import ALL_POLICIES
 from wirespeed.process_owner import process_owner
 from wirespeed.run.cpu_variants import cpu_changes_for
-from wirespeed.run.runner import preflight
+from wirespeed.run.preflight import preflight
 from wirespeed.run.variants import VariantStates
 from wirespeed.tune import Journal, RefusedError, State, apply_changes, parse_target, recover
 from wirespeed.tune.targets import check_value
@@ -267,12 +267,12 @@ def test_a_run_checks_its_dut_once_logged_in_and_journals_it_by_its_ssh_name(
     )
     with Store.open(tmp_path / "s.db") as store:
         runner = Runner(plan, store)
-        runner._ssh_hosts["pluto"] = TreeHost(rk3588_tree, name="pluto")  # type: ignore[assignment]
-        (device,) = runner._cpu_devices(expand(plan))
+        runner.hosts.ssh_hosts["pluto"] = TreeHost(rk3588_tree, name="pluto")  # type: ignore[assignment]
+        (device,) = runner.hosts.cpu_devices(expand(plan))
         assert device.name == "root@192.168.2.1"  # what recovery logs in to again
         (rk3588_tree / CPU / "cpufreq/policy0/scaling_available_governors").write_text(
             "powersave schedutil \n"
         )
         with pytest.raises(UsageError, match="policy0 has no governor 'performance'") as caught:
-            runner._cpu_devices(expand(plan))
+            runner.hosts.cpu_devices(expand(plan))
         assert caught.value.hint == "its kernel offers powersave, schedutil"

@@ -436,7 +436,8 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         return ExitStatus.OK
     from wirespeed.cli.progress import RichProgress
     from wirespeed.plan import expand
-    from wirespeed.run.runner import NullProgress, Progress, Runner, preflight
+    from wirespeed.run.preflight import preflight
+    from wirespeed.run.runner import NullProgress, Progress, Runner
     from wirespeed.store import Store
 
     trials = expand(plan)

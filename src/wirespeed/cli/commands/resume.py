@@ -37,7 +37,8 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
     from wirespeed.cli.progress import RichProgress
     from wirespeed.model import TrialStatus
     from wirespeed.plan import expand, parse_plan
-    from wirespeed.run.runner import NullProgress, Progress, Runner, RunOutcome, preflight
+    from wirespeed.run.preflight import preflight
+    from wirespeed.run.runner import NullProgress, Progress, Runner, RunOutcome
     from wirespeed.store import Store
     from wirespeed.store.resume import claim_run, release_run, resumable_run
     from wirespeed.store.spool import commit_kept, spool_path

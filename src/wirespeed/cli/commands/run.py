@@ -150,7 +150,8 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
 
     from wirespeed.cli.finished_run import report_finished_run
     from wirespeed.cli.progress import RichProgress
-    from wirespeed.run.runner import NullProgress, Progress, Runner, preflight
+    from wirespeed.run.preflight import preflight
+    from wirespeed.run.runner import NullProgress, Progress, Runner
     from wirespeed.store import Store
 
     preflight(plan, trials)  # root, tools, hosts: before anything is opened or built
