@@ -28,7 +28,7 @@ from wirespeed.model import (
     TrialOutcome,
     TrialStatus,
 )
-from wirespeed.run.trial import (
+from wirespeed.run.trial_life import (
     TrialFailure,
     both_streams,
     monitor_records,

@@ -37,7 +37,7 @@ from wirespeed.model import (
     TrialStatus,
 )
 from wirespeed.run.site import TrialSite
-from wirespeed.run.trial import (
+from wirespeed.run.trial_life import (
     TrialFailure,
     both_streams,
     check_port_free,

@@ -36,7 +36,7 @@ from wirespeed.run.paths import lab_key, tunnel_ends
 from wirespeed.run.preflight import preflight
 from wirespeed.run.run_hosts import RunHosts
 from wirespeed.run.site import NotSetUp, TrialSite
-from wirespeed.run.trial import Endpoints
+from wirespeed.run.trial_life import Endpoints
 from wirespeed.sampling.pool import SamplerPool
 
 if TYPE_CHECKING:

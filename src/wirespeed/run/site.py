@@ -21,7 +21,7 @@ from wirespeed.sampling.session import SamplerSource
 
 if TYPE_CHECKING:
     from wirespeed.run.search_legs import SearchPath
-    from wirespeed.run.trial import Endpoints
+    from wirespeed.run.trial_life import Endpoints
 
 
 class NotSetUp(WirespeedError):

@@ -12,7 +12,6 @@ import ipaddress
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from wirespeed.analysis.ceiling import ceiling_for
@@ -21,12 +20,10 @@ from wirespeed.analysis.findings import LIMITS, judge_monitor, judge_probes, jud
 from wirespeed.analysis.power import power_measurements, split_timeline, total_goodput
 from wirespeed.errors import WirespeedError
 from wirespeed.hosts.base import Host, Process
-from wirespeed.hosts.sockets import listening
 from wirespeed.model import (
     Finding,
     FindingKind,
     Measurement,
-    MonitorRecord,
     PowerSettings,
     Proto,
     RawOutput,
@@ -43,16 +40,58 @@ from wirespeed.model import (
 )
 from wirespeed.run.power_meter import MIN_TIMEOUT, MeterRecorder
 from wirespeed.run.probes import LatencyProbes, probes_for
+from wirespeed.run.trial_life import (
+    BASELINE_TIMEOUT,
+    READY_TIMEOUT,
+    Endpoints,
+    TrialFailure,
+    both_streams,
+    check_port_free,
+    monitor_records,
+    start_samplers,
+    stop_samplers,
+    wait_listening,
+)
 from wirespeed.run.wire_span import WireSpan, watch_for, with_wire_span
 from wirespeed.sampling.meter import parse_meter_log
 from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.session import Sampler, SamplerSource, TrialSampler
-from wirespeed.sampling.summary import MonitorSummary, summarize
+from wirespeed.sampling.summary import MonitorSummary
 from wirespeed.signals import deferred_signals
 
-# How long a server may take to bind its port. iperf starts in milliseconds; a loaded
-# single-core router over SSH can take a second or two.
-READY_TIMEOUT = 5.0
+# Its own, and the shared lifecycle it is built on (trial_life.py), which the other
+# trials and tests import with run_trial.
+__all__ = [
+    "BASELINE_TIMEOUT",
+    "CLIENT_MARGIN",
+    "CONNECTED_LOOK_EVERY",
+    "FATAL_WARNINGS",
+    "FORWARDING_TOPOLOGIES",
+    "POLL",
+    "READY_TIMEOUT",
+    "SERVER_REPORT_TIMEOUT",
+    "SHORT_FRACTION",
+    "TCP_ESTABLISHED",
+    "Driver",
+    "Endpoints",
+    "TrialFailure",
+    "both_streams",
+    "check_port_free",
+    "driver_for",
+    "finish_probes",
+    "finished_outcome",
+    "idle_baseline",
+    "monitor_records",
+    "program_for",
+    "run_trial",
+    "start_samplers",
+    "stop_samplers",
+    "wait_listening",
+    "with_latency",
+    "with_power",
+    "without_moot",
+]
+
 # Beyond the test's duration, how long the client may take to connect, finish and print.
 # iperf2's TCP connect gives up only after the kernel's SYN retries (~2 min): bounded here.
 CLIENT_MARGIN = 15.0
@@ -62,8 +101,6 @@ POLL = 0.01
 TCP_ESTABLISHED = 0x01  # include/net/tcp_states.h
 # How often to look whether the client has connected yet (until it has).
 CONNECTED_LOOK_EVERY = 0.5
-# How long a sampler may take to write its first tick (the baseline of every delta).
-BASELINE_TIMEOUT = 3.0
 
 # Warnings that mean the numbers are not a measurement at all.
 FATAL_WARNINGS = frozenset({WarningKind.CONNECT_FAILED, WarningKind.TOOL_ERROR})
@@ -102,19 +139,6 @@ def program_for(tool: Tool) -> str:
     if program is None:
         raise ValueError(f"{tool} moves no traffic")
     return program
-
-
-@dataclass(frozen=True)
-class Endpoints:
-    """Where a trial's two ends run, and the address the client connects to."""
-
-    client: Host
-    server: Host
-    target: str
-
-
-class TrialFailure(Exception):
-    """Ends a trial early with a reason; the raw outputs collected so far are kept."""
 
 
 def run_trial(
@@ -401,84 +425,6 @@ def without_moot(findings: list[Finding], spec: TestSpec) -> list[Finding]:
     return findings
 
 
-def start_samplers(
-    watch: Sequence[tuple[str, Host]], interval: float, source: SamplerSource
-) -> list[tuple[str, Host, TrialSampler | str]]:
-    """One sampler per watched host; one that cannot start is noted, not fatal: the
-    trial's iperf result stands without the device's samples."""
-    started: list[tuple[str, Host, TrialSampler | str]] = []
-    for role, host in watch:
-        try:
-            running = source.start(host, interval=interval)
-        except (WirespeedError, OSError) as error:
-            started.append((role, host, f"the sampler did not start: {error}"))
-            continue
-        # A first tick before the traffic: CPU shares are differences between ticks.
-        running.wait_for_ticks(1, timeout=BASELINE_TIMEOUT)
-        started.append((role, host, running))
-    return started
-
-
-def stop_samplers(
-    samplers: Sequence[tuple[str, Host, TrialSampler | str]],
-) -> list[tuple[str, Host, SampleSet | str]]:
-    """Each started sampler's samples; one that never started keeps its reason."""
-    return [
-        (role, host, running if isinstance(running, str) else running.stop())
-        for role, host, running in samplers
-    ]
-
-
-def monitor_records(
-    sample_sets: Sequence[tuple[str, Host, SampleSet | str]],
-) -> tuple[tuple[MonitorRecord, ...], list[MonitorSummary]]:
-    records: list[MonitorRecord] = []
-    summaries: list[MonitorSummary] = []
-    for role, host, samples in sample_sets:
-        if isinstance(samples, str):
-            records.append(MonitorRecord(host.name, role, 0.0, "", "", True, samples))
-            continue
-        summary_json = ""
-        if samples.snapshots:
-            summary = summarize(samples)
-            summaries.append(summary)
-            summary_json = summary.to_json()
-        records.append(
-            MonitorRecord(
-                host=host.name,
-                role=role,
-                interval=samples.interval,
-                raw=samples.raw,
-                summary=summary_json,
-                partial=samples.partial,
-                reason=samples.reason,
-            )
-        )
-    return tuple(records), summaries
-
-
-def check_port_free(host: Host, port: int, protocol: Proto) -> None:
-    if listening(host, None, port, protocol):
-        raise TrialFailure(
-            f"port {port} is already in use on {host.name}: another program listens there; "
-            "stop it (or an iperf server left running by hand) and run again"
-        )
-
-
-def wait_listening(host: Host, server: Process, port: int, protocol: Proto) -> None:
-    """Poll the server's own socket table until the port is bound: never sleep blindly."""
-    deadline = time.monotonic() + READY_TIMEOUT
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            detail = (server.stderr() or server.stdout()).strip().splitlines()
-            said = f": {detail[-1]}" if detail else ""
-            raise TrialFailure(f"the iperf server on {host.name} exited at start{said}")
-        if listening(host, server.pid, port, protocol):
-            return
-        time.sleep(POLL)
-    raise TrialFailure(f"the iperf server on {host.name} did not listen within {READY_TIMEOUT} s")
-
-
 def _wait_client(
     host: Host,
     client: Process,
@@ -592,11 +538,6 @@ def _raw(host: Host, side: Side, process: Process, driver: Driver, status: int |
         stderr=process.stderr(),
         exit_status=status,
     )
-
-
-def both_streams(raw: RawOutput) -> str:
-    """stdout then stderr: tools print their errors on stderr, and parsers quote them."""
-    return raw.text if not raw.stderr else f"{raw.text}\n{raw.stderr}"
 
 
 def _parse(
