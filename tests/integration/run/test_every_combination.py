@@ -24,6 +24,7 @@ import pytest
 from lab_runs import namespaces_of, unique_prefix
 
 from support.cli import run_cli
+from wirespeed.kinds import Figures, kind_of
 from wirespeed.model import Direction, Proto, Tool, Topology
 from wirespeed.plan import PlanError, parse_plan
 
@@ -54,13 +55,14 @@ BBR_DUAL_FIRST_FLOW = 0.45
 OVERHEAD = 6.0
 
 Combination = tuple[Tool, Proto, Direction, Topology]
-# Traffic: iperf on the paths where traffic flows. (Benchmarks on device paths are
-# test_benchmarks.py's, the forwarding search's direction words on every topology
-# test_forwarding_search.py's; each kind on the other's paths is refused, below.)
-# RRUL takes neither protocol nor direction (TCP both ways, refused otherwise): it runs as
-# one more test in each lab below, as RRUL_TEST.
+# Traffic: iperf on the paths where traffic flows, the kinds whose figures are flows.
+# (Benchmarks on device paths are test_benchmarks.py's, the forwarding search's direction
+# words on every topology test_forwarding_search.py's, bounceback's test_bounceback_lab.py's;
+# each kind on the other's paths is refused, below.) RRUL takes neither protocol nor
+# direction (TCP both ways, refused otherwise): it runs as one more test in each lab
+# below, as RRUL_TEST.
 TRAFFIC_TOOLS = [
-    tool for tool in Tool if tool.moves_traffic and not tool.searches and tool is not Tool.RRUL
+    tool for tool in Tool if kind_of(tool).yields is Figures.FLOWS and tool is not Tool.RRUL
 ]
 TRAFFIC_TOPOLOGIES = [topology for topology in Topology if topology is not Topology.DEVICE]
 COMBINATIONS: list[Combination] = list(
