@@ -23,9 +23,7 @@ from __future__ import annotations
 
 import enum
 import importlib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from types import MappingProxyType
+from dataclasses import dataclass
 
 from wirespeed.model import Tool
 
@@ -35,10 +33,6 @@ class Figures(enum.StrEnum):
     MEASUREMENTS = "measurements"  # named figures only (model.Measurement)
 
 
-def _no_labels() -> Mapping[str, tuple[str, ...]]:
-    return MappingProxyType({})
-
-
 @dataclass(frozen=True)
 class Measures:
     """A measurement a kind yields whatever its options: for `expect:` to check names
@@ -46,7 +40,7 @@ class Measures:
 
     name: str
     unit: str
-    labels: Mapping[str, tuple[str, ...]] = field(default_factory=_no_labels)
+    labels: tuple[tuple[str, tuple[str, ...]], ...] = ()  # hashable, as a kind is
 
 
 @dataclass(frozen=True)
@@ -140,7 +134,7 @@ KINDS: tuple[TrialKind, ...] = (
         options="wirespeed.tools.bounceback:Options",
         program="iperf",
         driver="wirespeed.tools.bounceback",
-        measures=(Measures("bounceback rtt", "ms", {"stat": ("mean", "min", "max")}),),
+        measures=(Measures("bounceback rtt", "ms", (("stat", ("mean", "min", "max")),)),),
     ),
 )
 

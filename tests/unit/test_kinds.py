@@ -43,6 +43,10 @@ def test_the_tools_questions_are_the_registrys() -> None:
     assert kind_of(Tool.OPENSSL).yields is Figures.MEASUREMENTS
 
 
+def test_a_kind_is_a_value_hashable_like_the_tool_it_serves() -> None:
+    assert len(set(KINDS)) == len(KINDS)
+
+
 def test_a_name_that_does_not_exist_fails_to_resolve() -> None:
     with pytest.raises(AttributeError):
         resolve("wirespeed.run.kind_runs:run_nothing")

@@ -224,7 +224,12 @@ def yields_of(test: TestCase, power: PowerSettings | None = None) -> Yields:
         return Yields((), open=True)
     declared = kind_of(test.tool).measures
     if declared:  # a kind that says what it measures, whatever its options (kinds.py)
-        return Yields(tuple(Yield(m.name, m.unit, tuple(m.labels), m.labels) for m in declared))
+        return Yields(
+            tuple(
+                Yield(m.name, m.unit, tuple(k for k, _ in m.labels), dict(m.labels))
+                for m in declared
+            )
+        )
     found: tuple[Yield, ...] = latency_yields() if test.spec.probes is not None else ()
     if power is not None and test.tool in (Tool.IPERF2, Tool.IPERF3):
         found = (*found, *power_yields(power))
