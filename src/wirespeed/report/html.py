@@ -111,11 +111,10 @@ def _table_markup(table: SectionTable, heading: str = "") -> str:
         f"<tr><td>{_e(row.label)}</td>{''.join(_cell_markup(c) for c in row.cells)}</tr>"
         for row in table.rows
     )
-    legend = " ".join(table.legend)
+    legend = "".join(f'<p class="legend-text">{_e(line)}</p>' for line in table.legend)
     return (
         f'{title}<div class="scroll"><table class="results"><thead>{head}</tr></thead>'
-        f"<tbody>{body}</tbody></table></div>"
-        + (f'<p class="legend-text">{_e(legend)}</p>' if legend else "")
+        f"<tbody>{body}</tbody></table></div>{legend}"
     )
 
 
@@ -140,7 +139,7 @@ def results_section(report: Report, tables: Sequence[SectionTable]) -> str:
     (table,) = tables
     single = single_run_text(report)
     if single:  # said beside the legend: it qualifies this table's figures
-        table = dataclasses.replace(table, legend=(*table.legend, single))
+        table = dataclasses.replace(table, legend=(" ".join((*table.legend, single)),))
     return (
         '<section class="card" id="results"><h2>Results</h2>'
         '<p class="lead">Median goodput per test and path, with the 95 % interval of the '

@@ -216,9 +216,10 @@ class ForwardingSection(Section):
         return True
 
     def html(self, report: Report, samples: Sequence[DeviceSamples]) -> str | None:
+        from wirespeed.report.html import tables_markup
         from wirespeed.report.html_forwarding import forwarding_section
 
-        return forwarding_section(report)
+        return forwarding_section([tables_markup((t,), self.heading) for t in self.tables(report)])
 
 
 POWER_HEADINGS = ("Trial", "Idle W", "Load W", "mJ/Mbit", "Max °C", "Throttled")
