@@ -1,5 +1,7 @@
 """The report as one self-contained HTML page: tables and notes as markup, plots as SVG
 drawn by a small inline script from an inline JSON block. It makes no network request.
+Between the header and the provenance, the report's sections (report/sections.py) in
+their order: each its own markup where it has charts, else its tables as below.
 
 Everything that comes from a plan, a device or a tool is escaped: html.escape in markup,
 and in the JSON block `<`, `>` and `&` become \\u003c, \\u003e, \\u0026, so no label can
