@@ -151,7 +151,12 @@ def prepare_frame(leg: Leg, frame: int, journal: FrameJournal | None = None) -> 
     file = FrameFile(host, route.device, frame_path(token))
     if journal is not None:
         _journal_frame(file, token, journal)
-    done = host.run(tcpreplay.write_script(tcpreplay.pcap_of(data), file.path), timeout=10.0)
+    try:
+        done = host.run(tcpreplay.write_script(tcpreplay.pcap_of(data), file.path), timeout=10.0)
+    except BaseException:
+        # Ctrl-C in the middle of writing it: the caller never gets the file to remove.
+        remove_frames([file])
+        raise
     if done.returncode != 0:
         remove_frames([file])
         raise TrialFailure(f"could not write {file.path} on {host.name}: {done.stderr.strip()}")

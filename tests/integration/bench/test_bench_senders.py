@@ -116,20 +116,24 @@ def test_two_senders_one_over_ssh_add_up_to_the_routers_limit(
     else:
         assert senders["lan-side"][-1].argv[2] == bench.port_a
         assert senders["laptop"][-1].argv[2] == "porta"
-    # Every trial paced both senders alike, at half the load each, and each sent what it
-    # was asked (a generator that could not would make the trial generator-limited).
+    # Every trial paced both senders alike, at half the load each (the reachability
+    # checks first, one per sender, then the search's trials).
     rates = {host: [_asked_and_sent(raw)[0] for raw in raws] for host, raws in senders.items()}
     assert rates["lan-side"] == rates["laptop"], rates
-    for host, raws in senders.items():
-        for raw in raws:
-            _, asked, sent = _asked_and_sent(raw)
-            assert sent == pytest.approx(asked, rel=0.02), (host, raw.argv, sent)
-    # The search's trials are both senders' counts summed: a load's worth, not half.
     (log,) = [from_json(r.text) for r in outcome.raw if r.argv[:1] == (SEARCH_ARGV0,)]
-    halves = rates["laptop"][-len(log.result.trials) :]
-    for trial, half in zip(log.result.trials, halves, strict=True):
-        assert 2 * half == pytest.approx(trial.intended, abs=2), (trial, half)
+    trials = log.result.trials
+    steady = 0
+    for index, trial in enumerate(trials):
+        shares = [_asked_and_sent(raws[index - len(trials)]) for raws in senders.values()]
+        assert sum(pps for pps, _, _ in shares) == pytest.approx(trial.intended, abs=2), trial
+        if trial.generator_limited:
+            continue  # a sender this shared machine held back: never the router's loss
+        steady += 1
+        # Each sender sent its share, and the trial counts both: a load's worth, not half.
+        for pps, asked, sent in shares:
+            assert sent == pytest.approx(asked, rel=0.02), (trial, pps, asked, sent)
         assert trial.sent == pytest.approx(trial.intended * trial.sending_seconds, rel=0.02)
+    assert steady >= len(trials) / 2, trials
 
 
 def test_a_sender_without_tcpreplay_is_refused_before_anything_runs(

@@ -48,6 +48,7 @@ def test_recovery_says_which_file_it_removed_and_where() -> None:
     assert removed_words("tunnel:wsw1", "local") is None
 
 
+@pytest.mark.process
 def test_after_a_crash_recovery_removes_the_file(tmp_path: Path) -> None:
     token = secrets.token_hex(6)
     path = Path(frame_path(token))
