@@ -254,6 +254,12 @@ def _search_senders(trial: Trial) -> list[str]:
     )
 
 
+def _more_senders(trial: Trial) -> list[str]:
+    """A search's `senders:` beside its client (none for any other test)."""
+    more = trial.test.search.as_dict().get("senders") if trial.test.search is not None else None
+    return [str(name) for name in more] if isinstance(more, list) else []
+
+
 def _refuse_missing_benchmarks(plan: Plan, trials: Sequence[Trial], this_machine: Host) -> None:
     """A benchmark on this machine or in the lab (whose namespaces share its files) needs
     its program here: refused before anything runs, naming the package. (An SSH device
@@ -1074,7 +1080,7 @@ class Runner:
                 if lab.ssh_host is not None:
                     hosts.setdefault("lab DUT (ssh)", lab.ssh_host)
             else:
-                for name in (path.client, path.server, path.dut):
+                for name in (path.client, path.server, path.dut, *_more_senders(trial)):
                     if name is not None:
                         hosts.setdefault(name, self._host(name))
         return hosts
@@ -1094,6 +1100,10 @@ class Runner:
                 roles.setdefault(name, set()).add(role)
             if path.dut:
                 roles.setdefault(path.dut, set()).add("dut")
+        for trial in trials:
+            if not self._is_lab_path(trial.path):
+                for name in _more_senders(trial):
+                    roles.setdefault(name, set()).add("sender")
         return roles
 
     def _lab_provenance(self) -> dict[str, object]:

@@ -25,6 +25,7 @@ from bench_runs import HOSTS, WIRESPEED, MakeBench, outcomes, run_plan
 from support.foreign_bench import PC_LAN, ROUTER_WAN, WORKSTATION, ForeignBench
 from wirespeed.model import Measurement, RawOutput, Side, TrialOutcome, TrialStatus
 from wirespeed.search.log import SEARCH_ARGV0, from_json
+from wirespeed.store import Store
 from wirespeed.tools import iperf2_pps, tcpreplay
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
@@ -108,6 +109,10 @@ def test_two_senders_one_over_ssh_add_up_to_the_routers_limit(
     assert LIMIT * 0.97 <= ndr <= LIMIT * 1.03, ndr
     senders = _senders(outcome, program)
     assert sorted(senders) == ["lan-side", "laptop"], sorted(senders)
+    # The run's hosts name the laptop, with its system and tools, as a sender.
+    with Store.open(str(tmp_path / "runs.db"), read_only=True) as store:
+        hosts = {host.name: host for host in store.load_run(None).info.hosts}
+    assert hosts["laptop"].role == "sender" and hosts["laptop"].tools, hosts
     # Each sender sent from where it is: port A in its namespace here, the laptop's
     # port over SSH (the PC's own namespace, not this machine's).
     if program == "iperf":
