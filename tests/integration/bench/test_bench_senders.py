@@ -37,7 +37,9 @@ LIMIT = 30_000
 PORT_A_ADDRESS = "192.168.7.60"
 
 
-def _plan(bench: ForeignBench, generator: str) -> str:
+def _plan(
+    bench: ForeignBench, generator: str, client: str = "lan-side", sender: str = "laptop"
+) -> str:
     # Short trials, as the NAT search's test (every SSH command costs ~0.1-0.4 s here);
     # two final trials decide a load, one of which may be bad (a busy machine's stall).
     return f"""\
@@ -48,7 +50,7 @@ def _plan(bench: ForeignBench, generator: str) -> str:
           workstation: {{address: {WORKSTATION}, ssh: root@workstation}}
           router: {{address: {ROUTER_WAN}, ssh: root@router}}
         paths:
-          - {{name: NAT, topology: nat, client: lan-side, server: workstation,
+          - {{name: NAT, topology: nat, client: {client}, server: workstation,
              dut: router, link: gbe}}
         tests:
           - id: fwd
@@ -61,7 +63,7 @@ def _plan(bench: ForeignBench, generator: str) -> str:
               initial_duration: 1
               final_duration: 2
               duration_sum: 4
-              senders: [laptop]
+              senders: [{sender}]
               generator: {generator}
     """
 
@@ -184,7 +186,9 @@ def test_frame_files_of_a_killed_search_are_removed_at_the_next_start(
 ) -> None:
     bench = foreign_bench(limit_pps=LIMIT, root_ports=True)
     plan = tmp_path / "plan.yaml"
-    plan.write_text(textwrap.dedent(_plan(bench, "tcpreplay")), encoding="utf-8")
+    # Port A as the second sender this time: moved into its namespace all the same.
+    text = _plan(bench, "tcpreplay", client="laptop", sender="lan-side")
+    plan.write_text(textwrap.dedent(text), encoding="utf-8")
     db = tmp_path / "runs.db"
     before = _frame_files()
     log = (tmp_path / "killed.out").open("w+")
