@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from wirespeed.plan import Plan
     from wirespeed.run.host_tunnel import HostTunnel
     from wirespeed.run.link_variants import LinkTarget
+    from wirespeed.run.search_generators import FrameJournal
     from wirespeed.run.search_legs import SearchPath
     from wirespeed.run.variants import VariantStates
     from wirespeed.store import Store
@@ -187,7 +188,13 @@ def preflight(plan: Plan, trials: Sequence[Trial]) -> None:
         if this_machine.which(program) is None:
             raise MissingToolError(program)
     replayed_here = [
-        t for t in trials if _named_generator(t) == "tcpreplay" and is_lab_path(plan, t.path)
+        t
+        for t in trials
+        if _named_generator(t) == "tcpreplay"
+        and (
+            is_lab_path(plan, t.path)
+            or any(plan.hosts[name].ssh is None for name in _search_senders(t))
+        )
     ]
     if replayed_here and this_machine.which("tcpreplay") is None:
         raise MissingToolError("tcpreplay")
@@ -245,6 +252,12 @@ def _search_senders(trial: Trial) -> list[str]:
         if isinstance(more, list)
         else [trial.path.client]
     )
+
+
+def _more_senders(trial: Trial) -> list[str]:
+    """A search's `senders:` beside its client (none for any other test)."""
+    more = trial.test.search.as_dict().get("senders") if trial.test.search is not None else None
+    return [str(name) for name in more] if isinstance(more, list) else []
 
 
 def _refuse_missing_benchmarks(plan: Plan, trials: Sequence[Trial], this_machine: Host) -> None:
@@ -673,8 +686,25 @@ class Runner:
             watch=self._watched(trial.path),
             sample_interval=self.sample_interval,
             samplers_from=self._samplers,
+            frames=self._frame_journal(),
         )
         return _unless_lab_lost(outcome, lab)
+
+    def _frame_journal(self) -> FrameJournal | None:
+        """Where a search journals tcpreplay's frame files, each host by the name the
+        next run's recovery reaches it by (as the tunnels' ends are)."""
+        from wirespeed.run.search_generators import FrameJournal
+        from wirespeed.tune.hosts import LOCAL
+
+        if self._journal is None:
+            return None
+
+        def name_of(host: Host) -> str:
+            known = self.plan.hosts.get(host.name)
+            ssh = known.ssh if known is not None else None
+            return LOCAL if ssh is None else str(ssh)
+
+        return FrameJournal(self._journal, name_of)
 
     def _search_path(self, trial: Trial, lab: Lab | None) -> SearchPath:
         from wirespeed.run.search_legs import NatDut, SearchPath, lab_legs, real_legs
@@ -853,11 +883,14 @@ class Runner:
                         needs[name].update(tools_on_host(path.tunnel.kind))
                         if path.tunnel.kind is TunnelKind.WIREGUARD:
                             wireguard_ends.add(name)
-            if _named_generator(trial) == "tcpreplay":
-                # Asked for by name: refused up front where a sender lacks it (exit 3).
+            if trial.test.search is not None:
+                # A search's senders are logged in to like its client, and need what it
+                # does; tcpreplay, asked for by name, is refused up front too (exit 3).
+                replayed = _named_generator(trial) == "tcpreplay"
                 for name in _search_senders(trial):
                     if self.plan.hosts[name].ssh is not None:
-                        needs.setdefault(name, set()).add("tcpreplay")
+                        tools = needs.setdefault(name, set())
+                        tools.add("tcpreplay" if replayed else program)
         try:
             for name, tools in needs.items():
                 ssh = self.plan.hosts[name].ssh
@@ -1047,7 +1080,7 @@ class Runner:
                 if lab.ssh_host is not None:
                     hosts.setdefault("lab DUT (ssh)", lab.ssh_host)
             else:
-                for name in (path.client, path.server, path.dut):
+                for name in (path.client, path.server, path.dut, *_more_senders(trial)):
                     if name is not None:
                         hosts.setdefault(name, self._host(name))
         return hosts
@@ -1067,6 +1100,10 @@ class Runner:
                 roles.setdefault(name, set()).add(role)
             if path.dut:
                 roles.setdefault(path.dut, set()).add("dut")
+        for trial in trials:
+            if not self._is_lab_path(trial.path):
+                for name in _more_senders(trial):
+                    roles.setdefault(name, set()).add("sender")
         return roles
 
     def _lab_provenance(self) -> dict[str, object]:
