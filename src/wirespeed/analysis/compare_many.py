@@ -18,7 +18,7 @@ that the repetitions cannot tell from noise is "not significant", whatever the r
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from wirespeed.analysis.stats import (
@@ -138,15 +138,18 @@ _RowKey = tuple[str, str | None, str, str, Labels]  # the path only where it mus
 Groups = dict[_Key, tuple[str, str, Better, list[float], list[str]]]
 
 
-def groups_of(record: RunRecord) -> Groups:
+def groups_of(record: RunRecord, same_as: Mapping[str, str] | None = None) -> Groups:
     """The run's passed trials' measurements (a traffic test's flows', its probes'
-    latency, a benchmark's, a search's) grouped over repetitions, in run order."""
+    latency, a benchmark's, a search's) grouped over repetitions, in run order.
+    same_as: variants named otherwise in other runs for the same state (a tuned card's
+    `stock` is a plain card's `default`), matched under the name they map to."""
     grouped: Groups = {}
     for outcome in record.outcomes:
         if outcome.status is not TrialStatus.OK or outcome.result is None:
             continue
         trial = outcome.trial
-        where = (trial.test.id, trial.test.name, trial.path.name, trial.variant)
+        variant = (same_as or {}).get(trial.variant, trial.variant)
+        where = (trial.test.id, trial.test.name, trial.path.name, variant)
         for m in outcome.result.measured():
             _add(grouped, where, m, trial.key)
     return grouped
@@ -213,9 +216,12 @@ def _cell(
     )
 
 
-def compare_many(records: Sequence[RunRecord]) -> ManyComparison:
-    """The runs in the order given, the first the baseline of every %."""
-    rows = compare_columns([groups_of(record) for record in records])
+def compare_many(
+    records: Sequence[RunRecord], *, same_as: Mapping[str, str] | None = None
+) -> ManyComparison:
+    """The runs in the order given, the first the baseline of every %; same_as as
+    groups_of's."""
+    rows = compare_columns([groups_of(record, same_as) for record in records])
     return ManyComparison(tuple(_column(r) for r in records), rows)
 
 

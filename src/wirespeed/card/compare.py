@@ -19,9 +19,15 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from wirespeed.analysis.compare_many import ManyComparison, ManyRow, RunColumn, compare_many
+from wirespeed.analysis.compare_many import (
+    DEFAULT_VARIANT,
+    ManyComparison,
+    ManyRow,
+    RunColumn,
+    compare_many,
+)
 from wirespeed.card.parts import PARTS, Part, part_of
-from wirespeed.card.plan_text import card_marker
+from wirespeed.card.plan_text import STOCK, card_marker
 from wirespeed.report.compare_many_render import LEGEND, cell_lines, many_to_dict, row_label
 from wirespeed.report.text import markdown_table_safe, markdown_text, terminal_safe
 from wirespeed.search.measurements import PPS
@@ -59,8 +65,10 @@ def _kept(row: ManyRow, part: Part) -> bool:
 
 
 def compare_cards(records: Sequence[RunRecord]) -> CardComparison:
-    """The cards in the order given, the first the baseline of every %."""
-    many = compare_many(records)
+    """The cards in the order given, the first the baseline of every %. A `--tuned`
+    card's stock variant is the state a plain card measures: their figures share a row,
+    and the tuned ones have rows of their own."""
+    many = compare_many(records, same_as={STOCK: DEFAULT_VARIANT})
     columns = tuple(
         dataclasses.replace(
             column,

@@ -694,6 +694,12 @@ def _cross_checks(
         for path in on:
             check_tunnel_datagrams(test, path, out)
     used = {name for p in paths.values() for name in (p.client, p.server, p.dut)}
+    for test in tests:
+        # A search's `senders:` use their hosts too.
+        search = test.case.search.as_dict() if test.case.search is not None else {}
+        more = search.get("senders")
+        if isinstance(more, list):
+            used.update(str(name) for name in more)
     for name in hosts:
         if name not in used:
             out.warn(("hosts", name), f"host {name!r} is not used by any path", key=True)

@@ -1,5 +1,6 @@
-"""Reports of a stored run: one model (build_report), rendered to terminal, Markdown,
-CSV and JSON. Comparisons (analysis.compare_many) are rendered by
+"""Reports of a stored run: one model (build_report), one ordered list of sections
+(report/sections.py) rendered to terminal, Markdown, HTML and JSON; CSV a flat export of
+the trials. Comparisons (analysis.compare_many) are rendered by
 report.compare_many_render."""
 
 from wirespeed.report.csv_export import render_csv

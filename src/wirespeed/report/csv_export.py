@@ -2,6 +2,11 @@
 
 Rates in bit/s, sizes in bytes, times in unix seconds: a spreadsheet or pandas can pivot
 it into any table. Empty fields are unknown values, never zeros.
+
+By design it does not render the report's sections (report/sections.py): it is a flat
+export of every trial's flows and measurements (a benchmark's, a probe's, a search's, the
+board's power, any kind's), one row each, from which every section's table can be
+pivoted; a new section needs nothing here.
 """
 
 from __future__ import annotations

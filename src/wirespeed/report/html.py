@@ -1,5 +1,7 @@
 """The report as one self-contained HTML page: tables and notes as markup, plots as SVG
 drawn by a small inline script from an inline JSON block. It makes no network request.
+Between the header and the provenance, the report's sections (report/sections.py) in
+their order: each its own markup where it has charts, else its tables as below.
 
 Everything that comes from a plan, a device or a tool is escaped: html.escape in markup,
 and in the JSON block `<`, `>` and `&` become \\u003c, \\u003e, \\u0026, so no label can
@@ -9,6 +11,7 @@ The format is described in docs/html-report.md.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 from collections.abc import Iterable, Sequence
@@ -18,18 +21,13 @@ from typing import Any
 
 import orjson
 
-from wirespeed.report.device_timeline import device_timeline_section
 from wirespeed.report.html_data import report_data
-from wirespeed.report.html_forwarding import forwarding_data, forwarding_section
-from wirespeed.report.html_latency import latency_section
+from wirespeed.report.html_forwarding import forwarding_data
 from wirespeed.report.html_monitor import DeviceSamples
-from wirespeed.report.measure_text import LEGEND as MEASURED_LEGEND
-from wirespeed.report.measure_text import item_text, measured_cell_lines
 from wirespeed.report.model import Note, NoteKind, Report
 from wirespeed.report.note_text import NoteWords, more_text, note_words, trial_words
+from wirespeed.report.sections import SECTIONS, Section, SectionTable
 from wirespeed.report.text import (
-    LEGEND,
-    cell_lines,
     column_text,
     host_tools,
     paths_of,
@@ -100,51 +98,57 @@ def _header(report: Report) -> str:
     )
 
 
-def _results(report: Report) -> str:
-    head = "<tr><th>Test</th>" + "".join(
-        f'<th class="num">{_e(c.label)}</th>' for c in report.columns
+def _cell_markup(lines: Sequence[str]) -> str:
+    return '<td class="num">' + "<br>".join(_e(line) for line in lines) + "</td>"
+
+
+def _table_markup(table: SectionTable, heading: str = "") -> str:
+    """A section's table as markup: its title (unless the section's heading says it),
+    the table, its legend; `heading`: the section's."""
+    title = f"<h3>{_e(table.title)}</h3>" if table.title and table.title != heading else ""
+    head = f"<tr><th>{_e(table.headings[0])}</th>" + "".join(
+        f'<th class="num">{_e(h)}</th>' for h in table.headings[1:]
     )
-    body = []
-    for row in report.rows:
-        cells = [f"<td>{_e(row.test_id)} {_e(row.test_name)}</td>"]
-        for cell in row.cells:
-            lines = cell_lines(cell, budgets=report.budgets)
-            cells.append('<td class="num">' + "<br>".join(_e(line) for line in lines) + "</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
+    body = "".join(
+        f"<tr><td>{_e(row.label)}</td>{''.join(_cell_markup(c) for c in row.cells)}</tr>"
+        for row in table.rows
+    )
+    legend = "".join(f'<p class="legend-text">{_e(line)}</p>' for line in table.legend)
+    return (
+        f'{title}<div class="scroll"><table class="results"><thead>{head}</tr></thead>'
+        f"<tbody>{body}</tbody></table></div>{legend}"
+    )
+
+
+def tables_markup(tables: Sequence[SectionTable], heading: str = "") -> str:
+    return "".join(_table_markup(table, heading) for table in tables)
+
+
+def _section_markup(section: Section, tables: Sequence[SectionTable]) -> str:
+    """A section that is its tables; "" without any."""
+    if not tables:
+        return ""
+    return (
+        f'<section class="card" id="{_e(section.key)}"><h2>{_e(section.heading)}</h2>'
+        f"{tables_markup(tables, section.heading)}</section>"
+    )
+
+
+def results_section(report: Report, tables: Sequence[SectionTable]) -> str:
+    """The traffic table under its bars, which report.js draws; "" without the table."""
+    if not tables:
+        return ""
+    (table,) = tables
     single = single_run_text(report)
+    if single:  # said beside the legend: it qualifies this table's figures
+        table = dataclasses.replace(table, legend=(" ".join((*table.legend, single)),))
     return (
         '<section class="card" id="results"><h2>Results</h2>'
         '<p class="lead">Median goodput per test and path, with the 95 % interval of the '
         "median as whiskers (n \N{GREATER-THAN OR EQUAL TO} 2) and the physical ceiling as "
         "a dashed mark. Hover a bar for the repetitions; click the legend to hide a "
         "series.</p>"
-        '<div class="plot" id="bars"></div>'
-        f'<div class="scroll"><table class="results"><thead>{head}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table></div>"
-        f'<p class="legend-text">{_e(LEGEND)}'
-        f"{' ' + _e(single) if single else ''}</p></section>"
-    )
-
-
-def _measured(report: Report) -> str:
-    """The benchmarks' table (report/measured.py), when the run has any."""
-    if not report.measured:
-        return ""
-    head = "<tr><th>Benchmark</th>" + "".join(
-        f'<th class="num">{_e(p.label)}</th>' for p in report.measured_columns
-    )
-    body = []
-    for row in report.measured:
-        cells = [f"<td>{_e(item_text(row))}</td>"]
-        for cell in row.cells:
-            lines = measured_cell_lines(cell, row.unit)
-            cells.append('<td class="num">' + "<br>".join(_e(line) for line in lines) + "</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    return (
-        '<section class="card" id="benchmarks"><h2>Benchmarks</h2>'
-        f'<div class="scroll"><table class="results"><thead>{head}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table></div>"
-        f'<p class="legend-text">{_e(MEASURED_LEGEND)}</p></section>'
+        f'<div class="plot" id="bars"></div>{_table_markup(table)}</section>'
     )
 
 
@@ -181,7 +185,7 @@ def _monitor_section(samples: Sequence[DeviceSamples], *, picker: bool = False) 
     )
 
 
-def _trial_sections(report: Report, samples: Sequence[DeviceSamples]) -> str:
+def trial_sections(report: Report, samples: Sequence[DeviceSamples]) -> str:
     """Throughput over time and the device during each trial, for trials that carry
     traffic through a path (iperf, RRUL); a search's trials are its own charts', a
     benchmark has no throughput: a run of only those has no such section, and the
@@ -211,7 +215,7 @@ def _note(note: Note, words: NoteWords) -> str:
     )
 
 
-def _notes(report: Report) -> str:
+def notes_section(report: Report) -> str:
     if not report.notes:
         body = '<p class="muted">Nothing to note: no failures, no warnings.</p>'
     else:
@@ -257,6 +261,15 @@ def _provenance(report: Report) -> str:
     return "".join(parts)
 
 
+def _sections(report: Report, samples: Sequence[DeviceSamples]) -> str:
+    """Every section in its order: its own markup, or its tables'."""
+    parts = []
+    for section in SECTIONS:
+        own = section.html(report, samples)
+        parts.append(own if own is not None else _section_markup(section, section.tables(report)))
+    return "".join(parts)
+
+
 @gc_paused
 def render_html(
     report: Report,
@@ -291,12 +304,7 @@ def render_html(
         f"<title>{_e(report.title)} \N{EN DASH} wirespeed</title>"
         f"<style>{style}</style></head><body>"
         f"{_header(report)}<main>{preface}"
-        f"{_results(report) if report.has_traffic_table else ''}"
-        f"{_measured(report)}{forwarding_section(report)}"
-        f"{latency_section([detail.outcome for detail in report.trials])}"
-        f"{_trial_sections(report, samples)}"
-        f"{device_timeline_section(report)}"
-        f"{_notes(report)}{_provenance(report)}"
+        f"{_sections(report, samples)}{_provenance(report)}"
         f"<footer>wirespeed {_e(report.info.wirespeed_version)} \N{MIDDLE DOT} "
         f"run {report.run_id}</footer></main>"
         f'<script type="application/json" id="ws-data">{data}</script>'

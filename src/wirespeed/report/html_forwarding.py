@@ -9,6 +9,7 @@ full-length or not), so the page stays a few hundred kB; the JSON report has the
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
 from typing import Any
 
@@ -94,40 +95,19 @@ def forwarding_data(report: Report) -> list[dict[str, Any]]:
     ]
 
 
-def _table_markup(index: int, table: ForwardingTable) -> str:
-    header = forwarding_text.header(table)
-    head = "".join(
-        f"<th{' class=' + chr(34) + 'num' + chr(34) if i else ''}>{_e(text)}</th>"
-        for i, text in enumerate(header)
-    )
-    body = "".join(
-        "<tr>"
-        + "".join(
-            f'<td class="num">{_e(text)}</td>' if i else f"<td>{_e(text)}</td>"
-            for i, text in enumerate(texts)
-        )
-        + "</tr>"
-        for texts in forwarding_text.row_texts(table)
-    )
-    legend = "".join(
-        f'<p class="legend-text">{_e(line)}</p>' for line in forwarding_text.legend_lines(table)
-    )
-    return (
-        f'<div class="fwd-table" id="forwarding-{index}">'
-        f"<h3>{_e(forwarding_text.title(table))}</h3>"
-        f'<div class="scroll"><table class="results"><thead><tr>{head}</tr></thead>'
-        f"<tbody>{body}</tbody></table></div>{legend}"
-        f'<div class="fwd-charts" id="forwarding-charts-{index}"></div></div>'
-    )
-
-
-def forwarding_section(report: Report) -> str:
-    if not report.forwarding:
+def forwarding_section(tables: Sequence[str]) -> str:
+    """The section: each table's markup (its title, table and legend) with the place
+    assets/forwarding.js draws its cells' charts in; "" without tables."""
+    if not tables:
         return ""
-    tables = "".join(_table_markup(i, t) for i, t in enumerate(report.forwarding))
+    parts = "".join(
+        f'<div class="fwd-table" id="forwarding-{index}">{markup}'
+        f'<div class="fwd-charts" id="forwarding-charts-{index}"></div></div>'
+        for index, markup in enumerate(tables)
+    )
     return (
         '<section class="card" id="forwarding"><h2>Forwarding rate</h2>'
-        f'<p class="lead">{_e(LEAD)}</p>{tables}</section>'
+        f'<p class="lead">{_e(LEAD)}</p>{parts}</section>'
     )
 
 

@@ -181,8 +181,9 @@ def cdf_svg(series: Sequence[tuple[str, ProbeSeries]], title: str) -> str:
     )
 
 
-def latency_section(outcomes: Sequence[TrialOutcome]) -> str:
-    """The section, or "" where no trial has probes' outputs."""
+def latency_section(outcomes: Sequence[TrialOutcome], tables: str = "") -> str:
+    """The section: `tables` (the latency table's markup) and the probed trials' charts;
+    "" where it has neither."""
     figures = []
     for outcome in outcomes:
         series = phases(outcome)
@@ -200,7 +201,7 @@ def latency_section(outcomes: Sequence[TrialOutcome]) -> str:
             f'<figure class="plot"><figcaption>{escape(title)}</figcaption>'
             f"{cdf_svg(series, title)}</figure>"
         )
-    if not figures:
+    if not figures and not tables:
         return ""
     return (
         '<section class="card" id="latency"><h2>Latency under load</h2>'
@@ -208,5 +209,5 @@ def latency_section(outcomes: Sequence[TrialOutcome]) -> str:
         "from a second into it (a queue shows as a step up by its delay); and the share "
         "of probes (vertical) that came back within a round trip (horizontal). A queue "
         "shifts the loaded curve to the right by its delay (docs/latency.md).</p>"
-        f"{''.join(figures)}</section>"
+        f"{tables}{''.join(figures)}</section>"
     )

@@ -312,8 +312,11 @@ def _measurement_dict(m: Measurement) -> dict[str, Any]:
     }
 
 
-def _measured_table(report: Report) -> dict[str, Any]:
-    """The benchmarks' table: rows of measurements, a cell per place with its summary."""
+def measured_part(report: Report) -> dict[str, Any]:
+    """The benchmarks' table: rows of measurements, a cell per place with its summary;
+    only in a run with any (docs/json-format.md): a traffic run's JSON is as it was."""
+    if not report.measured:
+        return {}
     return {
         "measured_columns": [
             {"label": p.label, "path": p.path, "variant": p.variant}
@@ -473,34 +476,61 @@ def _cell(label: str, cell: Cell | None, budgets: tuple[Budget, ...] = ()) -> di
     }
 
 
+# The order of the report's top-level keys in format 2, written before its parts were
+# sections (report/sections.py): kept so that a report's JSON stays byte for byte. The
+# keys of a section added since follow these, in the sections' order.
+HEAD_KEYS = (
+    "columns",
+    "table",
+    "notes",
+    "expectations",
+    "measured_expectations",
+    "measured_columns",
+    "measured",
+    "forwarding",
+)
+
+
 def _report_head(report: Report) -> dict[str, Any]:
-    """The report without its trials, which come last."""
+    """The report without its trials, which come last: the run, then each section's part."""
+    from wirespeed.report.sections import SECTIONS  # they write their parts with this module
+
+    parts: dict[str, Any] = {}
+    for section in SECTIONS:
+        parts.update(section.json(report))
+    ordered = {key: parts.pop(key) for key in HEAD_KEYS if key in parts}
+    return {"format": FORMAT, "version": VERSION, "run": _run(report), **ordered, **parts}
+
+
+def _run(report: Report) -> dict[str, Any]:
     info = report.info
     return {
-        "format": FORMAT,
-        "version": VERSION,
-        "run": {
-            "id": report.run_id,
-            "title": report.title,
-            "status": report.status.value,
-            "started_at": info.started_at,
-            "finished_at": report.finished_at,
-            "wirespeed_version": info.wirespeed_version,
-            "argv": list(info.argv),
-            "plan_path": info.plan_path,
-            "hosts": [
-                {
-                    "name": h.name,
-                    "role": h.role,
-                    "os": h.os,
-                    "kernel": h.kernel,
-                    "machine": h.machine,
-                    "tools": dict(h.tools),
-                }
-                for h in info.hosts
-            ],
-            "provenance": dict(info.provenance),
-        },
+        "id": report.run_id,
+        "title": report.title,
+        "status": report.status.value,
+        "started_at": info.started_at,
+        "finished_at": report.finished_at,
+        "wirespeed_version": info.wirespeed_version,
+        "argv": list(info.argv),
+        "plan_path": info.plan_path,
+        "hosts": [
+            {
+                "name": h.name,
+                "role": h.role,
+                "os": h.os,
+                "kernel": h.kernel,
+                "machine": h.machine,
+                "tools": dict(h.tools),
+            }
+            for h in info.hosts
+        ],
+        "provenance": dict(info.provenance),
+    }
+
+
+def traffic_part(report: Report) -> dict[str, Any]:
+    """The traffic tests' table: its columns and rows."""
+    return {
         "columns": [
             {
                 "label": c.label,
@@ -526,6 +556,13 @@ def _report_head(report: Report) -> dict[str, Any]:
             }
             for row in report.rows
         ],
+    }
+
+
+def notes_part(report: Report) -> dict[str, Any]:
+    """The notes, the run's verdict on its plan's `expect:`, and the benchmarks' and
+    searches' judgements where it has any."""
+    return {
         "notes": [
             {
                 "number": n.number,
@@ -539,20 +576,7 @@ def _report_head(report: Report) -> dict[str, Any]:
         ],
         "expectations": expectations_summary(report),
         **_measured_expectations(report),
-        # Only in a run with benchmarks (docs/json-format.md): a traffic run's JSON is
-        # as it was.
-        **(_measured_table(report) if report.measured else {}),
-        **_forwarding(report),
     }
-
-
-def _forwarding(report: Report) -> dict[str, Any]:
-    """The forwarding tables, only in a run with searches (report/forwarding_json.py)."""
-    if not report.forwarding:
-        return {}
-    from wirespeed.report.forwarding_json import forwarding_to_dict  # it imports this module
-
-    return forwarding_to_dict(report.forwarding)
 
 
 def report_to_dict(report: Report) -> dict[str, Any]:

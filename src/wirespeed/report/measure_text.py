@@ -13,7 +13,7 @@ from wirespeed.analysis.latency import GRADE_UNIT, grade
 from wirespeed.analysis.stats import Summary
 from wirespeed.model import Better
 from wirespeed.report.measured import MeasuredCell, MeasuredRow
-from wirespeed.report.text import note_marks, repetitions_text
+from wirespeed.report.text import FAILED, note_marks, repetitions_text
 
 _SCALES: dict[str, tuple[tuple[float, str], ...]] = {
     "B/s": ((1e9, "GB/s"), (1e6, "MB/s"), (1e3, "kB/s"), (1.0, "B/s")),
@@ -97,7 +97,7 @@ def measured_cell_lines(cell: MeasuredCell | None, unit: str) -> list[str]:
         return [""]
     summary = cell.summary
     if summary is None:
-        lines = ["failed"]
+        lines = [FAILED]
     else:
         lines = [summary_text(summary, unit)]
         if summary.n > 1:

@@ -1,4 +1,5 @@
-"""The report and the list of runs as rich tables."""
+"""The report and the list of runs as rich tables: the report's sections
+(report/sections.py) in their order, each table drawn alike."""
 
 from __future__ import annotations
 
@@ -7,25 +8,16 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from wirespeed.analysis.compare_within import VariantsComparison
 from wirespeed.analysis.expectations import Verdict
 from wirespeed.report import forwarding_text
-from wirespeed.report.ab import ab_legend, ab_title, build_ab
-from wirespeed.report.compare_many_render import cell_lines as many_cell_lines
-from wirespeed.report.compare_many_render import row_label
 from wirespeed.report.forwarding import ForwardingTable
-from wirespeed.report.latency_table import FIGURES as LATENCY_FIGURES
-from wirespeed.report.latency_table import LEGEND as LATENCY_LEGEND
-from wirespeed.report.latency_table import latency_lines, line_texts
-from wirespeed.report.measure_text import LEGEND as MEASURED_LEGEND
-from wirespeed.report.measure_text import item_text, measured_cell_lines
 from wirespeed.report.model import NoteKind, Report
 from wirespeed.report.note_text import more_text, note_words, trial_words
+from wirespeed.report.sections import SECTIONS, SectionTable
 from wirespeed.report.text import (
     DASH,
-    LEGEND,
+    FAILED,
     VERDICT_MARKS,
-    cell_lines,
     column_text,
     host_tools,
     paths_of,
@@ -87,32 +79,40 @@ def render_terminal(report: Report, console: Console) -> None:
         console.print(plain_text("  " + column_text(column, paths.get(column.path))))
     for line in provenance_lines(report):
         console.print(plain_text("  " + line, style="dim"))
+    for section in SECTIONS:
+        if not section.terminal(report, console):
+            for table in section.tables(report):
+                print_table(_table(table), console)
 
-    if report.has_traffic_table:
-        table = Table(caption=Text(LEGEND), caption_justify="left")
-        table.add_column("Test")
-        for column in report.columns:
-            table.add_column(plain_text(column.label), justify="right")
-        for row in report.rows:
-            cells = [plain_text(f"{row.test_id} {row.test_name}")]
-            for cell in row.cells:
-                text = _lines_text(cell_lines(cell, budgets=report.budgets))
-                if cell is not None and cell.trials_ok == 0:
-                    text.stylize("red")
-                text.highlight_words([VERDICT_MARKS[Verdict.NOT_MET]], "red")
-                text.highlight_words([VERDICT_MARKS[Verdict.MET]], "green")
-                cells.append(text)
-            table.add_row(*cells)
-        print_table(table, console)
-    if report.measured:
-        _render_measured(report, console)
-        _render_latency(report, console)
-    for forwarding in report.forwarding:
-        _render_forwarding(forwarding, console)
+
+def _table(table: SectionTable) -> Table:
+    """A section's table: its cells right-aligned, a failed one in red, a cell's verdict
+    on the plan's expectation in red or green."""
+    shown = Table(
+        title=plain_text(table.title, style="bold") if table.title else None,
+        caption=Text("\n".join(table.legend)) if table.legend else None,
+        caption_justify="left",
+    )
+    for index, heading in enumerate(table.headings):
+        shown.add_column(plain_text(heading), justify="right" if index else "left")
+    for row in table.rows:
+        cells = [plain_text(row.label)]
+        for lines in row.cells:
+            text = _lines_text(list(lines))
+            if lines and lines[0].startswith(FAILED):
+                text.stylize("red")
+            text.highlight_words([VERDICT_MARKS[Verdict.NOT_MET]], "red")
+            text.highlight_words([VERDICT_MARKS[Verdict.MET]], "green")
+            cells.append(text)
+        shown.add_row(*cells)
+    return shown
+
+
+def render_notes(report: Report, console: Console) -> None:
+    """Which figures rest on one repetition, then the numbered notes."""
     single_run = single_run_text(report)
     if single_run:
         console.print(Text(single_run, style="dim"))
-
     trials = trial_words(report)
     for note in report.notes:
         style = "red" if note.kind is NoteKind.FAILURE else "yellow"
@@ -125,54 +125,6 @@ def render_terminal(report: Report, console: Console) -> None:
         if words.where:
             mark.append_text(plain_text(": " + words.where, style="dim"))
         console.print(mark)
-
-    ab = build_ab(report)
-    if ab is not None:
-        render_ab(ab, console)
-
-
-def _render_measured(report: Report, console: Console) -> None:
-    table = Table(caption=Text(MEASURED_LEGEND), caption_justify="left")
-    table.add_column("Benchmark")
-    for place in report.measured_columns:
-        table.add_column(plain_text(place.label), justify="right")
-    for row in report.measured:
-        cells = [plain_text(item_text(row))]
-        for cell in row.cells:
-            text = _lines_text(measured_cell_lines(cell, row.unit))
-            if cell is not None and cell.summary is None:
-                text.stylize("red")
-            cells.append(text)
-        table.add_row(*cells)
-    print_table(table, console)
-
-
-def _render_latency(report: Report, console: Console) -> None:
-    """The probed tests' latency at a glance, beside their rows above."""
-    lines = latency_lines(report.measured_columns, report.measured)
-    if not lines:
-        return
-    table = Table(caption=Text(LATENCY_LEGEND), caption_justify="left")
-    table.add_column("Latency")
-    for figure in LATENCY_FIGURES:
-        table.add_column(figure.title, justify="right")
-    for line in lines:
-        where = f"{line.test_id} {line.test_name}, {line.place.label}"
-        table.add_row(plain_text(where), *(plain_text(t) for t in line_texts(line)))
-    print_table(table, console)
-
-
-def _forwarding_table(heading: str, caption: str | None) -> Table:
-    # Without vertical rules: six figures per direction, two directions in 160 columns.
-    return Table(
-        title=plain_text(heading, style="bold"),
-        title_justify="left",
-        caption=None if caption is None else Text(caption),
-        caption_justify="left",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-        collapse_padding=True,
-    )
 
 
 def _forwarding_part(
@@ -199,7 +151,7 @@ def _forwarding_part(
     return shown
 
 
-def _render_forwarding(table: ForwardingTable, console: Console) -> None:
+def render_forwarding(table: ForwardingTable, console: Console) -> None:
     """The table, or one per direction where both do not fit the console's width."""
     caption = "\n".join(forwarding_text.legend_lines(table))
     title = forwarding_text.title(table)
@@ -221,22 +173,6 @@ def _render_forwarding(table: ForwardingTable, console: Console) -> None:
         heading = f"{title}, {direction}"
         part = _forwarding_part(heading, caption if last else None, header, rows, shown_columns)
         print_table(part, console)
-
-
-def render_ab(comparison: VariantsComparison, console: Console) -> None:
-    table = Table(
-        title=plain_text(ab_title(comparison), style="bold"),
-        caption=Text(ab_legend(comparison)),
-        caption_justify="left",
-    )
-    table.add_column("Measurement")
-    for variant in comparison.variants:
-        table.add_column(plain_text(variant), justify="right")
-    for row in comparison.rows:
-        cells = [plain_text(row_label(row))]
-        cells += [_lines_text(many_cell_lines(row, cell)) for cell in row.cells]
-        table.add_row(*cells)
-    print_table(table, console)
 
 
 def render_runs(runs: list[RunSummary], console: Console) -> None:

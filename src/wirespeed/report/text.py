@@ -18,6 +18,7 @@ from wirespeed.store.records import HostInfo
 
 ARROWS = {Flow.UP: "\N{UPWARDS ARROW}", Flow.DOWN: "\N{DOWNWARDS ARROW}"}
 DASH = "\N{EN DASH}"
+FAILED = "failed"  # a cell's first line when none of its trials measured anything
 LEGEND = (
     "Mbit/s: goodput (receiver side) / physical ceiling of the link (LIMITS.md); "
     "\N{UPWARDS ARROW} client to server, \N{DOWNWARDS ARROW} server to client; "
@@ -100,7 +101,7 @@ def cell_lines(
     if cell is None:
         return [""]
     if cell.trials_ok == 0:
-        lines = ["failed"]
+        lines = [FAILED]
     else:
         lines = []
         for figure in cell.flows:

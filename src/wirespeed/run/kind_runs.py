@@ -60,6 +60,7 @@ def run_search(trial: Trial, site: TrialSite) -> TrialOutcome:
         watch=site.watched(),
         sample_interval=site.sample_interval,
         samplers_from=site.samplers,
+        frames=site.frames,
     )
 
 

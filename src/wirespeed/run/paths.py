@@ -72,6 +72,12 @@ def search_senders(trial: Trial) -> list[str]:
     )
 
 
+def more_senders(trial: Trial) -> list[str]:
+    """A search's `senders:` beside its client (none for any other test)."""
+    more = trial.test.search.as_dict().get("senders") if trial.test.search is not None else None
+    return [str(name) for name in more] if isinstance(more, list) else []
+
+
 def cpu_device(plan: Plan, path: PathSpec) -> str | None:
     """The plan host whose CPUs a path's variants set: its DUT (on an endpoint path the
     server); None on lab paths."""

@@ -35,7 +35,7 @@ def port_setups(plan: Plan, trials: Sequence[Trial]) -> list[PortSetup]:
     used = {
         name
         for trial in trials
-        for name in (trial.path.client, trial.path.server, trial.path.dut)
+        for name in (trial.path.client, trial.path.server, trial.path.dut, *_senders(trial))
         if name is not None
     }
     setups: list[PortSetup] = []
@@ -54,6 +54,14 @@ def port_setups(plan: Plan, trials: Sequence[Trial]) -> list[PortSetup]:
             )
         )
     return setups
+
+
+def _senders(trial: Trial) -> list[str]:
+    """A forwarding search's `senders:` beside its client: each sends from its own port."""
+    if trial.test.search is None:
+        return []
+    more = trial.test.search.as_dict().get("senders")
+    return [str(name) for name in more] if isinstance(more, list) else []
 
 
 @contextlib.contextmanager

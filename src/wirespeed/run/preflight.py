@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING
 from wirespeed.errors import MissingToolError, NotRootError, UsageError
 from wirespeed.hosts.base import Host
 from wirespeed.model import PathSpec, Trial
-from wirespeed.run.paths import cpu_device, is_lab_path, named_generator, tunnel_ends
+from wirespeed.run.paths import (
+    cpu_device,
+    is_lab_path,
+    named_generator,
+    search_senders,
+    tunnel_ends,
+)
 from wirespeed.run.trial import program_for
 
 if TYPE_CHECKING:
@@ -57,7 +63,13 @@ def preflight(plan: Plan, trials: Sequence[Trial]) -> None:
         if this_machine.which(program) is None:
             raise MissingToolError(program)
     replayed_here = [
-        t for t in trials if named_generator(t) == "tcpreplay" and is_lab_path(plan, t.path)
+        t
+        for t in trials
+        if named_generator(t) == "tcpreplay"
+        and (
+            is_lab_path(plan, t.path)
+            or any(plan.hosts[name].ssh is None for name in search_senders(t))
+        )
     ]
     if replayed_here and this_machine.which("tcpreplay") is None:
         raise MissingToolError("tcpreplay")

@@ -21,6 +21,7 @@ from wirespeed.run.paths import (
     is_lab_path,
     lab_key,
     lab_name,
+    more_senders,
     named_generator,
     search_senders,
     tunnel_ends,
@@ -136,11 +137,14 @@ class RunHosts:
                         needs[name].update(tools_on_host(path.tunnel.kind))
                         if path.tunnel.kind is TunnelKind.WIREGUARD:
                             wireguard_ends.add(name)
-            if named_generator(trial) == "tcpreplay":
-                # Asked for by name: refused up front where a sender lacks it (exit 3).
+            if trial.test.search is not None:
+                # A search's senders are logged in to like its client, and need what it
+                # does; tcpreplay, asked for by name, is refused up front too (exit 3).
+                replayed = named_generator(trial) == "tcpreplay"
                 for name in search_senders(trial):
                     if self.plan.hosts[name].ssh is not None:
-                        needs.setdefault(name, set()).add("tcpreplay")
+                        tools = needs.setdefault(name, set())
+                        tools.add("tcpreplay" if replayed else program)
         try:
             for name, tools in needs.items():
                 ssh = self.plan.hosts[name].ssh
@@ -330,7 +334,7 @@ class RunHosts:
                 if lab.ssh_host is not None:
                     hosts.setdefault("lab DUT (ssh)", lab.ssh_host)
             else:
-                for name in (path.client, path.server, path.dut):
+                for name in (path.client, path.server, path.dut, *more_senders(trial)):
                     if name is not None:
                         hosts.setdefault(name, self.host(name))
         return hosts
@@ -350,6 +354,10 @@ class RunHosts:
                 roles.setdefault(name, set()).add(role)
             if path.dut:
                 roles.setdefault(path.dut, set()).add("dut")
+        for trial in trials:
+            if not self.is_lab_path(trial.path):
+                for name in more_senders(trial):
+                    roles.setdefault(name, set()).add("sender")
         return roles
 
     def lab_provenance(self) -> dict[str, object]:

@@ -45,6 +45,7 @@ if TYPE_CHECKING:
     from wirespeed.lab.tunnel import LabTunnel
     from wirespeed.plan import Plan
     from wirespeed.run.host_tunnel import HostTunnel
+    from wirespeed.run.search_generators import FrameJournal
     from wirespeed.run.search_legs import SearchPath
     from wirespeed.run.variants import VariantStates
     from wirespeed.store import Store
@@ -346,6 +347,7 @@ class Runner:
             notice_once=self._notice_once,
             before_start=self._before_start,
             power=self.plan.power,
+            frames=self._frame_journal(),
         )
 
     def _through_tunnel(
@@ -443,6 +445,22 @@ class Runner:
             if wanted != lab.mtu:
                 lab.set_mtu(wanted)
         return lab
+
+    def _frame_journal(self) -> FrameJournal | None:
+        """Where a search journals tcpreplay's frame files, each host by the name the
+        next run's recovery reaches it by (as the tunnels' ends are)."""
+        from wirespeed.run.search_generators import FrameJournal
+        from wirespeed.tune.hosts import LOCAL
+
+        if self._journal is None:
+            return None
+
+        def name_of(host: Host) -> str:
+            known = self.plan.hosts.get(host.name)
+            ssh = known.ssh if known is not None else None
+            return LOCAL if ssh is None else str(ssh)
+
+        return FrameJournal(self._journal, name_of)
 
     def _search_path(self, trial: Trial, lab: Lab | None) -> SearchPath:
         from wirespeed.run.search_legs import NatDut, SearchPath, lab_legs, real_legs

@@ -12,29 +12,34 @@ its share of the load.
 A leg sent by several processes is several streams: each its share of the leg's load,
 and for iperf2 its own port (an iperf receiver per stream; ports leg.port + 10 k stay in
 the lab NAT's forwarded range).
+
+tcpreplay's frame file (/tmp/wirespeed-frame-<12 hex>.pcap on the sending host, be it
+this machine or a device over SSH) is journaled before it is written (a `frame:TOKEN`
+row, tune/frame_undo.py) when the run gives a journal: removed when the frame size's
+search ends, however it ends, and after a SIGKILL by the next run's recovery.
 """
 
 from __future__ import annotations
 
 import contextlib
-import itertools
-import os
-from collections.abc import Sequence
+import secrets
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from wirespeed.errors import MissingToolError, WirespeedError
 from wirespeed.hosts.base import Host
 from wirespeed.run.search_legs import Leg
 from wirespeed.run.trial import TrialFailure
+from wirespeed.signals import deferred_signals
 from wirespeed.tools import tcpreplay
+from wirespeed.tune.frame_undo import ABSENT, frame_path, frame_target
+from wirespeed.tune.journal import Journal
 
 IPERF2 = "iperf2"
 TCPREPLAY = "tcpreplay"
 AUTO = "auto"
 GENERATORS = (AUTO, IPERF2, TCPREPLAY)
 STREAM_PORT_STEP = 10
-
-_files = itertools.count(1)
 
 
 @dataclass(frozen=True)
@@ -73,13 +78,26 @@ def streams_of(legs: Sequence[Leg], cpus: int, generators: dict[str, str]) -> li
     ]
 
 
+@dataclass(frozen=True)
+class FrameJournal:
+    """Where frame files are journaled: the run's journal, and the name by which its
+    recovery reaches a sending host again (`local` for this machine and its namespaces,
+    which share its /tmp; the SSH target for a device)."""
+
+    journal: Journal
+    name_of: Callable[[Host], str]
+
+
 @dataclass
 class FrameFile:
-    """The one-frame pcap file tcpreplay replays, on its sending host."""
+    """The one-frame pcap file tcpreplay replays, on its sending host; its journal
+    session, if journaled."""
 
     host: Host
     device: str
     path: str
+    journal: Journal | None = None
+    session: str | None = None
 
 
 def _ip(host: Host, argv: Sequence[str]) -> str:
@@ -107,8 +125,9 @@ def _neighbour(host: Host, route: tcpreplay.Route, target: str) -> str:
     return mac
 
 
-def prepare_frame(leg: Leg, frame: int) -> FrameFile:
-    """Write the leg's frame of `frame` bytes (with FCS) as a pcap file on its sender."""
+def prepare_frame(leg: Leg, frame: int, journal: FrameJournal | None = None) -> FrameFile:
+    """Write the leg's frame of `frame` bytes (with FCS) as a pcap file on its sender,
+    journaled first when a journal is given."""
     host = leg.sender
     if ":" in leg.target:
         raise TrialFailure(f"tcpreplay sends IPv4 frames only; {leg.target} is IPv6: use iperf2")
@@ -127,18 +146,56 @@ def prepare_frame(leg: Leg, frame: int) -> FrameFile:
         )
     except ValueError as error:
         raise TrialFailure(f"tcpreplay on {host.name}: {error}") from None
-    path = f"/tmp/wirespeed-frame-{os.getpid()}-{next(_files)}.pcap"
-    done = host.run(tcpreplay.write_script(tcpreplay.pcap_of(data), path), timeout=10.0)
+    # A random name: a device may be sent from by several machines' wirespeed at once.
+    token = secrets.token_hex(6)
+    file = FrameFile(host, route.device, frame_path(token))
+    if journal is not None:
+        _journal_frame(file, token, journal)
+    try:
+        done = host.run(tcpreplay.write_script(tcpreplay.pcap_of(data), file.path), timeout=10.0)
+    except BaseException:
+        # Ctrl-C in the middle of writing it: the caller never gets the file to remove.
+        remove_frames([file])
+        raise
     if done.returncode != 0:
-        raise TrialFailure(f"could not write {path} on {host.name}: {done.stderr.strip()}")
-    return FrameFile(host, route.device, path)
+        remove_frames([file])
+        raise TrialFailure(f"could not write {file.path} on {host.name}: {done.stderr.strip()}")
+    return file
+
+
+def _journal_frame(file: FrameFile, token: str, frames: FrameJournal) -> None:
+    """A `frame:TOKEN` row before the file exists: a SIGKILL after this leaves a row that
+    the next run's recovery restores by removing the file."""
+    from wirespeed.tune.apply import host_boot_id
+
+    session = frames.journal.new_session()
+    with deferred_signals():
+        frames.journal.record(
+            session=session,
+            position=0,
+            host=frames.name_of(file.host),
+            host_boot=host_boot_id(file.host),
+            target=frame_target(token),
+            previous=ABSENT,
+            new="written",
+            why=f"tcpreplay's frame file on {file.host.name}",
+        )
+        file.journal, file.session = frames.journal, session
 
 
 def remove_frames(files: Sequence[FrameFile]) -> None:
-    for file in files:
-        # A host gone away takes its /tmp file with it (or keeps a hundred bytes).
-        with contextlib.suppress(WirespeedError, OSError, TimeoutError):
-            file.host.run(["rm", "-f", file.path], timeout=10.0)
+    """Remove each file, and close its journal row; never raises: a file that could not
+    be removed keeps its row open, for the next run's recovery."""
+    from wirespeed.tune.apply import restore_session
+
+    with deferred_signals():
+        for file in files:
+            # A host gone away takes its /tmp file with it (or keeps a hundred bytes).
+            with contextlib.suppress(WirespeedError, OSError, TimeoutError):
+                if file.journal is not None and file.session is not None:
+                    restore_session(file.host, file.journal, file.session)
+                else:
+                    file.host.run(["rm", "-f", file.path], timeout=10.0)
 
 
 def tcpreplay_argv(stream: Stream, file: FrameFile, load: float, duration: float) -> list[str]:

@@ -57,7 +57,7 @@ from wirespeed.model import (
 )
 from wirespeed.plan.forwarding import ForwardingOptions, ratio_of
 from wirespeed.run import search_generators as generators
-from wirespeed.run.search_generators import FrameFile, Stream
+from wirespeed.run.search_generators import FrameFile, FrameJournal, Stream
 from wirespeed.run.search_legs import Leg, SearchPath
 from wirespeed.run.trial import (
     TrialFailure,
@@ -108,6 +108,8 @@ class Sending:
 
     generators: dict[str, str] = dataclasses.field(default_factory=dict)
     cpus: int = 1
+    # Where tcpreplay's frame files are journaled (None: not, as for a benchmark).
+    frames: FrameJournal | None = None
 
     def generator(self, host: Host) -> str:
         return self.generators.get(host.name, generators.IPERF2)
@@ -169,10 +171,12 @@ def run_search_trial(
     watch: Sequence[tuple[str, Host]] = (),
     sample_interval: float = 1.0,
     samplers_from: SamplerSource | None = None,
+    frames: FrameJournal | None = None,
 ) -> TrialOutcome:
     """Search every frame size and direction of the test; failures become a FAILED
     outcome (with what was measured before), never an exception, but KeyboardInterrupt
-    and SIGTERM pass through after the processes are stopped."""
+    and SIGTERM pass through after the processes are stopped. tcpreplay's frame files
+    are journaled in `frames` (search_generators.py)."""
     assert trial.test.search is not None
     options = ForwardingOptions.model_validate(trial.test.search.as_dict())
     final = options.final_seconds(path.in_lab)
@@ -195,9 +199,12 @@ def run_search_trial(
         # What is cheap to check for every direction is checked before any long search
         # begins: that its legs are known, then that each carries traffic at all.
         legs_of = {direction: _legs_of(path, direction, trial) for direction in options.directions}
-        sending = _sending(legs_of.values(), options, on_step)
+        sending = _sending(legs_of.values(), options, on_step, frames)
         for legs in legs_of.values():
-            _check_reachable(legs, tick, sending)
+            # Each leg on its own: where several senders share a direction, one whose
+            # traffic never arrives would hide behind the others' (half of it arriving).
+            for leg in legs:
+                _check_reachable((leg,), tick, sending)
         for direction, legs in legs_of.items():
             for frame in options.frame_sizes:
                 cell = _Cell(sending=sending)
@@ -364,6 +371,7 @@ def _sending(
     legs_of: Iterable[Sequence[Leg]],
     options: ForwardingOptions,
     on_step: Callable[[str], None] | None,
+    frames: FrameJournal | None = None,
 ) -> Sending:
     """Each sending host's generator, as the plan asks and as the host has it."""
     chosen: dict[str, str] = {}
@@ -380,7 +388,7 @@ def _sending(
         if on_step is not None:
             on_step("not every sending host has tcpreplay: iperf2 sends from all of them")
         chosen = dict.fromkeys(chosen, generators.IPERF2)
-    return Sending(chosen, options.cpus)
+    return Sending(chosen, options.cpus, frames)
 
 
 def _check_reachable(
@@ -541,7 +549,7 @@ def _frame_file(cell: _Cell, leg: Leg, frame: int) -> FrameFile:
     key = (leg.sender.name, leg.target, leg.port)
     file = cell.frames.get(key)
     if file is None:
-        file = generators.prepare_frame(leg, frame)
+        file = generators.prepare_frame(leg, frame, cell.sending.frames)
         cell.frames[key] = file
     return file
 

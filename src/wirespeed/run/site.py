@@ -20,6 +20,7 @@ from wirespeed.model import Finding, PowerSettings
 from wirespeed.sampling.session import SamplerSource
 
 if TYPE_CHECKING:
+    from wirespeed.run.search_generators import FrameJournal
     from wirespeed.run.search_legs import SearchPath
     from wirespeed.run.trial_life import Endpoints
 
@@ -42,3 +43,5 @@ class TrialSite:
     notice_once: Callable[[str], None]  # once per run: a benchmark's, not per repetition
     before_start: Callable[[Host], list[Finding]]  # was the host busy before it began?
     power: PowerSettings | None = None
+    # Where a search journals tcpreplay's frame files (None: a run without a journal).
+    frames: FrameJournal | None = None

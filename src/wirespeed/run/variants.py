@@ -229,12 +229,14 @@ def recover_left_changes(
     # user's own SSH configuration and known hosts, or the run's (`--ssh-config`).
     with connections(settings) as connect:
         recovery = recover(journal, connect)
+    from wirespeed.tune.frame_undo import removed_words as frame_removed_words
     from wirespeed.tune.ports import restored_words
     from wirespeed.tune.tunnel_undo import removed_words
 
     done = [
         restored_words(entry.target, entry.previous)
         or removed_words(entry.target, entry.previous, entry.host)
+        or frame_removed_words(entry.target, entry.host)
         or f"restored {entry.target} on {entry.host} to {entry.previous.strip()!r}"
         for entry in recovery.report.restored
     ]

@@ -139,6 +139,9 @@ def write_value(host: Host, target: Target, value: str) -> None:
     if target.kind is Kind.TUNNEL:
         _remove_tunnel_end(host, value)
         return
+    if target.kind is Kind.FRAME:
+        _remove_frame_file(host, target)
+        return
     if target.kind is Kind.OFFLOAD:
         assert target.interface is not None and target.feature is not None
         done = host.run(["ethtool", "-K", target.interface, target.feature, value.strip()])
@@ -157,6 +160,11 @@ def has_value(host: Host, target: Target, wanted: str) -> bool:
     if target.kind is Kind.TUNNEL:
         try:
             return _tunnel_end_gone(host, wanted)
+        except (OSError, TimeoutError, WirespeedError):
+            return False
+    if target.kind is Kind.FRAME:
+        try:
+            return _frame_file_gone(host, target)
         except (OSError, TimeoutError, WirespeedError):
             return False
     try:
@@ -189,6 +197,27 @@ def _tunnel_end_gone(host: Host, record: str) -> bool:
     from wirespeed.tune.tunnel_undo import TunnelEnd, gone_argv
 
     return host.run(gone_argv(TunnelEnd.from_json(record.strip())), timeout=15.0).returncode == 0
+
+
+def _remove_frame_file(host: Host, target: Target) -> None:
+    """Remove tcpreplay's frame file (tune/frame_undo.py)."""
+    from wirespeed.tune.frame_undo import path_of_target, remove_argv
+
+    path = path_of_target(target.path)
+    assert path is not None, "parse_target matched it"
+    done = host.run(remove_argv(path), timeout=15.0)
+    if done.returncode != 0:
+        raise HostError(
+            f"could not remove {path} on {host.name}: {done.stderr.strip() or done.stdout.strip()}"
+        )
+
+
+def _frame_file_gone(host: Host, target: Target) -> bool:
+    from wirespeed.tune.frame_undo import gone_argv, path_of_target
+
+    path = path_of_target(target.path)
+    assert path is not None, "parse_target matched it"
+    return host.run(gone_argv(path), timeout=15.0).returncode == 0
 
 
 def _offloads(host: Host, target: Target) -> dict[str, tuple[str, bool]]:

@@ -16,6 +16,9 @@ A target is one of (nothing else is ever written):
     tunnel:DEV                                one end of a VPN tunnel between real hosts:
                                               its daemon, device, socket and key directory
                                               (tune/tunnel_undo.py) as JSON
+    frame:TOKEN                               tcpreplay's frame file on a sending host,
+                                              /tmp/wirespeed-frame-TOKEN.pcap (12 hex;
+                                              tune/frame_undo.py): `absent` before
 
 Interface names and values come from devices, plans and users, so they are checked
 against the kernel's own rules before they get near a path or an argv: a name like
@@ -50,6 +53,7 @@ _PATTERNS = {
     "offload": re.compile(r"ethtool:(?P<iface>[^:/]+(?::[^:/]+)*?):(?P<feature>[a-z0-9-]+)"),
     "port": re.compile(r"port:(?P<iface>[^/]+)"),
     "tunnel": re.compile(r"tunnel:(?P<iface>[^/]+)"),
+    "frame": re.compile(r"frame:[0-9a-f]{12}"),
     "cpu_online": re.compile(r"/sys/devices/system/cpu/cpu(?P<cpu>0|[1-9][0-9]{0,3})/online"),
     "scaling_governor": re.compile(
         r"/sys/devices/system/cpu/cpufreq/policy(?P<policy>0|[1-9][0-9]{0,3})/scaling_governor"
@@ -92,6 +96,7 @@ class Kind(enum.Enum):
     MAX_FREQ = "scaling_max_freq"
     PORT = "port"
     TUNNEL = "tunnel"
+    FRAME = "frame"
 
 
 @dataclass(frozen=True)
@@ -104,7 +109,7 @@ class Target:
 
     @property
     def is_file(self) -> bool:
-        return self.kind not in (Kind.OFFLOAD, Kind.PORT, Kind.TUNNEL)
+        return self.kind not in (Kind.OFFLOAD, Kind.PORT, Kind.TUNNEL, Kind.FRAME)
 
     @property
     def touches_link(self) -> bool:
@@ -148,7 +153,8 @@ def parse_target(path: str) -> Target:
     raise RefusedError(
         f"refused target {path!r}: not one of the knobs tuning may change",
         hint="smp_affinity, rps_cpus, xps_cpus, mtu, ethtool:IF:FEATURE, cpuN/online, "
-        "scaling_governor, scaling_max_freq, port:IF or tunnel:DEV (see docs/tuning.md)",
+        "scaling_governor, scaling_max_freq, port:IF, tunnel:DEV or frame:TOKEN "
+        "(see docs/tuning.md)",
     )
 
 
@@ -194,6 +200,11 @@ def check_value(target: Target, value: str) -> str:
 
         if bare != "up" and TunnelEnd.from_json(bare).dev != target.interface:
             raise RefusedError(f"refused record of another tunnel for {target.path}")
+    elif target.kind is Kind.FRAME:
+        from wirespeed.tune.frame_undo import ABSENT
+
+        if bare != ABSENT:
+            raise RefusedError(f"refused value {value!r} for {target.path}", hint=ABSENT)
     elif bare not in ("on", "off"):
         raise RefusedError(f"refused offload state {value!r}", hint="on or off")
     return value

@@ -188,3 +188,24 @@ def test_a_device_s_changes_are_listed_on_the_card(record: RunRecord) -> None:
         "  IRQ 27 (eth0): 3f (cpus 0-5) → 10 (cpu 4)",
         "  RPS eth0 rx-0: 0 (off) → 10 (cpu 4)",
     )
+
+
+def test_a_plain_card_beside_a_tuned_one_shares_the_stock_figures_rows(
+    record: RunRecord, tmp_path: Path
+) -> None:
+    from wirespeed.card.compare import compare_cards
+
+    db = tmp_path / "plain.db"
+    db.write_bytes(lzma.decompress((FIXTURES / "cards" / "runs.db.xz").read_bytes()))
+    with Store.open(str(db), read_only=True) as store:
+        plain = store.load_run(2, intervals="packed")
+    cards = compare_cards([plain, record])
+    rows = cards.whole.rows
+    up = [r for r in rows if r.test_id == "tcp-up" and r.unit == "bit/s"]
+    # The plain card's `default` and the tuned card's `stock`: one row, a cell each.
+    shared = [r for r in up if r.variant == "default"]
+    assert shared and all(c is not None for r in shared for c in r.cells)
+    # The tuned figures: rows of their own, which the plain card has no cell in.
+    tuned = [r for r in up if r.variant == "tuned"]
+    assert tuned and all(r.cells[0] is None and r.cells[1] is not None for r in tuned)
+    assert not any(r.variant == "stock" for r in rows)

@@ -307,3 +307,11 @@ def test_more_senders_share_the_up_legs_load_on_ports_of_their_own() -> None:
         ("pc2", 5802, 0.5),
     ]
     assert directions_of(up) == 1  # the two carry one direction's load between them
+
+
+def test_a_host_that_only_sends_with_the_client_is_used() -> None:
+    plan = parse_plan(
+        DEVICES.replace("hosts:\n", "hosts:\n  laptop: {address: 192.168.2.11, ssh: root@laptop}\n")
+        + "tests:\n  - {id: fwd, tool: forwarding, options: {senders: [laptop], max_rate: 1Mpps}}\n"
+    )
+    assert not [w for w in plan.warnings if "not used" in str(w)], plan.warnings
