@@ -56,10 +56,11 @@ if [ -z "${WIRESPEED_TEST_POSTGRES_URL:-}" ]; then
   export WIRESPEED_TEST_POSTGRES_URL
   trap 'scripts/postgres-for-tests.sh stop; cleanup' EXIT
 fi
-# With no test named, the unit tests run first, then the integration and browser tests
-# one at a time, and beside them the soak tests: those wait in real time (a probe every
-# 10 ms, outages of seconds) and cost little CPU, and every test must pass on a busy
-# machine anyway. Their output follows the others'; every part runs even if one failed.
+# With no test named, the unit tests run first (two at a time), then the integration and
+# browser tests one at a time, and beside them the soak tests: those wait in real time
+# (a probe every 10 ms, outages of seconds) and cost little CPU, and every test must
+# pass on a busy machine anyway. Their output follows the others'; every part runs even
+# if one failed.
 named=0
 previous=
 for arg in "$@"; do
@@ -76,7 +77,9 @@ if [ "$named" = 1 ]; then
   exit
 fi
 unit_status=0
-.venv/bin/pytest tests/unit "$@" || unit_status=$?
+# The unit tests on both cores (pytest-xdist): each makes its own files, stores and
+# PostgreSQL databases, and none asserts a figure a busy machine could miss.
+.venv/bin/pytest -n 2 tests/unit "$@" || unit_status=$?
 soak_log=$(mktemp /tmp/wirespeed-tests-soak.XXXXXX)
 # A job started with & in a script ignores SIGINT, and so would every wirespeed it starts:
 # the Ctrl-C tests would send it in vain. `trap - INT` gives the job the default back.
