@@ -1,10 +1,11 @@
-"""The search with a faster generator, against truths iperf2 cannot reach.
+"""The search with a faster generator, and with several senders, against their truths.
 
-1. A lab DUT limited to 250,000 packets/s (nftables), above what iperf2 sends here
-   (docs/benchmarks.md: 50-200 kpps of 64-byte frames, by the machine's load) and below
-   what two tcpreplay processes send (300 kpps): with `generator: tcpreplay, cpus: 2`
-   the search finds the limit; with iperf2 the same test says generator-limited, never
-   the device's NDR.
+1. A lab DUT limited to 250,000 packets/s (nftables), near the top of what this
+   2-core machine forwards through its lab at all: with `generator: tcpreplay, cpus: 2`
+   the search finds the limit. (Where iperf2 falls short of a limit, its answer is the
+   generator's: test_forwarding_search's far-beyond-the-generator test. Whether iperf2
+   reaches 250 kpps here depends on the machine's load, which no test can fix:
+   benchmarks/generator_truth.py measures both.)
 2. Two senders into one DUT (two client namespaces, built with plain ip and nft, not
    wirespeed's lab code): their loads add up to the DUT's limit, each sending half, their
    counts summed and the receiver counted once.
@@ -36,9 +37,11 @@ from wirespeed.store import Store
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 
-# Short trials, and few: a busy machine's lab may drop now and then, and a search that
-# cannot converge must not take minutes of CI.
-QUICK = "initial_duration: 0.5, final_duration: 1.5, width: 2%, max_trials: 30"
+# Short trials, and few: a search that cannot converge must not take minutes of CI. A
+# busy machine's lab drops now and then near the limit (a starved sender's catch-up
+# burst, a CPU's full backlog): two final trials decide a load, and one bad one of them
+# does not make it an upper bound (RFC 9971's exceed ratio, 0.5 by default).
+QUICK = "initial_duration: 0.5, final_duration: 1.5, duration_sum: 3, width: 2%, max_trials: 30"
 LIMIT = 250_000
 
 
@@ -59,7 +62,7 @@ def _frame_files() -> set[str]:
     return {p.name for p in Path("/tmp").glob("wirespeed-frame-*.pcap")}
 
 
-def test_tcpreplay_finds_a_limit_above_iperf2s_reach(tmp_path: Path) -> None:
+def test_tcpreplay_from_two_cpus_finds_a_250_kpps_limit(tmp_path: Path) -> None:
     prefix = unique_prefix("fast-gen")
     plan = tmp_path / "plan.yaml"
     plan.write_text(
@@ -71,10 +74,6 @@ def test_tcpreplay_finds_a_limit_above_iperf2s_reach(tmp_path: Path) -> None:
                 tool: forwarding
                 options: {{frame_sizes: [64], goals: [{{name: NDR, loss: 0}}], {QUICK},
                            max_rate: 400kpps, generator: tcpreplay, cpus: 2}}
-              - id: iperf
-                tool: forwarding
-                options: {{frame_sizes: [64], goals: [{{name: NDR, loss: 0}}], {QUICK},
-                           max_rate: 400kpps, generator: iperf2}}
         """),
         encoding="utf-8",
     )
@@ -87,8 +86,7 @@ def test_tcpreplay_finds_a_limit_above_iperf2s_reach(tmp_path: Path) -> None:
         check=False,
     )
     assert namespaces_of(prefix) == [], "the run left namespaces behind"
-    outcomes = _outcomes(db)
-    replayed, iperf = outcomes["replayed"], outcomes["iperf"]
+    replayed = _outcomes(db)["replayed"]
     assert replayed.status is TrialStatus.OK, (replayed.reason, done.stdout, done.stderr)
     ndr = _ndr(replayed)
     assert ndr <= LIMIT * 1.02, ndr
@@ -116,20 +114,6 @@ def test_tcpreplay_finds_a_limit_above_iperf2s_reach(tmp_path: Path) -> None:
         # tcpreplay receives nothing: what arrived is the server's count, which its
         # interface saw too; what left is tcpreplay's count, which the client's did.
         assert wire is not None and wire.tx >= trial.sent and wire.rx >= trial.received
-    # iperf2 cannot send that much here: its answer is the generator's, not the DUT's.
-    limited = [f for f in iperf.findings if f.kind is FindingKind.GENERATOR_LIMITED]
-    unfinished = [f for f in iperf.findings if f.kind is FindingKind.SEARCH_UNFINISHED]
-    if iperf.status is TrialStatus.OK:
-        iperf_ndr = _ndr(iperf)
-        assert iperf_ndr <= LIMIT * 1.02, iperf_ndr
-        # On a quiet machine iperf2 alone reaches 250k here (docs/benchmarks.md): then
-        # its answer is the truth. Below it, the answer must say why: the generator's
-        # limit, or a search that ran out of trials (a machine so busy that the lab
-        # drops at its CPU backlog now and then) and has no last word to give.
-        if iperf_ndr < LIMIT * 0.98:
-            assert limited or unfinished, iperf.findings
-    else:
-        assert "generator-limited" in (iperf.reason or ""), iperf.reason
 
 
 def _ip(*argv: str) -> None:

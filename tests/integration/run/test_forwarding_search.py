@@ -209,7 +209,10 @@ def test_every_direction_on_every_topology(
 ) -> None:
     """Each direction word a plan may write, on each topology, measured against its
     truth: the DUT's limit (halved for both, which shares it), or for the endpoint,
-    which forwards nothing, the whole range up to max_rate without loss."""
+    which forwards nothing, the whole range up to max_rate without loss. Two final
+    trials decide a load, one bad one tolerated: on a busy machine a starved sender
+    catches up in a burst the DUT's 10 ms bucket drops now and then (CI once found
+    7,498 of 10,000 with one trial deciding)."""
     prefix = unique_prefix(f"fwd-{topology}-{dut}")
     limited = f", dut: {{forward_pps: {limit}}}" if limit else ""
     plan = f"""
@@ -220,7 +223,7 @@ def test_every_direction_on_every_topology(
             tool: forwarding
             options: {{frame_sizes: [512], directions: {directions}, max_rate: 16kpps,
                        goals: [{{name: NDR, loss: 0}}], initial_duration: 0.5,
-                       final_duration: 1, width: 5%}}
+                       final_duration: 1, duration_sum: 2, width: 5%}}
     """
     done = _run(tmp_path, plan, prefix, "--lab-dut", dut)
     assert done.returncode == 0, done.stdout + done.stderr
