@@ -17,23 +17,22 @@ Prints each figure against its truth and the load average. Needs root, tcpreplay
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import subprocess
 import sys
 import tempfile
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 from wirespeed.cli.exit import raise_on_sigterm
-from wirespeed.hosts.netns import NetnsHost
 from wirespeed.model import FindingKind
 from wirespeed.run.search_legs import Leg, shared_up
 from wirespeed.run.search_trial import Sending, measuring
 from wirespeed.search.mlrsearch import mlrsearch
 from wirespeed.search.model import Goal, SearchLimits
 from wirespeed.store import Store
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+from support.two_clients import two_clients_one_dut
 
 WIRESPEED = [sys.executable, "-m", "wirespeed.cli.app"]
 
@@ -82,51 +81,10 @@ def lab_truth(limit: int, lab_name: str, tcpreplay_cpus: int) -> None:
         )
 
 
-def _ip(*argv: str) -> None:
-    subprocess.run(["ip", *argv], check=True, capture_output=True)
-
-
-@contextlib.contextmanager
-def two_clients(limit: int) -> Iterator[tuple[NetnsHost, NetnsHost, NetnsHost]]:
-    base = f"gt{os.getpid()}"
-    names = {role: f"{base}-{role}" for role in ("c1", "c2", "dut", "srv")}
-    try:
-        for name in names.values():
-            _ip("netns", "add", name)
-        for index, role in enumerate(("c1", "c2", "srv"), start=1):
-            inside, outside = f"{base}a{index}", f"{base}b{index}"
-            _ip("link", "add", inside, "netns", names[role], "type", "veth", "peer", "name",
-                outside, "netns", names["dut"])  # fmt: skip
-            _ip("-n", names[role], "link", "set", inside, "up")
-            _ip("-n", names["dut"], "link", "set", outside, "up")
-            _ip("-n", names[role], "addr", "add", f"10.71.{index}.2/24", "dev", inside)
-            _ip("-n", names["dut"], "addr", "add", f"10.71.{index}.1/24", "dev", outside)
-            _ip("-n", names[role], "route", "add", "default", "via", f"10.71.{index}.1")
-        subprocess.run(
-            ["ip", "netns", "exec", names["dut"], "sysctl", "-qw", "net.ipv4.ip_forward=1"],
-            check=True,
-        )
-        rules = (
-            "table ip gtlimit {\n chain forward {\n"
-            "  type filter hook forward priority 0; policy accept;\n"
-            f"  limit rate over {limit}/second burst {limit // 40} packets drop\n }}\n}}\n"
-        )
-        subprocess.run(
-            ["ip", "netns", "exec", names["dut"], "nft", "-f", "-"],
-            input=rules,
-            text=True,
-            check=True,
-        )
-        yield NetnsHost(names["c1"]), NetnsHost(names["c2"]), NetnsHost(names["srv"])
-    finally:
-        for name in names.values():
-            subprocess.run(["ip", "netns", "del", name], check=False, capture_output=True)
-
-
 def senders_truth(limit: int) -> None:
     before = _load()
-    with two_clients(limit) as (c1, c2, server):
-        shared = shared_up((c1, c2), server, "10.71.3.2")["up"]
+    with two_clients_one_dut(limit, net=71, tag="gt") as (c1, c2, server, address):
+        shared = shared_up((c1, c2), server, address)["up"]
         legs = tuple(
             Leg(leg.sender, leg.receiver, leg.target, leg.port, counted=True, share=leg.share)
             for leg in shared

@@ -16,17 +16,14 @@ generator_ceiling.py's and docs/benchmarks.md's.
 
 from __future__ import annotations
 
-import contextlib
-import os
 import subprocess
 import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from lab_runs import WIRESPEED, namespaces_of, unique_prefix
 
-from wirespeed.hosts.netns import NetnsHost
+from support.two_clients import two_clients_one_dut
 from wirespeed.model import FindingKind, Measurement, TrialOutcome, TrialStatus
 from wirespeed.run.search_legs import Leg, shared_up
 from wirespeed.run.search_trial import Sending, directions_of, measuring
@@ -114,55 +111,6 @@ def test_tcpreplay_from_two_cpus_finds_a_250_kpps_limit(tmp_path: Path) -> None:
         # tcpreplay receives nothing: what arrived is the server's count, which its
         # interface saw too; what left is tcpreplay's count, which the client's did.
         assert wire is not None and wire.tx >= trial.sent and wire.rx >= trial.received
-
-
-def _ip(*argv: str) -> None:
-    subprocess.run(["ip", *argv], check=True, capture_output=True, text=True)
-
-
-@contextlib.contextmanager
-def two_clients_one_dut(limit: int) -> Iterator[tuple[NetnsHost, NetnsHost, NetnsHost, str]]:
-    """c1 10.70.1.2 and c2 10.70.2.2, each on its own DUT port, the server 10.70.3.2 on the
-    third; the DUT forwards `limit` packets/s in all (nftables, 25 ms of burst)."""
-    base = f"fg{os.getpid()}"
-    names = {role: f"{base}-{role}" for role in ("c1", "c2", "dut", "srv")}
-    try:
-        for name in names.values():
-            _ip("netns", "add", name)
-            _ip("-n", name, "link", "set", "lo", "up")
-        for index, role in enumerate(("c1", "c2", "srv"), start=1):
-            _ip("link", "add", f"{base}a{index}", "netns", names[role], "type", "veth", "peer",
-                "name", f"{base}b{index}", "netns", names["dut"])  # fmt: skip
-            inside, outside = f"{base}a{index}", f"{base}b{index}"
-            for ns, dev in ((names[role], inside), (names["dut"], outside)):
-                _ip("-n", ns, "link", "set", dev, "up")
-                subprocess.run(
-                    ["ip", "netns", "exec", ns, "ethtool", "-K", dev, "gro", "off"],
-                    check=False,
-                    capture_output=True,
-                )
-            _ip("-n", names[role], "addr", "add", f"10.70.{index}.2/24", "dev", inside)
-            _ip("-n", names["dut"], "addr", "add", f"10.70.{index}.1/24", "dev", outside)
-            _ip("-n", names[role], "route", "add", "default", "via", f"10.70.{index}.1")
-        subprocess.run(
-            ["ip", "netns", "exec", names["dut"], "sysctl", "-qw", "net.ipv4.ip_forward=1"],
-            check=True,
-        )
-        rules = (
-            "table ip fglimit {\n chain forward {\n"
-            "  type filter hook forward priority 0; policy accept;\n"
-            f"  limit rate over {limit}/second burst {limit // 40} packets drop\n }}\n}}\n"
-        )
-        subprocess.run(
-            ["ip", "netns", "exec", names["dut"], "nft", "-f", "-"],
-            input=rules,
-            text=True,
-            check=True,
-        )
-        yield NetnsHost(names["c1"]), NetnsHost(names["c2"]), NetnsHost(names["srv"]), "10.70.3.2"
-    finally:
-        for name in names.values():
-            subprocess.run(["ip", "netns", "del", name], check=False, capture_output=True)
 
 
 def test_two_senders_add_up_to_the_dut_limit() -> None:
