@@ -136,6 +136,7 @@ def label_value(label: str, value: object) -> str:
 
 
 def known_values(**values: Sequence[str]) -> Mapping[str, tuple[str, ...]]:
+    """The values each label takes, known from the plan, as a Yield keeps them."""
     return MappingProxyType({key: tuple(found) for key, found in values.items()})
 
 
