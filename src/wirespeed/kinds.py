@@ -6,9 +6,10 @@ A kind serves one or more tools of the plan (`tool: iperf3`), and says:
 - how a trial of it runs: the function the runner calls with the trial and its site
   (run/site.py), named as an entry point ("module:function");
 - what it yields: a traffic test's flows, or measurements (the common currency every
-  report, `compare` and `expect:` work on without knowing the kind);
+  report, `compare` and `expect:` work on without knowing the kind), and the function
+  that names, from the plan alone, the measurements `expect:` may ask of it;
 - its plan settings: the test's own keys (protocol, direction ...), or an `options:`
-  model of its own, named as an entry point, and the measurements `expect:` may name.
+  model of its own, named as an entry point, and the checks of them that are its own.
 
 The runner, the plan's checks and the tools' questions (Tool.moves_traffic) ask this
 registry and never which tool a test is. The functions and models are named rather than
@@ -57,9 +58,22 @@ class TrialKind:
     program: str | None = None  # what a traffic kind runs on both ends (iperf, iperf3)
     driver: str | None = None  # "module" of the tool's parser and argv, for `runs`
     measures: tuple[Measures, ...] = ()  # besides what its own code names (plan/yields.py)
+    # "module:function" naming the measurements its settings make, besides `measures` and
+    # those of probes beside flows: function(test, power) -> plan.yields.Yields, where
+    # power is the plan's `power:` (plan/kind_yields.py).
+    yields_from: str | None = None
+    # "module:function" of the plan checks that are its own, called on the test and the
+    # paths it runs on before the generic ones: function(test, paths, out, variant_mtus)
+    # (plan/checks.py, plan/kind_checks.py).
+    checks: str | None = None
+    # Its streams are its own (RRUL: TCP both ways, more of them until stable): the test's
+    # protocol, direction and datagrams are for its checks to judge, not the generic ones.
+    own_streams: bool = False
 
 
 _BENCH_RUN = "wirespeed.run.kind_runs:run_benchmark"
+_YIELDS = "wirespeed.plan.kind_yields"
+_CHECKS = "wirespeed.plan.kind_checks"
 
 KINDS: tuple[TrialKind, ...] = (
     TrialKind(
@@ -69,6 +83,8 @@ KINDS: tuple[TrialKind, ...] = (
         yields=Figures.FLOWS,
         runs="wirespeed.run.kind_runs:run_iperf",
         program="iperf",
+        yields_from=f"{_YIELDS}:iperf_yields",
+        checks=f"{_CHECKS}:check_iperf2",
     ),
     TrialKind(
         "iperf3",
@@ -77,6 +93,8 @@ KINDS: tuple[TrialKind, ...] = (
         yields=Figures.FLOWS,
         runs="wirespeed.run.kind_runs:run_iperf",
         program="iperf3",
+        yields_from=f"{_YIELDS}:iperf_yields",
+        checks=f"{_CHECKS}:check_iperf3",
     ),
     TrialKind(
         "rrul",
@@ -85,6 +103,9 @@ KINDS: tuple[TrialKind, ...] = (
         yields=Figures.FLOWS,
         runs="wirespeed.run.kind_runs:run_rrul",
         program="iperf3",
+        yields_from=f"{_YIELDS}:rrul_yields",
+        checks=f"{_CHECKS}:check_rrul",
+        own_streams=True,
     ),
     TrialKind(
         "openssl",
@@ -94,6 +115,7 @@ KINDS: tuple[TrialKind, ...] = (
         runs=_BENCH_RUN,
         title="openssl speed",
         options="wirespeed.tools.openssl:Options",
+        yields_from=f"{_YIELDS}:openssl_yields",
     ),
     TrialKind(
         "7zip",
@@ -103,6 +125,7 @@ KINDS: tuple[TrialKind, ...] = (
         runs=_BENCH_RUN,
         title="7-zip benchmark",
         options="wirespeed.tools.sevenzip:Options",
+        yields_from=f"{_YIELDS}:sevenzip_yields",
     ),
     TrialKind(
         "unixbench",
@@ -112,6 +135,7 @@ KINDS: tuple[TrialKind, ...] = (
         runs=_BENCH_RUN,
         title="UnixBench",
         options="wirespeed.tools.unixbench:Options",
+        yields_from=f"{_YIELDS}:unixbench_yields",
     ),
     TrialKind(
         "forwarding",
@@ -123,6 +147,7 @@ KINDS: tuple[TrialKind, ...] = (
         options="wirespeed.plan.forwarding:ForwardingOptions",
         searches=True,
         program="iperf",  # iperf2 is the search's default generator
+        yields_from=f"{_YIELDS}:forwarding_yields",
     ),
     TrialKind(
         "bounceback",

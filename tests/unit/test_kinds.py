@@ -33,6 +33,21 @@ def test_what_a_kind_names_exists(kind: object) -> None:
         resolve(kind.driver)
     # A traffic kind names what both ends run; one on one host finds its own program.
     assert (kind.program is not None) is kind.moves_traffic
+    if kind.yields_from is not None:
+        yields_from = resolve(kind.yields_from)
+        assert callable(yields_from)
+        assert list(inspect.signature(yields_from).parameters) == ["test", "power"]
+    if kind.checks is not None:
+        checks = resolve(kind.checks)
+        assert callable(checks)
+        assert list(inspect.signature(checks).parameters) == [
+            "test",
+            "paths",
+            "out",
+            "variant_mtus",
+        ]
+    # A kind whose streams are its own says itself what of a test's settings applies.
+    assert kind.checks is not None or not kind.own_streams
 
 
 def test_the_tools_questions_are_the_registrys() -> None:

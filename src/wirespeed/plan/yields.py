@@ -3,11 +3,11 @@ labels, and the label values its settings produce (a search's frame sizes and
 directions, openssl's ciphers and block sizes).
 
 `expect:` names a measurement and picks its cells by labels; this is what it is checked
-against, so that a typo is answered with what the test measures. Each kind's names are
-those its code produces: search/measurements.py, tools/openssl.py, tools/sevenzip.py,
-analysis/latency.py, analysis/power.py (not imported: the plan sits beside analysis),
-tools/rrul.py. UnixBench's names come from the tests its `./Run` finds, so a UnixBench
-test takes any name.
+against, so that a typo is answered with what the test measures. What every kind
+shares is here: the measurements a kind declares (kinds.py `measures`) and those of
+latency probes beside a kind's flows (analysis/latency.py's names; not imported: the
+plan sits beside analysis). What a kind's own settings make it measure, its function
+names (kinds.py `yields_from`, plan/kind_yields.py).
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Protocol, cast
 
 from wirespeed.expectations import Labels
-from wirespeed.kinds import kind_of
-from wirespeed.model import PowerSettings, TestCase, Tool
+from wirespeed.kinds import Figures, kind_of, resolve
+from wirespeed.model import PowerSettings, TestCase
 from wirespeed.units import parse_size
 
 
@@ -73,6 +73,13 @@ class Yields:
         return tuple(y.name for y in self.measurements)
 
 
+class KindYields(Protocol):
+    """A kind's `yields_from` (kinds.py): what its settings make it measure; `power` is
+    the plan's `power:` (None: the plan has none)."""
+
+    def __call__(self, test: TestCase, power: PowerSettings | None) -> Yields: ...
+
+
 # How a label's value may be written in a plan, and how the measurement writes it:
 # `frame: 1518` is "1518 B", `block: 8K` is "8 KB".
 def _frame(value: object) -> str:
@@ -93,7 +100,7 @@ def _block(value: object) -> str:
         raise ValueError(f"expected a block size such as 16, 1K or 8K, got {value!r}") from None
 
 
-def _threads(value: object) -> str:
+def threads_label(value: object) -> str:
     text = str(value).strip()
     if text in {"all", "all threads"}:
         return "all threads"
@@ -115,7 +122,7 @@ def _copies(value: object) -> str:
 NORMALIZE: dict[str, Callable[[object], str]] = {
     "frame": _frame,
     "block": _block,
-    "threads": _threads,
+    "threads": threads_label,
     "copies": _copies,
 }
 
@@ -128,7 +135,8 @@ def label_value(label: str, value: object) -> str:
     return normalize(value) if normalize is not None else str(value)
 
 
-def _values(**values: Sequence[str]) -> Mapping[str, tuple[str, ...]]:
+def known_values(**values: Sequence[str]) -> Mapping[str, tuple[str, ...]]:
+    """The values each label takes, known from the plan, as a Yield keeps them."""
     return MappingProxyType({key: tuple(found) for key, found in values.items()})
 
 
@@ -140,99 +148,24 @@ def latency_yields() -> tuple[Yield, ...]:
     """analysis/latency.py's, of a test with probes. The increase's `way`: the round
     trip always; up and down only where irtt measured them (not known before)."""
     return (
-        Yield("latency increase", "ms", ("way",), _values(way=("round trip",))),
-        Yield("rtt", "ms", ("load", "statistic"), _values(load=_LOADS, statistic=_STATISTICS)),
-        Yield("probe loss", "%", ("load",), _values(load=_LOADS)),
-    )
-
-
-def _forwarding(options: Mapping[str, Any]) -> tuple[Yield, ...]:
-    """options: the search's, as validated (plan/forwarding.py) and dumped."""
-    labels = ("frame", "direction")
-    cells = _values(
-        frame=[f"{size} B" for size in options["frame_sizes"]],
-        direction=[str(direction) for direction in options["directions"]],
-    )
-    found: list[Yield] = []
-    for goal in options["goals"]:
-        name = str(goal["name"])
-        found += [
-            Yield(name, "pps", labels, cells),
-            Yield(f"{name} L2", "bit/s", labels, cells),
-            Yield(f"{name} L1", "bit/s", labels, cells),
-            Yield(f"{name} of ceiling", "%", labels, cells),
-            Yield(f"{name} forwarding rate", "pps", labels, cells),
-        ]
-    found += [
-        Yield("search trials", "count", labels, cells),
-        Yield("search time", "s", labels, cells),
-    ]
-    return tuple(found)
-
-
-def _openssl(options: Mapping[str, Any]) -> tuple[Yield, ...]:
-    """options: openssl's, as validated (tools/openssl.py Options) and dumped."""
-    from wirespeed.tools import openssl
-
-    evp = str(options["evp"])
-    apis = {"both": ("no EVP", "EVP"), "with": ("EVP",), "without": ("no EVP",)}[evp]
-    values = {"block": [openssl.block_label(int(size)) for size in options["blocks"]]}
-    values["api"] = list(apis)
-    labels: tuple[str, ...] = ("block", "api", "cluster")
-    if options.get("multi") is not None:
-        labels = (*labels, "processes")
-        values["processes"] = [str(options["multi"])]
-    return tuple(
-        Yield(openssl.measurement_name(str(cipher)), "B/s", labels, _values(**values))
-        for cipher in options["ciphers"]
-    )
-
-
-def _sevenzip(options: Mapping[str, Any]) -> tuple[Yield, ...]:
-    threads = [_threads(setting) for setting in options.get("threads") or ()]
-    # "all threads" is named so on every board; a count names the count.
-    values = _values(threads=threads) if threads else _no_values()
-    return tuple(
-        Yield(name, "MIPS", ("threads",), values) for name in ("compress", "decompress", "total")
-    )
-
-
-def power_yields(power: PowerSettings) -> tuple[Yield, ...]:
-    """analysis/power.py's, of an iperf trial in a plan with `power:`: from the meter
-    where the plan names one, else from the DUT's hwmon channels."""
-    source = _values(source=("meter" if power.meter else "hwmon",))
-    return (
-        Yield("power idle", "W", ("source",), source),
-        Yield("power load", "W", ("source",), source),
-        Yield("energy per Mbit", "mJ/Mbit", ("source",), source),
+        Yield("latency increase", "ms", ("way",), known_values(way=("round trip",))),
+        Yield("rtt", "ms", ("load", "statistic"), known_values(load=_LOADS, statistic=_STATISTICS)),
+        Yield("probe loss", "%", ("load",), known_values(load=_LOADS)),
     )
 
 
 def yields_of(test: TestCase, power: PowerSettings | None = None) -> Yields:
     """What `test` yields besides a traffic test's flow figures (goodput, loss, jitter,
-    retransmits), which plan/expect.py reads in their own forms; `power`: the plan's."""
-    if test.tool is Tool.FORWARDING:
-        assert test.search is not None
-        return Yields(_forwarding(test.search.as_dict()))
-    if test.tool is Tool.OPENSSL:
-        assert test.bench is not None
-        return Yields(_openssl(test.bench.as_dict()))
-    if test.tool is Tool.SEVENZIP:
-        assert test.bench is not None
-        return Yields(_sevenzip(test.bench.as_dict()))
-    if test.tool is Tool.UNIXBENCH:
-        return Yields((), open=True)
-    declared = kind_of(test.tool).measures
-    if declared:  # a kind that says what it measures, whatever its options (kinds.py)
-        return Yields(
-            tuple(
-                Yield(m.name, m.unit, tuple(k for k, _ in m.labels), dict(m.labels))
-                for m in declared
-            )
-        )
-    found: tuple[Yield, ...] = latency_yields() if test.spec.probes is not None else ()
-    if power is not None and test.tool in (Tool.IPERF2, Tool.IPERF3):
-        found = (*found, *power_yields(power))
-    if test.tool is Tool.RRUL and test.spec.until_stable:
-        found = (*found, Yield("responsiveness", "RPM", ("method",), _values(method=("RPM-like",))))
-    return Yields(found)
+    retransmits), which plan/expect.py reads in their own forms; `power`: the plan's.
+    What the kind declares, the probes' beside its flows, and what its own function
+    (kinds.py `yields_from`) names from its settings."""
+    kind = kind_of(test.tool)
+    found = tuple(
+        Yield(m.name, m.unit, tuple(k for k, _ in m.labels), dict(m.labels)) for m in kind.measures
+    )
+    if kind.yields is Figures.FLOWS and test.spec.probes is not None:
+        found = (*found, *latency_yields())
+    if kind.yields_from is None:
+        return Yields(found)
+    own = cast(KindYields, resolve(kind.yields_from))(test, power)
+    return Yields((*found, *own.measurements), open=own.open)

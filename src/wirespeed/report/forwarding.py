@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from wirespeed.model import LinkModel, ModelError, Tool, TrialOutcome, TrialStatus
+from wirespeed.model import LinkModel, ModelError, TrialOutcome, TrialStatus
 from wirespeed.report.measured import MeasuredCell, MeasuredRow, Place, measured_table
 from wirespeed.search.log import SEARCH_ARGV0, SearchLog, from_json
 from wirespeed.search.model import Goal
@@ -234,7 +234,7 @@ def forwarding_tables(
     chosen = [
         (outcome, numbers)
         for outcome, numbers in zip(outcomes, trial_notes, strict=True)
-        if outcome.trial.test.tool is Tool.FORWARDING
+        if outcome.trial.test.tool.searches
     ]
     if not chosen:
         return ()

@@ -671,7 +671,7 @@ def build_report(record: RunRecord) -> Report:
         key = (id(o.trial.test), id(o.trial.path))
         if key not in ceiling_of:
             # A search's ceilings are per frame size, in its logs: no goodput ceiling.
-            searches = o.trial.test.tool is Tool.FORWARDING
+            searches = o.trial.test.tool.searches
             ceiling_of[key] = None if searches else ceiling_for(o.trial)
         ceilings.append(ceiling_of[key])
     # By position, not by key: a resumed run may hold a key twice, each with its own notes.
@@ -738,7 +738,7 @@ def build_report(record: RunRecord) -> Report:
     benchmarks = [
         (o, numbers)
         for o, numbers in zip(outcomes, trial_notes, strict=True)
-        if o.trial.test.tool is not Tool.FORWARDING
+        if not o.trial.test.tool.searches
     ]
     # Its places are labelled with their variant when the run has several of any test's.
     any_variants = len({o.trial.variant for o in outcomes}) > 1

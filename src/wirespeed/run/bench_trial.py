@@ -11,11 +11,9 @@ and every command's raw output is kept so parsing can be redone.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Sequence
 
-from wirespeed.analysis.findings import judge_monitor
 from wirespeed.errors import MissingToolError, WirespeedError
 from wirespeed.hosts.base import Host, Process
 from wirespeed.model import (
@@ -26,14 +24,15 @@ from wirespeed.model import (
     Side,
     Trial,
     TrialOutcome,
-    TrialStatus,
 )
 from wirespeed.run.trial_life import (
     TrialFailure,
     both_streams,
-    monitor_records,
+    judged_monitors,
+    raw_output,
     start_samplers,
     stop_samplers,
+    trial_outcome,
 )
 from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.session import Sampler, SamplerSource, TrialSampler
@@ -153,7 +152,7 @@ def run_bench_trial(
         for command in commands:
             running = host.start(_argv(command))
             status = _wait(running, command, begun, on_tick)
-            raw.append(_raw(host, running, status))
+            raw.append(raw_output(host, Side.DEVICE, running, status))
             running = None
             if status != 0:
                 raise TrialFailure(_exit_reason(raw[-1], status))
@@ -172,11 +171,9 @@ def run_bench_trial(
         with deferred_signals():
             if running is not None:
                 status = running.stop()
-                raw.append(_raw(host, running, status))
+                raw.append(raw_output(host, Side.DEVICE, running, status))
             sample_sets = stop_samplers(samplers)
-    monitors, summaries = monitor_records(sample_sets)
-    for summary in summaries:
-        findings += judge_monitor(summary, controller_pid=os.getpid(), workload=driver.WORKLOAD)
+    monitors, judged = judged_monitors(sample_sets, workload=driver.WORKLOAD)
     result = None
     if reason is None:
         result = Result(
@@ -186,16 +183,14 @@ def run_bench_trial(
             tool_version=version,
             measurements=tuple(measurements),
         )
-    return TrialOutcome(
-        trial=trial,
-        status=TrialStatus.OK if reason is None else TrialStatus.FAILED,
-        started_at=started_at,
-        finished_at=time.time(),
+    return trial_outcome(
+        trial,
+        started_at,
+        reason,
         result=result,
-        reason=reason,
-        raw=tuple(raw),
+        raw=raw,
         monitors=monitors,
-        findings=tuple(findings),
+        findings=[*findings, *judged],
     )
 
 
@@ -223,18 +218,6 @@ def _wait(
         if on_tick is not None:
             on_tick(now - begun)
         time.sleep(POLL)
-
-
-def _raw(host: Host, process: Process, status: int | None) -> RawOutput:
-    return RawOutput(
-        host=host.name,
-        side=Side.DEVICE,
-        argv=process.argv,
-        format="text",
-        text=process.stdout(),
-        stderr=process.stderr(),
-        exit_status=status,
-    )
 
 
 def _exit_reason(raw: RawOutput, status: int) -> str:

@@ -16,34 +16,24 @@ and both ends' raw output is kept.
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Mapping
 from typing import Protocol, cast
 
-from wirespeed.analysis.findings import judge_monitor
 from wirespeed.errors import WirespeedError
 from wirespeed.hosts.base import Host, Process
 from wirespeed.kinds import kind_of, resolve
-from wirespeed.model import (
-    Finding,
-    Measurement,
-    Proto,
-    RawOutput,
-    Result,
-    Side,
-    Trial,
-    TrialOutcome,
-    TrialStatus,
-)
+from wirespeed.model import Measurement, Proto, RawOutput, Result, Side, Trial, TrialOutcome
 from wirespeed.run.site import TrialSite
 from wirespeed.run.trial_life import (
     TrialFailure,
     both_streams,
     check_port_free,
-    monitor_records,
+    judged_monitors,
+    raw_output,
     start_samplers,
     stop_samplers,
+    trial_outcome,
     wait_listening,
 )
 from wirespeed.sampling.model import SampleSet
@@ -77,7 +67,6 @@ def run_exchange_trial(trial: Trial, site: TrialSite) -> TrialOutcome:
     started_at = time.time()
     raw: list[RawOutput] = []
     measurements: tuple[Measurement, ...] = ()
-    findings: list[Finding] = []
     reason: str | None = None
     samplers: list[tuple[str, Host, TrialSampler | str]] = []
     sample_sets: list[tuple[str, Host, SampleSet | str]] = []
@@ -90,7 +79,7 @@ def run_exchange_trial(trial: Trial, site: TrialSite) -> TrialOutcome:
         samplers = start_samplers(site.watched(), site.sample_interval, site.samplers)
         client = endpoints.client.start(driver.client_argv(options, endpoints.target, port))
         status = _wait(client, driver.client_timeout(options), site.on_tick)
-        raw.append(_raw(endpoints.client, Side.CLIENT, client, status))
+        raw.append(raw_output(endpoints.client, Side.CLIENT, client, status))
         client = None
         if status != 0:
             said = [line for line in both_streams(raw[-1]).splitlines() if line.strip()]
@@ -107,28 +96,18 @@ def run_exchange_trial(trial: Trial, site: TrialSite) -> TrialOutcome:
     finally:
         with deferred_signals():
             if client is not None:
-                raw.append(_raw(endpoints.client, Side.CLIENT, client, client.stop()))
+                raw.append(raw_output(endpoints.client, Side.CLIENT, client, client.stop()))
             if server is not None:
-                raw.append(_raw(endpoints.server, Side.SERVER, server, server.stop()))
+                raw.append(raw_output(endpoints.server, Side.SERVER, server, server.stop()))
             sample_sets = stop_samplers(samplers)
-    monitors, summaries = monitor_records(sample_sets)
-    for summary in summaries:
-        findings += judge_monitor(summary, controller_pid=os.getpid())
+    monitors, findings = judged_monitors(sample_sets)
     result = None
     if reason is None:
         result = Result(
             tool=trial.test.tool, protocol=None, directions=(), measurements=measurements
         )
-    return TrialOutcome(
-        trial=trial,
-        status=TrialStatus.OK if reason is None else TrialStatus.FAILED,
-        started_at=started_at,
-        finished_at=time.time(),
-        result=result,
-        reason=reason,
-        raw=tuple(raw),
-        monitors=monitors,
-        findings=tuple(findings),
+    return trial_outcome(
+        trial, started_at, reason, result=result, raw=raw, monitors=monitors, findings=findings
     )
 
 
@@ -147,15 +126,3 @@ def _wait(client: Process, timeout: float, on_tick: Callable[[float], None]) -> 
             )
         on_tick(elapsed)
         time.sleep(POLL)
-
-
-def _raw(host: Host, side: Side, process: Process, status: int | None) -> RawOutput:
-    return RawOutput(
-        host=host.name,
-        side=side,
-        argv=process.argv,
-        format="text",
-        text=process.stdout(),
-        stderr=process.stderr(),
-        exit_status=status,
-    )

@@ -7,42 +7,61 @@ the runner looks the trial's up in the registry and calls what it names.
 
 from __future__ import annotations
 
-from wirespeed.model import Trial, TrialOutcome
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+from wirespeed.hosts.base import Host
+from wirespeed.model import PowerSettings, Trial, TrialOutcome
 from wirespeed.run.site import TrialSite
+from wirespeed.sampling.session import SamplerSource
+
+if TYPE_CHECKING:
+    from wirespeed.run.trial_life import Endpoints
+
+
+class BetweenEnds(Protocol):
+    """A trial between a path's client and server (run/trial.py, run/rrul_trial.py)."""
+
+    def __call__(
+        self,
+        trial: Trial,
+        endpoints: Endpoints,
+        *,
+        on_tick: Callable[[float], None] | None,
+        watch: Sequence[tuple[str, Host]],
+        sample_interval: float,
+        samplers_from: SamplerSource | None,
+        power: PowerSettings | None,
+        notice: Callable[[str], None] | None,
+    ) -> TrialOutcome: ...
+
+
+def _between_ends(trial: Trial, site: TrialSite, run: BetweenEnds) -> TrialOutcome:
+    """`run` between the path's client and server, with what the site gives each trial."""
+    return run(
+        trial,
+        site.endpoints(),
+        on_tick=site.on_tick,
+        watch=site.watched(),
+        sample_interval=site.sample_interval,
+        samplers_from=site.samplers,
+        power=site.power,
+        notice=site.notice,
+    )
 
 
 def run_iperf(trial: Trial, site: TrialSite) -> TrialOutcome:
     """An iperf2 or iperf3 test between the path's client and server."""
     from wirespeed.run.trial import run_trial
 
-    endpoints = site.endpoints()
-    return run_trial(
-        trial,
-        endpoints,
-        on_tick=site.on_tick,
-        watch=site.watched(),
-        sample_interval=site.sample_interval,
-        samplers_from=site.samplers,
-        power=site.power,
-        notice=site.notice,
-    )
+    return _between_ends(trial, site, run_trial)
 
 
 def run_rrul(trial: Trial, site: TrialSite) -> TrialOutcome:
     """Realtime response under load between the path's client and server."""
     from wirespeed.run.rrul_trial import run_rrul_trial
 
-    endpoints = site.endpoints()
-    return run_rrul_trial(
-        trial,
-        endpoints,
-        on_tick=site.on_tick,
-        watch=site.watched(),
-        sample_interval=site.sample_interval,
-        samplers_from=site.samplers,
-        power=site.power,
-        notice=site.notice,
-    )
+    return _between_ends(trial, site, run_rrul_trial)
 
 
 def run_search(trial: Trial, site: TrialSite) -> TrialOutcome:

@@ -36,7 +36,6 @@ from wirespeed.run.trial import (
     Endpoints,
     TrialFailure,
     _parse,
-    _raw,
     _wait_server_report,
     _with_probes,
     check_port_free,
@@ -48,6 +47,7 @@ from wirespeed.run.trial import (
     wait_listening,
     with_latency,
 )
+from wirespeed.run.trial_life import raw_output
 from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.procfs import parse_net_dev
 from wirespeed.sampling.session import Sampler, SamplerSource, TrialSampler
@@ -235,7 +235,9 @@ def run_rrul_trial(
         by_flow: dict[Flow, list[RawOutput]] = {}
         for flow in rrul.FLOWS:
             ends = [
-                _raw(host, side, process, iperf3, statuses.get((stage, flow, side)))
+                raw_output(
+                    host, side, process, statuses.get((stage, flow, side)), iperf3.OUTPUT_FORMAT
+                )
                 for side, host, process in (
                     (Side.CLIENT, endpoints.client, load.clients.get((stage, flow))),
                     (Side.SERVER, endpoints.server, load.servers.get((stage, flow))),

@@ -34,12 +34,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import itertools
-import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from wirespeed.analysis.findings import judge_monitor
 from wirespeed.errors import WirespeedError
 from wirespeed.hosts.base import Host, Process
 from wirespeed.model import (
@@ -53,7 +51,6 @@ from wirespeed.model import (
     Tool,
     Trial,
     TrialOutcome,
-    TrialStatus,
 )
 from wirespeed.plan.forwarding import ForwardingOptions, ratio_of
 from wirespeed.run import search_generators as generators
@@ -62,11 +59,11 @@ from wirespeed.run.search_legs import Leg, SearchPath
 from wirespeed.run.trial import (
     TrialFailure,
     check_port_free,
-    monitor_records,
     start_samplers,
     stop_samplers,
     wait_listening,
 )
+from wirespeed.run.trial_life import judged_monitors, raw_output, trial_outcome
 from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.procfs import parse_net_dev, parse_udp_snmp
 from wirespeed.sampling.session import Sampler, SamplerSource, TrialSampler
@@ -245,7 +242,7 @@ def run_search_trial(
     finally:
         with deferred_signals():
             sample_sets = stop_samplers(samplers)
-    monitors, summaries = monitor_records(sample_sets)
+    monitors, judged = judged_monitors(sample_sets)
     result = Result(
         tool=Tool.FORWARDING,
         protocol=Proto.UDP,
@@ -253,18 +250,14 @@ def run_search_trial(
         tool_version=None,  # iperf's version is in the run's provenance (tools per host)
         measurements=tuple(measurements),
     )
-    for summary in summaries:
-        findings += judge_monitor(summary, controller_pid=os.getpid())
-    return TrialOutcome(
-        trial=trial,
-        status=TrialStatus.OK if reason is None else TrialStatus.FAILED,
-        started_at=started_at,
-        finished_at=time.time(),
+    return trial_outcome(
+        trial,
+        started_at,
+        reason,
         result=result if reason is None or measurements else None,
-        reason=reason,
-        raw=tuple(raw),
+        raw=raw,
         monitors=monitors,
-        findings=tuple(findings),
+        findings=[*findings, *judged],
     )
 
 
@@ -500,9 +493,9 @@ def _run_trial(
             statuses = [sender.stop() for _, sender in senders]
             receiver_statuses = [receiver.stop(grace=0.0) for receiver in receivers]
     for (stream, sender), status in zip(senders, statuses, strict=True):
-        cell.raw.append(_raw(stream.leg.sender, Side.CLIENT, sender, status))
+        cell.raw.append(raw_output(stream.leg.sender, Side.CLIENT, sender, status))
     for stream, receiver, status in zip(iperfs, receivers, receiver_statuses, strict=True):
-        cell.raw.append(_raw(stream.leg.receiver, Side.SERVER, receiver, status))
+        cell.raw.append(raw_output(stream.leg.receiver, Side.SERVER, receiver, status))
     counters = _counted(before, after)
     wire = _wire_counted(wire_before, wire_after)
     if replayed:
@@ -727,18 +720,6 @@ def _wait_reports(receivers: Sequence[Process]) -> None:
         ):
             return
         time.sleep(POLL)
-
-
-def _raw(host: Host, side: Side, process: Process, status: int | None) -> RawOutput:
-    return RawOutput(
-        host=host.name,
-        side=side,
-        argv=process.argv,
-        format="text",
-        text=process.stdout(),
-        stderr=process.stderr(),
-        exit_status=status,
-    )
 
 
 def measurer_for(legs: Sequence[Leg], frame: int) -> Measurer:

@@ -35,7 +35,6 @@ from wirespeed.model import (
     Topology,
     Trial,
     TrialOutcome,
-    TrialStatus,
     WarningKind,
 )
 from wirespeed.run.power_meter import MIN_TIMEOUT, MeterRecorder
@@ -48,8 +47,10 @@ from wirespeed.run.trial_life import (
     both_streams,
     check_port_free,
     monitor_records,
+    raw_output,
     start_samplers,
     stop_samplers,
+    trial_outcome,
     wait_listening,
 )
 from wirespeed.run.wire_span import WireSpan, watch_for, with_wire_span
@@ -237,9 +238,13 @@ def run_trial(
 
     raw: list[RawOutput] = []
     if client is not None:
-        raw.append(_raw(endpoints.client, Side.CLIENT, client, driver, client_status))
+        raw.append(
+            raw_output(endpoints.client, Side.CLIENT, client, client_status, driver.OUTPUT_FORMAT)
+        )
     if server is not None:
-        raw.append(_raw(endpoints.server, Side.SERVER, server, driver, server_status))
+        raw.append(
+            raw_output(endpoints.server, Side.SERVER, server, server_status, driver.OUTPUT_FORMAT)
+        )
     if meter_raw is not None:
         raw.append(meter_raw)
     if probes is not None:
@@ -307,16 +312,7 @@ def finished_outcome(
         # Kept, never ok: what was measured stays, marked as not the DUT's.
         reason = bypassed
         more_findings = (*more_findings, Finding(FindingKind.SUSPECT, bypassed))
-    outcome = TrialOutcome(
-        trial=trial,
-        status=TrialStatus.OK if reason is None else TrialStatus.FAILED,
-        started_at=started_at,
-        finished_at=time.time(),
-        result=result,
-        reason=reason,
-        raw=tuple(raw),
-        monitors=monitors,
-    )
+    outcome = trial_outcome(trial, started_at, reason, result=result, raw=raw, monitors=monitors)
     findings = judge_result(outcome, ceiling_for(trial))
     for summary in summaries:
         # In a lab this process shares the machine too: it is the run, not other work.
@@ -526,18 +522,6 @@ def _wait_server_report(driver: Driver, server: Process, spec: TestSpec) -> bool
         time.sleep(POLL)
     # Not fatal: the client's report stands; the missing server side is a warning later.
     return False
-
-
-def _raw(host: Host, side: Side, process: Process, driver: Driver, status: int | None) -> RawOutput:
-    return RawOutput(
-        host=host.name,
-        side=side,
-        argv=process.argv,
-        format=driver.OUTPUT_FORMAT,
-        text=process.stdout(),
-        stderr=process.stderr(),
-        exit_status=status,
-    )
 
 
 def _parse(

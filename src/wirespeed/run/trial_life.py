@@ -1,7 +1,8 @@
 """What every trial that runs programs on hosts shares, whatever its kind: where its two
 ends are, how it fails early with a reason, its server started and waited for, the
 samplers on the watched hosts started before and stopped after, their samples turned
-into the records and summaries that findings are judged on, a program's output read.
+into the records and summaries that findings are judged on, a program's output read and
+kept, and the outcome it comes to.
 
 The iperf trial (trial.py), RRUL, the search, benchmarks and exchanges (bounceback) are
 built from these.
@@ -9,14 +10,26 @@ built from these.
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from wirespeed.analysis.findings import judge_monitor
 from wirespeed.errors import WirespeedError
 from wirespeed.hosts.base import Host, Process
 from wirespeed.hosts.sockets import listening
-from wirespeed.model import MonitorRecord, Proto, RawOutput
+from wirespeed.model import (
+    Finding,
+    MonitorRecord,
+    Proto,
+    RawOutput,
+    Result,
+    Side,
+    Trial,
+    TrialOutcome,
+    TrialStatus,
+)
 from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.session import SamplerSource, TrialSampler
 from wirespeed.sampling.summary import MonitorSummary, summarize
@@ -123,3 +136,57 @@ def wait_listening(host: Host, server: Process, port: int, protocol: Proto) -> N
 def both_streams(raw: RawOutput) -> str:
     """stdout then stderr: tools print their errors on stderr, and parsers quote them."""
     return raw.text if not raw.stderr else f"{raw.text}\n{raw.stderr}"
+
+
+def raw_output(
+    host: Host, side: Side, process: Process, status: int | None, output_format: str = "text"
+) -> RawOutput:
+    """What a program said and how it ended, kept so that its parsing can be redone."""
+    return RawOutput(
+        host=host.name,
+        side=side,
+        argv=process.argv,
+        format=output_format,
+        text=process.stdout(),
+        stderr=process.stderr(),
+        exit_status=status,
+    )
+
+
+def judged_monitors(
+    sample_sets: Sequence[tuple[str, Host, SampleSet | str]],
+    *,
+    workload: Collection[str] | None = None,
+) -> tuple[tuple[MonitorRecord, ...], list[Finding]]:
+    """The samples' records, and what each sampled host was doing, judged. `workload`:
+    the programs that are the trial's own load (a benchmark's), not other work."""
+    monitors, summaries = monitor_records(sample_sets)
+    findings: list[Finding] = []
+    for summary in summaries:
+        # In a lab this process shares the machine too: it is the run, not other work.
+        findings += judge_monitor(summary, controller_pid=os.getpid(), workload=workload)
+    return monitors, findings
+
+
+def trial_outcome(
+    trial: Trial,
+    started_at: float,
+    reason: str | None,
+    *,
+    result: Result | None,
+    raw: Sequence[RawOutput],
+    monitors: tuple[MonitorRecord, ...],
+    findings: Sequence[Finding] = (),
+) -> TrialOutcome:
+    """The trial come to an end now: OK without a reason, else FAILED with it."""
+    return TrialOutcome(
+        trial=trial,
+        status=TrialStatus.OK if reason is None else TrialStatus.FAILED,
+        started_at=started_at,
+        finished_at=time.time(),
+        result=result,
+        reason=reason,
+        raw=tuple(raw),
+        monitors=monitors,
+        findings=tuple(findings),
+    )

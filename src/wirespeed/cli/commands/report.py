@@ -23,7 +23,6 @@ FORMATS = ("terminal", "markdown", "csv", "json", "html")
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
-    from wirespeed.model import Tool
     from wirespeed.report import build_report, render_terminal
     from wirespeed.report.budgets import parse_budgets
     from wirespeed.store import Store
@@ -46,7 +45,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         )
         # A forwarding test's notes and charts come from its searches' logs, which are
         # raw outputs: loaded where the run has any.
-        if any(o.trial.test.tool is Tool.FORWARDING for o in record.outcomes) or (
+        if any(o.trial.test.tool.searches for o in record.outcomes) or (
             timelines and has_meter(record)
         ):
             record = store.load_run(record.id, intervals=intervals, outputs=True, commands=True)
