@@ -121,20 +121,21 @@ def test_ndr_through_nat_in_and_out_finds_the_dut_limit(tmp_path: Path) -> None:
         assert bounds.upper is not None and bounds.lower is not None and bounds.converged
         # The receiver's count was cross-checked with the namespaces' UDP counters and
         # both ends' interfaces, which in the lab carry the search's packets and little
-        # else (ARP, iperf's final datagram and its repeats): a trial without loss saw
-        # as many packets leave the sender and come in at the receiver as iperf counted.
+        # else: a trial without loss saw as many datagrams leave the sender's and come in
+        # at the receiver's interfaces as their UDP counters say, ARP aside. Those are
+        # more than iperf's count by its final datagram and its repeats, sent until the
+        # server answers: about 100 on a busy machine (CI saw 99 and 101 more than
+        # iperf's 22,488 and 7,056 on both ends of a lossless trial).
         assert any(counted is not None for counted in log.counters)
         assert len(log.interfaces) == len(log.result.trials)
-        for trial, wire in zip(log.result.trials, log.interfaces, strict=True):
+        trials = zip(log.result.trials, log.counters, log.interfaces, strict=True)
+        for trial, counted, wire in trials:
             assert wire is not None and wire.tx >= trial.sent and wire.rx >= trial.received
-            if trial.received == trial.sent:
-                # Up to 0.5 % more: a clean CI run once saw 99 packets more than iperf's
-                # 22,488 on both ends of a lossless 1.5 s trial (not yet explained).
-                slack = 50 + trial.sent // 200
-                assert wire.tx - trial.sent <= slack and wire.rx - trial.received <= slack, (
-                    trial,
-                    wire,
-                )
+            if trial.received == trial.sent and counted is not None:
+                assert counted.tx >= trial.sent and counted.rx >= trial.received, counted
+                slack = 20 + trial.sent // 500
+                assert abs(wire.tx - counted.tx) <= slack, (trial, counted, wire)
+                assert abs(wire.rx - counted.rx) <= slack, (trial, counted, wire)
     assert not [f for f in outcome.findings if f.kind is FindingKind.SUSPECT], outcome.findings
     # In both directions traffic crossed the DUT: "in" through its port forward.
     assert "NDR" in done.stdout
