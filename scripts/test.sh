@@ -57,10 +57,13 @@ if [ -z "${WIRESPEED_TEST_POSTGRES_URL:-}" ]; then
   trap 'scripts/postgres-for-tests.sh stop; cleanup' EXIT
 fi
 # With no test named, the unit tests run first (two at a time), then the integration and
-# browser tests one at a time, and beside them the soak tests: those wait in real time
-# (a probe every 10 ms, outages of seconds) and cost little CPU, and every test must
-# pass on a busy machine anyway. Their output follows the others'; every part runs even
-# if one failed.
+# browser tests one at a time, and beside them the tests that mostly wait in real time:
+# the soak tests (a probe every 10 ms, outages of seconds), the soak through a router
+# that freezes, and the SSH device's faults (a hung client, an unreachable device: each
+# waits out a timeout). They cost little CPU, and every test must pass on a busy machine
+# anyway. Their output follows the others'; every part runs even if one failed.
+beside=(tests/integration/soak tests/integration/bench/test_bench_soak_freeze.py
+  tests/integration/faults)
 named=0
 previous=
 for arg in "$@"; do
@@ -80,18 +83,18 @@ unit_status=0
 # The unit tests on both cores (pytest-xdist): each makes its own files, stores and
 # PostgreSQL databases, and none asserts a figure a busy machine could miss.
 .venv/bin/pytest -n 2 tests/unit "$@" || unit_status=$?
-soak_log=$(mktemp /tmp/wirespeed-tests-soak.XXXXXX)
+beside_log=$(mktemp /tmp/wirespeed-tests-beside.XXXXXX)
 # A job started with & in a script ignores SIGINT, and so would every wirespeed it starts:
 # the Ctrl-C tests would send it in vain. `trap - INT` gives the job the default back.
-(trap - INT QUIT; exec .venv/bin/pytest tests/integration/soak "$@") >"$soak_log" 2>&1 &
-soak=$!
+(trap - INT QUIT; exec .venv/bin/pytest "${beside[@]}" "$@") >"$beside_log" 2>&1 &
+beside_pid=$!
 status=0
-.venv/bin/pytest tests/integration tests/browser --ignore=tests/integration/soak "$@" || status=$?
-soak_status=0
-wait "$soak" || soak_status=$?
-echo "--- the soak tests (run beside the others) ---"
-cat "$soak_log"
-rm -f "$soak_log"
-for part in "$unit_status" "$status" "$soak_status"; do
+.venv/bin/pytest tests/integration tests/browser "${beside[@]/#/--ignore=}" "$@" || status=$?
+beside_status=0
+wait "$beside_pid" || beside_status=$?
+echo "--- the tests that wait (run beside the others) ---"
+cat "$beside_log"
+rm -f "$beside_log"
+for part in "$unit_status" "$status" "$beside_status"; do
   [ "$part" = 0 ] || exit "$part"
 done
