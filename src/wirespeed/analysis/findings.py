@@ -324,6 +324,7 @@ def judge_monitor(
         named = set()
         if not benchmark:  # a benchmark keeps its cores busy by design
             findings += _cpu_bound(summary)
+    findings += _stolen(summary)
     findings += _irqs_on_one_core(summary)
     findings += _throttled(summary)
     for process in summary.processes if not (benchmark and not workload) else ():
@@ -363,6 +364,35 @@ def judge_monitor(
                 Finding(FindingKind.KERNEL_EVENT, f"{summary.host}: {event.message.strip()}")
             )
     return findings
+
+
+# A core whose hypervisor ran something else for this share of the trial (/proc/stat's
+# steal time) gave the test that much less of itself, whatever the test's own load.
+STOLEN_PCT = 5.0
+
+
+def _stolen(summary: MonitorSummary) -> list[Finding]:
+    """Time the hypervisor took from a virtual machine's cores: in a lab it is the lab's
+    limit (a busy or throttled VM host), on a device a virtual router's host's share."""
+    stolen = [core for core in summary.cores if core.steal_pct >= STOLEN_PCT]
+    if not stolen:
+        return []
+    cores = ", ".join(f"{core.steal_pct:.0f} % of cpu{core.cpu}" for core in stolen)
+    if emulated(summary.host):
+        return [
+            Finding(
+                FindingKind.LAB_LIMITED,
+                f"{summary.host}: the hypervisor took {cores} (steal time): the result "
+                "is the lab's limit, not the device's",
+            )
+        ]
+    return [
+        Finding(
+            FindingKind.BACKGROUND_LOAD,
+            f"{summary.host}: its hypervisor took {cores} (steal time): a virtual device "
+            "shares its host's cores",
+        )
+    ]
 
 
 def _cpu_bound(summary: MonitorSummary) -> list[Finding]:

@@ -95,3 +95,23 @@ def test_a_busy_lab_did_not_limit_a_trial_at_line_rate() -> None:
     at_line_rate = [Finding(FindingKind.LINE_RATE, "941 Mbit/s", Flow.UP), limited]
     assert kinds(without_moot(at_line_rate, spec)) == {FindingKind.LINE_RATE}
     assert without_moot([limited], spec) == [limited]
+
+
+def _with_steal(quiet: MonitorSummary, pct: float) -> MonitorSummary:
+    # The capture's machine had no steal then; its cores as a busy VM host's would be.
+    cores = tuple(dataclasses.replace(core, steal_pct=pct) for core in quiet.cores)
+    return dataclasses.replace(quiet, cores=cores)
+
+
+def test_time_the_hypervisor_took_is_the_labs_limit_in_a_lab_and_said_of_a_device() -> None:
+    quiet = summary("lab-unsaturated.txt")
+    stolen = judge_monitor(_with_steal(quiet, 22.0))
+    (limited,) = [f for f in stolen if f.kind is FindingKind.LAB_LIMITED]
+    assert "the hypervisor took 22 % of cpu0" in limited.message, limited.message
+    assert "(steal time)" in limited.message
+    device = summary("lab-unsaturated.txt", host="r4s")
+    said = judge_monitor(_with_steal(device, 22.0))
+    assert FindingKind.LAB_LIMITED not in kinds(said)
+    assert any("hypervisor took 22 %" in f.message for f in said), said
+    # A little steal is a VM's everyday jitter, not a cause.
+    assert FindingKind.LAB_LIMITED not in kinds(judge_monitor(_with_steal(quiet, 2.0)))
