@@ -121,11 +121,12 @@ def test_ndr_through_nat_in_and_out_finds_the_dut_limit(tmp_path: Path) -> None:
         assert bounds.upper is not None and bounds.lower is not None and bounds.converged
         # The receiver's count was cross-checked with the namespaces' UDP counters and
         # both ends' interfaces, which in the lab carry the search's packets and little
-        # else: a trial without loss saw as many datagrams leave the sender's and come in
-        # at the receiver's interfaces as their UDP counters say, ARP aside. Those are
-        # more than iperf's count by its final datagram and its repeats, sent until the
-        # server answers: about 100 on a busy machine (CI saw 99 and 101 more than
-        # iperf's 22,488 and 7,056 on both ends of a lossless trial).
+        # else: a trial without loss saw as many datagrams leave the sender's interface
+        # as its UDP counters say, ARP aside, and come in at the receiver's no more than
+        # the sender's UDP sent. Both are more than iperf's count by its final datagram
+        # and its repeats, sent until the server answers: about 100 on a busy machine (CI
+        # saw 99 and 101 more than iperf's 22,488 and 7,056 on both ends of a lossless
+        # trial), some of them still arriving while the counters are read.
         assert any(counted is not None for counted in log.counters)
         assert len(log.interfaces) == len(log.result.trials)
         trials = zip(log.result.trials, log.counters, log.interfaces, strict=True)
@@ -134,8 +135,9 @@ def test_ndr_through_nat_in_and_out_finds_the_dut_limit(tmp_path: Path) -> None:
             if trial.received == trial.sent and counted is not None:
                 assert counted.tx >= trial.sent and counted.rx >= trial.received, counted
                 slack = 20 + trial.sent // 500
+                repeats = counted.tx - trial.sent
                 assert abs(wire.tx - counted.tx) <= slack, (trial, counted, wire)
-                assert abs(wire.rx - counted.rx) <= slack, (trial, counted, wire)
+                assert wire.rx - trial.received <= repeats + slack, (trial, counted, wire)
     assert not [f for f in outcome.findings if f.kind is FindingKind.SUSPECT], outcome.findings
     # In both directions traffic crossed the DUT: "in" through its port forward.
     assert "NDR" in done.stdout
