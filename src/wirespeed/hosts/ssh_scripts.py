@@ -70,7 +70,10 @@ for p in "$base"/*/pid; do
   d=${{p%/pid}}
   [ -f "$d/status" ] || kill -KILL "$(cat "$p")" 2>/dev/null
 done
-{_REMOVE_BASE}"""
+{_REMOVE_BASE}# The loop's own status is its last test's: a removal that succeeded on its second
+# try would say 1. The directory's absence is the answer.
+[ ! -e "$base" ]
+"""
 
 
 def _watchdog(base: str, lease: int) -> str:
