@@ -600,11 +600,11 @@ def _judgement_notes(
         else:  # the measurement's own cell: "fwd NAT: NDR 1518 B, out"
             label = f"{where}: {item_text(expectation.name, judgement.labels)}"
         if judgement.measured is None:
-            detail = f"{label}: nothing measured"
+            detail = f"{label}: nothing measured{judgement.set_aside_text}"
         else:
             measured = value_text(expectation.unit, judgement.measured)
             of = f", median of {judgement.n}" if judgement.n > 1 else ""
-            detail = f"{label}: {measured}{of}"
+            detail = f"{label}: {measured}{of}{judgement.set_aside_text}"
         text = f"{expectation.text} expected: {verdict.value}"
         code = f"expectation-{verdict.value.replace(' ', '-')}"
         for key in judgement.trials or keys:
