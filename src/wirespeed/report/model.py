@@ -214,6 +214,15 @@ class FlowFigure:
         return statistics.median(self.values_bps) if self.values_bps else None
 
     @property
+    def above_ceiling(self) -> bool:
+        """Whether the median is above what the link can carry: a figure that cannot be
+        true, whatever else says of it (ABOVE_CEILING_HINT)."""
+        goodput, ceiling = self.goodput_bps, self.ceiling
+        if goodput is None or ceiling is None:
+            return False
+        return goodput > ceiling.bits_per_second * CEILING_TOLERANCE
+
+    @property
     def loss_percent(self) -> float | None:
         return statistics.median(self.loss_percents) if self.loss_percents else None
 
