@@ -77,7 +77,10 @@ WARNING_HINTS: dict[WarningKind, str] = {
         "datagrams larger than MTU - 28 are IP-fragmented: the ceiling counts every "
         "fragment's headers"
     ),
-    WarningKind.CONNECT_FAILED: "a connection failed (iperf2 -d cannot connect back through NAT)",
+    WarningKind.CONNECT_FAILED: (
+        "a connection failed: nothing listened at the server's address and port, or a "
+        "route or firewall between them stopped it"
+    ),
     WarningKind.TRUNCATED: "the output ended before the final summary",
     WarningKind.TOOL_ERROR: "the tool reported an error",
     WarningKind.TIMED_BY_THE_WIRE: (
@@ -88,6 +91,11 @@ WARNING_HINTS: dict[WarningKind, str] = {
 }
 SENDER_SIDE_HINT = (
     "receiver-side goodput unknown: the figure is the sender's rate, which counts lost data"
+)
+# A dual test's (iperf2 -d): its server opens the reverse connection back to the client.
+DUAL_CONNECT_HINT = (
+    "a connection failed (iperf2 -d: the server connects back to the client, which NAT "
+    "and firewalls block; bidir works through them)"
 )
 ABOVE_CEILING_HINT = (
     "above the physical ceiling: the link is faster than the plan says, or the figure is wrong"
@@ -418,8 +426,11 @@ def _notes_of(outcome: TrialOutcome, ceiling: Ceiling | None, notes: _Notes) -> 
     if result is None:
         return found
     kinds = {w.kind for w in result.warnings}
+    dual = outcome.trial.test.spec.direction is Direction.DUAL
     for warning in result.warnings:
         hint = WARNING_HINTS[warning.kind]
+        if warning.kind is WarningKind.CONNECT_FAILED and dual:
+            hint = DUAL_CONNECT_HINT
         found.add(notes.add(NoteKind.WARNING, warning.kind.value, hint, key, warning.message))
     # A benchmark and a search have measurements, no flows (report/measured.py).
     test = outcome.trial.test
