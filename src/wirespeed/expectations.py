@@ -176,8 +176,10 @@ class Expectation:
 
     @property
     def text(self) -> str:
-        """'goodput up >= 300.0 Mbit/s', the value in the report's own units."""
-        return f"{self.item} {self.comparison} {value_text(self.unit, self.value)}"
+        """'goodput up >= 300.0 Mbit/s', the value in the report's own units (a rate in
+        the unit it was written in: '>= 1M' is 1.0 Mbit/s, not 1000.0 kbit/s)."""
+        shown = _rate_as_written(self.value, self.written) if self.unit == "bit/s" else None
+        return f"{self.item} {self.comparison} {shown or value_text(self.unit, self.value)}"
 
     def matches(self, labels: Labels) -> bool:
         """Whether a measurement with these labels is one this expectation concerns."""
@@ -215,6 +217,21 @@ def value_text(unit: str, value: float) -> str:
     if unit == "/h":
         return f"{value:.3g} per hour"
     return f"{value:.4g} {unit}".rstrip()
+
+
+_RATE_PREFIX = re.compile(r"[\d.eE+-]+\s*(?P<prefix>[kKmMgGtT])")
+_RATE_UNITS = {"k": ("kbit/s", 1e3, 1), "m": ("Mbit/s", 1e6, 1), "g": ("Gbit/s", 1e9, 3)}
+_RATE_UNITS["t"] = ("Tbit/s", 1e12, 3)
+
+
+def _rate_as_written(value: float, written: str) -> str | None:
+    """A rate in the unit of the prefix written ('>= 1M': '1.0 Mbit/s'); None without one."""
+    match = _WRITTEN.fullmatch(written)
+    found = _RATE_PREFIX.match(match["value"]) if match is not None else None
+    if found is None:
+        return None
+    unit, scale, digits = _RATE_UNITS[found["prefix"].lower()]
+    return f"{value / scale:.{digits}f} {unit}"
 
 
 def measured_text(measure: Measure, value: float) -> str:

@@ -567,8 +567,11 @@ class Result:
         derived: list[Measurement] = []
         for direction in self.directions:
             flow = (("flow", direction.flow.value),)
-            goodput = direction.goodput_bps
-            if goodput is not None:
+            # Goodput is what arrived: a rate only the sender saw counts what was lost
+            # too (all of it, when nothing reached the receiver), so it is never named so
+            # and never meets an expectation (reports show it, marked as the sender's).
+            if direction.received is not None:
+                goodput = direction.received.bits_per_second
                 derived.append(Measurement("goodput", "bit/s", Better.HIGHER, goodput, flow))
             udp = direction.udp
             if udp is not None and udp.loss_percent is not None:

@@ -29,12 +29,13 @@ from wirespeed.card.parts import (
 from wirespeed.card.plan_text import card_marker
 from wirespeed.model import Finding, FindingKind, Topology, TrialOutcome
 from wirespeed.report.budgets import Budget, parse_budget
-from wirespeed.report.model import Report, Row, cv_text
+from wirespeed.report.model import ABOVE_CEILING_HINT, FlowFigure, Report, Row, cv_text
 from wirespeed.report.stored_summary import summary_fields
 
 # The parts `--tuned` runs again: the ones whose packets cross the tuned NICs.
 NETWORK_PARTS = (THROUGHPUT, FORWARDING, LATENCY, VPN)
 LINE_RATE_SHARE = 0.95  # at or above this share of its ceiling a figure is "line rate"
+SUSPECT = "above the physical ceiling, suspect"  # a figure report/model.py notes so
 # What a goodput is good for (docs/budgets.md): streams, I/Q samples, users at a rate.
 GOOD_FOR = ("video:6M", "video:25M", "sdr:sc16")
 
@@ -54,6 +55,9 @@ class Figure:
     tuned: str = ""
     change: str = ""
     tuned_value: float | None = None
+    # Above its physical ceiling: never "line rate", never a budget; its ceiling text
+    # says so, as the report's note does.
+    suspect: bool = False
 
 
 @dataclass(frozen=True)
@@ -262,6 +266,8 @@ def _flow_figures(report: Report, test_id: str, label: str) -> list[Figure]:
             if value is not None and flow.ceiling is not None:
                 share = value / flow.ceiling.bits_per_second * 100
                 ceiling = f"{share:.1f} % of {rate_text(flow.ceiling.bits_per_second)}"
+                if flow.above_ceiling:
+                    ceiling += f": {SUSPECT}"
             figures.append(
                 Figure(
                     named,
@@ -270,9 +276,15 @@ def _flow_figures(report: Report, test_id: str, label: str) -> list[Figure]:
                     rate_text(value) if value is not None else "not measured",
                     ceiling,
                     _spread(flow.summary),
+                    suspect=flow.above_ceiling,
                 )
             )
     return figures
+
+
+def _believable(flows: Iterable[FlowFigure]) -> list[float]:
+    """The flows' figures that can be true: none above its ceiling."""
+    return [f.goodput_bps for f in flows if f.goodput_bps is not None and not f.above_ceiling]
 
 
 def _throughput(
@@ -299,7 +311,13 @@ def _throughput(
             Topology.ENDPOINT: "takes TCP",
         }.get(topology or Topology.ROUTER, "moves TCP")
         assert best.value is not None
-        if ceiling is not None and best.value >= ceiling * LINE_RATE_SHARE:
+        if best.suspect and ceiling is not None:
+            # What the run's report says of it, not "line rate".
+            headline = (
+                f"{verb} at {rate_text(best.value)} ({best.value / ceiling * 100:.0f} % of "
+                f"{rate_text(ceiling)}), {ABOVE_CEILING_HINT}"
+            )
+        elif ceiling is not None and best.value >= ceiling * LINE_RATE_SHARE:
             headline = f"{verb} at line rate ({rate_text(best.value)})"
         elif ceiling is not None:
             headline = (
@@ -423,7 +441,11 @@ def _latency(report: Report, outcomes: list[TrialOutcome], _: Topology | None) -
 
 def _vpn(report: Report, outcomes: list[TrialOutcome], _: Topology | None) -> PartSummary:
     figures = _flow_figures(report, "vpn", "VPN")
-    said = [f"{f.label} {f.text}" for f in figures if f.value is not None]
+    said = [
+        f"{f.label} {f.text}" + (f" ({SUSPECT})" if f.suspect else "")
+        for f in figures
+        if f.value is not None
+    ]
     return PartSummary(VPN, "; ".join(said), tuple(figures), _findings_of(outcomes))
 
 
@@ -551,7 +573,7 @@ def _good_for(report: Report, routed: str) -> tuple[str, ...]:
             continue
         for column, cell in zip(report.columns, row.cells, strict=True):
             if cell is not None and column.path == routed:
-                ways += [f.goodput_bps for f in cell.flows if f.goodput_bps is not None]
+                ways += _believable(cell.flows)
     if ways:
         slower = min(ways)
         texts = ", ".join(b.text(slower) for b in budgets)
@@ -559,7 +581,7 @@ def _good_for(report: Report, routed: str) -> tuple[str, ...]:
     row = _row(report, "vpn")
     if row is not None:
         for column, cell in zip(report.columns, row.cells, strict=True):
-            values = [f.goodput_bps for f in cell.flows if f.goodput_bps] if cell else []
+            values = [v for v in _believable(cell.flows) if v] if cell else []
             if values:
                 value = statistics.median(values)
                 video = budgets[0]

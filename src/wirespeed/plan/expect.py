@@ -25,13 +25,17 @@ from typing import Any
 
 from wirespeed.expectations import (
     MEASURE_PROTOCOL,
+    MEASURE_UNIT,
+    Comparison,
     Expectation,
     Labels,
     Measure,
     TestExpectations,
+    item_text,
     parse_comparison,
     parse_expectation,
     unit_rule,
+    value_text,
 )
 from wirespeed.model import Flow, PowerSettings, TestCase
 from wirespeed.plan.collect import Collector
@@ -200,6 +204,13 @@ def _flow_figure(
         )
         return []
     if isinstance(written, dict):
+        if not written:
+            out.error(
+                at,
+                f"{measure}: an empty mapping expects nothing: write one comparison such as "
+                f"{unit_rule(MEASURE_UNIT[measure]).example}, or one per flow (up:, down:)",
+            )
+            return []
         return _per_flow(measure, written, at, test, out)
     return _parsed(measure, written, at, out, flow=None, flows=test.spec.flows)
 
@@ -210,16 +221,61 @@ def _any_measurement(
     """A measurement by name: one comparison for every cell of it, a mapping of labels
     with `value:`, or a list of such mappings."""
     if isinstance(written, list):
-        found = []
+        if not written:
+            out.error(
+                at,
+                f"{known.name}: an empty list expects nothing: write one comparison such as "
+                f"{unit_rule(known.unit).example}, or a list of labels and value",
+            )
+            return []
+        found: list[Expectation] = []
         for index, entry in enumerate(written):
             if not isinstance(entry, dict):
                 out.error((*at, index), _mapping_expected(known, test))
                 continue
-            found += _labelled(known, entry, (*at, index), test, out)
+            mine = _labelled(known, entry, (*at, index), test, out)
+            for expectation in mine:
+                _check_overlap(expectation, found, (*at, index), out)
+            found += mine
         return found
     if isinstance(written, dict):
         return _labelled(known, written, at, test, out)
     return _compared(known, written, (), at, out)
+
+
+def _check_overlap(
+    expectation: Expectation, earlier: list[Expectation], at: Loc, out: Collector
+) -> None:
+    """Two rules of one measurement for the same cells: refused (which one?); sharing
+    one cell (a floor for all, a stricter one for some): said, as both must hold."""
+    for other in earlier:
+        if other.labels == expectation.labels:
+            out.error(
+                at,
+                f"{expectation.name}: two rules for the same cells ({expectation.item}): "
+                f"{other.comparison} {other.written.lstrip('<>= ')} and "
+                f"{expectation.comparison} {expectation.written.lstrip('<>= ')}",
+                hint="keep one, or pick other cells with the labels",
+            )
+            return
+        shared = _shared_cell(other, expectation)
+        if shared is not None:
+            out.warn(
+                at,
+                f"{expectation.name}: two rules for the cell {item_text(expectation.name, shared)}"
+                f": both must hold ({other.text} and {expectation.text})",
+            )
+            return
+
+
+def _shared_cell(one: Expectation, other: Expectation) -> Labels | None:
+    """A cell both expectations concern, or None."""
+    if one.slots and other.slots:
+        return next((slot for slot in one.slots if slot in other.slots), None)
+    mine, theirs = dict(one.labels), dict(other.labels)
+    if any(theirs.get(key, value) != value for key, value in mine.items()):
+        return None
+    return tuple(sorted({**mine, **theirs}.items()))
 
 
 def _mapping_expected(known: Yield, test: TestCase) -> str:
@@ -289,9 +345,43 @@ def _compared(
     except ValueError as error:
         out.error(at, f"{known.name}: {error}")
         return []
-    return [
-        Expectation(known.name, comparison, value, text, known.unit, labels, known.slots(labels))
-    ]
+    expectation = Expectation(
+        known.name, comparison, value, text, known.unit, labels, known.slots(labels)
+    )
+    if not _possible(expectation, at, out, signed=known.signed):
+        return []
+    return [expectation]
+
+
+# The most a figure of a unit can be; every unsigned figure is at least 0.
+_HIGHEST = {"%": 100.0}
+
+
+def _possible(expectation: Expectation, at: Loc, out: Collector, *, signed: bool = False) -> bool:
+    """False, with an error, for a comparison no figure can meet ("< 0 %"); True, with a
+    warning, for one none can fail (a gate that never closes)."""
+    name, value, unit = expectation.name, expectation.value, expectation.unit
+    lowest = None if signed else 0.0
+    highest = _HIGHEST.get(unit)
+    comparison = expectation.comparison
+    said = f"{name} {expectation.written}"
+    words = unit_rule(unit).words
+    if lowest is not None and comparison is Comparison.BELOW and value <= lowest:
+        out.error(
+            at,
+            f"{said} can never be met: {name} is never below {value_text(unit, lowest)}",
+            hint=f'for none at all write "<= 0"; {name} is {words}',
+        )
+        return False
+    if highest is not None and comparison is Comparison.ABOVE and value >= highest:
+        out.error(at, f"{said} can never be met: {name} is never above {value_text(unit, highest)}")
+        return False
+    always = (lowest is not None and comparison is Comparison.AT_LEAST and value <= lowest) or (
+        highest is not None and comparison is Comparison.AT_MOST and value >= highest
+    )
+    if always:
+        out.warn(at, f"{said} is always met: it can never fail a run", hint="remove it")
+    return True
 
 
 def _per_flow(
@@ -338,6 +428,8 @@ def _parsed(
         expectation = parse_expectation(measure, written, flow)
     except ValueError as error:
         out.error(at, f"{measure}: {error}")
+        return []
+    if not _possible(expectation, at, out):
         return []
     slots = tuple((("flow", f.value),) for f in flows)
     return [dataclasses.replace(expectation, slots=slots)]

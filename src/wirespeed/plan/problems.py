@@ -70,9 +70,13 @@ def _reading_order(problem: Problem) -> tuple[int, int]:
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
-    """' (did you mean 'duration'?)' for a near miss, else ''."""
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    """' (did you mean 'duration'?)' for a near miss, else ''. Case aside: `ndr` is a
+    near miss of `NDR`."""
+    by_lower: dict[str, str] = {}
+    for choice in choices:
+        by_lower.setdefault(choice.lower(), choice)
+    close = difflib.get_close_matches(word.lower(), list(by_lower), n=1, cutoff=0.6)
+    return f" (did you mean {by_lower[close[0]]!r}?)" if close else ""
 
 
 def one_of(choices: Iterable[str]) -> str:

@@ -39,6 +39,7 @@ class Yield:
     unit: str
     labels: tuple[str, ...] = ()
     values: Mapping[str, tuple[str, ...]] = field(default_factory=_no_values)
+    signed: bool = False  # may be below 0 (a latency increase); others never are
 
     def slots(self, chosen: Labels) -> tuple[Labels, ...]:
         """The label sets of the known labels that match `chosen`: each a cell that must
@@ -148,7 +149,7 @@ def latency_yields() -> tuple[Yield, ...]:
     """analysis/latency.py's, of a test with probes. The increase's `way`: the round
     trip always; up and down only where irtt measured them (not known before)."""
     return (
-        Yield("latency increase", "ms", ("way",), known_values(way=("round trip",))),
+        Yield("latency increase", "ms", ("way",), known_values(way=("round trip",)), signed=True),
         Yield("rtt", "ms", ("load", "statistic"), known_values(load=_LOADS, statistic=_STATISTICS)),
         Yield("probe loss", "%", ("load",), known_values(load=_LOADS)),
     )

@@ -77,7 +77,10 @@ WARNING_HINTS: dict[WarningKind, str] = {
         "datagrams larger than MTU - 28 are IP-fragmented: the ceiling counts every "
         "fragment's headers"
     ),
-    WarningKind.CONNECT_FAILED: "a connection failed (iperf2 -d cannot connect back through NAT)",
+    WarningKind.CONNECT_FAILED: (
+        "a connection failed: nothing listened at the server's address and port, or a "
+        "route or firewall between them stopped it"
+    ),
     WarningKind.TRUNCATED: "the output ended before the final summary",
     WarningKind.TOOL_ERROR: "the tool reported an error",
     WarningKind.TIMED_BY_THE_WIRE: (
@@ -88,6 +91,11 @@ WARNING_HINTS: dict[WarningKind, str] = {
 }
 SENDER_SIDE_HINT = (
     "receiver-side goodput unknown: the figure is the sender's rate, which counts lost data"
+)
+# A dual test's (iperf2 -d): its server opens the reverse connection back to the client.
+DUAL_CONNECT_HINT = (
+    "a connection failed (iperf2 -d: the server connects back to the client, which NAT "
+    "and firewalls block; bidir works through them)"
 )
 ABOVE_CEILING_HINT = (
     "above the physical ceiling: the link is faster than the plan says, or the figure is wrong"
@@ -212,6 +220,15 @@ class FlowFigure:
     @property
     def goodput_bps(self) -> float | None:
         return statistics.median(self.values_bps) if self.values_bps else None
+
+    @property
+    def above_ceiling(self) -> bool:
+        """Whether the median is above what the link can carry: a figure that cannot be
+        true, whatever else says of it (ABOVE_CEILING_HINT)."""
+        goodput, ceiling = self.goodput_bps, self.ceiling
+        if goodput is None or ceiling is None:
+            return False
+        return goodput > ceiling.bits_per_second * CEILING_TOLERANCE
 
     @property
     def loss_percent(self) -> float | None:
@@ -409,8 +426,11 @@ def _notes_of(outcome: TrialOutcome, ceiling: Ceiling | None, notes: _Notes) -> 
     if result is None:
         return found
     kinds = {w.kind for w in result.warnings}
+    dual = outcome.trial.test.spec.direction is Direction.DUAL
     for warning in result.warnings:
         hint = WARNING_HINTS[warning.kind]
+        if warning.kind is WarningKind.CONNECT_FAILED and dual:
+            hint = DUAL_CONNECT_HINT
         found.add(notes.add(NoteKind.WARNING, warning.kind.value, hint, key, warning.message))
     # A benchmark and a search have measurements, no flows (report/measured.py).
     test = outcome.trial.test
@@ -600,11 +620,11 @@ def _judgement_notes(
         else:  # the measurement's own cell: "fwd NAT: NDR 1518 B, out"
             label = f"{where}: {item_text(expectation.name, judgement.labels)}"
         if judgement.measured is None:
-            detail = f"{label}: nothing measured"
+            detail = f"{label}: nothing measured{judgement.set_aside_text}"
         else:
             measured = value_text(expectation.unit, judgement.measured)
             of = f", median of {judgement.n}" if judgement.n > 1 else ""
-            detail = f"{label}: {measured}{of}"
+            detail = f"{label}: {measured}{of}{judgement.set_aside_text}"
         text = f"{expectation.text} expected: {verdict.value}"
         code = f"expectation-{verdict.value.replace(' ', '-')}"
         for key in judgement.trials or keys:

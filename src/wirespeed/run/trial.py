@@ -21,8 +21,10 @@ from wirespeed.analysis.power import power_measurements, split_timeline, total_g
 from wirespeed.errors import WirespeedError
 from wirespeed.hosts.base import Host, Process
 from wirespeed.model import (
+    Direction,
     Finding,
     FindingKind,
+    Flow,
     Measurement,
     PowerSettings,
     Proto,
@@ -59,6 +61,7 @@ from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.session import Sampler, SamplerSource, TrialSampler
 from wirespeed.sampling.summary import MonitorSummary
 from wirespeed.signals import deferred_signals
+from wirespeed.units import format_rate
 
 # Its own, and the shared lifecycle it is built on (trial_life.py), which the other
 # trials and tests import with run_trial.
@@ -556,18 +559,51 @@ def _parse(
         return result, stderr[-1] if stderr else "iperf reported no measurement"
     missing = [flow.value for flow in spec.flows if result.direction(flow) is None]
     if missing:
-        # iperf2 -d through NAT or a firewall: the reverse connection is refused, iperf
-        # measures one direction and still exits 0. A half result is not the test asked for.
-        return result, (
-            f"no measurement of the {' and '.join(missing)} direction "
-            f"(asked for {spec.direction.value}): the reverse flow never started; "
-            "iperf2 -d needs the server to connect back to the client, which NAT and "
-            "firewalls block (use bidir or down instead)"
-        )
+        return result, _missing_direction(missing, spec)
+    unheard = _not_received(result, spec)
+    if unheard is not None:
+        return result, unheard
     short = _cut_short(result, spec, client_raw)
     if short is not None:
         return result, short
     return result, None
+
+
+def _missing_direction(missing: list[str], spec: TestSpec) -> str:
+    said = f"no measurement of the {' and '.join(missing)} direction (asked for {spec.direction})"
+    if spec.direction is Direction.DUAL:
+        # iperf2 -d through NAT or a firewall: the reverse connection is refused, iperf
+        # measures one direction and still exits 0. A half result is not the test asked for.
+        return (
+            f"{said}: the reverse flow never started; iperf2 -d needs the server to "
+            "connect back to the client, which NAT and firewalls block (use bidir or "
+            "down instead)"
+        )
+    return f"{said}: iperf reported none"
+
+
+def _not_received(result: Result, spec: TestSpec) -> str | None:
+    """Why a UDP flow has no figure of its receiver, or None. A UDP sender writes at its
+    rate whether or not anything arrives (a gateway nobody answers drops every datagram
+    in the sender's own ARP queue, and iperf2 exits 0): its rate is not goodput, and a
+    trial that has no other is not measured. (TCP delivers what it sends, and
+    its connection fails when nothing arrives.) What it sent stays in the result."""
+    if spec.protocol is not Proto.UDP:
+        return None
+    for flow in spec.flows:
+        direction = result.direction(flow)
+        if direction is None or direction.received is not None:
+            continue
+        receiver = "server" if flow is Flow.UP else "client"
+        sent = direction.sent
+        rate = "" if sent is None else f" ({format_rate(sent.bits_per_second)})"
+        return (
+            f"the {receiver} reported nothing received of the {flow} flow: what was sent"
+            f"{rate} never reached it, or its report was lost; a sender's rate is not "
+            "goodput (check the route between client and server: a gateway that does "
+            "not answer, a firewall)"
+        )
+    return None
 
 
 # A flow measured over less than this share of the test's duration was cut short.

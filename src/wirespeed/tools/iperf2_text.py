@@ -360,6 +360,14 @@ def _check_completeness(state: _State, drafts: list[StreamDraft]) -> None:
         state.warnings.append(
             warning(WarningKind.TRUNCATED, "connected, but the output ends before any report")
         )
+    if state.side is Side.SERVER and state.listen_ports and not state.connections:
+        # A UDP server hears of a test from its first datagram: none came.
+        state.warnings.append(
+            warning(
+                WarningKind.OTHER,
+                "the server listened, but no connection and no datagram reached it",
+            )
+        )
     # A client with a listener of its own ran -d: the server should have connected back.
     dual_client = state.side is Side.CLIENT and bool(state.listen_ports)
     if dual_client and drafts and not any(d.flow is Flow.DOWN for d in drafts):

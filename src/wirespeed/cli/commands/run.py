@@ -58,7 +58,7 @@ def judgements_status(judgements: Sequence[Judgement], env: Environment) -> Exit
             "nothing measured"
             if judgement.measured is None
             else f"measured {value_text(expectation.unit, judgement.measured)}"
-        )
+        ) + judgement.set_aside_text
         flow = judgement.flow
         if flow is not None:
             shown.append(f"{expectation.text} on {where} ({flow}), {measured}")
