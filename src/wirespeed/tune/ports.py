@@ -125,6 +125,24 @@ def _end_left_processes(host: Host, namespace: str) -> None:
                 os.kill(int(word), signal.SIGKILL)
 
 
+def _running_in(host: Host, namespace: str, most: int = 4) -> str:
+    """'running there: iperf3 (pid 4242), sleep (pid 4250)': what uses a port's
+    namespace, for the message that refuses to move the port again."""
+    done = host.run(["ip", "netns", "pids", namespace], timeout=15.0)
+    pids = [w for w in done.stdout.split() if w.isdigit()] if done.returncode == 0 else []
+    if not pids:
+        return "nothing runs there: the run that moved it may have been killed"
+    programs = []
+    for pid in pids[:most]:
+        try:
+            name = host.read_file(f"/proc/{pid}/comm").strip()
+        except (OSError, WirespeedError):
+            name = "?"
+        programs.append(f"{name} (pid {pid})")
+    more = f" and {len(pids) - most} more" if len(pids) > most else ""
+    return "running there: " + ", ".join(programs) + more
+
+
 def restored_words(entry_target: str, previous: str) -> str | None:
     """'port pt-a is back as it was: 172.31.77.5/24, MTU 1400, up' for a port's journal
     row; None for any other row."""
@@ -179,17 +197,26 @@ def check_port(host: Host, setup: PortSetup, ssh_connection: str | None) -> None
     where = f"hosts: {name}: port {interface}"
     if interface == "lo":
         raise UsageError(f"{where} is the loopback device", hint="name a network port")
+    # Before "no such port": a port another run moved is not in this namespace either.
+    if namespace_exists(setup.namespace):
+        in_use = "wait for it to end; if none runs, `wirespeed tune restore local` (with the "
+        in_use += "--db of the run that moved it) gives the port back"
+        users = _running_in(host, setup.namespace)
+        if _present(host, interface, setup.namespace):
+            raise UsageError(
+                f"{where} is in use: it is in namespace {setup.namespace}, where another "
+                f"wirespeed run moved it ({users})",
+                hint=in_use,
+            )
+        raise UsageError(
+            f"{where}: namespace {setup.namespace} exists already: another wirespeed run "
+            f"uses the port ({users})",
+            hint=in_use,
+        )
     if not _present(host, interface):
         raise UsageError(
             f"{where}: this machine has no such port",
             hint="`ip -br link` lists this machine's ports",
-        )
-    if namespace_exists(setup.namespace):
-        raise UsageError(
-            f"{where}: namespace {setup.namespace} exists already: another wirespeed run "
-            "uses the port",
-            hint="wait for it to end; if none runs, `wirespeed tune restore local` (with "
-            "the --db of the run that moved it) gives the port back",
         )
     if setup.force:
         return

@@ -200,3 +200,32 @@ def test_the_port_of_the_ssh_session_wirespeed_runs_in_is_refused(
     assert status == 2, err
     assert f"port {bench.port_a} carries the SSH session wirespeed runs in" in err
     assert bench.state() == before
+
+
+def test_a_port_another_run_moved_is_said_to_be_in_use_and_by_what(
+    bench: PortBench, tmp_path: Path
+) -> None:
+    """The port sits in its namespace, as another run leaves it while it measures (moved
+    there with plain ip, a program running there): not "no such port"."""
+    namespace = f"{bench.port_a}-port"
+    ip("netns", "add", namespace)
+    ip("link", "set", "dev", bench.port_a, "netns", namespace)
+    other = subprocess.Popen(["ip", "netns", "exec", namespace, "sleep", "60"])
+    try:
+        deadline = time.monotonic() + 10
+        while not ip("netns", "pids", namespace).split():
+            assert time.monotonic() < deadline, "sleep never ran in the namespace"
+            time.sleep(0.05)
+        plan = tmp_path / "plan.yaml"
+        plan.write_text(bench.plan())
+        status, _, err = run_cli("run", str(plan), "--db", str(tmp_path / "db"), "-q")
+        assert status == 2, err
+        assert "no such port" not in err
+        assert f"port {bench.port_a} is in use: it is in namespace {namespace}" in err
+        assert f"running there: sleep (pid {other.pid})" in err
+        assert "wirespeed tune restore local" in err
+        assert other.poll() is None, "the other run's program was left alone"
+        assert not bench.in_this_namespace(bench.port_a)
+    finally:
+        other.kill()
+        other.wait()
