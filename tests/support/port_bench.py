@@ -146,7 +146,9 @@ def _wire(bench: PortBench) -> None:
     ip("addr", "add", bench.own_subnet, "dev", bench.port_a)
     ip("link", "set", "dev", bench.port_a, "up")
     gateway = bench.own_subnet.rsplit(".", 1)[0] + ".1"
-    ip("route", "add", "100.126.0.0/16", "via", gateway, "dev", bench.port_a, "metric", "7")
+    # As unique as the subnet: benches of tests run at once share this namespace.
+    routed = bench.own_subnet.replace("100.127.", "100.126.").replace(".5/24", ".0/24")
+    ip("route", "add", routed, "via", gateway, "dev", bench.port_a, "metric", "7")
 
 
 def _remove(bench: PortBench) -> None:
@@ -159,3 +161,45 @@ def _remove(bench: PortBench) -> None:
         ip("netns", "del", namespace, check=False)
     for port in bench.ports:  # gone with their peers in the router's namespace
         ip("link", "del", port, check=False)
+
+
+@contextlib.contextmanager
+def ports_in_a_host(bench: PortBench) -> Iterator[str]:
+    """A namespace standing for this machine, holding port_a (192.168.71.7/24,
+    2001:db8:71::7/64) and port_b (10.71.0.7/24, 2001:db8:72::7/64), up: wirespeed run
+    in it (`ip netns exec`) sees them as its own ports, and the test can give that
+    machine routes a shared machine's own namespace must not get (a default route).
+    Removed with both ports, whatever happened."""
+    host = f"{bench.router}h"
+    ip("netns", "add", host)
+    try:
+        ip("-n", host, "link", "set", "lo", "up")
+        for port, four, six in (
+            (bench.port_a, "192.168.71.7/24", "2001:db8:71::7/64"),
+            (bench.port_b, "10.71.0.7/24", "2001:db8:72::7/64"),
+        ):
+            ip("link", "set", "dev", port, "netns", host)
+            ip("-n", host, "addr", "add", four, "dev", port)
+            ip("-n", host, "addr", "add", six, "nodad", "dev", port)
+            ip("-n", host, "link", "set", "dev", port, "up")
+        yield host
+    finally:
+        for port in bench.ports:
+            ip("-n", host, "link", "del", port, check=False)
+        pids = ip("netns", "pids", host, check=False).split()
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid), signal.SIGKILL)
+        ip("netns", "del", host, check=False)
+
+
+def routes_someone_added(namespace: str) -> list[str]:
+    """`ip -j route show table all` in the namespace without the kernel's own routes,
+    each as sorted JSON: what a run must leave as it found it."""
+    found = json.loads(ip("-n", namespace, "-j", "route", "show", "table", "all"))
+    kernels = ("local", "broadcast", "multicast", "anycast")
+    return sorted(
+        json.dumps(route, sort_keys=True)
+        for route in found
+        if route.get("protocol") != "kernel" and route.get("type") not in kernels
+    )

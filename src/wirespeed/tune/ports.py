@@ -32,7 +32,7 @@ from wirespeed.hosts.base import Completed, Host
 from wirespeed.hosts.netns import namespace_exists
 from wirespeed.signals import deferred_signals
 from wirespeed.tune.journal import Journal, State
-from wirespeed.tune.port_state import PortState, read_state
+from wirespeed.tune.port_state import PortState, nexthop_ids, read_state, route_ports
 from wirespeed.tune.targets import check_interface
 
 _LINK_WAIT = 15.0  # seconds for a real port's autonegotiation after it comes up
@@ -80,7 +80,8 @@ def read_port(host: Host, interface: str) -> PortState:
     """The port's state in this machine's namespace; HostError when it is not there."""
     link = _ip(host, ["-j", "link", "show", "dev", interface]).stdout
     addresses = _ip(host, ["-j", "addr", "show", "dev", interface]).stdout
-    routes = _ip(host, ["-j", "route", "show", "table", "all", "dev", interface]).stdout
+    # Not `dev IF`: that leaves out the multipath routes one of whose nexthops is IF.
+    routes = _ip(host, ["-j", "route", "show", "table", "all"]).stdout
     try:
         return read_state(interface, link, addresses, routes)
     except ValueError as error:
@@ -108,11 +109,26 @@ def restore_port(host: Host, state: PortState) -> None:
             _ip(host, address.add_argv(interface)[1:], ok_if="File exists")
     if now.up != state.up:
         _ip(host, ["link", "set", "dev", interface, "up" if state.up else "down"])
-    for route in state.routes:
+    absent = _absent_ports(host, state)
+    # A multipath route through a port still moved is added when that port comes back.
+    for route in state.routes_without(absent):
         if route not in now.routes:
             _ip(host, route.add_argv(interface)[1:], ok_if="File exists")
     if namespace_exists(namespace):
         _ip(host, ["netns", "del", namespace])
+
+
+def _absent_ports(host: Host, state: PortState) -> frozenset[str]:
+    """The other ports of the state's multipath routes that are not in this namespace."""
+    others = {d for r in state.routes for d in r.devices(state.interface)} - {state.interface}
+    return frozenset(d for d in others if not _present(host, d))
+
+
+def port_is_back(host: Host, state: PortState) -> bool:
+    """Whether the port is here with the state it had (its multipath routes through a
+    port still moved aside: they come back with that port)."""
+    now = read_port(host, state.interface)
+    return now.same_as(state, absent=_absent_ports(host, state))
 
 
 def _end_left_processes(host: Host, namespace: str) -> None:
@@ -159,14 +175,24 @@ def restored_words(entry_target: str, previous: str) -> str | None:
 
 
 def _default_route_ports(host: Host) -> set[str]:
+    """The ports of this machine's default routes: IPv4 and IPv6, of every table (a
+    policy table's too), a multipath route's every nexthop."""
     found: set[str] = set()
     for family in ("-4", "-6"):
-        done = host.run(["ip", family, "-j", "route", "show", "default"], timeout=15.0)
-        with contextlib.suppress(json.JSONDecodeError):
-            for route in json.loads(done.stdout or "[]") if done.returncode == 0 else []:
-                if isinstance(route, dict) and isinstance(route.get("dev"), str):
-                    found.add(route["dev"])
+        argv = ["ip", family, "-j", "route", "show", "table", "all", "default"]
+        done = host.run(argv, timeout=15.0)
+        with contextlib.suppress(ValueError):
+            found |= route_ports(done.stdout) if done.returncode == 0 else set()
     return found
+
+
+def _nexthop_objects(host: Host, interface: str) -> list[str]:
+    """The ids of the nexthop objects (`ip nexthop`) on the port: the kernel deletes
+    them, and every route that uses them, when the port moves."""
+    done = host.run(["ip", "-j", "nexthop", "show", "dev", interface], timeout=15.0)
+    with contextlib.suppress(ValueError):
+        return nexthop_ids(done.stdout) if done.returncode == 0 else []
+    return []
 
 
 def _port_with_address(host: Host, address: str) -> str | None:
@@ -220,6 +246,15 @@ def check_port(host: Host, setup: PortSetup, ssh_connection: str | None) -> None
         )
     if setup.force:
         return
+    objects = _nexthop_objects(host, interface)
+    if objects:
+        raise UsageError(
+            f"{where} is used by nexthop object(s) {', '.join(objects)} (`ip nexthop`): "
+            "the kernel deletes them, and the routes by them, when the port moves, and "
+            "wirespeed cannot give them back",
+            hint=f"wire the bench to other ports, or write force: true under hosts: {name} "
+            "to move it anyway and add them again after the run",
+        )
     force = f"write force: true under hosts: {name} if you have another way in"
     if interface in _default_route_ports(host):
         raise UsageError(
@@ -234,11 +269,14 @@ def check_port(host: Host, setup: PortSetup, ssh_connection: str | None) -> None
         )
 
 
-def move_port(host: Host, journal: Journal, setup: PortSetup) -> str:
-    """Journal the port's state, then move it and set it up; the journal session."""
+def move_port(
+    host: Host, journal: Journal, setup: PortSetup, state: PortState | None = None
+) -> str:
+    """Journal the port's state (`state`: read before any port of the run moved, else
+    now), then move it and set it up; the journal session."""
     from wirespeed.tune.apply import host_boot_id, restore_session
 
-    state = read_port(host, setup.interface)
+    state = state if state is not None else read_port(host, setup.interface)
     session = journal.new_session()
     with deferred_signals():
         entry = journal.record(
@@ -304,11 +342,14 @@ def ports_moved(
 
     for setup in setups:
         check_port(host, setup, ssh_connection)
+    # Every port's state before the first moves: a multipath route through two of them
+    # is gone (IPv4) or cut down (IPv6) once one has moved, and each row must hold it.
+    states = [read_port(host, setup.interface) for setup in setups]
     sessions: list[str] = []
     failed = True
     try:
-        for setup in setups:
-            sessions.append(move_port(host, journal, setup))
+        for setup, state in zip(setups, states, strict=True):
+            sessions.append(move_port(host, journal, setup, state))
         yield {setup.interface: setup.namespace for setup in setups}
         failed = False
     finally:
