@@ -11,6 +11,17 @@ the move), so before the move wirespeed reads what restore must bring back:
                 nexthops is the port (`ip route show dev IF` lists no multipath route,
                 and the kernel deletes the whole IPv4 one when one of its ports moves)
     mtu, up     `ip -j link show dev IF`
+    sysctls     every writable per-interface value under /proc/sys/net: ipv4/conf/IF,
+                ipv6/conf/IF, ipv4/neigh/IF, ipv6/neigh/IF (SYSCTL_SCRIPT prints them):
+                the kernel gives a port that arrives in a namespace the defaults of
+                the kernel or of that namespace, whatever was set on it before. All
+                are kept (not only those that differ from `conf/default`: a namespace
+                other than the first has no `neigh/default`), and restore writes those
+                that differ. Not `stable_secret`: a secret has no place in a store that
+                may be shared; the port comes back without it.
+
+The port's qdiscs are not kept: tc has no way to print a qdisc tree that could be given
+back exactly, so tune/ports.py refuses a port with a qdisc of its own unless forced.
 
 A multipath route goes back with `ip route replace` once every port of its nexthops is
 back (the last of them to come back adds it): IPv6 keeps the nexthops whose port stayed
@@ -29,6 +40,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +52,21 @@ _KERNEL_TYPES = ("local", "broadcast", "multicast", "anycast")
 # Address flags `ip addr add` takes and `ip -j addr` shows as `"nodad": true`.
 _ADDRESS_FLAGS = ("home", "mngtmpaddr", "nodad", "noprefixroute", "autojoin")
 _WORD = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-:")
+# A per-interface sysctl as kept: "ipv4/conf/rp_filter" for /proc/sys/net/ipv4/conf/IF/rp_filter.
+_SYSCTL_KEY = re.compile(r"(ipv4|ipv6)/(conf|neigh)/[a-z0-9_]{1,64}")
+_SYSCTL_VALUE = re.compile(r"[ -~\t]{0,256}")
+_SECRET_SYSCTLS = ("stable_secret",)
+
+# Prints "ipv4/conf/IF/KEY<TAB>VALUE" for each writable per-interface sysctl of IF ($1).
+# `[ -w ]` is false for a read-only one (mc_forwarding) even for root: procfs checks the
+# mode; a value that cannot be read (an unset stable_secret) is left out.
+SYSCTL_SCRIPT = """cd /proc/sys/net 2>/dev/null || exit 0
+for f in ipv4/conf/"$1"/* ipv4/neigh/"$1"/* ipv6/conf/"$1"/* ipv6/neigh/"$1"/*; do
+\t[ -f "$f" ] && [ -w "$f" ] || continue
+\tv=$(cat "$f" 2>/dev/null) || continue
+\tprintf '%s\\t%s\\n' "$f" "$v"
+done
+"""
 
 
 @dataclass(frozen=True)
@@ -145,6 +172,7 @@ class PortState:
     up: bool
     addresses: tuple[Address, ...] = ()
     routes: tuple[Route, ...] = ()
+    sysctls: tuple[tuple[str, str], ...] = ()  # ("ipv4/conf/rp_filter", "2"), sorted
 
     def to_json(self) -> str:
         return json.dumps(
@@ -172,6 +200,7 @@ class PortState:
                     }
                     for r in self.routes
                 ],
+                "sysctls": dict(self.sysctls),
             },
             sort_keys=True,
         )
@@ -187,11 +216,13 @@ class PortState:
                 raise ValueError("mtu or up")
             addresses = tuple(_address(item) for item in data["addresses"])
             routes = tuple(_route(item) for item in data["routes"])
+            # A row of a version that kept no sysctls has none to give back.
+            sysctls = _sysctls(data.get("sysctls", {}))
         except RefusedError:
             raise
         except (ValueError, KeyError, TypeError, AttributeError) as error:
             raise RefusedError(f"refused port state {text[:120]!r}: {error}") from None
-        return cls(interface, mtu, up, addresses, routes)
+        return cls(interface, mtu, up, addresses, routes, tuple(sysctls.items()))
 
     def same_as(self, other: PortState, absent: frozenset[str] = frozenset()) -> bool:
         """The same addresses, routes, MTU and up/down state (the kernel's own aside).
@@ -203,7 +234,13 @@ class PortState:
             and self.up == other.up
             and set(self.own_addresses) == set(other.own_addresses)
             and self.routes_without(absent) == other.routes_without(absent)
+            and self.sysctls == other.sysctls
         )
+
+    def sysctl_path(self, key: str) -> str:
+        """/proc/sys/net/ipv4/conf/IF/rp_filter for "ipv4/conf/rp_filter"."""
+        family, kind, name = key.split("/")
+        return f"/proc/sys/net/{family}/{kind}/{self.interface}/{name}"
 
     def routes_without(self, absent: frozenset[str]) -> set[Route]:
         """The routes none of whose ports is in `absent`."""
@@ -214,9 +251,11 @@ class PortState:
         return tuple(a for a in self.addresses if not a.kernel_made)
 
 
-def read_state(interface: str, link_json: str, addr_json: str, route_json: str) -> PortState:
-    """`ip -j link show dev IF`, `ip -j addr show dev IF`, `ip -j route show table all`
-    -> the state; ValueError when the text is not what ip prints."""
+def read_state(
+    interface: str, link_json: str, addr_json: str, route_json: str, sysctl_text: str = ""
+) -> PortState:
+    """`ip -j link show dev IF`, `ip -j addr show dev IF`, `ip -j route show table all`,
+    SYSCTL_SCRIPT's lines -> the state; ValueError when the text is not what they print."""
     links = _json_list(link_json, "ip -j link")
     if len(links) != 1 or links[0].get("ifname") != interface:
         raise ValueError(f"ip -j link shows no single {interface}")
@@ -240,7 +279,48 @@ def read_state(interface: str, link_json: str, addr_json: str, route_json: str) 
         up="UP" in flags,
         addresses=tuple(addresses),
         routes=tuple(routes),
+        sysctls=read_sysctls(interface, sysctl_text),
     )
+
+
+def read_sysctls(interface: str, text: str) -> tuple[tuple[str, str], ...]:
+    """SYSCTL_SCRIPT's "ipv4/conf/IF/KEY<TAB>VALUE" lines -> sorted (key, value) pairs,
+    keys without the interface ("ipv4/conf/KEY")."""
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        path, tab, value = line.partition("\t")
+        parts = path.split("/")
+        if not tab or len(parts) != 4 or parts[2] != interface or parts[3] in _SECRET_SYSCTLS:
+            continue
+        family, kind, _, key = parts
+        found[f"{family}/{kind}/{key}"] = value
+    return tuple(sorted(_sysctls(found).items()))
+
+
+def _sysctls(data: object) -> dict[str, str]:
+    if not isinstance(data, dict):
+        raise ValueError(f"sysctls {data!r}")
+    for key, value in data.items():
+        if not isinstance(key, str) or not _SYSCTL_KEY.fullmatch(key):
+            raise ValueError(f"sysctl {key!r}")
+        if key.rpartition("/")[2] in _SECRET_SYSCTLS:
+            raise ValueError(f"sysctl {key!r} is not kept")
+        if not isinstance(value, str) or not _SYSCTL_VALUE.fullmatch(value):
+            raise ValueError(f"sysctl {key} value {value!r}")
+    return {key: data[key] for key in sorted(data)}
+
+
+def added_qdiscs(qdisc_json: str) -> list[str]:
+    """`tc -j qdisc show dev IF` -> the qdiscs someone added ("tbf 8001: root"): the
+    kernel's own have handle 0: (noqueue, mq and its children, the default qdisc);
+    ingress and clsact have ffff:."""
+    found = []
+    for qdisc in _json_list(qdisc_json, "tc -j qdisc"):
+        handle = str(qdisc.get("handle", ""))
+        if handle != "0:":
+            where = "root" if qdisc.get("root") else f"parent {qdisc.get('parent', '?')}"
+            found.append(f"{qdisc.get('kind', '?')} {handle} {where}")
+    return found
 
 
 def route_ports(route_json: str) -> set[str]:

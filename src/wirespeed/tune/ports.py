@@ -4,7 +4,8 @@
         ...                                  # each end of a test runs in its namespace
 
 A port keeps its addresses only in the namespace it is in: moved, it arrives bare. So
-before the move its state (addresses, routes, MTU, up/down: port_state.py) is journaled
+before the move its state (addresses, routes, MTU, up/down, per-interface sysctls:
+port_state.py) is journaled
 in the store as a row `port:IF` of the tune journal, and only then is the port moved and
 given the plan's address, route and MTU. At the end of the run, on Ctrl-C or SIGTERM the
 row is restored: the port comes back to this machine's namespace and gets its state back,
@@ -13,7 +14,9 @@ the next start of `wirespeed run` (or `wirespeed tune restore`) restores it like
 other journaled knob (tune/apply.py recover).
 
 A port that carries this machine's default route, or the SSH session wirespeed runs in,
-is refused unless forced: moved, it would cut the way in for the whole run.
+is refused unless forced: moved, it would cut the way in for the whole run. So is a port
+with what the move loses and restore cannot give back exactly: a qdisc someone added,
+nexthop objects.
 """
 
 from __future__ import annotations
@@ -32,7 +35,14 @@ from wirespeed.hosts.base import Completed, Host
 from wirespeed.hosts.netns import namespace_exists
 from wirespeed.signals import deferred_signals
 from wirespeed.tune.journal import Journal, State
-from wirespeed.tune.port_state import PortState, nexthop_ids, read_state, route_ports
+from wirespeed.tune.port_state import (
+    SYSCTL_SCRIPT,
+    PortState,
+    added_qdiscs,
+    nexthop_ids,
+    read_state,
+    route_ports,
+)
 from wirespeed.tune.targets import check_interface
 
 _LINK_WAIT = 15.0  # seconds for a real port's autonegotiation after it comes up
@@ -82,8 +92,11 @@ def read_port(host: Host, interface: str) -> PortState:
     addresses = _ip(host, ["-j", "addr", "show", "dev", interface]).stdout
     # Not `dev IF`: that leaves out the multipath routes one of whose nexthops is IF.
     routes = _ip(host, ["-j", "route", "show", "table", "all"]).stdout
+    done = host.run(["sh", "-c", SYSCTL_SCRIPT, "sh", interface], timeout=15.0)
+    if done.returncode != 0:
+        raise HostError(f"cannot read the sysctls of {interface} on {host.name}: {done.stderr}")
     try:
-        return read_state(interface, link, addresses, routes)
+        return read_state(interface, link, addresses, routes, done.stdout)
     except ValueError as error:
         raise HostError(f"cannot read the state of {interface} on {host.name}: {error}") from None
 
@@ -102,6 +115,9 @@ def restore_port(host: Host, state: PortState) -> None:
     now = read_port(host, interface)
     if now.mtu != state.mtu:
         _ip(host, ["link", "set", "dev", interface, "mtu", str(state.mtu)])
+    # Before the addresses and the link going up: disable_ipv6, accept_dad and
+    # addr_gen_mode say what happens to them.
+    refused = _write_sysctls(host, state)
     for address in set(now.own_addresses) - set(state.own_addresses):
         _ip(host, ["addr", "del", address.cidr, "dev", interface])
     for address in state.own_addresses:
@@ -116,6 +132,23 @@ def restore_port(host: Host, state: PortState) -> None:
             _ip(host, route.add_argv(interface)[1:], ok_if="File exists")
     if namespace_exists(namespace):
         _ip(host, ["netns", "del", namespace])
+    if refused:
+        raise HostError(f"{interface}: could not write back {'; '.join(refused)}")
+
+
+def _write_sysctls(host: Host, state: PortState) -> list[str]:
+    """Write back each sysctl that differs now; what was refused. In key order, so
+    that of the pairs that are one value (base_reachable_time, base_reachable_time_ms)
+    the finer is written last, and each is read again just before."""
+    refused = []
+    for key, value in state.sysctls:
+        path = state.sysctl_path(key)
+        try:
+            if host.read_file(path).rstrip("\n") != value:
+                host.write_file(path, value + "\n")
+        except (OSError, WirespeedError) as error:
+            refused.append(f"{path} = {value} ({getattr(error, 'strerror', None) or error})")
+    return refused
 
 
 def _absent_ports(host: Host, state: PortState) -> frozenset[str]:
@@ -186,6 +219,14 @@ def _default_route_ports(host: Host) -> set[str]:
     return found
 
 
+def _added_qdiscs(host: Host, interface: str) -> list[str]:
+    """The qdiscs someone added to the port (`tc qdisc`); none known without tc."""
+    done = host.run(["tc", "-j", "qdisc", "show", "dev", interface], timeout=15.0)
+    with contextlib.suppress(ValueError):
+        return added_qdiscs(done.stdout) if done.returncode == 0 else []
+    return []
+
+
 def _nexthop_objects(host: Host, interface: str) -> list[str]:
     """The ids of the nexthop objects (`ip nexthop`) on the port: the kernel deletes
     them, and every route that uses them, when the port moves."""
@@ -246,6 +287,15 @@ def check_port(host: Host, setup: PortSetup, ssh_connection: str | None) -> None
         )
     if setup.force:
         return
+    qdiscs = _added_qdiscs(host, interface)
+    if qdiscs:
+        raise UsageError(
+            f"{where} has qdisc(s) of its own ({', '.join(qdiscs)}): the kernel drops them "
+            "when the port moves, and wirespeed cannot give them back exactly",
+            hint=f"`tc qdisc del dev {interface} root` (and `ingress`) for the run and add "
+            f"them again after it, or write force: true under hosts: {name} to move it "
+            "anyway: it comes back with the kernel's default qdisc",
+        )
     objects = _nexthop_objects(host, interface)
     if objects:
         raise UsageError(

@@ -17,7 +17,7 @@ import pytest
 from lab_runs import WIRESPEED
 
 from support.cli import run_cli
-from support.port_bench import PortBench, ip, port_bench
+from support.port_bench import PORT_A_SYSCTLS, PortBench, ip, port_bench
 
 pytestmark = [pytest.mark.root]
 
@@ -44,6 +44,11 @@ def test_two_ports_through_a_router_measure_the_link_and_come_back_as_they_were(
     status, out, err = run_cli("run", str(plan), "--db", str(db), "-q")
     assert status == 0, err
     assert bench.state() == before
+    assert all(
+        bench.state()[bench.port_a]["sysctls"][f"/proc/sys/net/{key.format(bench.port_a)}"]
+        == value + "\n"
+        for key, value in PORT_A_SYSCTLS.items()
+    )
     assert port_namespaces(bench) == []
     status, report, err = run_cli("report", out.strip(), "--db", str(db), "--format", "json")
     (trial,) = json.loads(report)["trials"]
@@ -185,6 +190,30 @@ def test_a_port_with_this_machines_default_route_is_refused(tmp_path: Path) -> N
         finally:
             ip("-n", host, "link", "del", bench.port_a, check=False)
             ip("netns", "del", host, check=False)
+
+
+def test_a_port_with_a_qdisc_of_its_own_is_refused_and_keeps_it(
+    bench: PortBench, tmp_path: Path
+) -> None:
+    """The kernel drops a port's qdiscs when it moves: not moved without force."""
+    subprocess.run(
+        ["tc", "qdisc", "add", "dev", bench.port_b, "root", "tbf", "rate", "100mbit",
+         "burst", "25000", "limit", "250000"],
+        check=True,
+    )  # fmt: skip
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(bench.plan())
+    before = bench.state()
+    status, _, err = run_cli("run", str(plan), "--db", str(tmp_path / "db"), "-q")
+    assert status == 2, err
+    assert f"port {bench.port_b} has qdisc(s) of its own (tbf " in err
+    assert "force: true under hosts: wan-side" in err
+    assert bench.state() == before
+    assert port_namespaces(bench) == []
+    shown = subprocess.run(
+        ["tc", "qdisc", "show", "dev", bench.port_b], capture_output=True, text=True, check=True
+    )
+    assert "qdisc tbf" in shown.stdout
 
 
 def test_the_port_of_the_ssh_session_wirespeed_runs_in_is_refused(
