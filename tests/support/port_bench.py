@@ -190,10 +190,10 @@ def _remove(bench: PortBench) -> None:
 @contextlib.contextmanager
 def ports_in_a_host(bench: PortBench) -> Iterator[str]:
     """A namespace standing for this machine, holding port_a (192.168.71.7/24,
-    2001:db8:71::7/64) and port_b (10.71.0.7/24, 2001:db8:72::7/64), up: wirespeed run
-    in it (`ip netns exec`) sees them as its own ports, and the test can give that
-    machine routes a shared machine's own namespace must not get (a default route).
-    Removed with both ports, whatever happened."""
+    2001:db8:71::7/64) and port_b (10.71.0.7/24, 2001:db8:72::7/64), up: wirespeed
+    run in it (`nsenter --net=/run/netns/HOST`) sees them as its own ports, and the
+    test can give that machine routes a shared machine's own namespace must not get
+    (a default route). Removed with both ports, whatever happened."""
     host = f"{bench.router}h"
     ip("netns", "add", host)
     try:
