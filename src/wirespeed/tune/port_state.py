@@ -334,6 +334,19 @@ def nexthop_ids(nexthop_json: str) -> list[str]:
     return [str(found.get("id")) for found in _json_list(nexthop_json, "ip -j nexthop")]
 
 
+def qdisc_deletes(qdiscs: list[str]) -> list[str]:
+    """What `tc qdisc del dev IF` takes to remove added_qdiscs' "tbf 8001: root",
+    "ingress ffff: parent ffff:fff1", "tbf 8002: parent :1" (under the kernel's mq):
+    "root", "ingress", "parent :1"; a root takes the qdiscs under it along."""
+    found: dict[str, None] = {}
+    for qdisc in qdiscs:
+        kind, _, where = qdisc.split(" ", 2)
+        found[where if where == "root" else kind if kind in ("ingress", "clsact") else where] = None
+    if "root" in found:
+        found = {d: None for d in found if not d.startswith("parent ")}
+    return list(found)
+
+
 def _json_list(text: str, what: str) -> list[dict[str, Any]]:
     try:
         found = json.loads(text or "[]")

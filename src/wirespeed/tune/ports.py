@@ -40,6 +40,7 @@ from wirespeed.tune.port_state import (
     PortState,
     added_qdiscs,
     nexthop_ids,
+    qdisc_deletes,
     read_state,
     route_ports,
 )
@@ -289,12 +290,13 @@ def check_port(host: Host, setup: PortSetup, ssh_connection: str | None) -> None
         return
     qdiscs = _added_qdiscs(host, interface)
     if qdiscs:
+        deletes = " and ".join(f"`tc qdisc del dev {interface} {d}`" for d in qdisc_deletes(qdiscs))
         raise UsageError(
             f"{where} has qdisc(s) of its own ({', '.join(qdiscs)}): the kernel drops them "
             "when the port moves, and wirespeed cannot give them back exactly",
-            hint=f"`tc qdisc del dev {interface} root` (and `ingress`) for the run and add "
-            f"them again after it, or write force: true under hosts: {name} to move it "
-            "anyway: it comes back with the kernel's default qdisc",
+            hint=f"{deletes} for the run and add them again after it, or write force: true "
+            f"under hosts: {name} to move it anyway: it comes back with the kernel's "
+            "default qdisc",
         )
     objects = _nexthop_objects(host, interface)
     if objects:

@@ -208,6 +208,7 @@ def test_a_port_with_a_qdisc_of_its_own_is_refused_and_keeps_it(
     assert status == 2, err
     assert f"port {bench.port_b} has qdisc(s) of its own (tbf " in err
     assert "force: true under hosts: wan-side" in err
+    assert f"`tc qdisc del dev {bench.port_b} root` for the run" in err
     assert bench.state() == before
     assert port_namespaces(bench) == []
     shown = subprocess.run(

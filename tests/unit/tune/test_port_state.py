@@ -13,6 +13,7 @@ from wirespeed.tune.port_state import (
     PortState,
     added_qdiscs,
     nexthop_ids,
+    qdisc_deletes,
     read_state,
     route_ports,
 )
@@ -177,6 +178,13 @@ def test_only_the_qdiscs_someone_added_are_told() -> None:
         "ingress ffff: parent ffff:fff1",
     ]
     assert added_qdiscs((FIXTURES / "default-qdisc.json").read_text()) == []
+    # The hint's `tc qdisc del dev IF ...`: a root takes its children along.
+    assert qdisc_deletes(added_qdiscs((FIXTURES / "qdisc.json").read_text())) == [
+        "root",
+        "ingress",
+    ]
+    assert qdisc_deletes(["htb 1: root", "pfifo 10: parent 1:1"]) == ["root"]
+    assert qdisc_deletes(["tbf 8002: parent :1"]) == ["parent :1"]
 
 
 def test_the_kernels_link_local_address_does_not_make_states_differ() -> None:
