@@ -8,8 +8,9 @@
 Each router side is shaped as a gigabit Ethernet link (tbf 1gbit, overhead 24 for the
 preamble, FCS and gap the skb lacks, a burst of 2 ms and a queue of 20 ms as the lab's
 links have: lab/shaping.py; offloads off on every end: LIMITS.md), so TCP through it
-tops out at 941.5 Mbit/s. port_a starts with an address, a route and MTU 1400,
-up; port_b down and bare: what wirespeed must give back exactly.
+tops out at 941.5 Mbit/s. port_a starts with an address, a route, MTU 1400 and
+per-interface sysctls set (PORT_A_SYSCTLS), up; port_b down and bare: what wirespeed
+must give back exactly.
 """
 
 from __future__ import annotations
@@ -23,9 +24,17 @@ import subprocess
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 _serial = itertools.count(1)
+# Set on port_a as a user sets them: the kernel resets them when the port moves.
+PORT_A_SYSCTLS = {
+    "ipv4/conf/{}/rp_filter": "2",
+    "ipv4/conf/{}/arp_ignore": "1",
+    "ipv6/conf/{}/accept_ra": "0",
+    "ipv4/neigh/{}/base_reachable_time_ms": "45500",
+}
 PLAN = """\
 title: two ports of this machine through a router
 hosts:
@@ -92,12 +101,25 @@ class PortBench:
                 "routes": json.loads(ip("-j", "route", "show", "table", "all", "dev", port)),
                 "mtu": link["mtu"],
                 "up": "UP" in link["flags"],
+                "sysctls": sysctls(port),
             }
         return found
 
     def in_this_namespace(self, port: str) -> bool:
         done = subprocess.run(["ip", "link", "show", "dev", port], capture_output=True, check=False)
         return done.returncode == 0
+
+
+def sysctls(port: str) -> dict[str, str]:
+    """Every writable per-interface sysctl of the port in this namespace, by path."""
+    found = {}
+    for family, kind in (("ipv4", "conf"), ("ipv4", "neigh"), ("ipv6", "conf"), ("ipv6", "neigh")):
+        directory = Path("/proc/sys/net") / family / kind / port
+        for path in sorted(directory.iterdir()) if directory.is_dir() else []:
+            if os.access(path, os.W_OK):
+                with contextlib.suppress(OSError):  # an unset stable_secret
+                    found[str(path)] = path.read_text()
+    return found
 
 
 @contextlib.contextmanager
@@ -145,8 +167,12 @@ def _wire(bench: PortBench) -> None:
     ip("link", "set", "dev", bench.port_a, "mtu", "1400")
     ip("addr", "add", bench.own_subnet, "dev", bench.port_a)
     ip("link", "set", "dev", bench.port_a, "up")
+    for key, value in PORT_A_SYSCTLS.items():
+        Path("/proc/sys/net", key.format(bench.port_a)).write_text(value + "\n")
     gateway = bench.own_subnet.rsplit(".", 1)[0] + ".1"
-    ip("route", "add", "100.126.0.0/16", "via", gateway, "dev", bench.port_a, "metric", "7")
+    # As unique as the subnet: benches of tests run at once share this namespace.
+    routed = bench.own_subnet.replace("100.127.", "100.126.").replace(".5/24", ".0/24")
+    ip("route", "add", routed, "via", gateway, "dev", bench.port_a, "metric", "7")
 
 
 def _remove(bench: PortBench) -> None:
@@ -159,3 +185,45 @@ def _remove(bench: PortBench) -> None:
         ip("netns", "del", namespace, check=False)
     for port in bench.ports:  # gone with their peers in the router's namespace
         ip("link", "del", port, check=False)
+
+
+@contextlib.contextmanager
+def ports_in_a_host(bench: PortBench) -> Iterator[str]:
+    """A namespace standing for this machine, holding port_a (192.168.71.7/24,
+    2001:db8:71::7/64) and port_b (10.71.0.7/24, 2001:db8:72::7/64), up: wirespeed
+    run in it (`nsenter --net=/run/netns/HOST`) sees them as its own ports, and the
+    test can give that machine routes a shared machine's own namespace must not get
+    (a default route). Removed with both ports, whatever happened."""
+    host = f"{bench.router}h"
+    ip("netns", "add", host)
+    try:
+        ip("-n", host, "link", "set", "lo", "up")
+        for port, four, six in (
+            (bench.port_a, "192.168.71.7/24", "2001:db8:71::7/64"),
+            (bench.port_b, "10.71.0.7/24", "2001:db8:72::7/64"),
+        ):
+            ip("link", "set", "dev", port, "netns", host)
+            ip("-n", host, "addr", "add", four, "dev", port)
+            ip("-n", host, "addr", "add", six, "nodad", "dev", port)
+            ip("-n", host, "link", "set", "dev", port, "up")
+        yield host
+    finally:
+        for port in bench.ports:
+            ip("-n", host, "link", "del", port, check=False)
+        pids = ip("netns", "pids", host, check=False).split()
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pid), signal.SIGKILL)
+        ip("netns", "del", host, check=False)
+
+
+def routes_someone_added(namespace: str) -> list[str]:
+    """`ip -j route show table all` in the namespace without the kernel's own routes,
+    each as sorted JSON: what a run must leave as it found it."""
+    found = json.loads(ip("-n", namespace, "-j", "route", "show", "table", "all"))
+    kernels = ("local", "broadcast", "multicast", "anycast")
+    return sorted(
+        json.dumps(route, sort_keys=True)
+        for route in found
+        if route.get("protocol") != "kernel" and route.get("type") not in kernels
+    )

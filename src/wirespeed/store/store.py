@@ -82,7 +82,9 @@ class Store:
         return self.url
 
     @classmethod
-    def open(cls, db: str | Path | None, *, read_only: bool = False) -> Store:
+    def open(
+        cls, db: str | Path | None, *, read_only: bool = False, existing: bool = False
+    ) -> Store:
         """None: the per-user default file; a path: SQLite there; a URL: as it is.
 
         read_only: for commands that only read (runs, report, compare). A SQLite file
@@ -90,6 +92,10 @@ class Store:
         for damage: SQLite finds damage in every page a reader reads. A writer's SQLite
         file must be writable and whole, or it is refused before anything is measured.
         Under sudo the default file is the invoking user's, and stays theirs.
+
+        existing: for commands that write only to what a store holds already (`tune
+        restore` marks journal rows): a store that does not exist is not made, as for a
+        reader; a SQLite file that does is opened for writing.
         """
         owner = None
         if db is None:
@@ -127,7 +133,7 @@ class Store:
             reader = cls._open_sqlite_reader(path)
             if reader is not None:
                 return reader
-        elif read_only and not path.exists():
+        elif (read_only or existing) and not path.exists():
             if db is not None:
                 # A reader never makes a store: a mistyped --db would read as an empty one.
                 raise UsageError(

@@ -167,16 +167,20 @@ def has_value(host: Host, target: Target, wanted: str) -> bool:
             return _frame_file_gone(host, target)
         except (OSError, TimeoutError, WirespeedError):
             return False
+    if target.kind is Kind.PORT:
+        from wirespeed.tune.port_state import PortState
+        from wirespeed.tune.ports import port_is_back
+
+        try:
+            return port_is_back(host, PortState.from_json(wanted.strip()))
+        except (OSError, WirespeedError):
+            return False
     try:
         now = read_current(host, target)
     except (OSError, WirespeedError):
         return False
     if target.kind in (Kind.SMP_AFFINITY, Kind.RPS, Kind.XPS):
         return same_mask(now.strip(), wanted.strip())
-    if target.kind is Kind.PORT:
-        from wirespeed.tune.port_state import PortState
-
-        return PortState.from_json(now).same_as(PortState.from_json(wanted.strip()))
     return now.strip() == wanted.strip()
 
 

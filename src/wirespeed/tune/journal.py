@@ -69,11 +69,16 @@ class Journal:
         self.owner = owner or process_owner()
 
     @classmethod
-    def open(cls, db: str | Path | None, owner: str | None = None) -> Journal:
-        """The journal in the store `db` (None: the per-user default store)."""
+    def open(
+        cls, db: str | Path | None, owner: str | None = None, *, existing: bool = False
+    ) -> Journal:
+        """The journal in the store `db` (None: the per-user default store). existing:
+        for restoring, which must not make a store (a mistyped --db would read as an
+        empty journal and say there is nothing to restore): UsageError if `db` does
+        not exist, an empty journal if the default store does not exist yet."""
         from wirespeed.store import Store
 
-        return cls(Store.open(db), owner)
+        return cls(Store.open(db, existing=existing), owner)
 
     @property
     def where(self) -> str:

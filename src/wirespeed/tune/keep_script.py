@@ -95,6 +95,7 @@ irq() {
 }
 
 # queues IF QUEUE KNOB MASK: rps_cpus or xps_cpus of QUEUE (rx-0), or of every rx-* / tx-*.
+# QUEUE comes quoted and is matched here, in the interface's queues directory only.
 queues() {
 	found=
 	for q in "$R/sys/class/net/$1/queues/"$2; do
@@ -165,8 +166,9 @@ def _call(setting: Setting) -> str:
         return f"\tirq {interface} {quote(setting.key)} {value}{then}"
     if setting.knob in (Knob.RPS, Knob.XPS):
         queue = setting.key or ("rx-*" if setting.knob is Knob.RPS else "tx-*")
-        glob = queue if queue.endswith("*") else quote(queue)
-        return f"\tqueues {interface} {glob} {setting.knob.value} {value}"
+        # Quoted even as a pattern: unquoted, the shell would match `rx-*` against the
+        # directory the script runs in; `queues` matches it under the sysfs directory.
+        return f"\tqueues {interface} {quote(queue)} {setting.knob.value} {value}"
     if setting.knob is Knob.MTU:
         return f"\tmtu {interface} {value}"
     return f"\toffload {interface} {quote(setting.key)} {value}"

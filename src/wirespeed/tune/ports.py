@@ -4,7 +4,8 @@
         ...                                  # each end of a test runs in its namespace
 
 A port keeps its addresses only in the namespace it is in: moved, it arrives bare. So
-before the move its state (addresses, routes, MTU, up/down: port_state.py) is journaled
+before the move its state (addresses, routes, MTU, up/down, per-interface sysctls:
+port_state.py) is journaled
 in the store as a row `port:IF` of the tune journal, and only then is the port moved and
 given the plan's address, route and MTU. At the end of the run, on Ctrl-C or SIGTERM the
 row is restored: the port comes back to this machine's namespace and gets its state back,
@@ -13,7 +14,9 @@ the next start of `wirespeed run` (or `wirespeed tune restore`) restores it like
 other journaled knob (tune/apply.py recover).
 
 A port that carries this machine's default route, or the SSH session wirespeed runs in,
-is refused unless forced: moved, it would cut the way in for the whole run.
+is refused unless forced: moved, it would cut the way in for the whole run. So is a port
+with what the move loses and restore cannot give back exactly: a qdisc someone added,
+nexthop objects.
 """
 
 from __future__ import annotations
@@ -32,7 +35,15 @@ from wirespeed.hosts.base import Completed, Host
 from wirespeed.hosts.netns import namespace_exists
 from wirespeed.signals import deferred_signals
 from wirespeed.tune.journal import Journal, State
-from wirespeed.tune.port_state import PortState, read_state
+from wirespeed.tune.port_state import (
+    SYSCTL_SCRIPT,
+    PortState,
+    added_qdiscs,
+    nexthop_ids,
+    qdisc_deletes,
+    read_state,
+    route_ports,
+)
 from wirespeed.tune.targets import check_interface
 
 _LINK_WAIT = 15.0  # seconds for a real port's autonegotiation after it comes up
@@ -80,9 +91,13 @@ def read_port(host: Host, interface: str) -> PortState:
     """The port's state in this machine's namespace; HostError when it is not there."""
     link = _ip(host, ["-j", "link", "show", "dev", interface]).stdout
     addresses = _ip(host, ["-j", "addr", "show", "dev", interface]).stdout
-    routes = _ip(host, ["-j", "route", "show", "table", "all", "dev", interface]).stdout
+    # Not `dev IF`: that leaves out the multipath routes one of whose nexthops is IF.
+    routes = _ip(host, ["-j", "route", "show", "table", "all"]).stdout
+    done = host.run(["sh", "-c", SYSCTL_SCRIPT, "sh", interface], timeout=15.0)
+    if done.returncode != 0:
+        raise HostError(f"cannot read the sysctls of {interface} on {host.name}: {done.stderr}")
     try:
-        return read_state(interface, link, addresses, routes)
+        return read_state(interface, link, addresses, routes, done.stdout)
     except ValueError as error:
         raise HostError(f"cannot read the state of {interface} on {host.name}: {error}") from None
 
@@ -101,6 +116,9 @@ def restore_port(host: Host, state: PortState) -> None:
     now = read_port(host, interface)
     if now.mtu != state.mtu:
         _ip(host, ["link", "set", "dev", interface, "mtu", str(state.mtu)])
+    # Before the addresses and the link going up: disable_ipv6, accept_dad and
+    # addr_gen_mode say what happens to them.
+    refused = _write_sysctls(host, state)
     for address in set(now.own_addresses) - set(state.own_addresses):
         _ip(host, ["addr", "del", address.cidr, "dev", interface])
     for address in state.own_addresses:
@@ -108,11 +126,43 @@ def restore_port(host: Host, state: PortState) -> None:
             _ip(host, address.add_argv(interface)[1:], ok_if="File exists")
     if now.up != state.up:
         _ip(host, ["link", "set", "dev", interface, "up" if state.up else "down"])
-    for route in state.routes:
+    absent = _absent_ports(host, state)
+    # A multipath route through a port still moved is added when that port comes back.
+    for route in state.routes_without(absent):
         if route not in now.routes:
             _ip(host, route.add_argv(interface)[1:], ok_if="File exists")
     if namespace_exists(namespace):
         _ip(host, ["netns", "del", namespace])
+    if refused:
+        raise HostError(f"{interface}: could not write back {'; '.join(refused)}")
+
+
+def _write_sysctls(host: Host, state: PortState) -> list[str]:
+    """Write back each sysctl that differs now; what was refused. In key order, so
+    that of the pairs that are one value (base_reachable_time, base_reachable_time_ms)
+    the finer is written last, and each is read again just before."""
+    refused = []
+    for key, value in state.sysctls:
+        path = state.sysctl_path(key)
+        try:
+            if host.read_file(path).rstrip("\n") != value:
+                host.write_file(path, value + "\n")
+        except (OSError, WirespeedError) as error:
+            refused.append(f"{path} = {value} ({getattr(error, 'strerror', None) or error})")
+    return refused
+
+
+def _absent_ports(host: Host, state: PortState) -> frozenset[str]:
+    """The other ports of the state's multipath routes that are not in this namespace."""
+    others = {d for r in state.routes for d in r.devices(state.interface)} - {state.interface}
+    return frozenset(d for d in others if not _present(host, d))
+
+
+def port_is_back(host: Host, state: PortState) -> bool:
+    """Whether the port is here with the state it had (its multipath routes through a
+    port still moved aside: they come back with that port)."""
+    now = read_port(host, state.interface)
+    return now.same_as(state, absent=_absent_ports(host, state))
 
 
 def _end_left_processes(host: Host, namespace: str) -> None:
@@ -123,6 +173,24 @@ def _end_left_processes(host: Host, namespace: str) -> None:
         if word.isdigit() and int(word) != os.getpid():
             with contextlib.suppress(ProcessLookupError):
                 os.kill(int(word), signal.SIGKILL)
+
+
+def _running_in(host: Host, namespace: str, most: int = 4) -> str:
+    """'running there: iperf3 (pid 4242), sleep (pid 4250)': what uses a port's
+    namespace, for the message that refuses to move the port again."""
+    done = host.run(["ip", "netns", "pids", namespace], timeout=15.0)
+    pids = [w for w in done.stdout.split() if w.isdigit()] if done.returncode == 0 else []
+    if not pids:
+        return "nothing runs there: the run that moved it may have been killed"
+    programs = []
+    for pid in pids[:most]:
+        try:
+            name = host.read_file(f"/proc/{pid}/comm").strip()
+        except (OSError, WirespeedError):
+            name = "?"
+        programs.append(f"{name} (pid {pid})")
+    more = f" and {len(pids) - most} more" if len(pids) > most else ""
+    return "running there: " + ", ".join(programs) + more
 
 
 def restored_words(entry_target: str, previous: str) -> str | None:
@@ -141,14 +209,32 @@ def restored_words(entry_target: str, previous: str) -> str | None:
 
 
 def _default_route_ports(host: Host) -> set[str]:
+    """The ports of this machine's default routes: IPv4 and IPv6, of every table (a
+    policy table's too), a multipath route's every nexthop."""
     found: set[str] = set()
     for family in ("-4", "-6"):
-        done = host.run(["ip", family, "-j", "route", "show", "default"], timeout=15.0)
-        with contextlib.suppress(json.JSONDecodeError):
-            for route in json.loads(done.stdout or "[]") if done.returncode == 0 else []:
-                if isinstance(route, dict) and isinstance(route.get("dev"), str):
-                    found.add(route["dev"])
+        argv = ["ip", family, "-j", "route", "show", "table", "all", "default"]
+        done = host.run(argv, timeout=15.0)
+        with contextlib.suppress(ValueError):
+            found |= route_ports(done.stdout) if done.returncode == 0 else set()
     return found
+
+
+def _added_qdiscs(host: Host, interface: str) -> list[str]:
+    """The qdiscs someone added to the port (`tc qdisc`); none known without tc."""
+    done = host.run(["tc", "-j", "qdisc", "show", "dev", interface], timeout=15.0)
+    with contextlib.suppress(ValueError):
+        return added_qdiscs(done.stdout) if done.returncode == 0 else []
+    return []
+
+
+def _nexthop_objects(host: Host, interface: str) -> list[str]:
+    """The ids of the nexthop objects (`ip nexthop`) on the port: the kernel deletes
+    them, and every route that uses them, when the port moves."""
+    done = host.run(["ip", "-j", "nexthop", "show", "dev", interface], timeout=15.0)
+    with contextlib.suppress(ValueError):
+        return nexthop_ids(done.stdout) if done.returncode == 0 else []
+    return []
 
 
 def _port_with_address(host: Host, address: str) -> str | None:
@@ -179,20 +265,48 @@ def check_port(host: Host, setup: PortSetup, ssh_connection: str | None) -> None
     where = f"hosts: {name}: port {interface}"
     if interface == "lo":
         raise UsageError(f"{where} is the loopback device", hint="name a network port")
+    # Before "no such port": a port another run moved is not in this namespace either.
+    if namespace_exists(setup.namespace):
+        in_use = "wait for it to end; if none runs, `wirespeed tune restore local` (with the "
+        in_use += "--db of the run that moved it) gives the port back"
+        users = _running_in(host, setup.namespace)
+        if _present(host, interface, setup.namespace):
+            raise UsageError(
+                f"{where} is in use: it is in namespace {setup.namespace}, where another "
+                f"wirespeed run moved it ({users})",
+                hint=in_use,
+            )
+        raise UsageError(
+            f"{where}: namespace {setup.namespace} exists already: another wirespeed run "
+            f"uses the port ({users})",
+            hint=in_use,
+        )
     if not _present(host, interface):
         raise UsageError(
             f"{where}: this machine has no such port",
             hint="`ip -br link` lists this machine's ports",
         )
-    if namespace_exists(setup.namespace):
-        raise UsageError(
-            f"{where}: namespace {setup.namespace} exists already: another wirespeed run "
-            "uses the port",
-            hint="wait for it to end; if none runs, `wirespeed tune restore local` (with "
-            "the --db of the run that moved it) gives the port back",
-        )
     if setup.force:
         return
+    qdiscs = _added_qdiscs(host, interface)
+    if qdiscs:
+        deletes = " and ".join(f"`tc qdisc del dev {interface} {d}`" for d in qdisc_deletes(qdiscs))
+        raise UsageError(
+            f"{where} has qdisc(s) of its own ({', '.join(qdiscs)}): the kernel drops them "
+            "when the port moves, and wirespeed cannot give them back exactly",
+            hint=f"{deletes} for the run and add them again after it, or write force: true "
+            f"under hosts: {name} to move it anyway: it comes back with the kernel's "
+            "default qdisc",
+        )
+    objects = _nexthop_objects(host, interface)
+    if objects:
+        raise UsageError(
+            f"{where} is used by nexthop object(s) {', '.join(objects)} (`ip nexthop`): "
+            "the kernel deletes them, and the routes by them, when the port moves, and "
+            "wirespeed cannot give them back",
+            hint=f"wire the bench to other ports, or write force: true under hosts: {name} "
+            "to move it anyway and add them again after the run",
+        )
     force = f"write force: true under hosts: {name} if you have another way in"
     if interface in _default_route_ports(host):
         raise UsageError(
@@ -207,11 +321,14 @@ def check_port(host: Host, setup: PortSetup, ssh_connection: str | None) -> None
         )
 
 
-def move_port(host: Host, journal: Journal, setup: PortSetup) -> str:
-    """Journal the port's state, then move it and set it up; the journal session."""
+def move_port(
+    host: Host, journal: Journal, setup: PortSetup, state: PortState | None = None
+) -> str:
+    """Journal the port's state (`state`: read before any port of the run moved, else
+    now), then move it and set it up; the journal session."""
     from wirespeed.tune.apply import host_boot_id, restore_session
 
-    state = read_port(host, setup.interface)
+    state = state if state is not None else read_port(host, setup.interface)
     session = journal.new_session()
     with deferred_signals():
         entry = journal.record(
@@ -277,11 +394,14 @@ def ports_moved(
 
     for setup in setups:
         check_port(host, setup, ssh_connection)
+    # Every port's state before the first moves: a multipath route through two of them
+    # is gone (IPv4) or cut down (IPv6) once one has moved, and each row must hold it.
+    states = [read_port(host, setup.interface) for setup in setups]
     sessions: list[str] = []
     failed = True
     try:
-        for setup in setups:
-            sessions.append(move_port(host, journal, setup))
+        for setup, state in zip(setups, states, strict=True):
+            sessions.append(move_port(host, journal, setup, state))
         yield {setup.interface: setup.namespace for setup in setups}
         failed = False
     finally:

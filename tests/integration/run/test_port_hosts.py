@@ -17,7 +17,7 @@ import pytest
 from lab_runs import WIRESPEED
 
 from support.cli import run_cli
-from support.port_bench import PortBench, ip, port_bench
+from support.port_bench import PORT_A_SYSCTLS, PortBench, ip, port_bench
 
 pytestmark = [pytest.mark.root]
 
@@ -44,6 +44,11 @@ def test_two_ports_through_a_router_measure_the_link_and_come_back_as_they_were(
     status, out, err = run_cli("run", str(plan), "--db", str(db), "-q")
     assert status == 0, err
     assert bench.state() == before
+    assert all(
+        bench.state()[bench.port_a]["sysctls"][f"/proc/sys/net/{key.format(bench.port_a)}"]
+        == value + "\n"
+        for key, value in PORT_A_SYSCTLS.items()
+    )
     assert port_namespaces(bench) == []
     status, report, err = run_cli("report", out.strip(), "--db", str(db), "--format", "json")
     (trial,) = json.loads(report)["trials"]
@@ -187,6 +192,31 @@ def test_a_port_with_this_machines_default_route_is_refused(tmp_path: Path) -> N
             ip("netns", "del", host, check=False)
 
 
+def test_a_port_with_a_qdisc_of_its_own_is_refused_and_keeps_it(
+    bench: PortBench, tmp_path: Path
+) -> None:
+    """The kernel drops a port's qdiscs when it moves: not moved without force."""
+    subprocess.run(
+        ["tc", "qdisc", "add", "dev", bench.port_b, "root", "tbf", "rate", "100mbit",
+         "burst", "25000", "limit", "250000"],
+        check=True,
+    )  # fmt: skip
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(bench.plan())
+    before = bench.state()
+    status, _, err = run_cli("run", str(plan), "--db", str(tmp_path / "db"), "-q")
+    assert status == 2, err
+    assert f"port {bench.port_b} has qdisc(s) of its own (tbf " in err
+    assert "force: true under hosts: wan-side" in err
+    assert f"`tc qdisc del dev {bench.port_b} root` for the run" in err
+    assert bench.state() == before
+    assert port_namespaces(bench) == []
+    shown = subprocess.run(
+        ["tc", "qdisc", "show", "dev", bench.port_b], capture_output=True, text=True, check=True
+    )
+    assert "qdisc tbf" in shown.stdout
+
+
 def test_the_port_of_the_ssh_session_wirespeed_runs_in_is_refused(
     bench: PortBench, tmp_path: Path
 ) -> None:
@@ -200,3 +230,32 @@ def test_the_port_of_the_ssh_session_wirespeed_runs_in_is_refused(
     assert status == 2, err
     assert f"port {bench.port_a} carries the SSH session wirespeed runs in" in err
     assert bench.state() == before
+
+
+def test_a_port_another_run_moved_is_said_to_be_in_use_and_by_what(
+    bench: PortBench, tmp_path: Path
+) -> None:
+    """The port sits in its namespace, as another run leaves it while it measures (moved
+    there with plain ip, a program running there): not "no such port"."""
+    namespace = f"{bench.port_a}-port"
+    ip("netns", "add", namespace)
+    ip("link", "set", "dev", bench.port_a, "netns", namespace)
+    other = subprocess.Popen(["ip", "netns", "exec", namespace, "sleep", "60"])
+    try:
+        deadline = time.monotonic() + 10
+        while not ip("netns", "pids", namespace).split():
+            assert time.monotonic() < deadline, "sleep never ran in the namespace"
+            time.sleep(0.05)
+        plan = tmp_path / "plan.yaml"
+        plan.write_text(bench.plan())
+        status, _, err = run_cli("run", str(plan), "--db", str(tmp_path / "db"), "-q")
+        assert status == 2, err
+        assert "no such port" not in err
+        assert f"port {bench.port_a} is in use: it is in namespace {namespace}" in err
+        assert f"running there: sleep (pid {other.pid})" in err
+        assert "wirespeed tune restore local" in err
+        assert other.poll() is None, "the other run's program was left alone"
+        assert not bench.in_this_namespace(bench.port_a)
+    finally:
+        other.kill()
+        other.wait()

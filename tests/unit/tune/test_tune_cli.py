@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from tune_helpers import BOARDS
 
 from support.cli import run_cli
+from wirespeed.store import Store
 
 
 def test_suggest_for_the_r4s_tree_prints_the_seed_plan() -> None:
@@ -42,8 +44,42 @@ def test_forget_needs_a_host(tmp_path: Path) -> None:
 
 
 def test_restore_with_an_empty_journal_has_nothing_to_do(tmp_path: Path) -> None:
-    status, out, _ = run_cli("tune", "restore", "--db", str(tmp_path / "s.db"))
+    store = tmp_path / "s.db"
+    Store.open(store).close()
+    status, out, _ = run_cli("tune", "restore", "--db", str(store))
     assert (status, out) == (0, "nothing to restore\n")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("tune", "restore"),
+        ("tune", "restore", "local"),
+        ("tune", "restore", "local", "--forget"),
+        ("tune", "restore", "local", "--keep"),
+    ],
+)
+def test_restore_never_makes_a_store_at_a_mistyped_db(
+    tmp_path: Path, argv: tuple[str, ...]
+) -> None:
+    """A typo must not read as "nothing to restore" while ports sit in namespaces."""
+    typo = tmp_path / "typo.db"
+    status, out, err = run_cli(*argv, "--db", str(typo))
+    assert status == 2, err
+    assert f"no store at {typo}: the file does not exist" in err
+    assert out == "" and "Traceback" not in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_restore_without_a_default_store_has_nothing_to_do_and_makes_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("WIRESPEED_DB", "SUDO_USER", "SUDO_UID", "SUDO_GID"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    status, out, err = run_cli("tune", "restore", "local")
+    assert (status, out) == (0, "nothing to restore\n"), err
+    assert not (tmp_path / "data").exists()
 
 
 def test_an_unknown_host_is_not_reachable(tmp_path: Path) -> None:

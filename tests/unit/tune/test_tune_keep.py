@@ -25,7 +25,9 @@ def _script(board: str) -> str:
     return render_script(from_plan(suggest(facts), facts), "wirespeed-tune")
 
 
-def _boot(tree: Path, script: str, *args: str) -> subprocess.CompletedProcess[str]:
+def _boot(
+    tree: Path, script: str, *args: str, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
     """The script as a boot runs it, with busybox's shell, on the tree instead of /."""
     assert BUSYBOX is not None
     return subprocess.run(
@@ -35,6 +37,7 @@ def _boot(tree: Path, script: str, *args: str) -> subprocess.CompletedProcess[st
         text=True,
         timeout=60,
         check=False,
+        cwd=cwd,
         env={"PATH": "/usr/bin:/bin", ROOT_VARIABLE: str(tree)},
     )
 
@@ -172,6 +175,26 @@ def test_a_variant_spreads_over_every_online_cpu_and_sets_the_mtu(tmp_path: Path
     assert (_rps(tree, "eth0"), _rps(tree, "eth1")) == ("3f\n", "0\n")  # cpus 0-5
     assert (tree / "sys" / "class" / "net" / "eth0" / "mtu").read_text() == "512\n"
     assert f"offload generic-receive-offload off skipped under {ROOT_VARIABLE}" in booted.stderr
+
+
+@pytest.mark.process
+def test_the_queues_are_found_whatever_directory_the_script_runs_in(tmp_path: Path) -> None:
+    """`rx-*` is the sysfs tree's glob, never the current directory's: run by hand from a
+    directory holding files rx-a and rx-b, the script still sets every queue."""
+    tree = copy_board("r4s", tmp_path)
+    here = tmp_path / "here"
+    here.mkdir()
+    for name in ("rx-a", "rx-b", "tx-a", "tx-b"):
+        (here / name).touch()
+    kept = from_variant({"rps": "spread", "xps": "3"}, ["eth0"], "run 7, variant q", "q")
+    booted = _boot(tree, render_script(kept, "wirespeed-tune"), cwd=here)
+    assert booted.returncode == 0, booted.stderr
+    assert "eth0: rx-0 rps_cpus: 0 -> 3f" in booted.stderr
+    assert _rps(tree, "eth0") == "3f\n"
+    # The R4S's captured tx-0 has no xps_cpus: said by the pattern, not by the files here.
+    assert "eth0: no tx-* xps_cpus, skipped" in booted.stderr
+    assert "rx-a" not in booted.stderr and "tx-a" not in booted.stderr
+    assert sorted(p.name for p in here.iterdir()) == ["rx-a", "rx-b", "tx-a", "tx-b"]
 
 
 @pytest.mark.process

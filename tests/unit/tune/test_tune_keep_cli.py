@@ -49,7 +49,7 @@ def test_keep_a_variant_of_a_stored_run(tmp_path: Path) -> None:
         "--db", str(db),
     )  # fmt: skip
     assert status == 0, err
-    assert "\tqueues eth1 rx-* rps_cpus '30'\n" in out
+    assert "\tqueues eth1 'rx-*' rps_cpus '30'\n" in out
     assert "\tmtu eth0 '1500'\n" in out
 
 

@@ -39,7 +39,10 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         return tune_keep.uninstall(args, env)
     from wirespeed.tune.journal import Journal
 
-    with Journal.open(args.db) as journal:
+    if args.action == "restore" and args.forget and args.host is None:
+        raise UsageError("--forget needs a HOST", hint="wirespeed tune restore HOST --forget")
+    # Restoring never makes a store: a mistyped --db is an error, not an empty journal.
+    with Journal.open(args.db, existing=args.action == "restore") as journal:
         if args.action == "apply":
             return _apply(args, env, journal)
         return _restore(args, env, journal)
@@ -110,8 +113,6 @@ def _restore(args: argparse.Namespace, env: Environment, journal: Journal) -> in
     from wirespeed.tune.apply import forget
 
     if args.forget:
-        if args.host is None:
-            raise UsageError("--forget needs a HOST", hint="wirespeed tune restore HOST --forget")
         dropped = forget(journal, args.host)
         env.stdout.write(f"{args.host}: {len(dropped)} journal entr(y/ies) dropped\n")
         return ExitStatus.OK

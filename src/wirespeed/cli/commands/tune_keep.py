@@ -239,7 +239,7 @@ def uninstall(args: argparse.Namespace, env: Environment) -> int:
         env.stdout.write(line + "\n")
         env.stdout.flush()
 
-    with Journal.open(args.db) as journal:
+    with Journal.open(args.db, existing=True) as journal:
         if not journal.kept_entries(args.host):
             say(f"{args.host}: no boot script installed by wirespeed tune keep")
             return ExitStatus.OK
