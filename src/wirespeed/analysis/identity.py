@@ -7,6 +7,7 @@ each path's topology and link."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from wirespeed.store.records import RunRecord
@@ -37,3 +38,38 @@ def run_identity(record: RunRecord) -> dict[str, Any]:
             },
         )
     return {"bench": "lab" if provenance.get("labs") else "real", "hosts": hosts, "paths": paths}
+
+
+def identity_line(identity: Mapping[str, Any]) -> str | None:
+    """What facts/identity.py read of a host, in one line of words for a card's "what it
+    is": SoC, release, NICs with driver and firmware, flow offloading, qdiscs, firewall
+    rules, conntrack entries; None when nothing was read."""
+    said = []
+    if identity.get("soc"):
+        said.append(f"SoC {identity['soc']}")
+    release = " ".join(str(identity[k]) for k in ("distribution", "revision") if identity.get(k))
+    if release:
+        said.append(release)
+    nics = identity.get("nics")
+    if isinstance(nics, Mapping):
+        for name, nic in sorted(nics.items()):
+            if not isinstance(nic, Mapping):
+                continue
+            words = [str(nic[k]) for k in ("driver", "driver_version") if nic.get(k)]
+            if nic.get("firmware"):
+                words.append(f"firmware {nic['firmware']}")
+            offloads = nic.get("offloads")
+            if isinstance(offloads, Mapping):
+                on = [k for k, v in sorted(offloads.items()) if v == "on"]
+                words.append(f"offloads {','.join(on)}" if on else "no offloads")
+            said.append(f"{name} {' '.join(words)}".strip())
+    if identity.get("flow_offloading"):
+        said.append(f"flow offloading {identity['flow_offloading']}")
+    qdiscs = identity.get("qdiscs")
+    if isinstance(qdiscs, list) and qdiscs:
+        kinds = sorted({str(q).split()[1] for q in qdiscs if len(str(q).split()) > 1})
+        said.append("qdiscs " + ", ".join(kinds))
+    for key, counted in (("firewall_rules", "firewall rules"), ("conntrack", "conntrack entries")):
+        if isinstance(identity.get(key), int):
+            said.append(f"{identity[key]} {counted}")
+    return ", ".join(said) or None

@@ -41,10 +41,19 @@ def _fact(summary: CardSummary, label: str) -> str | None:
     return None if found in (None, "unknown") else found
 
 
-def _soc(summary: CardSummary) -> str | None:
-    said = _fact(summary, "soc")
+def _dut_identity(record: RunRecord) -> dict[str, object]:
+    """What the run read of its DUT with busybox (facts/identity.py); {} without."""
+    for facts in (record.info.provenance.get("hosts") or {}).values():
+        if isinstance(facts, dict) and "dut" in str(facts.get("role") or ""):
+            identity = facts.get("identity")
+            return identity if isinstance(identity, dict) else {}
+    return {}
+
+
+def _soc(summary: CardSummary, record: RunRecord) -> str | None:
+    said = _dut_identity(record).get("soc") or _fact(summary, "soc")
     if said:
-        return said
+        return str(said)
     # Without a SoC's name: its cores, as `facts` names each cluster.
     cores = [
         f.text.split(" capacity")[0]
@@ -75,7 +84,7 @@ def card_row(summary: CardSummary, record: RunRecord) -> str:
     tcp = [f for f in throughput if f.label in ("TCP up", "TCP down")]
     cells = [
         _fact(summary, "board") or summary.target,
-        _soc(summary),
+        _soc(summary, record),
         _fact(summary, "os"),
         _fact(summary, "kernel"),
         _lowest(tcp, "TCP"),

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from store_backends import BACKENDS, fresh_store
 from store_samples import dual_outcome
 
 from support.cli import run_cli
@@ -297,3 +298,19 @@ def test_keep_names_keeps_them(tmp_path: Path) -> None:
     assert document["names"] == "kept"
     for secret in ("r4s.home.example", "192.168.1.1", "alice", SECRET_PATHS[0]):
         assert secret in text
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_bundle_imports_once_into_either_backend_and_comes_back_the_same(
+    cards: str, tmp_path: Path, backend: str
+) -> None:
+    bundle, again = tmp_path / "card.wsr", tmp_path / "again.wsr"
+    _export(cards, bundle, "1", "2")
+    with fresh_store(backend, tmp_path) as db:
+        assert run_cli("import", str(bundle), "--db", db).status == 0
+        done = run_cli("import", str(bundle), "--db", db)
+        assert done.status == 0 and done.err.count("is stored already") == 2
+        with Store.open(db, read_only=True) as store:
+            assert [run.id for run in store.list_runs()] == [1, 2]
+        _export(db, again, "1", "2")
+    assert again.read_bytes() == bundle.read_bytes()

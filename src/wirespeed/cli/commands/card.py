@@ -477,16 +477,15 @@ def _show(
     from wirespeed.card.summary import card_summary
 
     report = card_report(record)
-    if getattr(args, "row", False) or getattr(args, "row_header", False):
-        print_row(args, env, report, record)
-        return report
     took = [
         f"{part.part.key} {part.seconds:.0f} s"
         for part in card_summary(report).parts
         if part.seconds is not None
     ]
     env.info("card parts took: " + ", ".join(took))
-    if args.json:
+    if getattr(args, "row", False) or getattr(args, "row_header", False):
+        print_row(args, env, report, record)  # on stdout instead of the card
+    elif args.json:
         env.stdout.write(render_card("json", report, record))
     elif env.quiet:
         env.stdout.write(f"{record.id}\n")
