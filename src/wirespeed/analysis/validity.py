@@ -47,6 +47,15 @@ class RunVerdict:
     def text(self) -> str:
         return "valid" if self.valid else "not valid: " + "; ".join(self.reasons)
 
+    @property
+    def short(self) -> str:
+        """ "valid", or "not valid: " and the gates that closed, without their details."""
+        if self.valid:
+            return "valid"
+        names = [name for name, _ in GATES] + [NO_REPETITIONS]
+        closed = [n for n in names if any(r.startswith(n) for r in self.reasons)]
+        return "not valid: " + ", ".join(closed)
+
     def as_json(self) -> dict[str, Any]:
         return {"valid": self.valid, "reasons": list(self.reasons)}
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from wirespeed.analysis.validity import GATES, NO_REPETITIONS, run_verdict
+from wirespeed.analysis.validity import run_verdict
 from wirespeed.card.summary import CardSummary, Figure
 from wirespeed.report.text import markdown_table_safe
 from wirespeed.store.records import RunRecord
@@ -70,13 +70,7 @@ def _lowest(figures: Sequence[Figure], starts: str) -> str | None:
 
 
 def _verdict(record: RunRecord) -> str:
-    verdict = run_verdict(record)
-    if verdict.valid:
-        return "valid"
-    gates = [name for name, _ in GATES if any(r.startswith(name) for r in verdict.reasons)]
-    if any(r.startswith(NO_REPETITIONS) for r in verdict.reasons):
-        gates.append(NO_REPETITIONS)
-    return "not valid: " + ", ".join(gates)
+    return run_verdict(record).short
 
 
 def card_row(summary: CardSummary, record: RunRecord) -> str:

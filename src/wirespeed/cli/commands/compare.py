@@ -255,7 +255,8 @@ def _across(
         )
     notes = list(configuration_differences(records))
     for name, record in zip(names, records, strict=True):
-        notes.append(f"{name}: {run_verdict(record).text}")
+        # The gates that closed; the bundle, and the findings `report` shows, say why.
+        notes.append(f"{name}: {run_verdict(record).short}")
 
     def named(columns: tuple[RunColumn, ...]) -> tuple[RunColumn, ...]:
         # "run 3: R4S · Linux 5.10" becomes "r4s.wsr: R4S · Linux 5.10".
