@@ -486,7 +486,11 @@ def build_parser() -> argparse.ArgumentParser:
         "jitter and retransmits, a probe's round trip, a benchmark's or a search's "
         "figures), one column per run (or per path or variant of one run), each median "
         "with its change against the first column in % and whether a permutation test "
-        "and the ratio's 95 % bootstrap interval tell the difference from noise.",
+        "and the ratio's 95 % bootstrap interval tell the difference from noise. A figure "
+        "measured otherwise than the first column's (another tool major version, link, "
+        "topology or options) says which key differs; across stores and bundles (FILE, "
+        "--store) it has no ratio, and the table says how the devices' configurations "
+        "differ and whether each run is valid to compare (docs/sharing.md).",
     )
     compare.add_argument(
         "runs",
