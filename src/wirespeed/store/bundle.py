@@ -431,13 +431,18 @@ def import_run(store: Store, run: Mapping[str, Any]) -> Imported:
     record = run_record(run, 0)
     owner = process_owner()
 
+    new = True
+
     def work(conn: Any, retried: bool) -> int:
-        if retried:
-            again = conn.execute(
-                select(schema.runs.c.id).where(schema.runs.c.origin == bundle_run)
-            ).scalar_one_or_none()
-            if again is not None:
-                return int(again)
+        nonlocal new
+        # Again inside the transaction: another import of the bundle may have stored it
+        # since (or this one, before an outage cut its answer off).
+        again = conn.execute(
+            select(schema.runs.c.id).where(schema.runs.c.origin == bundle_run)
+        ).scalar_one_or_none()
+        if again is not None:
+            new = retried  # found on a retry: most likely this import's own commit
+            return int(again)
         run_id = writing.insert_run(conn, record.info, owner, retried=False)
         for outcome in record.outcomes:
             writing.insert_outcome(conn, run_id, outcome, replace_failed=False, once=False)
@@ -454,4 +459,5 @@ def import_run(store: Store, run: Mapping[str, Any]) -> Imported:
         )
         return run_id
 
-    return Imported(bundle_run, store.write(work), new=True)
+    run_id = store.write(work)
+    return Imported(bundle_run, run_id, new=new)

@@ -108,7 +108,7 @@ def _v5_to_v6(conn: Connection) -> None:
     """runs.origin added, with its index; the runs stored before were measured where
     they are (NULL: not imported from a bundle)."""
     conn.exec_driver_sql("ALTER TABLE runs ADD COLUMN origin TEXT")
-    conn.exec_driver_sql("CREATE INDEX ix_runs_origin ON runs (origin)")
+    conn.exec_driver_sql("CREATE UNIQUE INDEX ix_runs_origin ON runs (origin)")
 
 
 # Each step takes a store from its version to the next.

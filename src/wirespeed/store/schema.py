@@ -21,8 +21,8 @@ Version history of the schema (SCHEMA_VERSION, kept in the meta table):
   5  runs.expectations: what the plan's `expect:` asked when the run began
      (expectations.encode), so that its reports judge with that and never re-read the
      plan text; NULL for runs stored before (their reports read the plan as they did).
-  6  runs.origin: the bundle run id (store/bundle.py) of a run brought in by `wirespeed
-     import`, so that importing the same bundle again stores nothing; NULL for a run
+  6  runs.origin (unique): the bundle run id (store/bundle.py) of a run brought in by
+     `wirespeed import`, so that importing the same bundle again stores nothing; NULL for a run
      measured here, and for runs stored before.
 """
 
@@ -113,7 +113,8 @@ runs = Table(
     # A bundle run's id ("sha256:..."), for a run imported from a bundle; NULL otherwise.
     Column("origin", FreeText),
     Index("ix_runs_started_at", "started_at"),
-    Index("ix_runs_origin", "origin"),
+    # Unique: two imports of one bundle at once store it once (NULLs are not equal).
+    Index("ix_runs_origin", "origin", unique=True),
 )
 
 trials = Table(
