@@ -17,6 +17,7 @@ that the repetitions cannot tell from noise is "not significant", whatever the r
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -78,6 +79,9 @@ class ManyCell:
     ratio_interval: ConfidenceInterval | None = None
     test: PermutationTest | None = None
     verdict: Verdict | None = None
+    # The first column's figure was measured otherwise (comparison_key.py): which key
+    # differs; no ratio is given then.
+    not_comparable: str | None = None
 
     @property
     def percent(self) -> float | None:
@@ -117,6 +121,10 @@ class ManyComparison:
     noun: str = "run"  # what a column is: "run", or "soak" (its run_id is the soak's)
     legend: str | None = None  # how to read a cell, where a run's words do not say it
     title: str | None = None  # the table's title, where "2 runs compared" would mislead
+    # Lines shown with the columns: how the devices' configurations differ, which
+    # columns are not valid to compare (analysis/validity.py); compare across stores
+    # and bundles says them.
+    notes: tuple[str, ...] = ()
 
     def title_text(self) -> str:
         return self.title or f"{len(self.columns)} {self.noun}s compared"
@@ -217,12 +225,70 @@ def _cell(
 
 
 def compare_many(
-    records: Sequence[RunRecord], *, same_as: Mapping[str, str] | None = None
+    records: Sequence[RunRecord],
+    *,
+    same_as: Mapping[str, str] | None = None,
+    strict: bool = False,
 ) -> ManyComparison:
     """The runs in the order given, the first the baseline of every %; same_as as
-    groups_of's."""
+    groups_of's. A figure measured otherwise than the first column's (another comparison
+    key) says which key differs; strict (runs of other stores and bundles): it has no
+    ratio either. Runs of one store are compared as asked, a gigabit run against a Fast
+    Ethernet one too, with the difference said beside each figure."""
     rows = compare_columns([groups_of(record, same_as) for record in records])
-    return ManyComparison(tuple(_column(r) for r in records), rows)
+    return ManyComparison(
+        tuple(_column(r) for r in records), _comparable(rows, records, strict=strict)
+    )
+
+
+def _comparable(
+    rows: Sequence[ManyRow], records: Sequence[RunRecord], *, strict: bool
+) -> tuple[ManyRow, ...]:
+    """Each cell whose figure was measured otherwise than the first column's (another
+    comparison key) saying which key differs; strict: without its ratio."""
+    from wirespeed.analysis.comparison_key import KeyPart, difference, key_of
+
+    by_key = [{o.trial.key: o for o in record.outcomes} for record in records]
+    keys: dict[tuple[int, str], tuple[KeyPart, ...]] = {}
+
+    def key(index: int, trial: str) -> tuple[KeyPart, ...] | None:
+        outcome = by_key[index].get(trial)
+        if outcome is None:
+            return None
+        if (index, trial) not in keys:
+            keys[(index, trial)] = key_of(outcome, records[index])
+        return keys[(index, trial)]
+
+    marked = []
+    for row in rows:
+        first = row.cells[0] if row.cells else None
+        base = None if first is None or not first.trials else key(0, first.trials[0])
+        cells = list(row.cells)
+        for index, cell in enumerate(cells[1:], start=1):
+            if base is None or cell is None or not cell.trials:
+                continue
+            theirs = key(index, cell.trials[0])
+            said = None if theirs is None else difference(base, theirs)
+            if said is not None and strict:
+                cells[index] = ManyCell(cell.summary, cell.trials, not_comparable=said)
+            elif said is not None:
+                cells[index] = dataclasses.replace(cell, not_comparable=said)
+        marked.append(row if cells == list(row.cells) else _with_cells(row, tuple(cells)))
+    return tuple(marked)
+
+
+def _with_cells(row: ManyRow, cells: tuple[ManyCell | None, ...]) -> ManyRow:
+    return ManyRow(
+        row.test_id,
+        row.test_name,
+        row.path,
+        row.variant,
+        row.name,
+        row.labels,
+        row.unit,
+        row.better,
+        cells,
+    )
 
 
 # One column's repetitions: each a key that names it and what it measured.

@@ -64,11 +64,11 @@ def _kept(row: ManyRow, part: Part) -> bool:
     return True
 
 
-def compare_cards(records: Sequence[RunRecord]) -> CardComparison:
+def compare_cards(records: Sequence[RunRecord], *, strict: bool = False) -> CardComparison:
     """The cards in the order given, the first the baseline of every %. A `--tuned`
     card's stock variant is the state a plain card measures: their figures share a row,
     and the tuned ones have rows of their own."""
-    many = compare_many(records, same_as={STOCK: DEFAULT_VARIANT})
+    many = compare_many(records, same_as={STOCK: DEFAULT_VARIANT}, strict=strict)
     columns = tuple(
         dataclasses.replace(
             column,
@@ -91,11 +91,13 @@ def render_cards_terminal(comparison: CardComparison, console: Console) -> None:
     console.print(Text(f"{len(comparison.columns)} device cards compared", style="bold"))
     for column in comparison.columns:
         console.print(Text(terminal_safe(f"  {column.label}")))
+    for note in comparison.whole.notes:
+        console.print(Text(terminal_safe(f"  {note}")))
     for part, rows in comparison.parts:
         table = Table(title=Text(part.title, style="bold"), title_justify="left")
         table.add_column("Measurement")
         for column in comparison.columns:
-            table.add_column(Text(f"run {column.run_id}"), justify="right")
+            table.add_column(Text(terminal_safe(comparison.whole.heading(column))), justify="right")
         for row in rows:
             cells = [Text(terminal_safe(row_label(row)))]
             cells += [
@@ -110,9 +112,13 @@ def render_cards_terminal(comparison: CardComparison, console: Console) -> None:
 def render_cards_markdown(comparison: CardComparison) -> str:
     lines = [f"# {len(comparison.columns)} device cards compared", ""]
     lines += [f"- {markdown_text(column.label)}" for column in comparison.columns]
+    lines += [f"- {markdown_text(note)}" for note in comparison.whole.notes]
     for part, rows in comparison.parts:
         lines += ["", f"## {part.title}", ""]
-        header = ["Measurement", *(f"run {c.run_id}" for c in comparison.columns)]
+        header = [
+            "Measurement",
+            *(markdown_text(comparison.whole.heading(c)) for c in comparison.columns),
+        ]
         lines.append("| " + " | ".join(header) + " |")
         lines.append("| " + " | ".join(["---"] + ["--:"] * len(comparison.columns)) + " |")
         for row in rows:
@@ -132,6 +138,7 @@ def render_cards_json(comparison: CardComparison) -> str:
         "format": FORMAT,
         "version": VERSION,
         "columns": whole.get("columns"),
+        **({"notes": whole["notes"]} if "notes" in whole else {}),
         "parts": [
             {
                 "key": part.key,

@@ -13,6 +13,7 @@ import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from wirespeed.analysis.identity import identity_line
 from wirespeed.analysis.latency import grade
 from wirespeed.analysis.stats import Summary
 from wirespeed.card.parts import (
@@ -187,6 +188,12 @@ def _what(report: Report) -> tuple[str, ...]:
         tools = ", ".join(f"{k} {v}" for k, v in sorted(host.tools.items()))
         line = f"{host.name}: " + ", ".join(said) if said else host.name
         lines.append(f"{line} ({tools})" if tools else line)
+        # What the run read of it with busybox (facts/identity.py), where it did.
+        facts = (report.info.provenance.get("hosts") or {}).get(host.name)
+        identity = facts.get("identity") if isinstance(facts, dict) else None
+        configured = identity_line(identity) if isinstance(identity, dict) else None
+        if configured:
+            lines.append(f"{host.name}: {configured}")
     return tuple(lines)
 
 

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from wirespeed import __version__
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus, raise_on_sigterm, run_guarded
-from wirespeed.cli.outputs import run_id
+from wirespeed.cli.outputs import run_id, run_or_file
 
 DESCRIPTION = """\
 Network benchmarks for routers and single-board computers.
@@ -37,6 +37,8 @@ examples:
   wirespeed compare 3 4 5                             runs as columns, each % against run 3
   wirespeed compare 7 --paths WAN Br0                 two paths of one run
   wirespeed import saved/*.txt                        bring old iperf outputs into the store
+  wirespeed export 12 -o r4s.wsr                      a run or card as a bundle to share
+  wirespeed compare r4s.wsr r2s.wsr                   two bundles' figures side by side
   wirespeed facts --root tests/fixtures/boards/r4s    a board's CPUs, NICs and their IRQs
   wirespeed tune suggest --root tests/fixtures/boards/r4s   eth0 -> CPU4, eth1 -> CPU5
   wirespeed lab up --topology nat --link fe           a lab to try things by hand
@@ -62,6 +64,7 @@ COMMANDS = {
     "plans": "plans",
     "soak": "soak",
     "card": "card",
+    "export": "export",
 }
 
 
@@ -84,6 +87,19 @@ def _add_db(parser: argparse.ArgumentParser) -> None:
     )
     # argparse fills %(name)s of a help text from the action's attributes.
     setattr(db, "default_store", _DefaultStorePath())  # noqa: B010
+
+
+def _add_row(parser: argparse.ArgumentParser) -> None:
+    """--row and --row-header: a card as one Markdown row for forum tables (card/row.py)."""
+    parser.add_argument(
+        "--row",
+        action="store_true",
+        help="print the card's one-line Markdown row for forum tables (device, SoC, "
+        "firmware, kernel, TCP, NDR 64 B, WireGuard, AES-256-GCM, bufferbloat, verdict)",
+    )
+    parser.add_argument(
+        "--row-header", action="store_true", help="with --row: the table's header line above it"
+    )
 
 
 def _add_budgets(parser: argparse.ArgumentParser) -> None:
@@ -414,8 +430,11 @@ def build_parser() -> argparse.ArgumentParser:
 
     imp = sub.add_parser(
         "import",
-        help="bring saved iperf outputs into the store",
-        description="Import saved iperf2 (text or -y C) and iperf3 (-J or text) outputs, "
+        help="bring bundles (.wsr) or saved iperf outputs into the store",
+        description="Import bundles written by `wirespeed export` (FILE.wsr): each run as "
+        "it was, once (a run imported before is not stored again); a bundle that is cut "
+        "short, edited or of a newer format version is refused and nothing is imported. "
+        "Or import saved iperf2 (text or -y C) and iperf3 (-J or text) outputs, "
         "client or server side; the tool and format are detected. All files become one run; "
         "an iperf2 server's log of several tests becomes one trial per test. A file that "
         "holds no measurement, or is larger than 64 MiB (a saved output is far smaller), is "
@@ -440,7 +459,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     card = add_card_parser(sub)
     _add_ssh(card)
+    _add_row(card)
     _add_db(card)
+
+    from wirespeed.cli.commands.export import add_parser as add_export_parser
+
+    _add_db(add_export_parser(sub))
 
     report = sub.add_parser("report", help="report a run (default: the latest)")
     report.add_argument("run", nargs="?", type=run_id, metavar="RUN", help="run id (`runs`)")
@@ -452,6 +476,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_outputs(report, ".html ")
     _add_budgets(report)
+    _add_row(report)
     _add_db(report)
 
     compare = sub.add_parser(
@@ -461,15 +486,27 @@ def build_parser() -> argparse.ArgumentParser:
         "jitter and retransmits, a probe's round trip, a benchmark's or a search's "
         "figures), one column per run (or per path or variant of one run), each median "
         "with its change against the first column in % and whether a permutation test "
-        "and the ratio's 95 % bootstrap interval tell the difference from noise.",
+        "and the ratio's 95 % bootstrap interval tell the difference from noise. A figure "
+        "measured otherwise than the first column's (another tool major version, link, "
+        "topology or options) says which key differs; across stores and bundles (FILE, "
+        "--store) it has no ratio, and the table says how the devices' configurations "
+        "differ and whether each run is valid to compare (docs/sharing.md).",
     )
     compare.add_argument(
         "runs",
         nargs="*",
-        type=run_id,
-        metavar="RUN",
+        type=run_or_file,
+        metavar="RUN|FILE",
         help="run ids (`runs`): A B for two runs (default: the latest two), A B C ... "
-        "for a table of runs; one run with --paths or --variants (default: the latest)",
+        "for a table of runs; one run with --paths or --variants (default: the latest); "
+        "or bundles (FILE.wsr, `wirespeed export`), each of their runs a column",
+    )
+    compare.add_argument(
+        "--store",
+        action="append",
+        metavar="DB",
+        help="a column from another store: its latest run, or DB#RUN; repeat for several "
+        "(with bundles and RUNs of --db, in the order given: stores first)",
     )
     compare.add_argument(
         "--paths", nargs=2, metavar=("A", "B"), help="compare two paths of one run, e.g. WAN Br0"

@@ -44,6 +44,12 @@ def run_id(text: str) -> int:
     return number
 
 
+def run_or_file(text: str) -> int | str:
+    """argparse type of a RUN|FILE argument: a run id (all digits, checked as run_id),
+    else the name of a file (a bundle)."""
+    return run_id(text) if text.isdigit() else text
+
+
 def check_output(path: str, option: str, example: str = "report") -> Path:
     """The path an option names, if a file can be written there; else a UsageError that
     says why. Nothing is created: a refused command leaves no empty file behind."""

@@ -64,6 +64,8 @@ def cell_lines(row: ManyRow, cell: ManyCell | None, budgets: tuple[Budget, ...] 
     change = percent_text(cell)
     if change:
         lines.append(change)
+    if cell.not_comparable is not None:
+        lines.append(f"not comparable: {cell.not_comparable}")
     return lines
 
 
@@ -80,6 +82,8 @@ def render_many_terminal(
     for column in comparison.columns:
         title = f" \N{EM DASH} {column.title}" if column.title else ""
         console.print(Text(terminal_safe(f"  {column.label}{title}")))
+    for note in comparison.notes:
+        console.print(Text(terminal_safe(f"  {note}")))
     table = Table(caption=Text(comparison.legend or LEGEND), caption_justify="left")
     table.add_column("Measurement")
     for column in comparison.columns:
@@ -99,6 +103,7 @@ def render_many_markdown(comparison: ManyComparison, budgets: tuple[Budget, ...]
     for column in comparison.columns:
         title = f" \N{EM DASH} {column.title}" if column.title else ""
         lines.append(f"- {markdown_text(column.label + title)}")
+    lines += [f"- {markdown_text(note)}" for note in comparison.notes]
     lines.append("")
     header = ["Measurement", *(markdown_text(comparison.heading(c)) for c in comparison.columns)]
     lines.append("| " + " | ".join(header) + " |")
@@ -150,6 +155,8 @@ def many_to_dict(comparison: ManyComparison, budgets: tuple[Budget, ...] = ()) -
             }
             for row in comparison.rows
         ],
+        # Only where there are any: a table of one store's runs is as it always was.
+        **({"notes": list(comparison.notes)} if comparison.notes else {}),
     }
 
 
@@ -167,6 +174,7 @@ def _cell_dict(cell: ManyCell | None, budgets: tuple[Budget, ...]) -> dict[str, 
         "p_value": None if cell.test is None else cell.test.p_value,
         "verdict": None if cell.verdict is None else cell.verdict.value,
         **said,
+        **({"not_comparable": cell.not_comparable} if cell.not_comparable else {}),
     }
 
 
@@ -234,7 +242,12 @@ def render_many_csv(comparison: ManyComparison, budgets: tuple[Budget, ...] = ()
                     "ratio_ci_low": None if ratio_interval is None else ratio_interval.low,
                     "ratio_ci_high": None if ratio_interval is None else ratio_interval.high,
                     "p_value": None if cell.test is None else cell.test.p_value,
-                    "verdict": None if cell.verdict is None else cell.verdict.value,
+                    # Without a verdict (across stores, no ratio): why not.
+                    "verdict": cell.verdict.value
+                    if cell.verdict is not None
+                    else f"not comparable: {cell.not_comparable}"
+                    if cell.not_comparable
+                    else None,
                 }
                 | {
                     f"as {b.name}": b.value(cell.summary.median)
@@ -265,7 +278,7 @@ def render_many_html(comparison: ManyComparison, budgets: tuple[Budget, ...] = (
     runs = "".join(
         "<li>" + e(c.label) + (f" \N{EM DASH} {e(c.title)}" if c.title else "") + "</li>"
         for c in comparison.columns
-    )
+    ) + "".join(f"<li>{e(note)}</li>" for note in comparison.notes)
     return (
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'

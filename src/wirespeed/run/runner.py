@@ -224,10 +224,17 @@ class Runner:
             devices = self.hosts.cpu_devices(trials)
             real = self.hosts.link_targets(trials)
             hosts = self.hosts.hosts_by_name(trials)
-            facts: dict[str, dict[str, str | None]] = collect(hosts)
+            from wirespeed.facts.identity import read_identity
+
+            facts: dict[str, dict[str, object]] = {n: dict(f) for n, f in collect(hosts).items()}
             for name, roles in self.hosts.roles(trials).items():
                 if name in facts:
                     facts[name]["role"] = ", ".join(sorted(roles))
+            # What each host is and how it is set up (docs/sharing.md), in one sh call.
+            for name, host in hosts.items():
+                identity = read_identity(host)
+                if identity and name in facts:
+                    facts[name]["identity"] = identity
             info = RunInfo(
                 title=self.plan.title,
                 plan_path=self.plan.source,

@@ -104,12 +104,20 @@ def _v4_to_v5(conn: Connection) -> None:
     conn.exec_driver_sql(f"ALTER TABLE runs ADD COLUMN expectations {json_type}")
 
 
+def _v5_to_v6(conn: Connection) -> None:
+    """runs.origin added, with its index; the runs stored before were measured where
+    they are (NULL: not imported from a bundle)."""
+    conn.exec_driver_sql("ALTER TABLE runs ADD COLUMN origin TEXT")
+    conn.exec_driver_sql("CREATE UNIQUE INDEX ix_runs_origin ON runs (origin)")
+
+
 # Each step takes a store from its version to the next.
 STEPS: dict[int, Callable[[Connection], None]] = {
     1: _v1_to_v2,
     2: _v2_to_v3,
     3: _v3_to_v4,
     4: _v4_to_v5,
+    5: _v5_to_v6,
 }
 
 

@@ -21,6 +21,9 @@ Version history of the schema (SCHEMA_VERSION, kept in the meta table):
   5  runs.expectations: what the plan's `expect:` asked when the run began
      (expectations.encode), so that its reports judge with that and never re-read the
      plan text; NULL for runs stored before (their reports read the plan as they did).
+  6  runs.origin (unique): the bundle run id (store/bundle.py) of a run brought in by
+     `wirespeed import`, so that importing the same bundle again stores nothing; NULL for a run
+     measured here, and for runs stored before.
 """
 
 from __future__ import annotations
@@ -77,7 +80,7 @@ class FreeText(TypeDecorator[str]):
         return decoded
 
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 metadata = MetaData()
 
@@ -107,7 +110,11 @@ runs = Table(
     Column("owner", FreeText),
     # expectations.encode() of the plan's `expect:`; NULL: stored before version 5.
     Column("expectations", JSON(none_as_null=True)),
+    # A bundle run's id ("sha256:..."), for a run imported from a bundle; NULL otherwise.
+    Column("origin", FreeText),
     Index("ix_runs_started_at", "started_at"),
+    # Unique: two imports of one bundle at once store it once (NULLs are not equal).
+    Index("ix_runs_origin", "origin", unique=True),
 )
 
 trials = Table(

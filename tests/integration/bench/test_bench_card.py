@@ -9,16 +9,26 @@ this machine's Debian packages: the hosts are its namespaces). The forwarding se
 over SSH is left out (`--skip`: each of its trials costs SSH round trips;
 tests/integration/bench/test_bench_nat_search.py searches this router).
 Every other part measures through the router, whose forwarding limit bounds UDP.
-`--tuned` finds nothing `tune suggest` would change there: the card runs once."""
+`--tuned` finds nothing `tune suggest` would change there: the card runs once.
+
+The card then travels: exported as a bundle (which names none of the bench's machines,
+addresses or paths), imported into an empty store elsewhere, exported again byte for
+byte, and compared with a card of another router (a lab card of
+tests/fixtures/cards/runs.db.xz, on Fast Ethernet): every figure both measured is lined
+up, each measured otherwise says which key differs."""
 
 from __future__ import annotations
 
+import gzip
 import json
+import lzma
 import subprocess
 from pathlib import Path
 
 import pytest
 from bench_runs import HOSTS, WIRESPEED, MakeBench
+
+from support.foreign_bench import PC_LAN, ROUTER_LAN, ROUTER_WAN, WORKSTATION, ForeignBench
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 
@@ -46,6 +56,7 @@ def test_the_router_s_card_over_ssh_skips_what_it_lacks(
     done = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
 
     assert done.returncode == 0, done.stderr
+    _the_card_travels(bench, tmp_path)
     assert "openssl is not installed on root@router" in done.stderr
     assert "opkg install openssl-util" in done.stderr and "p7zip" in done.stderr
     card = json.loads(document.read_text())["card"]
@@ -72,3 +83,68 @@ def test_the_router_s_card_over_ssh_skips_what_it_lacks(
     assert not any(f.get("tuned") for f in parts["throughput"]["figures"])
     facts = {f["label"] for f in parts["facts"]["figures"]}
     assert {"board", "cpus"} <= facts  # read over SSH before the run
+
+
+def _wirespeed(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*WIRESPEED, *argv], capture_output=True, text=True, timeout=300, check=False
+    )
+
+
+def _the_card_travels(bench: ForeignBench, tmp_path: Path) -> None:
+    store = str(tmp_path / "runs.db")
+    bundle = tmp_path / "router.wsr"
+    done = _wirespeed("export", "-o", str(bundle), "--db", store)
+    assert done.returncode == 0, done.stderr
+    text = gzip.decompress(bundle.read_bytes()).decode()
+    document = json.loads(text)
+    # The router's identity, read over SSH with its busybox alone, is in the bundle.
+    (run,) = document["runs"]
+    router = next(h for h in run["identity"]["hosts"].values() if "dut" in h.get("role", ""))
+    # Its links are veth (no NIC device to name a driver of), shaped by tbf as gigabit
+    # Ethernet; NAT's rules in nftables, their connections tracked.
+    assert router["kernel"] and "nics" not in router, router
+    assert any(" tbf " in qdisc for qdisc in router["qdiscs"]), router
+    assert router["firewall_rules"] > 0 and router["conntrack"] >= 0, router
+    # Nothing names the bench: its machines' names and namespaces, their addresses,
+    # the PC's login, the directory of its keys and ssh_config.
+    secrets = (
+        bench.pc, bench.router, bench.switch, bench.workstation, bench.prefix,
+        "workstation", str(bench.directory), str(bench.ssh_config),
+        PC_LAN, ROUTER_LAN, ROUTER_WAN, WORKSTATION, "192.168.7.", "198.51.100.",
+    )  # fmt: skip
+    for secret in secrets:
+        assert secret not in text, secret
+    assert "192.0.2." in text  # the addresses are there, as pseudonyms
+
+    # Imported into an empty store on another path, once; exported again, the same.
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    other = str(elsewhere / "theirs.db")
+    for _ in range(2):
+        done = _wirespeed("import", str(bundle), "--db", other)
+        assert done.returncode == 0, done.stderr
+    assert "is stored already, as run 1" in done.stderr
+    again = tmp_path / "again.wsr"
+    assert _wirespeed("export", "1", "-o", str(again), "--db", other).returncode == 0
+    assert again.read_bytes() == bundle.read_bytes()
+
+    # Beside another router's card: a lab card on Fast Ethernet.
+    lab = tmp_path / "lab.db"
+    fixture = Path(__file__).resolve().parents[2] / "fixtures" / "cards" / "runs.db.xz"
+    lab.write_bytes(lzma.decompress(fixture.read_bytes()))
+    lab_bundle = tmp_path / "lab.wsr"
+    assert _wirespeed("export", "1", "-o", str(lab_bundle), "--db", str(lab)).returncode == 0
+    done = _wirespeed("compare", str(bundle), str(lab_bundle), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    compared = json.loads(done.stdout)
+    rows = [row for part in compared["parts"] for row in part["rows"]]
+    both = [row for row in rows if all(cell is not None for cell in row["cells"])]
+    assert both, rows
+    for row in both:
+        said = row["cells"][1].get("not_comparable")
+        # The bench's paths are gigabit, the lab card's Fast Ethernet.
+        assert said is not None and "link gbe vs fe" in said, row
+        assert row["cells"][1]["ratio"] is None
+    notes = " ".join(compared["notes"])
+    assert "bench: real | lab" in notes and "router.wsr: " in notes and "lab.wsr: " in notes

@@ -483,7 +483,9 @@ def _show(
         if part.seconds is not None
     ]
     env.info("card parts took: " + ", ".join(took))
-    if args.json:
+    if getattr(args, "row", False) or getattr(args, "row_header", False):
+        print_row(args, env, report, record)  # on stdout instead of the card
+    elif args.json:
         env.stdout.write(render_card("json", report, record))
     elif env.quiet:
         env.stdout.write(f"{record.id}\n")
@@ -493,3 +495,15 @@ def _show(
         write_output(target.path, render_card(target.format, report, record), "-o")
         env.info(f"card written to {target.path}")
     return report
+
+
+def print_row(args: argparse.Namespace, env: Environment, report: Report, record: RunRecord) -> int:
+    """--row (and --row-header): the card as a Markdown table row (card/row.py)."""
+    from wirespeed.card.row import card_row, row_header
+    from wirespeed.card.summary import card_summary
+
+    if args.row_header:
+        env.stdout.write(row_header())
+    if args.row:
+        env.stdout.write(card_row(card_summary(report), record))
+    return ExitStatus.OK

@@ -13,10 +13,12 @@ from wirespeed.cli.outputs import OutputTarget, output_targets, write_output
 from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
-    from wirespeed.analysis.compare_many import ManyComparison
+    from wirespeed.analysis.compare_many import ManyComparison, RunColumn
     from wirespeed.card.compare import CardComparison
     from wirespeed.report.budgets import Budget
     from wirespeed.store import Store
+    from wirespeed.store.bundle import Bundle
+    from wirespeed.store.records import RunRecord
 
 FORMATS = ("terminal", "markdown", "csv", "json", "html")
 
@@ -142,6 +144,8 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     budgets = parse_budgets(getattr(args, "budgets", None))  # a bad one: exit 2 at once
     fmt: str | None = getattr(args, "format", None)
     targets = output_targets(getattr(args, "output", None), fmt, FORMATS, "compare")
+    if getattr(args, "store", None) or any(isinstance(r, str) for r in args.runs or ()):
+        return _across(args, env, targets, fmt, budgets)
     store = Store.open(args.db, read_only=True)
     try:
         soaks = getattr(args, "soaks", False)
@@ -217,3 +221,120 @@ def _show_cards(
         write_output(target.path, text(target.format), "-o")
         env.info(f"written to {target.path}")
     return ExitStatus.OK
+
+
+def _across(
+    args: argparse.Namespace,
+    env: Environment,
+    targets: list[OutputTarget],
+    fmt: str | None,
+    budgets: tuple[Budget, ...],
+) -> int:
+    """Runs of other stores (--store) and bundles (FILE) beside runs of --db: one table,
+    each figure beside the first column's only where they share a comparison key, with
+    how the devices' configurations differ and each column's verdict."""
+    import dataclasses
+
+    from wirespeed.analysis.compare_many import compare_many
+    from wirespeed.analysis.comparison_key import configuration_differences
+    from wirespeed.analysis.validity import run_verdict
+    from wirespeed.card.compare import compare_cards, is_card_record
+
+    for option in ("paths", "variants"):
+        if getattr(args, option, None):
+            raise UsageError(
+                f"--{option} compares within one run of --db; leave out bundles and --store"
+            )
+    if getattr(args, "soaks", False):
+        raise UsageError("--soaks compares soaks of --db; leave out bundles and --store")
+    records, names = _gathered(args)
+    if len(records) < 2:
+        raise UsageError(
+            f"compare needs two runs, got {len(records)}",
+            hint="give another bundle, --store DB or run id",
+        )
+    notes = list(configuration_differences(records))
+    for name, record in zip(names, records, strict=True):
+        # The gates that closed; the bundle, and the findings `report` shows, say why.
+        notes.append(f"{name}: {run_verdict(record).short}")
+
+    def named(columns: tuple[RunColumn, ...]) -> tuple[RunColumn, ...]:
+        # "run 3: R4S · Linux 5.10" becomes "r4s.wsr: R4S · Linux 5.10".
+        return tuple(
+            dataclasses.replace(
+                column,
+                name=name,
+                label=name + column.label.partition(":")[1] + column.label.partition(":")[2],
+            )
+            for column, name in zip(columns, names, strict=True)
+        )
+
+    if all(is_card_record(record) for record in records):
+        cards = compare_cards(records, strict=True)
+        whole = dataclasses.replace(
+            cards.whole, columns=named(cards.whole.columns), notes=tuple(notes)
+        )
+        cards = dataclasses.replace(cards, columns=whole.columns, whole=whole)
+        return _show_cards(cards, targets, fmt, env, budgets)
+    table = compare_many(records, strict=True)
+    table = dataclasses.replace(table, columns=named(table.columns), notes=tuple(notes))
+    return show_table(table, targets, fmt, env, budgets)
+
+
+def _gathered(args: argparse.Namespace) -> tuple[list[RunRecord], list[str]]:
+    """The runs to compare and their columns' names: each --store's, then the RUNs (of
+    --db) and bundles in the order given."""
+    from pathlib import Path
+
+    from wirespeed.store import Store
+
+    records: list[RunRecord] = []
+    names: list[str] = []
+    for given in getattr(args, "store", None) or ():
+        where, mark, number = given.rpartition("#")
+        if not mark or not number.isdigit():
+            where, number = given, ""
+        store = Store.open(where, read_only=True)
+        try:
+            run = int(number) if number else None
+            record = store.load_run(run, intervals=False, outputs=False, commands=False)
+            shown = Path(store.where).name if "://" not in store.where else store.where
+        finally:
+            store.close()
+        records.append(record)
+        names.append(f"{shown} run {record.id}")
+    ids = [r for r in args.runs or () if isinstance(r, int)]
+    from_db: dict[int, RunRecord] = {}
+    if ids:
+        store = Store.open(args.db, read_only=True)
+        try:
+            for run in ids:
+                from_db[run] = store.load_run(run, intervals=False, outputs=False, commands=False)
+        finally:
+            store.close()
+    for given in args.runs or ():
+        if isinstance(given, int):
+            records.append(from_db[given])
+            names.append(f"run {given}")
+            continue
+        bundle = _bundle(given)
+        runs = bundle.records()
+        for number, record in enumerate(runs, start=1):
+            records.append(record)
+            names.append(Path(given).name + (f" #{number}" if len(runs) > 1 else ""))
+    return records, names
+
+
+def _bundle(name: str) -> Bundle:
+    from pathlib import Path
+
+    from wirespeed.store.bundle import unpack
+
+    try:
+        data = Path(name).read_bytes()
+    except OSError as error:
+        raise UsageError(
+            f"{name}: not a run id, and no bundle to read ({error.strerror or error})",
+            hint="give run ids (`wirespeed runs`) or bundles written by `wirespeed export`",
+        ) from None
+    return unpack(data, name, nothing="nothing was compared")

@@ -1,4 +1,5 @@
-"""`wirespeed import FILE...`: saved iperf outputs into the store (or as JSON)."""
+"""`wirespeed import FILE...`: saved iperf outputs into the store (or as JSON), or
+bundles (`wirespeed export`) with their runs whole."""
 
 from __future__ import annotations
 
@@ -84,8 +85,37 @@ def _no_measurement(result: Result) -> str:
     return "holds no measurement" + (f" ({said})" if said else "")
 
 
+# A bundle is gzip (RFC 1952): its first two bytes.
+GZIP_MAGIC = b"\x1f\x8b"
+# A bundle of a long soak with every sampler's stream is tens of MB compressed.
+MAX_BUNDLE_BYTES = 1024**3
+
+
+def _is_bundle(path: Path) -> bool:
+    from wirespeed.store.bundle import SUFFIX
+
+    if path.suffix == SUFFIX:
+        return True
+    try:
+        with path.open("rb") as stream:
+            return stream.read(2) == GZIP_MAGIC
+    except OSError:
+        return False
+
+
 def execute(args: argparse.Namespace, env: Environment) -> int:
     from wirespeed.tools.detect import detect, parse_all
+
+    bundles = [_is_bundle(Path(name)) for name in args.files]
+    if any(bundles):
+        if not all(bundles):
+            outputs = [n for n, b in zip(args.files, bundles, strict=True) if not b]
+            raise UsageError(
+                f"bundles and saved tool outputs in one import: {', '.join(outputs)} "
+                "is not a bundle",
+                hint="import the bundles (.wsr) and the saved outputs in two commands",
+            )
+        return _import_bundles(args, env)
 
     parsed: list[_Parsed] = []
     problems: list[str] = []
@@ -177,6 +207,51 @@ def _store(args: argparse.Namespace, env: Environment, parsed: list[_Parsed]) ->
     env.info(
         f"imported {_files(parsed)} file(s){tests} as run {run_id}; `wirespeed report {run_id}`"
     )
+    return ExitStatus.OK
+
+
+def _import_bundles(args: argparse.Namespace, env: Environment) -> int:
+    """Every bundle read and checked whole before anything is stored; then each run in
+    one transaction, once (a run imported before is named, not stored again)."""
+    from wirespeed.store import Store
+    from wirespeed.store.bundle import Bundle, import_run, unpack
+
+    for option, given in (("--json", args.json), ("--title", args.title)):
+        if given:
+            raise UsageError(
+                f"{option} is for saved tool outputs; a bundle keeps its runs as they were",
+                hint=f"leave out {option}",
+            )
+    read: list[Bundle] = []
+    for name in args.files:
+        path = Path(name)
+        try:
+            with path.open("rb") as stream:
+                data = stream.read(MAX_BUNDLE_BYTES + 1)
+        except OSError as error:
+            raise UsageError(
+                f"{name}: cannot read: {error.strerror or error}", hint="nothing was imported"
+            ) from None
+        if len(data) > MAX_BUNDLE_BYTES:
+            raise UsageError(
+                f"{name}: larger than a bundle can be (1 GiB)", hint="nothing was imported"
+            )
+        read.append(unpack(data, name))
+    store = Store.open(args.db)
+    try:
+        for bundle in read:
+            for run in bundle.runs:
+                done = import_run(store, run)
+                short = done.bundle_run.removeprefix("sha256:")[:12]
+                if done.new:
+                    env.info(
+                        f"{bundle.name}: run {short} imported as run {done.run_id}; "
+                        f"`wirespeed report {done.run_id}`"
+                    )
+                else:
+                    env.info(f"{bundle.name}: run {short} is stored already, as run {done.run_id}")
+    finally:
+        store.close()
     return ExitStatus.OK
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Literal
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
 from wirespeed.cli.outputs import OutputTarget, output_targets, write_output
+from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
     from wirespeed.report import Report
@@ -63,6 +64,16 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         store.close()
     report = dataclasses.replace(build_report(record), budgets=budgets)
     from wirespeed.card.plan_text import card_marker
+
+    if args.row or args.row_header:
+        from wirespeed.cli.commands.card import print_row
+
+        if card_marker(record.info.plan_text) is None:
+            raise UsageError(
+                f"run {record.id} is not a device card: --row is a card's row",
+                hint="`wirespeed card TARGET` makes one; `wirespeed runs` lists the runs",
+            )
+        return print_row(args, env, report, record)
 
     if card_marker(record.info.plan_text) is not None and formats != {"csv"}:
         return _card(args, env, report, record, targets=targets, formats=formats)
