@@ -37,6 +37,8 @@ def ab_text(figure: Figure) -> str:
 def render_card_text(card: CardSummary) -> str:
     """The card as plain text: the terminal's, and `-o card.txt`."""
     lines = [card.title, "=" * len(card.title), ""]
+    if card.unfinished:
+        lines += [f"! {card.unfinished}", ""]
     if card.sentence:
         lines += [_wrap(card.sentence), ""]
     lines.append(f"run {card.run_id}, {card.profile} card of {card.target}")
@@ -51,6 +53,8 @@ def render_card_text(card: CardSummary) -> str:
         if part.skipped:
             lines.append(f"  skipped: {part.skipped}")
             continue
+        if part.unfinished:
+            lines.append(f"  {part.unfinished}")
         if part.headline:
             lines.append(f"  {part.headline}")
         for figure in part.figures:
@@ -87,6 +91,8 @@ def _md(text: str) -> str:
 
 def render_card_markdown(card: CardSummary) -> str:
     lines = [f"# {_md(card.title)}", ""]
+    if card.unfinished:
+        lines += [f"**{_md(card.unfinished)}**", ""]
     if card.sentence:
         lines += [f"**{_md(card.sentence)}**", ""]
     lines += [f"Run {card.run_id}, {_md(card.profile)} card of {_md(card.target)}.", ""]
@@ -103,6 +109,8 @@ def render_card_markdown(card: CardSummary) -> str:
         if part.skipped:
             lines += [f"Skipped: {_md(part.skipped)}", ""]
             continue
+        if part.unfinished:
+            lines += [f"*{_md(part.unfinished)}*", ""]
         if part.headline:
             lines += [_md(part.headline), ""]
         if part.figures and any(f.tuned for f in part.figures):
@@ -141,12 +149,14 @@ def card_document(card: CardSummary) -> dict[str, Any]:
         "what": list(card.what),
         "good_for": list(card.good_for),
         "tuned": list(card.tuned) or None,
+        "unfinished": card.unfinished or None,
         "parts": [
             {
                 "key": part.part.key,
                 "title": part.part.title,
                 "headline": part.headline,
                 "skipped": part.skipped or None,
+                "unfinished": part.unfinished or None,
                 "seconds": part.seconds,
                 "figures": [
                     {
@@ -202,6 +212,8 @@ def render_card_html(card: CardSummary) -> str:
         if part.skipped:
             body.append(f'<p class="skipped">skipped: {e(part.skipped)}</p>')
         else:
+            if part.unfinished:
+                body.append(f'<p class="unfinished">{e(part.unfinished)}</p>')
             if part.headline:
                 body.append(f'<p class="headline">{e(part.headline)}</p>')
             if part.part.key == "facts":
@@ -240,9 +252,10 @@ def render_card_html(card: CardSummary) -> str:
     if card.good_for:
         items = "".join(f"<li>{e(line)}</li>" for line in card.good_for)
         good_for = f'<p class="lead">Good for:</p><ul class="goodfor">{items}</ul>'
+    unfinished = f'<p class="unfinished">{e(card.unfinished)}</p>' if card.unfinished else ""
     return (
         '<section class="card devcard" id="device-card"><h2>Device card</h2>'
         f'<p class="lead">{e(card.profile)} card of {e(card.target)}, run {card.run_id}</p>'
-        f'<p class="sentence">{e(card.sentence)}</p>{tuned}{good_for}'
+        f'{unfinished}<p class="sentence">{e(card.sentence)}</p>{tuned}{good_for}'
         f'<div class="cardparts">{"".join(parts)}</div></section>'
     )

@@ -143,3 +143,52 @@ def test_report_and_compare_of_card_runs_from_the_command_line(db: Path) -> None
     assert [part["key"] for part in document["parts"]][:2] == ["throughput", "forwarding"]
     status, out, _ = run_cli("compare", "1", "2", "--db", str(db))
     assert status == 0 and "2 device cards compared" in out and "Forwarding rate" in out
+
+
+def test_an_interrupted_card_says_so_and_what_each_part_lacks(
+    records: dict[int, RunRecord],
+) -> None:
+    """What Ctrl-C in the forwarding search leaves: the throughput part's trials, the run
+    `interrupted`. The card says it at its top and in each part it did not reach, in
+    every format; no part shows its heading with nothing under it."""
+    import dataclasses
+
+    from wirespeed.store.records import RunStatus
+
+    whole = records[2]
+    first = [o for o in whole.outcomes if o.trial.test.id in ("tcp-up", "tcp-down")]
+    packed = None
+    if whole.packed is not None:
+        packed = tuple(p for o, p in zip(whole.outcomes, whole.packed, strict=True) if o in first)
+    record = dataclasses.replace(
+        whole, status=RunStatus.INTERRUPTED, outcomes=tuple(first), packed=packed
+    )
+    report = card_report(record)
+    card = card_summary(report)
+    total = len(whole.outcomes)
+    said = f"interrupted after 2 of {total} trials: `wirespeed run --resume {whole.id}`"
+    assert card.unfinished.startswith(said), card.unfinished
+    assert card.part("throughput").unfinished.startswith("2 of 4 trials measured")
+    for key in ("forwarding", "latency", "vpn", "compute"):
+        assert card.part(key).unfinished.startswith(
+            "not measured: the card was interrupted before this part"
+        ), key
+    assert not card.part("device").unfinished and not card.part("facts").unfinished
+
+    text = render_card("terminal", report, record)
+    assert f"! {said}" in text.split("\n\n")[1]  # under the title, before anything else
+    forwarding = text.split("Forwarding rate")[1].splitlines()[1]
+    assert forwarding.startswith("  not measured: the card was interrupted")
+    assert f"**{said}" in render_card("markdown", report, record)
+    document = json.loads(render_card("json", report, record))["card"]
+    assert document["unfinished"].startswith(said)
+    parts = {part["key"]: part for part in document["parts"]}
+    assert parts["latency"]["unfinished"].startswith("not measured")
+    assert parts["throughput"]["unfinished"].startswith("2 of 4")
+    assert parts["device"]["unfinished"] is None
+    page = render_card("html", report, record)
+    assert '<p class="unfinished">interrupted after 2 of' in page
+
+    # The whole card says nothing of the kind.
+    whole_card = summary_of(whole)
+    assert whole_card.unfinished == "" and not any(p.unfinished for p in whole_card.parts)

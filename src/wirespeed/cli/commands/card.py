@@ -461,7 +461,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         record = store.load_run(outcome.run_id, intervals="packed", outputs=True, commands=True)
     finally:
         store.close()
-    report = _show(args, env, record, targets)
+    report = show_card(args, env, record, targets)
     env.info(f"card stored as run {record.id}; `wirespeed report {record.id}` shows it again")
     below = expectations_status(report, env)
     if outcome.failed:
@@ -470,9 +470,10 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     return below
 
 
-def _show(
+def show_card(
     args: argparse.Namespace, env: Environment, record: RunRecord, targets: list[Any]
 ) -> Report:
+    """A card's run on stdout (JSON with --json, its id with -q) and in each -o file."""
     from wirespeed.card.output import card_report, render_card
     from wirespeed.card.summary import card_summary
 
