@@ -116,6 +116,35 @@ def test_a_plan_file_gives_its_bench(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    "hosts",
+    [
+        # docs/bench.md's two ports, without the router as a host
+        "  lan-side: {port: enp3s0, address: 192.168.2.50/24, gateway: 192.168.2.1}\n"
+        "  wan-side: {port: enp4s0, address: 192.168.0.2/24, gateway: 192.168.0.62}\n",
+        "  laptop: {}\n  workstation: {ssh: me@192.168.0.2}\n",
+    ],
+)
+def test_a_bench_with_no_dut_leaves_compute_out_with_a_line(tmp_path: Path, hosts: str) -> None:
+    """Nothing names the device the benchmarks would run on: the card goes on without
+    them, saying so, instead of a plan error of its own making."""
+    ends = (
+        "client: lan-side, server: wan-side"
+        if "port" in hosts
+        else ("client: laptop, server: workstation")
+    )
+    plan_file = tmp_path / "bench.yaml"
+    plan_file.write_text(
+        f"hosts:\n{hosts}paths:\n  - {{name: Br0, topology: nat, {ends}, link: gbe}}\n"
+        "tests: [{id: t}]\n"
+    )
+    status, out, err = run_cli("card", str(plan_file), "--print-plan")
+    assert status == 0, err
+    assert "skipped: crypto and compute: Br0 names no device (dut:)" in err
+    assert '"id": "crypto"' not in out and '"topology": "device"' not in out
+    assert '"id": "tcp-up"' in out
+
+
+@pytest.mark.parametrize(
     ("target", "lab_options", "ends", "said"),
     [
         ("lab:cloud", LabOptions(), Ends(), "no topology 'cloud'"),

@@ -208,11 +208,11 @@ def bench_of(args: argparse.Namespace) -> CardBench:
 
 
 def _probe(
-    bench: CardBench, args: argparse.Namespace, env: Environment
+    bench: CardBench, args: argparse.Namespace, env: Environment, plan: Plan
 ) -> tuple[dict[str, str], tuple[str, ...], Facts | None]:
     """Before the run: the tests whose program is missing (the tunnels' on this machine,
-    the benchmarks' on the device, asked over SSH where it is one), and what the device
-    is (its facts, as lines and as read)."""
+    the benchmarks' on the device, asked over SSH where it is one, from where the run of
+    `plan` will log in to it), and what the device is (its facts, as lines and as read)."""
     from wirespeed.card.availability import tool_skips
     from wirespeed.card.facts_lines import card_lines
     from wirespeed.facts import HostSource, TreeSource, collect
@@ -231,26 +231,27 @@ def _probe(
             env.warn(f"this machine's facts could not be read ({error})")
             return skips, (), None
         return skips, card_lines(facts, nics=not bench.in_lab), facts
+    from wirespeed.card.device_reach import device_reached
     from wirespeed.cli.commands.run import ssh_settings
     from wirespeed.hosts.ssh import SshHost
     from wirespeed.hosts.ssh_target import SshTarget
 
-    device = SshHost(
-        SshTarget.parse(bench.device_ssh), ssh_settings(args, env), name=bench.device_ssh
-    )
-    try:
-        device.connect()
-        skips = tool_skips(lambda p: device.which(p) is not None, bench.device_ssh, tunnels=False)
-        skips |= tunnels
-        facts = collect(HostSource(device), device)
-        return skips, card_lines(facts, nics=True), facts
-    except WirespeedError:
-        raise
-    except Exception as error:  # the run logs in again and says it in its own words
-        env.warn(f"{bench.device_ssh}: could not ask what it is and has ({error})")
-        return tunnels, (), None
-    finally:
-        device.close()
+    where = bench.device_ssh
+    with device_reached(plan, where, ssh_settings(args, env), args.db, env.info) as settings:
+        device = SshHost(SshTarget.parse(where), settings, name=where)
+        try:
+            device.connect()
+            skips = tool_skips(lambda p: device.which(p) is not None, where, tunnels=False)
+            skips |= tunnels
+            facts = collect(HostSource(device), device)
+            return skips, card_lines(facts, nics=True), facts
+        except WirespeedError:
+            raise
+        except Exception as error:  # the run logs in again and says it in its own words
+            env.warn(f"{where}: could not ask what it is and has ({error})")
+            return tunnels, (), None
+        finally:
+            device.close()
 
 
 def _tunnel_probe(bench: CardBench, args: argparse.Namespace, env: Environment) -> dict[str, str]:
@@ -377,7 +378,9 @@ def compose(args: argparse.Namespace, env: Environment) -> Plan:
     if args.tuned:
         options = dataclasses.replace(options, tuned=Tuned())
     if not args.print_plan:
-        missing, lines, facts = _probe(bench, args, env)
+        # The plan as it stands, for where the run will reach the device from.
+        before = parse_plan(card_plan_text(bench, options), SOURCE)
+        missing, lines, facts = _probe(bench, args, env, before)
         skipped |= missing
         options = dataclasses.replace(options, skipped=skipped, facts=lines)
         if args.tuned:
