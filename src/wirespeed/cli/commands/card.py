@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -177,8 +177,10 @@ def _skips(text: str | None) -> dict[str, str]:
 def card_options(args: argparse.Namespace, skipped: dict[str, str]) -> CardOptions:
     from wirespeed.card.plan_text import FRAME_SIZES, PROFILES, CardOptions
 
+    if args.duration is not None and not math.isfinite(args.duration):
+        raise UsageError(f"--duration {args.duration}: give a number of seconds, e.g. 2")
     if args.duration is not None and args.duration <= 0:
-        raise UsageError(f"--duration must be positive, got {args.duration}")
+        raise UsageError(f"--duration must be positive, got {args.duration:g}")
     if args.repeat is not None and args.repeat < 1:
         raise UsageError(f"--repeat must be at least 1, got {args.repeat}")
     return CardOptions(
@@ -324,62 +326,22 @@ def tuned_of(bench: CardBench, facts: Facts | None) -> Tuned:
     return Tuned(changes=tuple(explain(change) for change in plan.changes))
 
 
-def with_expectations(text: str, expect_file: str) -> str:
-    """The card plan's text with FILE's expectations in its tests (`expect:` of each)."""
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
-
-    path = Path(expect_file)
-    if not path.is_file():
-        raise UsageError(f"--expect {expect_file}: no such file")
-    try:
-        loaded = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
-    except (YAMLError, UnicodeDecodeError) as error:
-        raise UsageError(f"--expect {expect_file}: not YAML ({error})") from None
-    if not isinstance(loaded, dict):
-        raise UsageError(
-            f"--expect {expect_file}: a mapping of test id -> expectations",
-            hint='e.g. fwd: {NDR: {frame: 64, value: ">= 14k"}}',
-        )
-    expectations: dict[str, Any] = json.loads(json.dumps(loaded, default=str))
-    lines = text.splitlines()
-    found: set[str] = set()
-    ids: list[str] = []
-    for index, line in enumerate(lines):
-        if not line.startswith("  - {") or '"id"' not in line:
-            continue
-        test = json.loads(line[4:])
-        if "topology" in test:
-            continue  # a path
-        ids.append(test["id"])
-        if test["id"] in expectations:
-            test["expect"] = expectations[test["id"]]
-            found.add(test["id"])
-            lines[index] = "  - " + json.dumps(test, ensure_ascii=False)
-    unknown = sorted(set(expectations) - found)
-    if unknown:
-        raise UsageError(
-            f"--expect {expect_file}: the card has no test {', '.join(unknown)}",
-            hint=f"its tests: {', '.join(ids)}",
-        )
-    return "\n".join(lines) + "\n"
-
-
 def compose(args: argparse.Namespace, env: Environment) -> Plan:
-    """The card's plan, what it leaves out said on stderr."""
+    """The card's plan, what it leaves out said on stderr; a problem with it said as the
+    option's that made it (card/option_errors.py)."""
     from wirespeed.card.availability import bench_skips
+    from wirespeed.card.option_errors import card_plan_checked, with_expectations
     from wirespeed.card.plan_text import SOURCE, Tuned, card_plan_text
-    from wirespeed.plan.load import parse_plan
-    from wirespeed.plan.problems import PlanError
 
     bench = bench_of(args)
     skipped = {**_skips(args.skip), **bench_skips(bench)}
     options = card_options(args, skipped)
+    typed = _typed(args)
     if args.tuned:
         options = dataclasses.replace(options, tuned=Tuned())
     if not args.print_plan:
         # The plan as it stands, for where the run will reach the device from.
-        before = parse_plan(card_plan_text(bench, options), SOURCE)
+        before = card_plan_checked(card_plan_text(bench, options), SOURCE, typed)
         missing, lines, facts = _probe(bench, args, env, before)
         skipped |= missing
         options = dataclasses.replace(options, skipped=skipped, facts=lines)
@@ -387,15 +349,53 @@ def compose(args: argparse.Namespace, env: Environment) -> Plan:
             options = dataclasses.replace(options, tuned=tuned_of(bench, facts))
     for reason in skipped.values():
         env.warn(f"skipped: {reason}")
+    _something_left(skipped)
     if options.tuned is not None and options.tuned.nothing:
         env.warn(f"{options.tuned.nothing}: the card runs once")
     text = card_plan_text(bench, options)
-    if args.expect:
-        text = with_expectations(text, args.expect)
-    try:
-        return parse_plan(text, SOURCE if not args.expect else f"<card with {args.expect}>")
-    except PlanError:
-        raise
+    if not args.expect:
+        return card_plan_checked(text, SOURCE, typed)
+    text, expected = with_expectations(text, args.expect)
+    return card_plan_checked(text, f"<card with {args.expect}>", typed, expected)
+
+
+def _typed(args: argparse.Namespace) -> dict[str, str]:
+    """The options that go into the card's plan, as given: what its problems name."""
+    given = {
+        "--duration": args.duration,
+        "--repeat": args.repeat,
+        "--forward-pps": args.forward_pps,
+        "--forward-rate": args.forward_rate,
+        "--queue": args.queue,
+        "--mtu": args.mtu,
+        "--frame-sizes": args.frame_sizes,
+    }
+    return {option: _number(value) if isinstance(value, float) else str(value)
+            for option, value in given.items() if value is not None}  # fmt: skip
+
+
+def _number(value: float) -> str:
+    """A float option as a person writes it: 2, 0.5, 1000000000 (not 1e+09)."""
+    return str(int(value)) if value.is_integer() and abs(value) < 1e18 else f"{value:g}"
+
+
+def _something_left(skipped: dict[str, str]) -> None:
+    """Every part left out (by --skip, the bench, missing programs): nothing to run."""
+    from wirespeed.card.parts import COMPUTE, OPENVPN_PATH, SKIPPABLE, VPN, WIREGUARD_PATH
+
+    # A part is gone when it is left out, or each of its tests (tunnels) is.
+    within = {COMPUTE.key: COMPUTE.tests, VPN.key: (WIREGUARD_PATH, OPENVPN_PATH)}
+
+    def gone(key: str) -> bool:
+        return key in skipped or (key in within and all(t in skipped for t in within[key]))
+
+    if all(gone(key) for key in SKIPPABLE):
+        by_skip = [key for key in SKIPPABLE if skipped.get(key, "").endswith("(--skip)")]
+        raise UsageError(
+            "the card has no part left to measure"
+            + (f": --skip {','.join(by_skip)} leaves out the rest" if by_skip else ""),
+            hint="leave at least one part in (the lines above say why each other was left out)",
+        )
 
 
 def _estimate(plan: Plan) -> list[str]:
