@@ -192,3 +192,49 @@ def test_an_interrupted_card_says_so_and_what_each_part_lacks(
     # The whole card says nothing of the kind.
     whole_card = summary_of(whole)
     assert whole_card.unfinished == "" and not any(p.unfinished for p in whole_card.parts)
+
+
+@pytest.mark.parametrize("columns", [40, 200])
+def test_the_card_on_a_terminal_fits_its_width(
+    db: Path, monkeypatch: pytest.MonkeyPatch, columns: int
+) -> None:
+    """As a person sees it in a terminal of COLUMNS columns: every line of the card and
+    of the report below it fits, long lines going on under their indent."""
+    import io
+
+    from wirespeed.cli.app import main
+    from wirespeed.cli.env import Environment
+
+    monkeypatch.setenv("COLUMNS", str(columns))
+    out = io.StringIO()
+    status = main(
+        ["report", "2", "--db", str(db)],
+        env=Environment(stdout=out, stdout_is_tty=True, colour=False),
+    )
+    assert status == 0
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("Device card:")
+    assert [line for line in lines if len(line) > columns] == []
+    if columns == 40:
+        # A figure too long for a line goes on under its own indent.
+        at = next(i for i, line in enumerate(lines) if line.startswith("    TCP up: "))
+        assert lines[at + 1].startswith("      ")
+    else:
+        assert max(len(line) for line in lines) > 120  # the width is used, not 120
+
+
+def test_a_bidi_override_or_escape_in_a_title_is_shown_escaped_in_every_format(
+    records: dict[int, RunRecord],
+) -> None:
+    """A U+202E shows the rest of a line reversed; ESC rewrites a terminal: from a plan's
+    title (or path name) they reach no format as they are."""
+    import dataclasses
+
+    record = records[1]
+    title = "Device card: R4S \u202eevil\x1b[2J"
+    hostile = dataclasses.replace(record, info=dataclasses.replace(record.info, title=title))
+    report = card_report(hostile)
+    for fmt in ("terminal", "markdown", "html"):
+        shown = render_card(fmt, report, hostile)
+        assert "\u202e" not in shown and "\x1b" not in shown, fmt
+        assert "\\u202e" in shown, fmt

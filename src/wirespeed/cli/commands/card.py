@@ -492,7 +492,8 @@ def show_card(
     elif env.quiet:
         env.stdout.write(f"{record.id}\n")
     else:
-        env.stdout.write(render_card("terminal", report, record))
+        # At the terminal's width, as `run` shows its report (cli/env.py).
+        env.stdout.write(render_card("terminal", report, record, env.console().width))
     for target in targets:
         write_output(target.path, render_card(target.format, report, record), "-o")
         env.info(f"card written to {target.path}")
