@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from wirespeed.card.parts import FORWARDING, OPENVPN_PATH, VPN, WIREGUARD_PATH
+from wirespeed.card.parts import COMPUTE, FORWARDING, OPENVPN_PATH, VPN, WIREGUARD_PATH
 from wirespeed.card.target import CardBench
 from wirespeed.errors import MissingToolError
 from wirespeed.run.host_tunnel import WIREGUARD_PACKAGES
@@ -53,6 +53,13 @@ def bench_skips(bench: CardBench) -> dict[str, str]:
         skips[VPN.key] = (
             "VPN tunnels: the traffic ends at the device; give --client and --server, "
             "the hosts on its two sides, for tunnels between them across it"
+        )
+    if bench.lab is None and "dut" not in bench.device:
+        path = bench.routed.get("name", "the path")
+        skips[COMPUTE.key] = (
+            f"crypto and compute: {path} names no device (dut:) to run openssl and 7-zip "
+            "on; give it the router as a host with ssh: and name it in the path's dut: "
+            "(docs/bench.md)"
         )
     return skips
 

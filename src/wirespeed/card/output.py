@@ -6,6 +6,7 @@ import io
 import json
 
 from wirespeed.card.render import (
+    TEXT_WIDTH,
     card_document,
     card_style,
     render_card_html,
@@ -21,8 +22,9 @@ def card_report(record: RunRecord) -> Report:
     return build_report(record)
 
 
-def render_card(fmt: str, report: Report, record: RunRecord) -> str:
-    """`fmt` one of terminal (plain text), markdown, json, html."""
+def render_card(fmt: str, report: Report, record: RunRecord, width: int = TEXT_WIDTH) -> str:
+    """`fmt` one of terminal (plain text, every line at most `width`: a terminal's own
+    for stdout), markdown, json, html."""
     card = card_summary(report)
     if fmt == "markdown":
         from wirespeed.report import render_markdown
@@ -48,5 +50,5 @@ def render_card(fmt: str, report: Report, record: RunRecord) -> str:
     from wirespeed.report import render_terminal
 
     buffer = io.StringIO()
-    render_terminal(report, Console(file=buffer, no_color=True, width=120, force_terminal=False))
-    return render_card_text(card) + "\n" + buffer.getvalue()
+    render_terminal(report, Console(file=buffer, no_color=True, width=width, force_terminal=False))
+    return render_card_text(card, width) + "\n" + buffer.getvalue()

@@ -10,6 +10,7 @@ from importlib.resources import files
 from typing import Any
 
 from wirespeed.card.summary import CardSummary, Figure, PartSummary
+from wirespeed.report.text import html_visible, one_line, terminal_safe
 
 CARD_FORMAT_VERSION = 1
 
@@ -34,50 +35,84 @@ def ab_text(figure: Figure) -> str:
     return f"{figure.text} \N{RIGHTWARDS ARROW} {figure.tuned} tuned{change}"
 
 
-def render_card_text(card: CardSummary) -> str:
-    """The card as plain text: the terminal's, and `-o card.txt`."""
-    lines = [card.title, "=" * len(card.title), ""]
-    if card.sentence:
-        lines += [_wrap(card.sentence), ""]
-    lines.append(f"run {card.run_id}, {card.profile} card of {card.target}")
+# The card's plain text where no terminal says its width (`-o card.txt`): as the
+# report's tables beneath it (cli/env.py's console for what is not a terminal).
+TEXT_WIDTH = 120
+PROSE_WIDTH = 88
+
+
+def render_card_text(card: CardSummary, width: int = TEXT_WIDTH) -> str:
+    """The card as plain text: the terminal's (at its width), and `-o card.txt`. Every
+    line fits `width`: a long one goes on under its own indent."""
+    lines: list[str] = []
+
+    def add(text: str = "", indent: str = "", hang: str = "") -> None:
+        if not text:
+            lines.append("")
+            return
+        lines.extend(_wrapped(terminal_safe(text), width, indent, indent + hang))
+
+    title = terminal_safe(card.title)
+    add(card.title)
+    lines += ["=" * min(len(title), width), ""]
+    if card.unfinished:
+        add(f"! {card.unfinished}", hang="  ")
+        add()
+    if card.sentence:  # prose: at most PROSE_WIDTH, as the sentence was always wrapped
+        lines.extend(_wrapped(terminal_safe(card.sentence), min(width, PROSE_WIDTH), "", ""))
+        add()
+    add(f"run {card.run_id}, {card.profile} card of {card.target}")
     if card.tuned:
-        lines += ["", *card.tuned]
+        add()
+        for line in card.tuned:
+            stripped = line.lstrip(" ")
+            add(stripped, indent=line[: len(line) - len(stripped)], hang="  ")
     if card.good_for:
-        lines += ["", "Good for:"]
-        lines += [f"  - {line}" for line in card.good_for]
+        add()
+        add("Good for:")
+        for line in card.good_for:
+            add(f"- {line}", indent="  ", hang="  ")
     for part in card.parts:
         took = _seconds(part)
-        lines += ["", f"{part.part.title}" + (f"  [{took}]" if took else "")]
+        add()
+        add(f"{part.part.title}" + (f"  [{took}]" if took else ""))
         if part.skipped:
-            lines.append(f"  skipped: {part.skipped}")
+            add(f"skipped: {part.skipped}", indent="  ", hang="  ")
             continue
+        if part.unfinished:
+            add(part.unfinished, indent="  ", hang="  ")
         if part.headline:
-            lines.append(f"  {part.headline}")
+            add(part.headline, indent="  ", hang="  ")
         for figure in part.figures:
-            lines.append(
-                "    " + _figure_line(figure.label, ab_text(figure), figure.ceiling, figure.spread)
-            )
-        lines += [f"    ! {finding}" for finding in part.findings]
+            line = _figure_line(figure.label, ab_text(figure), figure.ceiling, figure.spread)
+            add(line, indent="    ", hang="  ")
+        for finding in part.findings:
+            add(f"! {finding}", indent="    ", hang="  ")
     return "\n".join(lines) + "\n"
 
 
-def _wrap(text: str, width: int = 88) -> str:
-    words = text.split(" ")
-    lines: list[str] = []
-    line = ""
-    for word in words:
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    lines.append(line)
-    return "\n".join(lines)
+def _wrapped(text: str, width: int, first: str, rest: str) -> list[str]:
+    """text in lines of at most width, the first after `first`, the others after `rest`;
+    a word longer than a line is cut (an address, a path), never left to overflow."""
+    import textwrap
+
+    narrowest = max(width, len(rest) + 8)  # a line keeps some room for its text
+    return textwrap.wrap(
+        text,
+        narrowest,
+        initial_indent=first,
+        subsequent_indent=rest,
+        break_long_words=True,
+        break_on_hyphens=False,
+    ) or [first.rstrip()]
 
 
 def _md(text: str) -> str:
+    """Text in the card's Markdown: shown as written (never markup, never a line of its
+    own), with what acts on a reader instead of showing (bidi overrides, ESC) escaped."""
     return (
-        text.replace("\\", "\\\\")
+        terminal_safe(one_line(text))
+        .replace("\\", "\\\\")
         .replace("|", "\\|")
         .replace("<", "&lt;")
         .replace("*", "\\*")
@@ -87,6 +122,8 @@ def _md(text: str) -> str:
 
 def render_card_markdown(card: CardSummary) -> str:
     lines = [f"# {_md(card.title)}", ""]
+    if card.unfinished:
+        lines += [f"**{_md(card.unfinished)}**", ""]
     if card.sentence:
         lines += [f"**{_md(card.sentence)}**", ""]
     lines += [f"Run {card.run_id}, {_md(card.profile)} card of {_md(card.target)}.", ""]
@@ -103,6 +140,8 @@ def render_card_markdown(card: CardSummary) -> str:
         if part.skipped:
             lines += [f"Skipped: {_md(part.skipped)}", ""]
             continue
+        if part.unfinished:
+            lines += [f"*{_md(part.unfinished)}*", ""]
         if part.headline:
             lines += [_md(part.headline), ""]
         if part.figures and any(f.tuned for f in part.figures):
@@ -141,12 +180,14 @@ def card_document(card: CardSummary) -> dict[str, Any]:
         "what": list(card.what),
         "good_for": list(card.good_for),
         "tuned": list(card.tuned) or None,
+        "unfinished": card.unfinished or None,
         "parts": [
             {
                 "key": part.part.key,
                 "title": part.part.title,
                 "headline": part.headline,
                 "skipped": part.skipped or None,
+                "unfinished": part.unfinished or None,
                 "seconds": part.seconds,
                 "figures": [
                     {
@@ -194,7 +235,10 @@ def _arrow(tuned: str) -> str:
 
 def render_card_html(card: CardSummary) -> str:
     """The card's section of the HTML page (render_html's preface; card_style() its style)."""
-    e = html.escape
+
+    def e(text: str) -> str:  # as written, with what would reorder or hide text escaped
+        return html.escape(html_visible(text))
+
     parts = []
     for part in card.parts:
         took = _seconds(part)
@@ -202,6 +246,8 @@ def render_card_html(card: CardSummary) -> str:
         if part.skipped:
             body.append(f'<p class="skipped">skipped: {e(part.skipped)}</p>')
         else:
+            if part.unfinished:
+                body.append(f'<p class="unfinished">{e(part.unfinished)}</p>')
             if part.headline:
                 body.append(f'<p class="headline">{e(part.headline)}</p>')
             if part.part.key == "facts":
@@ -240,9 +286,10 @@ def render_card_html(card: CardSummary) -> str:
     if card.good_for:
         items = "".join(f"<li>{e(line)}</li>" for line in card.good_for)
         good_for = f'<p class="lead">Good for:</p><ul class="goodfor">{items}</ul>'
+    unfinished = f'<p class="unfinished">{e(card.unfinished)}</p>' if card.unfinished else ""
     return (
         '<section class="card devcard" id="device-card"><h2>Device card</h2>'
         f'<p class="lead">{e(card.profile)} card of {e(card.target)}, run {card.run_id}</p>'
-        f'<p class="sentence">{e(card.sentence)}</p>{tuned}{good_for}'
+        f'{unfinished}<p class="sentence">{e(card.sentence)}</p>{tuned}{good_for}'
         f'<div class="cardparts">{"".join(parts)}</div></section>'
     )

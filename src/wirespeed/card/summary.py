@@ -69,6 +69,7 @@ class PartSummary:
     findings: tuple[str, ...] = ()  # what the part's trials found, each once
     skipped: str = ""  # why the part was left out
     seconds: float | None = None  # how long its trials took together
+    unfinished: str = ""  # the trials its card did not reach (card/unfinished.py)
 
     @property
     def present(self) -> bool:
@@ -86,6 +87,7 @@ class CardSummary:
     good_for: tuple[str, ...]
     # --tuned: what was changed (or why nothing was), in words; () without --tuned.
     tuned: tuple[str, ...] = ()
+    unfinished: str = ""  # "interrupted after 1 of 9 trials: ...": "" for a whole card
 
     @property
     def sentence(self) -> str:
@@ -103,7 +105,9 @@ def card_summary(report: Report) -> CardSummary:
     """The card; under --tuned, each part's figures are the stock variant's, the network
     parts' each with its tuned twin and the change (card/tuned.py)."""
     from wirespeed.card.tuned import tuned_pairs, tuned_words, variant_report
+    from wirespeed.card.unfinished import unfinished
 
+    gaps = unfinished(report)
     marker = card_marker(report.info.plan_text) or {}
     skipped = {str(k): str(v) for k, v in (marker.get("skipped") or {}).items()}
     routed = str(marker.get("routed", ""))
@@ -132,7 +136,12 @@ def card_summary(report: Report) -> CardSummary:
             summary = dataclasses.replace(summary, figures=pairs.paired(summary, twin))
         notes = tuple(reason for key, reason in skipped.items() if _within(part, key))
         built.append(
-            dataclasses.replace(summary, findings=summary.findings + notes, seconds=seconds)
+            dataclasses.replace(
+                summary,
+                findings=summary.findings + notes,
+                seconds=seconds,
+                unfinished=gaps.parts.get(part.key, ""),
+            )
         )
     return CardSummary(
         run_id=report.run_id,
@@ -145,6 +154,7 @@ def card_summary(report: Report) -> CardSummary:
         tuned=tuned_words(tuned_marker, pairs, tuple(built))
         if isinstance(tuned_marker, dict)
         else (),
+        unfinished=gaps.line,
     )
 
 

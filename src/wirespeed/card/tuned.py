@@ -56,17 +56,20 @@ class TunedPairs:
                     figure,
                     tuned=twin.text,
                     tuned_value=twin.value,
-                    change=self.change(figure.value, twin.value),
+                    change=self.change(figure.value, twin.value, derived=figure.unit == "grade"),
                 )
             )
         return tuple(out)
 
-    def change(self, stock: float | None, tuned: float) -> str:
+    def change(self, stock: float | None, tuned: float, *, derived: bool = False) -> str:
+        """The A/B table's change (with its mark) of the row whose medians these are; a
+        figure only the card derives (derived: the bufferbloat grade, whose value is the
+        latency increase's) is never looked up there: its change is the medians', unmarked."""
         from wirespeed.report.compare_many_render import percent_text
 
         if stock is None:
             return ""
-        for row in self.rows:
+        for row in () if derived else self.rows:
             first, second = row.cells[0], row.cells[1]
             if first is None or second is None:
                 continue

@@ -71,6 +71,8 @@ def check_output(path: str, option: str, example: str = "report") -> Path:
             )
         if not os.access(target, os.W_OK):
             raise UsageError(f"{label}: cannot write to this file (permission denied)")
+        if stat.S_ISREG(mode):
+            _try_open(target, label, os.O_WRONLY)  # a read-only mount passes os.access
         return target
     parent = target.parent
     if not parent.exists():
@@ -79,7 +81,23 @@ def check_output(path: str, option: str, example: str = "report") -> Path:
         raise UsageError(f"{label}: {parent} is not a directory")
     if not os.access(parent, os.W_OK | os.X_OK):
         raise UsageError(f"{label}: cannot create a file in {parent} (permission denied)")
+    # Permission bits do not say it all: root passes os.access everywhere, and /proc, /sys,
+    # a read-only mount or a file system that refuses the name only say so when a file is
+    # made. So the file is made and removed again: nothing is left, and the write at the
+    # end of an hour of trials does not meet a refusal only then.
+    _try_open(target, label, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
+    target.unlink(missing_ok=True)
     return target
+
+
+def _try_open(target: Path, label: str, flags: int) -> None:
+    """Open target with flags (never truncating it) and close it; a UsageError that says
+    why where it cannot be."""
+    try:
+        descriptor = os.open(target, flags | os.O_NONBLOCK, 0o666)
+    except OSError as error:
+        raise UsageError(f"{label}: cannot write a file there ({_reason(error)})") from None
+    os.close(descriptor)
 
 
 # The format each -o extension stands for (lower-cased); .txt is the terminal's text.

@@ -32,6 +32,7 @@ from wirespeed.plan.plan import (
     Variant,
     runs_on,
 )
+from wirespeed.plan.plan_kind import stray_keys, stray_message
 from wirespeed.plan.problems import did_you_mean
 from wirespeed.plan.resolve import ResolvedTest, resolve
 from wirespeed.plan.same_machine import one_machine, one_machine_hint, one_machine_message
@@ -123,7 +124,10 @@ def _check_top_level_keys(data: dict[Any, Any], out: Collector) -> None:
         # x-… keys hold YAML anchors to reuse (`x-udp: &udp {protocol: udp}`).
         if isinstance(key, str) and key.startswith(EXTENSION_PREFIX):
             continue
-        if key not in TOP_LEVEL_KEYS:
+        if key in stray_keys(data):  # a soak plan's `soak:` in a run plan
+            message, hint = stray_message(str(key), soak=False)
+            out.error((key,), message, hint=hint, key=True)
+        elif key not in TOP_LEVEL_KEYS:
             out.error(
                 (key,),
                 f"unknown key {str(key)!r}{did_you_mean(str(key), TOP_LEVEL_KEYS)}",

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from wirespeed.plan.assemble import assemble
 from wirespeed.plan.collect import Collector
 from wirespeed.plan.plan import Plan
+from wirespeed.plan.plan_kind import is_soak_file, stray_keys, stray_message
 from wirespeed.plan.problems import PlanError, Problem, printable
 from wirespeed.plan.schema import TOP_LEVEL_KEYS
 from wirespeed.plan.yamltree import YamlProblem, load_yaml
@@ -89,8 +91,9 @@ def parse_plan(text: str, source: str = "<plan>") -> Plan:
         raise PlanError(
             [Problem(source, 1, 1, f"a plan is a mapping of keys ({keys}), not {_kind(data)}")]
         )
-    if "soak" in data and not any(key in data for key in ("paths", "tests")):
-        raise SoakPlanGiven(text, source, document.position_of(("soak",), key=True))
+    if is_soak_file(data):
+        strays = [(key, document.position_of((key,), key=True)) for key in stray_keys(data)]
+        raise SoakPlanGiven(text, source, document.position_of(("soak",), key=True), strays)
     out = Collector(source, document)
     plan = assemble(data, out, text=text)
     if plan is None or out.errors:
@@ -102,16 +105,26 @@ class SoakPlanGiven(PlanError):
     """The file is a soak plan (it has `soak:`, and no paths: or tests:): `check` checks
     it as one; `run` says to soak it."""
 
-    def __init__(self, text: str, source: str, position: tuple[int, int] | None) -> None:
+    def __init__(
+        self,
+        text: str,
+        source: str,
+        position: tuple[int, int] | None,
+        strays: Sequence[tuple[str, tuple[int, int] | None]] = (),
+    ) -> None:
         line, column = position if position is not None else (None, None)
-        super().__init__(
-            [
-                Problem(
-                    source, line, column, "this is a soak plan (it has soak:), not a run plan",
-                    hint=f"soak it with `wirespeed soak {source}`",
-                )
-            ]
-        )  # fmt: skip
+        problems = [
+            Problem(
+                source, line, column, "this is a soak plan (it has soak:), not a run plan",
+                hint=f"soak it with `wirespeed soak {source}`",
+            )
+        ]  # fmt: skip
+        # A run plan's key in it (a stray `tests:`) is said where it is written.
+        for key, at in strays:
+            message, hint = stray_message(key, soak=True)
+            at_line, at_column = at if at is not None else (None, None)
+            problems.append(Problem(source, at_line, at_column, message, hint))
+        super().__init__(problems)
         self.text = text
         self.source = source
 

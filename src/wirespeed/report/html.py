@@ -30,6 +30,7 @@ from wirespeed.report.sections import SECTIONS, Section, SectionTable
 from wirespeed.report.text import (
     column_text,
     host_tools,
+    html_visible,
     paths_of,
     provenance_lines,
     run_line,
@@ -61,7 +62,7 @@ def script_json(value: Any) -> str:
 
 
 def _e(text: object) -> str:
-    return escape(str(text), quote=True)
+    return escape(html_visible(str(text)), quote=True)
 
 
 def _rows(cells: Iterable[Iterable[str]], tag: str = "td") -> str:

@@ -247,6 +247,20 @@ def terminal_safe(text: str) -> str:
     return _TERMINAL_CONTROLS.sub(_escaped_character, text)
 
 
+# What an HTML page must not pass as it is: the controls and the bidi formatting
+# characters (a U+202E in a title shows the rest of it reversed), but not the tab and
+# line breaks a page lays out as white space.
+_HIDDEN_IN_HTML = re.compile(
+    r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]"
+)
+
+
+def html_visible(text: str) -> str:
+    """Text for an HTML page (before html.escape): each control or bidi formatting
+    character shown as its escape, as terminal_safe shows it."""
+    return _HIDDEN_IN_HTML.sub(_escaped_character, text)
+
+
 def one_line(text: str) -> str:
     """Line breaks as spaces: in Markdown a break would end a table row or start a block."""
     return _LINE_BREAKS.sub(" ", text)
@@ -264,4 +278,6 @@ def markdown_text(text: str) -> str:
     name '![x](http://…)' would load that address in the reader's viewer), and safe in a
     table cell."""
     escaped = html.escape(text, quote=False).replace("[", "\\[").replace("]", "\\]")
-    return markdown_table_safe(escaped)
+    # What would act on the reader instead of showing (a bidi override reorders the rest
+    # of the line; ESC rewrites a terminal that `cat`s the file): shown as its escape.
+    return terminal_safe(markdown_table_safe(escaped))

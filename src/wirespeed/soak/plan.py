@@ -36,6 +36,7 @@ from pydantic import BeforeValidator, Field, model_validator
 from wirespeed.expectations import Expectation, parse_comparison, unit_rule
 from wirespeed.plan.collect import Collector
 from wirespeed.plan.plan import Variant
+from wirespeed.plan.plan_kind import is_soak_file, stray_keys, stray_message
 from wirespeed.plan.problems import PlanError, Problem, did_you_mean, one_of
 from wirespeed.plan.schema import (
     DutEntry,
@@ -359,16 +360,27 @@ def parse_soak_plan(text: str, source: str = "<soak plan>") -> SoakFile:
         raise PlanError([Problem(source, 1, 1, "a soak plan is a mapping of keys (title, lab, "
                                  "hosts, path, soak, variants)")])  # fmt: skip
     run_keys = [key for key in _RUN_PLAN_KEYS if key in data]
-    if run_keys and "soak" not in data:
+    if run_keys and not is_soak_file(data):
+        has = ", ".join(k + ":" for k in run_keys)
         out.error(
             (run_keys[0],),
-            f"this is a run plan (it has {', '.join(k + ':' for k in run_keys)} and no soak:)",
+            f"this is a run plan (it has {has} and no soak:)"
+            if "soak" not in data
+            else f"this is a run plan (it has {has} and no path:), with a stray soak:",
             hint="run it with `wirespeed run`; a soak plan has one path: and a soak: mapping "
             "(docs/plan-format.md, Soak)",
             key=True,
         )
+        if "soak" in data:
+            message, hint = stray_message("soak", soak=False)
+            out.error(("soak",), message, hint=hint, key=True)
         raise PlanError(out.errors)
-    plan = out.validate(SoakFile, _sections_checked(data, out), ())
+    strays = stray_keys(data)
+    for key in strays:  # a run plan's key (a stray `tests:`), said where it is written
+        message, hint = stray_message(key, soak=True)
+        out.error((key,), message, hint=hint, key=True)
+    kept = {key: value for key, value in data.items() if key not in strays}
+    plan = out.validate(SoakFile, _sections_checked(kept, out), ())
     if plan is not None and not out.errors:
         _check_where(plan, out)
         _check_faults(plan.soak, out)

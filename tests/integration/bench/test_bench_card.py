@@ -28,7 +28,14 @@ from pathlib import Path
 import pytest
 from bench_runs import HOSTS, WIRESPEED, MakeBench
 
-from support.foreign_bench import PC_LAN, ROUTER_LAN, ROUTER_WAN, WORKSTATION, ForeignBench
+from support.foreign_bench import (
+    PC_LAN,
+    ROUTER_LAN,
+    ROUTER_WAN,
+    TCP_CEILING_BPS,
+    WORKSTATION,
+    ForeignBench,
+)
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 
@@ -148,3 +155,70 @@ def _the_card_travels(bench: ForeignBench, tmp_path: Path) -> None:
         assert row["cells"][1]["ratio"] is None
     notes = " ".join(compared["notes"])
     assert "bench: real | lab" in notes and "router.wsr: " in notes and "lab.wsr: " in notes
+
+
+# docs/bench.md's bench: this PC's two ports cabled to the router's LAN and WAN, the
+# router reached (and asked what it is and has) only through the LAN port.
+PORTS_PLAN = """\
+hosts:
+  lan-side: {{port: {a}, address: 192.168.7.60/24, gateway: 192.168.7.1}}
+  wan-side: {{port: {b}, address: 198.51.100.4/24, gateway: {wan}}}
+{router}paths:
+  - {{name: Br0, topology: nat, client: lan-side, server: wan-side{dut}, link: gbe}}
+tests: [{{id: t}}]
+"""
+
+
+def _ports(bench: ForeignBench) -> dict[str, object]:
+    found: dict[str, object] = {}
+    for port in (bench.port_a, bench.port_b):
+        shown = subprocess.run(
+            ["ip", "-j", "addr", "show", "dev", port], capture_output=True, text=True, check=True
+        )
+        (link,) = json.loads(shown.stdout)
+        found[port] = (link["mtu"], link["operstate"], link["addr_info"])
+    return found
+
+
+def test_a_card_on_two_ports_asks_the_router_through_the_lan_port(
+    foreign_bench: MakeBench, tmp_path: Path
+) -> None:
+    bench = foreign_bench(root_ports=True)
+    before = _ports(bench)
+    plan = tmp_path / "two-ports.yaml"
+    router = f"  router: {{address: {ROUTER_WAN}, ssh: root@{ROUTER_LAN}}}\n"
+    plan.write_text(
+        PORTS_PLAN.format(a=bench.port_a, b=bench.port_b, wan=ROUTER_WAN, router=router,
+                          dut=", dut: router")
+    )  # fmt: skip
+    document = tmp_path / "card.json"
+    argv = [
+        *WIRESPEED, "card", str(plan), "--duration", "1", "--skip", "forwarding,latency",
+        "--ssh-config", str(bench.ssh_config), "--db", str(tmp_path / "runs.db"),
+        "-o", str(document),
+    ]  # fmt: skip
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
+
+    assert done.returncode == 0, done.stderr
+    # Asked before the run, through port A as the run logs in: it has no openssl.
+    assert f"root@{ROUTER_LAN} is reached through {bench.port_a}" in done.stderr
+    assert f"openssl is not installed on root@{ROUTER_LAN}" in done.stderr
+    card = json.loads(document.read_text())["card"]
+    parts = {part["key"]: part for part in card["parts"]}
+    assert "openssl-util" in parts["compute"]["skipped"]
+    assert {"board", "cpus"} <= {f["label"] for f in parts["facts"]["figures"]}
+    figures = {f["label"]: f["value"] for f in parts["throughput"]["figures"]}
+    assert 0 < figures["TCP up"] <= 1.01 * TCP_CEILING_BPS  # through the router: measured
+    assert _ports(bench) == before  # given back after the questions and after the run
+
+    # The same bench without the router as a host: no device for compute, said so.
+    plan.write_text(
+        PORTS_PLAN.format(a=bench.port_a, b=bench.port_b, wan=ROUTER_WAN, router="", dut="")
+    )
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 0, done.stderr
+    assert "skipped: crypto and compute: Br0 names no device (dut:)" in done.stderr
+    parts = {part["key"]: part for part in json.loads(document.read_text())["card"]["parts"]}
+    assert "names no device" in parts["compute"]["skipped"]
+    assert parts["throughput"]["figures"]
+    assert _ports(bench) == before

@@ -116,6 +116,35 @@ def test_a_plan_file_gives_its_bench(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    "hosts",
+    [
+        # docs/bench.md's two ports, without the router as a host
+        "  lan-side: {port: enp3s0, address: 192.168.2.50/24, gateway: 192.168.2.1}\n"
+        "  wan-side: {port: enp4s0, address: 192.168.0.2/24, gateway: 192.168.0.62}\n",
+        "  laptop: {}\n  workstation: {ssh: me@192.168.0.2}\n",
+    ],
+)
+def test_a_bench_with_no_dut_leaves_compute_out_with_a_line(tmp_path: Path, hosts: str) -> None:
+    """Nothing names the device the benchmarks would run on: the card goes on without
+    them, saying so, instead of a plan error of its own making."""
+    ends = (
+        "client: lan-side, server: wan-side"
+        if "port" in hosts
+        else ("client: laptop, server: workstation")
+    )
+    plan_file = tmp_path / "bench.yaml"
+    plan_file.write_text(
+        f"hosts:\n{hosts}paths:\n  - {{name: Br0, topology: nat, {ends}, link: gbe}}\n"
+        "tests: [{id: t}]\n"
+    )
+    status, out, err = run_cli("card", str(plan_file), "--print-plan")
+    assert status == 0, err
+    assert "skipped: crypto and compute: Br0 names no device (dut:)" in err
+    assert '"id": "crypto"' not in out and '"topology": "device"' not in out
+    assert '"id": "tcp-up"' in out
+
+
+@pytest.mark.parametrize(
     ("target", "lab_options", "ends", "said"),
     [
         ("lab:cloud", LabOptions(), Ends(), "no topology 'cloud'"),
@@ -162,22 +191,48 @@ def test_print_plan_shows_the_plan_and_runs_nothing(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("argv", "said"),
     [
-        (["--expect", "{missing}"], "no such file"),
-        (["--expect", "{unknown}"], "the card has no test nope"),
-        (["--expect", "{bad}"], "frame"),
-        (["--skip", "heat"], "no part heat"),
-        (["--frame-sizes", "big"], "frame sizes in bytes"),
+        (["--expect", "{missing}"], "--expect {missing}: no such file"),
+        (["--expect", "{unknown}"], "--expect {unknown}: the card has no test nope"),
+        (["--expect", "{bad}"], "--expect {bad}:1:7: fwd: NDR: test 'fwd' has no frame '1500 B'"),
+        (["--expect", "{rate}"], "--expect {rate}:1:10: tcp-up: goodput: not a rate: 'lots'"),
+        (["--expect", "{yaml}"], "--expect {yaml}:2:1: not valid YAML: expected ',' or ']'"),
+        (["--skip", "heat"], "--skip heat: no part heat"),
+        (
+            ["--skip", "throughput,forwarding,latency,vpn,compute"],
+            "the card has no part left to measure: --skip throughput,forwarding,latency,vpn,"
+            "compute leaves out the rest",
+        ),
+        (["--frame-sizes", "big"], "--frame-sizes big: give frame sizes in bytes"),
+        (["--frame-sizes", "64,99999"], "--frame-sizes 64,99999: 99999 B is above"),
         (["--duration", "0"], "--duration must be positive"),
+        (["--duration", "nan"], "--duration nan: give a number of seconds"),
+        (
+            ["--duration", "5000"],
+            "--duration 5000: the forwarding search's full-length trials: must be at most 3600",
+        ),
+        (["--repeat", "1000000"], "--repeat 1000000: must be at most 1000, got 1000000"),
+        (["--forward-pps", "0"], "--forward-pps 0: must be at least 1, got 0"),
+        (["--forward-rate", "lots"], "--forward-rate lots: not a rate: 'lots'"),
+        (["--queue", "x"], "--queue x: not a delay: 'x'"),
+        (["--mtu", "10"], "--mtu 10: must be at least 68, got 10"),
     ],
 )
-def test_bad_options_exit_2_saying_why(tmp_path: Path, argv: list[str], said: str) -> None:
+def test_bad_options_exit_2_naming_the_option_typed(
+    tmp_path: Path, argv: list[str], said: str
+) -> None:
+    """Each names the option (or the --expect file's line) the user wrote, never a line
+    of the plan the card made of them, nor a YAML library's own text."""
     (tmp_path / "unknown.yaml").write_text("nope: {goodput: '>= 1G'}\n")
     (tmp_path / "bad.yaml").write_text("fwd: {NDR: {frame: 1500, value: '>= 1k'}}\n")
+    (tmp_path / "rate.yaml").write_text("tcp-up: {goodput: '>= lots'}\n")
+    (tmp_path / "yaml.yaml").write_text('fwd: {NDR: [{frame: 64, value: ">= 14k"}\n')
     files = {
-        "{missing}": str(tmp_path / "missing.yaml"),
-        "{unknown}": str(tmp_path / "unknown.yaml"),
-        "{bad}": str(tmp_path / "bad.yaml"),
+        f"{{{name}}}": str(tmp_path / f"{name}.yaml")
+        for name in ("missing", "unknown", "bad", "rate", "yaml")
     }
     status, _, err = run_cli("card", "lab", "--print-plan", *(files.get(a, a) for a in argv))
-    assert status == 2
-    assert said in err
+    assert status == 2, err
+    for placeholder, path in files.items():
+        said = said.replace(placeholder, path)
+    assert f"wirespeed: error: {said}" in err
+    assert "<card" not in err and "http" not in err and "Traceback" not in err

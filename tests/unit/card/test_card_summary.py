@@ -143,3 +143,98 @@ def test_report_and_compare_of_card_runs_from_the_command_line(db: Path) -> None
     assert [part["key"] for part in document["parts"]][:2] == ["throughput", "forwarding"]
     status, out, _ = run_cli("compare", "1", "2", "--db", str(db))
     assert status == 0 and "2 device cards compared" in out and "Forwarding rate" in out
+
+
+def test_an_interrupted_card_says_so_and_what_each_part_lacks(
+    records: dict[int, RunRecord],
+) -> None:
+    """What Ctrl-C in the forwarding search leaves: the throughput part's trials, the run
+    `interrupted`. The card says it at its top and in each part it did not reach, in
+    every format; no part shows its heading with nothing under it."""
+    import dataclasses
+
+    from wirespeed.store.records import RunStatus
+
+    whole = records[2]
+    first = [o for o in whole.outcomes if o.trial.test.id in ("tcp-up", "tcp-down")]
+    packed = None
+    if whole.packed is not None:
+        packed = tuple(p for o, p in zip(whole.outcomes, whole.packed, strict=True) if o in first)
+    record = dataclasses.replace(
+        whole, status=RunStatus.INTERRUPTED, outcomes=tuple(first), packed=packed
+    )
+    report = card_report(record)
+    card = card_summary(report)
+    total = len(whole.outcomes)
+    said = f"interrupted after 2 of {total} trials: `wirespeed run --resume {whole.id}`"
+    assert card.unfinished.startswith(said), card.unfinished
+    assert card.part("throughput").unfinished.startswith("2 of 4 trials measured")
+    for key in ("forwarding", "latency", "vpn", "compute"):
+        assert card.part(key).unfinished.startswith(
+            "not measured: the card was interrupted before this part"
+        ), key
+    assert not card.part("device").unfinished and not card.part("facts").unfinished
+
+    text = render_card("terminal", report, record)
+    assert f"! {said}" in text.split("\n\n")[1]  # under the title, before anything else
+    forwarding = text.split("Forwarding rate")[1].splitlines()[1]
+    assert forwarding.startswith("  not measured: the card was interrupted")
+    assert f"**{said}" in render_card("markdown", report, record)
+    document = json.loads(render_card("json", report, record))["card"]
+    assert document["unfinished"].startswith(said)
+    parts = {part["key"]: part for part in document["parts"]}
+    assert parts["latency"]["unfinished"].startswith("not measured")
+    assert parts["throughput"]["unfinished"].startswith("2 of 4")
+    assert parts["device"]["unfinished"] is None
+    page = render_card("html", report, record)
+    assert '<p class="unfinished">interrupted after 2 of' in page
+
+    # The whole card says nothing of the kind.
+    whole_card = summary_of(whole)
+    assert whole_card.unfinished == "" and not any(p.unfinished for p in whole_card.parts)
+
+
+@pytest.mark.parametrize("columns", [40, 200])
+def test_the_card_on_a_terminal_fits_its_width(
+    db: Path, monkeypatch: pytest.MonkeyPatch, columns: int
+) -> None:
+    """As a person sees it in a terminal of COLUMNS columns: every line of the card and
+    of the report below it fits, long lines going on under their indent."""
+    import io
+
+    from wirespeed.cli.app import main
+    from wirespeed.cli.env import Environment
+
+    monkeypatch.setenv("COLUMNS", str(columns))
+    out = io.StringIO()
+    status = main(
+        ["report", "2", "--db", str(db)],
+        env=Environment(stdout=out, stdout_is_tty=True, colour=False),
+    )
+    assert status == 0
+    lines = out.getvalue().splitlines()
+    assert lines[0].startswith("Device card:")
+    assert [line for line in lines if len(line) > columns] == []
+    if columns == 40:
+        # A figure too long for a line goes on under its own indent.
+        at = next(i for i, line in enumerate(lines) if line.startswith("    TCP up: "))
+        assert lines[at + 1].startswith("      ")
+    else:
+        assert max(len(line) for line in lines) > 120  # the width is used, not 120
+
+
+def test_a_bidi_override_or_escape_in_a_title_is_shown_escaped_in_every_format(
+    records: dict[int, RunRecord],
+) -> None:
+    """A U+202E shows the rest of a line reversed; ESC rewrites a terminal: from a plan's
+    title (or path name) they reach no format as they are."""
+    import dataclasses
+
+    record = records[1]
+    title = "Device card: R4S \u202eevil\x1b[2J"
+    hostile = dataclasses.replace(record, info=dataclasses.replace(record.info, title=title))
+    report = card_report(hostile)
+    for fmt in ("terminal", "markdown", "html"):
+        shown = render_card(fmt, report, hostile)
+        assert "\u202e" not in shown and "\x1b" not in shown, fmt
+        assert "\\u202e" in shown, fmt

@@ -135,6 +135,43 @@ def test_each_network_figure_is_stock_then_tuned_with_compare_s_change(
     assert card.tuned[-1].startswith("tuned against stock: TCP up \N{MINUS SIGN}0.2 %~")
 
 
+def test_the_bufferbloat_grade_s_change_is_the_medians_unmarked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """docs/card.md: a figure only the card derives (the grade) has its change from the
+    medians, without compare's mark, though its value is the latency increase's, whose
+    row in the A/B table is marked."""
+    from types import SimpleNamespace
+
+    from wirespeed.card.parts import LATENCY
+    from wirespeed.card.summary import Figure, PartSummary
+    from wirespeed.card.tuned import TunedPairs
+
+    monkeypatch.setattr(
+        "wirespeed.report.compare_many_render.percent_text", lambda cell: "+10.0 %*"
+    )
+
+    def cell(median: float) -> SimpleNamespace:
+        return SimpleNamespace(summary=SimpleNamespace(median=median))
+
+    row = SimpleNamespace(cells=(cell(20.0), cell(22.0)))  # the increase's A/B row
+    pairs = TunedPairs("stock", None, (), (row,))  # type: ignore[arg-type]
+
+    def part(increase: float, letter: str) -> PartSummary:
+        return PartSummary(
+            LATENCY,
+            "",
+            (
+                Figure("bufferbloat grade", increase, "grade", letter),
+                Figure("latency increase (round trip)", increase, "ms", f"+{increase} ms"),
+            ),
+        )
+
+    grade, increase = pairs.paired(part(20.0, "A"), part(22.0, "B"))
+    assert increase.change == "+10.0 %*"  # the A/B table's, marked
+    assert grade.tuned == "B" and grade.change == "+10.0 %"  # the medians', unmarked
+
+
 def test_the_ab_is_in_every_format(card: CardSummary, record: RunRecord) -> None:
     report = card_report(record)
     text = render_card("terminal", report, record)

@@ -169,3 +169,54 @@ def test_report_on_a_full_tmpfs_exits_1_and_leaves_no_partial_file(db: str, tmp_
         status, _, err = run_cli("report", "1", "--db", db, "--format", "html", "-o", str(target))
         assert status == 0, err
         assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+# -- a directory that exists but takes no file: found by making it, before any work ----
+
+SOAK_PLAN = "lab: {link: gbe}\npath: {name: R, topology: router}\nsoak: {duration: 3s}\n"
+
+
+def _no_work(*args: object, **kwargs: object) -> None:
+    raise AssertionError("work started although the output cannot be written")
+
+
+@pytest.mark.parametrize("where", ["/proc/x", "/sys/x"])
+@pytest.mark.parametrize(
+    "command",
+    ["report", "compare", "run --markdown", "run --save-plan", "card", "soak", "tune keep"],
+)
+def test_an_output_where_no_file_can_be_made_is_refused_before_any_work(
+    db: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str, command: str
+) -> None:
+    """/proc and /sys pass a check of the directory's permission bits (as root, every
+    directory does), but take no new file: the whole card or run would be measured for
+    a "could not write" at its end."""
+    monkeypatch.setattr("wirespeed.run.preflight.preflight", _no_work)
+    monkeypatch.setattr("wirespeed.cli.commands.card.compose", _no_work)
+    monkeypatch.setattr("wirespeed.soak.session.start", _no_work)
+    monkeypatch.setattr("wirespeed.cli.commands.tune_keep._kept", _no_work)
+    plan = tmp_path / "plan.yaml"
+    fresh = str(tmp_path / "fresh.db")
+    target = f"{where}.md"
+    argv = {
+        "report": ("report", "1", "--db", db, "-o", target),
+        "compare": ("compare", "1", "1", "--db", db, "-o", target),
+        "run --markdown": (
+            "run", str(EXAMPLES / "mtu-matrix.yaml"), "--db", fresh, "--markdown", target,
+        ),
+        "run --save-plan": (
+            "run", str(EXAMPLES / "mtu-matrix.yaml"), "--db", fresh,
+            "--save-plan", f"{where}.yaml",
+        ),
+        "card": ("card", "lab:nat:fe", "--db", fresh, "-o", target),
+        "soak": ("soak", str(plan), "--db", fresh, "-o", target),
+        "tune keep": (
+            "tune", "keep", "--root", str(FIXTURES / "boards" / "r4s"), "-o", f"{where}.sh",
+        ),
+    }[command]  # fmt: skip
+    plan.write_text(SOAK_PLAN)
+    status, _, err = run_cli(*argv)
+    assert status == 2, err
+    assert_one_clear_line(err, where, "cannot write a file there")
+    assert not Path(fresh).exists()  # not even the store was opened
+    assert not Path(target).exists()

@@ -135,6 +135,38 @@ def test_a_run_plan_given_to_soak_is_said_to_be_one(tmp_path: Path) -> None:
     assert not (tmp_path / "s.db").exists()
 
 
+@pytest.mark.parametrize("command", ["check", "run", "soak"])
+def test_a_soak_plan_with_a_stray_tests_key_is_a_soak_plan_with_the_key_said_at_its_line(
+    tmp_path: Path, command: str
+) -> None:
+    plan = tmp_path / "soak.yaml"
+    plan.write_text(LAB + "soak: {duration: 20s}\ntests:\n  - {id: '1'}\n")
+    status, _, err = run_cli(
+        command, str(plan), *(["--db", str(tmp_path / "s.db")] * (command != "check"))
+    )
+    assert status == 2, err
+    assert f"{plan}:4:1: tests: a run plan's key, and this is a soak plan (it has soak:)" in err
+    assert "unknown key" not in err and "Traceback" not in err
+    assert not (tmp_path / "s.db").exists()
+
+
+@pytest.mark.parametrize("command", ["check", "run", "soak"])
+def test_a_run_plan_with_a_stray_soak_key_is_a_run_plan_with_the_key_said_at_its_line(
+    tmp_path: Path, command: str
+) -> None:
+    plan = tmp_path / "run.yaml"
+    plan.write_text(
+        "lab: {link: gbe}\npaths: [{name: R, topology: router}]\ntests: [{id: '1'}]\n"
+        "soak: {duration: 20s}\n"
+    )
+    status, _, err = run_cli(
+        command, str(plan), *(["--db", str(tmp_path / "s.db")] * (command != "check"))
+    )
+    assert status == 2, err
+    assert f"{plan}:4:1: soak: a soak plan's key, and this is a run plan" in err
+    assert "unknown key" not in err and "Traceback" not in err
+
+
 def test_check_checks_a_soak_plan_as_one(tmp_path: Path) -> None:
     plan = tmp_path / "soak.yaml"
     plan.write_text(LAB + "soak: {duration: 20s, faults: [{at: 5s, down: 30s}]}\n")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -177,8 +177,10 @@ def _skips(text: str | None) -> dict[str, str]:
 def card_options(args: argparse.Namespace, skipped: dict[str, str]) -> CardOptions:
     from wirespeed.card.plan_text import FRAME_SIZES, PROFILES, CardOptions
 
+    if args.duration is not None and not math.isfinite(args.duration):
+        raise UsageError(f"--duration {args.duration}: give a number of seconds, e.g. 2")
     if args.duration is not None and args.duration <= 0:
-        raise UsageError(f"--duration must be positive, got {args.duration}")
+        raise UsageError(f"--duration must be positive, got {args.duration:g}")
     if args.repeat is not None and args.repeat < 1:
         raise UsageError(f"--repeat must be at least 1, got {args.repeat}")
     return CardOptions(
@@ -208,11 +210,11 @@ def bench_of(args: argparse.Namespace) -> CardBench:
 
 
 def _probe(
-    bench: CardBench, args: argparse.Namespace, env: Environment
+    bench: CardBench, args: argparse.Namespace, env: Environment, plan: Plan
 ) -> tuple[dict[str, str], tuple[str, ...], Facts | None]:
     """Before the run: the tests whose program is missing (the tunnels' on this machine,
-    the benchmarks' on the device, asked over SSH where it is one), and what the device
-    is (its facts, as lines and as read)."""
+    the benchmarks' on the device, asked over SSH where it is one, from where the run of
+    `plan` will log in to it), and what the device is (its facts, as lines and as read)."""
     from wirespeed.card.availability import tool_skips
     from wirespeed.card.facts_lines import card_lines
     from wirespeed.facts import HostSource, TreeSource, collect
@@ -231,26 +233,27 @@ def _probe(
             env.warn(f"this machine's facts could not be read ({error})")
             return skips, (), None
         return skips, card_lines(facts, nics=not bench.in_lab), facts
+    from wirespeed.card.device_reach import device_reached
     from wirespeed.cli.commands.run import ssh_settings
     from wirespeed.hosts.ssh import SshHost
     from wirespeed.hosts.ssh_target import SshTarget
 
-    device = SshHost(
-        SshTarget.parse(bench.device_ssh), ssh_settings(args, env), name=bench.device_ssh
-    )
-    try:
-        device.connect()
-        skips = tool_skips(lambda p: device.which(p) is not None, bench.device_ssh, tunnels=False)
-        skips |= tunnels
-        facts = collect(HostSource(device), device)
-        return skips, card_lines(facts, nics=True), facts
-    except WirespeedError:
-        raise
-    except Exception as error:  # the run logs in again and says it in its own words
-        env.warn(f"{bench.device_ssh}: could not ask what it is and has ({error})")
-        return tunnels, (), None
-    finally:
-        device.close()
+    where = bench.device_ssh
+    with device_reached(plan, where, ssh_settings(args, env), args.db, env.info) as settings:
+        device = SshHost(SshTarget.parse(where), settings, name=where)
+        try:
+            device.connect()
+            skips = tool_skips(lambda p: device.which(p) is not None, where, tunnels=False)
+            skips |= tunnels
+            facts = collect(HostSource(device), device)
+            return skips, card_lines(facts, nics=True), facts
+        except WirespeedError:
+            raise
+        except Exception as error:  # the run logs in again and says it in its own words
+            env.warn(f"{where}: could not ask what it is and has ({error})")
+            return tunnels, (), None
+        finally:
+            device.close()
 
 
 def _tunnel_probe(bench: CardBench, args: argparse.Namespace, env: Environment) -> dict[str, str]:
@@ -323,76 +326,76 @@ def tuned_of(bench: CardBench, facts: Facts | None) -> Tuned:
     return Tuned(changes=tuple(explain(change) for change in plan.changes))
 
 
-def with_expectations(text: str, expect_file: str) -> str:
-    """The card plan's text with FILE's expectations in its tests (`expect:` of each)."""
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
-
-    path = Path(expect_file)
-    if not path.is_file():
-        raise UsageError(f"--expect {expect_file}: no such file")
-    try:
-        loaded = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
-    except (YAMLError, UnicodeDecodeError) as error:
-        raise UsageError(f"--expect {expect_file}: not YAML ({error})") from None
-    if not isinstance(loaded, dict):
-        raise UsageError(
-            f"--expect {expect_file}: a mapping of test id -> expectations",
-            hint='e.g. fwd: {NDR: {frame: 64, value: ">= 14k"}}',
-        )
-    expectations: dict[str, Any] = json.loads(json.dumps(loaded, default=str))
-    lines = text.splitlines()
-    found: set[str] = set()
-    ids: list[str] = []
-    for index, line in enumerate(lines):
-        if not line.startswith("  - {") or '"id"' not in line:
-            continue
-        test = json.loads(line[4:])
-        if "topology" in test:
-            continue  # a path
-        ids.append(test["id"])
-        if test["id"] in expectations:
-            test["expect"] = expectations[test["id"]]
-            found.add(test["id"])
-            lines[index] = "  - " + json.dumps(test, ensure_ascii=False)
-    unknown = sorted(set(expectations) - found)
-    if unknown:
-        raise UsageError(
-            f"--expect {expect_file}: the card has no test {', '.join(unknown)}",
-            hint=f"its tests: {', '.join(ids)}",
-        )
-    return "\n".join(lines) + "\n"
-
-
 def compose(args: argparse.Namespace, env: Environment) -> Plan:
-    """The card's plan, what it leaves out said on stderr."""
+    """The card's plan, what it leaves out said on stderr; a problem with it said as the
+    option's that made it (card/option_errors.py)."""
     from wirespeed.card.availability import bench_skips
+    from wirespeed.card.option_errors import card_plan_checked, with_expectations
     from wirespeed.card.plan_text import SOURCE, Tuned, card_plan_text
-    from wirespeed.plan.load import parse_plan
-    from wirespeed.plan.problems import PlanError
 
     bench = bench_of(args)
     skipped = {**_skips(args.skip), **bench_skips(bench)}
     options = card_options(args, skipped)
+    typed = _typed(args)
     if args.tuned:
         options = dataclasses.replace(options, tuned=Tuned())
     if not args.print_plan:
-        missing, lines, facts = _probe(bench, args, env)
+        # The plan as it stands, for where the run will reach the device from.
+        before = card_plan_checked(card_plan_text(bench, options), SOURCE, typed)
+        missing, lines, facts = _probe(bench, args, env, before)
         skipped |= missing
         options = dataclasses.replace(options, skipped=skipped, facts=lines)
         if args.tuned:
             options = dataclasses.replace(options, tuned=tuned_of(bench, facts))
     for reason in skipped.values():
         env.warn(f"skipped: {reason}")
+    _something_left(skipped)
     if options.tuned is not None and options.tuned.nothing:
         env.warn(f"{options.tuned.nothing}: the card runs once")
     text = card_plan_text(bench, options)
-    if args.expect:
-        text = with_expectations(text, args.expect)
-    try:
-        return parse_plan(text, SOURCE if not args.expect else f"<card with {args.expect}>")
-    except PlanError:
-        raise
+    if not args.expect:
+        return card_plan_checked(text, SOURCE, typed)
+    text, expected = with_expectations(text, args.expect)
+    return card_plan_checked(text, f"<card with {args.expect}>", typed, expected)
+
+
+def _typed(args: argparse.Namespace) -> dict[str, str]:
+    """The options that go into the card's plan, as given: what its problems name."""
+    given = {
+        "--duration": args.duration,
+        "--repeat": args.repeat,
+        "--forward-pps": args.forward_pps,
+        "--forward-rate": args.forward_rate,
+        "--queue": args.queue,
+        "--mtu": args.mtu,
+        "--frame-sizes": args.frame_sizes,
+    }
+    return {option: _number(value) if isinstance(value, float) else str(value)
+            for option, value in given.items() if value is not None}  # fmt: skip
+
+
+def _number(value: float) -> str:
+    """A float option as a person writes it: 2, 0.5, 1000000000 (not 1e+09)."""
+    return str(int(value)) if value.is_integer() and abs(value) < 1e18 else f"{value:g}"
+
+
+def _something_left(skipped: dict[str, str]) -> None:
+    """Every part left out (by --skip, the bench, missing programs): nothing to run."""
+    from wirespeed.card.parts import COMPUTE, OPENVPN_PATH, SKIPPABLE, VPN, WIREGUARD_PATH
+
+    # A part is gone when it is left out, or each of its tests (tunnels) is.
+    within = {COMPUTE.key: COMPUTE.tests, VPN.key: (WIREGUARD_PATH, OPENVPN_PATH)}
+
+    def gone(key: str) -> bool:
+        return key in skipped or (key in within and all(t in skipped for t in within[key]))
+
+    if all(gone(key) for key in SKIPPABLE):
+        by_skip = [key for key in SKIPPABLE if skipped.get(key, "").endswith("(--skip)")]
+        raise UsageError(
+            "the card has no part left to measure"
+            + (f": --skip {','.join(by_skip)} leaves out the rest" if by_skip else ""),
+            hint="leave at least one part in (the lines above say why each other was left out)",
+        )
 
 
 def _estimate(plan: Plan) -> list[str]:
@@ -461,7 +464,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         record = store.load_run(outcome.run_id, intervals="packed", outputs=True, commands=True)
     finally:
         store.close()
-    report = _show(args, env, record, targets)
+    report = show_card(args, env, record, targets)
     env.info(f"card stored as run {record.id}; `wirespeed report {record.id}` shows it again")
     below = expectations_status(report, env)
     if outcome.failed:
@@ -470,9 +473,10 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     return below
 
 
-def _show(
+def show_card(
     args: argparse.Namespace, env: Environment, record: RunRecord, targets: list[Any]
 ) -> Report:
+    """A card's run on stdout (JSON with --json, its id with -q) and in each -o file."""
     from wirespeed.card.output import card_report, render_card
     from wirespeed.card.summary import card_summary
 
@@ -490,7 +494,8 @@ def _show(
     elif env.quiet:
         env.stdout.write(f"{record.id}\n")
     else:
-        env.stdout.write(render_card("terminal", report, record))
+        # At the terminal's width, as `run` shows its report (cli/env.py).
+        env.stdout.write(render_card("terminal", report, record, env.console().width))
     for target in targets:
         write_output(target.path, render_card(target.format, report, record), "-o")
         env.info(f"card written to {target.path}")

@@ -106,7 +106,11 @@ def _card(
         return _render(fmt, report, record) if fmt == "csv" else render_card(fmt, report, record)
 
     if not targets:
-        env.stdout.write(text(formats.pop()))
+        fmt = formats.pop()
+        if fmt == "terminal":  # at the terminal's width, as a run's report is shown
+            env.stdout.write(render_card(fmt, report, record, env.console().width))
+        else:
+            env.stdout.write(text(fmt))
         return ExitStatus.OK
     for target in targets:
         write_output(target.path, text(target.format), "-o")

@@ -15,10 +15,18 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus, resume_noted
 from wirespeed.errors import UsageError, WirespeedError
+
+if TYPE_CHECKING:
+    from wirespeed.store import RunRecord, Store
+
+# `run --sample-interval`'s default, which a card samples at.
+DEFAULT_SAMPLE_INTERVAL = 1.0
 
 
 def resume(args: argparse.Namespace, env: Environment) -> int:
@@ -67,8 +75,10 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
                 "version of wirespeed"
             ) from None
         plan = parse_plan(stored.plan_text, source=stored.plan_path or f"run {args.resume}")
-        only = [p.strip() for p in original.only.split(",")] if original.only else None
-        trials = expand(plan, duration=original.duration, repetitions=original.repeat, only=only)
+        taken = _stored_options(original)
+        trials = expand(
+            plan, duration=taken.duration, repetitions=taken.repetitions, only=taken.only
+        )
         retried = stored.failed_keys if args.retry_failed else frozenset()
         missing = [t for t in trials if t.key not in stored.done_keys or t.key in retried]
         if not missing:
@@ -81,7 +91,7 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
             # The run's verdict all the same, as the run that measured it gave it: a script
             # that resumes until done must not read a missed expectation as a pass.
             searched = any(t.test.search is not None for t in trials)
-            record = store.load_run(args.resume, intervals=False, outputs=searched, commands=False)
+            record = _load(store, args.resume, card=taken.card, searched=searched)
             store_url = store.url
         else:
             again = sum(1 for t in missing if t.key in retried)
@@ -99,9 +109,9 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
                 store,
                 progress,
                 lab_prefix=args.lab_name,
-                watch=watched_roles(original.watch),
-                sample_interval=original.sample_interval,
-                lab_dut=original.lab_dut,
+                watch=watched_roles(taken.watch),
+                sample_interval=taken.sample_interval,
+                lab_dut=taken.lab_dut,
                 ssh_settings=ssh_settings(args, env),
                 notice=env.info,
             )
@@ -110,7 +120,7 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
                 outcome = runner.run(
                     missing, argv=stored.argv, resume_run=args.resume, replacing=frozenset(retried)
                 )
-            record = store.load_run(args.resume, intervals=False, outputs=False, commands=False)
+            record = _load(store, args.resume, card=taken.card, searched=False)
             store_url = store.url
     except BaseException:
         if claim is not None and not measuring:
@@ -121,9 +131,16 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
         raise
     finally:
         store.close()
-    report = report_finished_run(args, env, record, store_url)
-    if report is None:
-        return ExitStatus.FAILED
+    if taken.card:  # shown as the card it is, as `wirespeed card` and `report` show it
+        from wirespeed.cli.commands.card import show_card
+
+        report = show_card(args, env, record, [])
+        env.info(f"card stored as run {record.id}; `wirespeed report {record.id}` shows it again")
+    else:
+        shown = report_finished_run(args, env, record, store_url)
+        if shown is None:
+            return ExitStatus.FAILED
+        report = shown
     below = expectations_status(report, env)
     if outcome is None:  # nothing resumed: the run's own failures decide, as they did
         failed_trials = [o for o in record.outcomes if o.status is TrialStatus.FAILED]
@@ -134,3 +151,44 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
         env.error(f"{len(outcome.failed)} of {len(outcome.outcomes)} resumed trials failed")
         return ExitStatus.FAILED
     return below
+
+
+@dataclass(frozen=True)
+class _Taken:
+    """The options of the stored command line that decide which trials and how."""
+
+    card: bool
+    only: list[str] | None
+    duration: float | None
+    repetitions: int | None
+    watch: str
+    sample_interval: float
+    lab_dut: str
+
+
+def _stored_options(original: argparse.Namespace) -> _Taken:
+    """`run`'s options as stored; a card's (`wirespeed card ...`) are in its stored plan
+    already (its durations, repetitions and parts), and it samples as `run` does by
+    default."""
+    if original.command == "card":
+        return _Taken(
+            True, None, None, None, original.watch, DEFAULT_SAMPLE_INTERVAL, original.lab_dut
+        )
+    only = [p.strip() for p in original.only.split(",")] if original.only else None
+    return _Taken(
+        False,
+        only,
+        original.duration,
+        original.repeat,
+        original.watch,
+        original.sample_interval,
+        original.lab_dut,
+    )
+
+
+def _load(store: Store, run: int, *, card: bool, searched: bool) -> RunRecord:
+    """The run for its report: a card's with what its sections draw (the searches' logs,
+    the interval series), as `wirespeed card` loads it."""
+    if card:
+        return store.load_run(run, intervals="packed", outputs=True, commands=True)
+    return store.load_run(run, intervals=False, outputs=searched, commands=False)

@@ -47,11 +47,14 @@ def refuse_keep_options(args: argparse.Namespace) -> None:
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
+    from wirespeed.cli.outputs import check_output
     from wirespeed.tune.hosts import close_host
     from wirespeed.tune.keep_script import render_script
     from wirespeed.tune.keep_systems import DEFAULT_NAME, check_name
 
     name = check_name(args.name or DEFAULT_NAME)
+    # Before the device is asked anything: a script that cannot be written is said now.
+    output = check_output(args.output, "-o", "wirespeed-tune") if args.output is not None else None
     if (args.run is None) != (args.variant is None):
         raise UsageError(
             "--run and --variant go together", hint="wirespeed tune keep --run 7 --variant a72"
@@ -69,8 +72,8 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         for warning in kept.warnings:
             env.warn(warning)
         script = render_script(kept, name)
-        if args.output is not None:
-            _write(Path(args.output), script)
+        if output is not None:
+            _write(output, script)
             env.info(f"wrote {args.output}: {_summary(kept)}")
         elif args.install is None:
             env.stdout.write(script)
