@@ -178,7 +178,7 @@ def _limit(entry: DutEntry | None) -> ForwardingLimit | None:
     """The lab DUT's forwarding limit; None when nothing is set (`dut: {}`)."""
     if entry is None or (entry.forward_pps is None and entry.forward_rate is None):
         return None
-    return ForwardingLimit(pps=entry.forward_pps, bps=entry.forward_rate)
+    return ForwardingLimit(pps=entry.forward_pps, bps=entry.forward_rate, ring=entry.ring)
 
 
 def _hosts(data: dict[Any, Any], out: Collector) -> tuple[dict[str, HostPlan], _Names]:
