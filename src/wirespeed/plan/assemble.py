@@ -465,6 +465,18 @@ def _host_path(
     if not tunnel_ok:
         return None
     link = parse_link(entry.link) if entry.link is not None else None
+    if link is not None:
+        # A port end whose MTU is set carries packets of that size at most: its path's
+        # ceiling is the smaller MTU's.
+        mtus = [
+            port.mtu
+            for name in (client, server)
+            if (host := hosts.get(name)) is not None
+            and (port := host.port) is not None
+            and port.mtu is not None
+        ]
+        if mtus and min(mtus) < link.mtu:
+            link = dataclasses.replace(link, mtu=min(mtus))
     return PathSpec(entry.name, entry.topology, client, server, dut, link, tunnel=tunnel)
 
 
