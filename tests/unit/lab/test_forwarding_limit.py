@@ -67,6 +67,13 @@ def test_every_packet_costs_the_same_whatever_its_size() -> None:
     assert ring == ["parent", "1:1", "handle", "2:", "pfifo", "limit", str(DEFAULT_RING)]
 
 
+def test_a_packet_rate_of_millions_keeps_its_burst_within_what_tc_takes() -> None:
+    (tbf, _) = _qdiscs(ForwardingLimit(pps=10_000_000))
+    assert tbf[tbf.index("burst") + 1] == str(2**32 - 1)
+    (tbf, _) = _qdiscs(ForwardingLimit(pps=6_000_000))
+    assert tbf[tbf.index("burst") + 1] == str(60_000 * PACKET_COST)
+
+
 def test_the_bit_rate_counts_the_wire_as_a_link_does() -> None:
     (tbf, ring) = _qdiscs(ForwardingLimit(bps=100_000_000))
     assert tbf[:6] == ["root", "handle", "1:", "tbf", "rate", "100000000bit"]
