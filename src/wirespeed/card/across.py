@@ -192,3 +192,13 @@ def elsewhere(tunnel_labs: Mapping[str, str], routed_lab: str) -> tuple[str, ...
         for name, where in tunnel_labs.items()
         if where != routed_lab
     )
+
+
+def compute_words(lab: CardLab | None) -> str:
+    """Where a lab card's crypto and compute ran: "" for a card of a real device."""
+    if lab is None:
+        return ""
+    return (
+        "crypto and compute ran in a lab namespace on this machine's CPUs, as every lab "
+        "DUT's programs do: the DUT's limits are on what it forwards, not on its compute"
+    )

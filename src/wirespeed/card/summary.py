@@ -17,6 +17,7 @@ from wirespeed.analysis.latency import grade
 from wirespeed.analysis.stats import Summary
 from wirespeed.card.across import (
     card_lab,
+    compute_words,
     elsewhere,
     tcp_against_forwarding,
     tunnels_against_budget,
@@ -570,6 +571,9 @@ def _read_across(parts: list[PartSummary], report: Report, routed: str) -> list[
         )
     latency = by_key.get(LATENCY.key)
     words = lab.queue_words() if lab is not None else None
+    compute = by_key.get(COMPUTE.key)
+    if compute is not None and compute.present and compute_words(lab):
+        more[COMPUTE.key] = (compute_words(lab),)
     short = lab.queue_short() if lab is not None else None
     headlines = {}
     if latency is not None and latency.present and words and short:

@@ -7,6 +7,7 @@ import json
 
 from wirespeed.card.across import (
     card_lab,
+    compute_words,
     elsewhere,
     tcp_against_forwarding,
     tunnels_against_budget,
@@ -110,3 +111,9 @@ def test_a_card_of_real_hosts_has_no_lab() -> None:
     assert card_lab(None) is None
     assert card_lab("lab: [1, 2]\n") is None
     assert card_lab("lab: {not json\n") is None
+
+
+def test_a_lab_cards_compute_is_said_to_be_this_machines() -> None:
+    assert compute_words(None) == ""
+    said = compute_words(card_lab(_lab(link="gbe", dut={"forward_pps": 20_000})))
+    assert said.startswith("crypto and compute ran in a lab namespace on this machine's CPUs")
