@@ -278,6 +278,7 @@ class TestCase:
 
 
 MAX_QUEUE_SECONDS = 10.0  # a queue of more than seconds is a typo, not a router
+MAX_RING = 1_000_000  # packets: far beyond any NIC's ring, a number above is a typo
 
 
 @dataclass(frozen=True)
@@ -314,10 +315,16 @@ class ForwardingLimit:
     link's rate means (LIMITS.md): bits on the wire, each frame with its Ethernet header,
     FCS, preamble and inter-frame gap (the IP packet + 38 bytes), so that
     `bps=100_000_000` forwards what a Fast Ethernet port carries. The lab turns it into
-    the device's own terms (lab/limits.py)."""
+    the device's own terms (lab/limits.py).
+
+    What the device cannot forward yet waits in its ring of `ring` packets, and only what
+    finds the ring full is dropped, as a CPU-bound router's NIC ring and backlog hold
+    what its CPU has not reached yet; None: the lab's default ring (lab/limits.py says
+    which and why), or the link's queue at the packet rate when the lab has one."""
 
     pps: int | None = None  # packets/s
     bps: int | None = None  # bit/s on the wire, as a link's rate
+    ring: int | None = None  # packets waiting for the CPU at most; None: the lab's default
 
     def __post_init__(self) -> None:
         _require(
@@ -326,15 +333,22 @@ class ForwardingLimit:
         )
         _require(self.pps is None or self.pps > 0, f"packet rate must be positive, got {self.pps}")
         _require(self.bps is None or self.bps > 0, f"bit rate must be positive, got {self.bps}")
+        _require(
+            self.ring is None or 1 <= self.ring <= MAX_RING,
+            f"ring must be 1..{MAX_RING} packets, got {self.ring}",
+        )
 
     @property
     def label(self) -> str:
-        """Short, for lab names and reports: '15kpps', '100mbit', '15kpps-100mbit'."""
+        """Short, for lab names and reports: '15kpps', '100mbit', '15kpps-100mbit',
+        '15kpps-ring500'."""
         words = []
         if self.pps is not None:
             words.append(_shortest(self.pps, "pps", "kpps", "mpps"))
         if self.bps is not None:
             words.append(_shortest(self.bps, "bit", "kbit", "mbit", "gbit"))
+        if self.ring is not None:
+            words.append(f"ring{self.ring}")
         return "-".join(words)
 
 

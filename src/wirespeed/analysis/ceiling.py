@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from wirespeed.model import ModelError, Proto, Tool, Trial
+from wirespeed.model import Direction, ModelError, Proto, Tool, Topology, Trial, TunnelEnds
 from wirespeed.search.frames import MAC_HEADER_AND_FCS, frames_per_second, wire_bytes
 
 __all__ = ["Ceiling", "ceiling", "ceiling_for", "frames_per_second"]
@@ -153,7 +153,10 @@ def ceiling_for(trial: Trial) -> Ceiling | None:
     mtu = spec.mtu if spec.mtu is not None else link.mtu
     length = spec.length
     if trial.path.tunnel is not None:
-        from wirespeed.analysis.tunnel_ceiling import tunnel_ceiling
+        from wirespeed.analysis.tunnel_ceiling import inner_tcp_packet, tunnel_ceiling
+
+        if _inner_packets_at_the_bottleneck(trial):
+            return ceiling(link.rate_bps, spec.protocol, mtu=inner_tcp_packet(trial.path.tunnel))
 
         return tunnel_ceiling(
             link.rate_bps,
@@ -166,3 +169,21 @@ def ceiling_for(trial: Trial) -> Ceiling | None:
     if spec.protocol is Proto.UDP and length is None:
         length = default_udp_length(trial.test.tool, mtu)
     return ceiling(link.rate_bps, spec.protocol, mtu=mtu, length=length)
+
+
+def _inner_packets_at_the_bottleneck(trial: Trial) -> bool:
+    """TCP up through a tunnel ending at a lab router's DUT whose link has a queue: the
+    lab shapes only the DUT's ports then (the ends are the fast side, lab/shaping.py), so
+    the encrypted packets reach the DUT unshaped and the bottleneck is its WAN port,
+    carrying the decrypted packets: the plain ceiling at the tunnel's inner MTU (at
+    100 Mbit/s, WireGuard: 93.8 Mbit/s, not the 90.1 of its encrypted packets)."""
+    link, tunnel = trial.path.link, trial.path.tunnel
+    return (
+        link is not None
+        and link.queue is not None
+        and tunnel is not None
+        and tunnel.ends is TunnelEnds.DUT
+        and trial.path.topology in (Topology.ROUTER, Topology.NAT)
+        and trial.test.spec.protocol is Proto.TCP
+        and trial.test.spec.direction is Direction.UP
+    )

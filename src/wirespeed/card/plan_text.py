@@ -123,7 +123,14 @@ def card_plan_text(bench: CardBench, options: CardOptions) -> str:
         for name, kind in tunnels:
             if name not in vpn_paths:
                 continue
-            if bench.in_lab:
+            if bench.in_lab and bench.topology in (Topology.NAT, Topology.ROUTER):
+                # Ending at the routed path's own DUT, with its limits: one device for
+                # the whole card, whose budget the tunnels' packets count against.
+                tunnel = {"kind": kind, "ends": "dut"}
+                paths.append({**bench.routed, "name": name, "tunnel": tunnel})
+            elif bench.in_lab:
+                # A bridge routes nothing and an endpoint's DUT is the server: the
+                # tunnels end at an endpoint lab's DUT, which the card says.
                 tunnel = {"kind": kind, "ends": "dut"}
                 paths.append({"name": name, "topology": "endpoint", "tunnel": tunnel})
             else:

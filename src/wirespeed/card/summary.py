@@ -16,6 +16,13 @@ from dataclasses import dataclass
 from wirespeed.analysis.identity import identity_line
 from wirespeed.analysis.latency import grade
 from wirespeed.analysis.stats import Summary
+from wirespeed.card.across import (
+    card_lab,
+    compute_words,
+    elsewhere,
+    tcp_against_forwarding,
+    tunnels_against_budget,
+)
 from wirespeed.card.parts import (
     COMPUTE,
     DEVICE,
@@ -143,6 +150,7 @@ def card_summary(report: Report) -> CardSummary:
                 unfinished=gaps.parts.get(part.key, ""),
             )
         )
+    built = _read_across(built, stock, routed)
     return CardSummary(
         run_id=report.run_id,
         title=report.title,
@@ -574,6 +582,86 @@ _PART_BUILDERS = {
     COMPUTE.key: _compute,
     DEVICE.key: _device,
 }
+
+
+# -- across the parts -------------------------------------------------------------------
+
+
+def _read_across(parts: list[PartSummary], report: Report, routed: str) -> list[PartSummary]:
+    """Each part's findings with what the others' figures say of it (card/across.py)."""
+    lab = card_lab(report.info.plan_text)
+    mtu = lab.link.mtu if lab is not None else 1500
+    by_key = {p.part.key: p for p in parts}
+    budget = _forwarding_budget(by_key.get(FORWARDING.key))
+    if budget is None and lab is not None and lab.limit is not None:
+        budget = float(lab.limit.pps) if lab.limit.pps is not None else None
+    more: dict[str, tuple[str, ...]] = {}
+    throughput = by_key.get(THROUGHPUT.key)
+    if throughput is not None and throughput.present:
+        tcp = [f.value for f in throughput.figures if f.label in ("TCP up", "TCP down") and f.value]
+        line = _ceiling_of(_row(report, "tcp-up") or _row(report, "tcp-down"))
+        said = tcp_against_forwarding(max(tcp) if tcp else None, budget, mtu, line)
+        more[THROUGHPUT.key] = (said,) if said else ()
+    vpn = by_key.get(VPN.key)
+    if vpn is not None and vpn.present:
+        tunnels = [(f.label, f.value) for f in vpn.figures if f.value is not None]
+        more[VPN.key] = tunnels_against_budget(tunnels, budget, mtu) + elsewhere(
+            _tunnel_labs(report), _lab_of_path(report, routed)
+        )
+    latency = by_key.get(LATENCY.key)
+    words = lab.queue_words() if lab is not None else None
+    compute = by_key.get(COMPUTE.key)
+    if compute is not None and compute.present and compute_words(lab):
+        more[COMPUTE.key] = (compute_words(lab),)
+    short = lab.queue_short() if lab is not None else None
+    headlines = {}
+    if latency is not None and latency.present and words and short:
+        more[LATENCY.key] = (f"the queue under load: {words}",)
+        if latency.headline.endswith(")"):
+            headlines[LATENCY.key] = f"{latency.headline[:-1]}, {short})"
+    return [
+        dataclasses.replace(
+            p,
+            headline=headlines.get(p.part.key, p.headline),
+            findings=more.get(p.part.key, ()) + p.findings,
+        )
+        for p in parts
+    ]
+
+
+def _forwarding_budget(part: PartSummary | None) -> float | None:
+    """The most the device forwarded with no loss: the smallest frames' best NDR (one
+    direction's search gets the whole budget, as a CPU serves whichever way is busy)."""
+    if part is None or not part.present:
+        return None
+    ndr = [
+        (int(f.label.split()[1]), f.value)
+        for f in part.figures
+        if f.label.startswith("NDR ") and f.value is not None
+    ]
+    if not ndr:
+        return None
+    smallest = min(frame for frame, _ in ndr)
+    return max(value for frame, value in ndr if frame == smallest)
+
+
+def _lab_of_path(report: Report, name: str) -> str:
+    for detail in report.trials:
+        path = detail.outcome.trial.path
+        if path.name == name:
+            limit = f" limited to {path.limit.label}" if path.limit is not None else ""
+            return f"{path.topology.value}{limit}"
+    return ""
+
+
+def _tunnel_labs(report: Report) -> dict[str, str]:
+    """Each tunnel path of the card, and the lab DUT it ran on ("nat limited to 20kpps")."""
+    found = {}
+    for detail in report.trials:
+        trial = detail.outcome.trial
+        if trial.test.id in VPN.tests and trial.path.tunnel is not None:
+            found[trial.path.name] = _lab_of_path(report, trial.path.name)
+    return found
 
 
 # -- good for ----------------------------------------------------------------------------------

@@ -400,8 +400,16 @@ def build_parser() -> argparse.ArgumentParser:
         "--forward-pps",
         type=int,
         metavar="N",
-        help="the DUT forwards at most N packets/s, both directions together, and drops "
-        "the rest, as a slow router's CPU would (nftables limit; bridge, router, nat)",
+        help="the DUT forwards at most N packets/s, both directions together, queueing "
+        "what it cannot forward yet in its ring and dropping only when the ring is full, as "
+        "a CPU-bound router does (bridge, router, nat)",
+    )
+    up.add_argument(
+        "--ring",
+        type=int,
+        metavar="N",
+        help="the limited DUT's ring holds N packets waiting for its CPU (default 256, a "
+        "gigabit NIC's receive ring; with --queue: DELAY at the DUT's rate)",
     )
     up.add_argument(
         "--forward-rate",
@@ -412,8 +420,9 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument(
         "--queue",
         metavar="DELAY",
-        help="the bottleneck's queue holds DELAY of data at the line rate (e.g. 40ms): a "
-        "bufferbloated router, whose latency under load the probes measure (shaped links)",
+        help="the bottleneck's queue holds DELAY (e.g. 40ms): the line rate's, and a "
+        "limited DUT's ring at its rate, whichever is the bottleneck; a bufferbloated "
+        "router, whose latency under load the probes measure (shaped links)",
     )
     down = lab_sub.add_parser(
         "down",

@@ -166,6 +166,7 @@ def lab_status_document(labs: Iterable[LabInfo]) -> dict[str, Any]:
 
 
 def _lab(info: LabInfo) -> dict[str, Any]:
+    from wirespeed.lab.limits import ring_packets
     from wirespeed.lab.naming import parse_namespace
     from wirespeed.lab.record import describe_owner, owner_alive
 
@@ -190,7 +191,15 @@ def _lab(info: LabInfo) -> dict[str, Any]:
         "dut_access": info.dut_access,
         "limit": None
         if info.limit is None
-        else {"label": info.limit.label, "pps": info.limit.pps, "bps": info.limit.bps},
+        else {
+            "label": info.limit.label,
+            "pps": info.limit.pps,
+            "bps": info.limit.bps,
+            # The packets its ring holds: its own, the queue's or the lab's default.
+            "ring": None
+            if info.link is None
+            else ring_packets(info.limit, info.link, info.mtu or info.link.mtu),
+        },
         "owner": owner,
         "namespaces": [
             {

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wirespeed.lab.limits import limit_ruleset
+from wirespeed.lab.limits import budget_argvs, redirect_argvs
 from wirespeed.lab.naming import namespace_name
 from wirespeed.lab.shaping import (
     offloads_off_argv,
@@ -76,13 +76,31 @@ def _nft(lab: str, ruleset: str) -> Command:
     return Command(("ip", "netns", "exec", _ns(lab, Role.DUT), "nft", "-f", "-"), stdin=ruleset)
 
 
+def dut_ports(plan: TopologyPlan) -> tuple[str, ...]:
+    """The DUT's veth ports: what its CPU receives from."""
+    return tuple(port.interface for port in plan.veth_ports if port.node is Role.DUT)
+
+
 def limit_steps(
-    plan: TopologyPlan, lab: str, limit: ForwardingLimit | None, mtu: int
+    plan: TopologyPlan, lab: str, link: LinkModel, limit: ForwardingLimit | None, mtu: int
 ) -> list[Step]:
-    """The DUT's forwarding limit (lab/limits.py), for links of this MTU; none without."""
+    """The DUT's forwarding limit (lab/limits.py): its budget and ring, for links of this
+    MTU; none without."""
     if limit is None:
         return []
-    return [_nft(lab, limit_ruleset(limit, plan.topology, mtu))]
+    namespace = _ns(lab, Role.DUT)
+    return [Command(tuple(argv)) for argv in budget_argvs(namespace, limit, link, mtu)]
+
+
+def limit_build_steps(
+    plan: TopologyPlan, lab: str, link: LinkModel, limit: ForwardingLimit | None
+) -> list[Step]:
+    """The limited DUT's backlog device fed by its ports, then its budget and ring."""
+    if limit is None:
+        return []
+    namespace = _ns(lab, Role.DUT)
+    redirect = [Command(tuple(argv)) for argv in redirect_argvs(namespace, dut_ports(plan))]
+    return redirect + limit_steps(plan, lab, link, limit, link.mtu)
 
 
 def mtu_ports(plan: TopologyPlan) -> tuple[Port, ...]:
@@ -118,7 +136,7 @@ def mtu_steps(
         _ip(lab, port.node, "link", "set", "dev", port.interface, "mtu", str(mtu))
         for port in mtu_ports(plan)
     ]
-    return steps + shaping_steps(plan, lab, link, mtu) + limit_steps(plan, lab, limit, mtu)
+    return steps + shaping_steps(plan, lab, link, mtu) + limit_steps(plan, lab, link, limit, mtu)
 
 
 def build_steps(
@@ -146,7 +164,8 @@ def build_steps(
             _ip(lab, port.node, "link", "set", "dev", port.interface, "mtu", str(link.mtu))
         )
         steps.append(Command(tuple(rps_argv(namespace, port.interface, cpus))))
-        if link.rate_bps is not None:
+        # A limited DUT counts packets: GRO must not merge them before its ring.
+        if link.rate_bps is not None or (limit is not None and port.node is Role.DUT):
             steps.append(Command(tuple(offloads_off_argv(namespace, port.interface))))
     steps.extend(shaping_steps(plan, lab, link, link.mtu))
     for port in plan.veth_ports:
@@ -171,5 +190,5 @@ def build_steps(
         assert client is not None
         steps.append(_nft(lab, nat_ruleset(plan.masquerade, client)))
     # Last: the probe that follows the build crosses the limit like any traffic.
-    steps.extend(limit_steps(plan, lab, limit, link.mtu))
+    steps.extend(limit_build_steps(plan, lab, link, limit))
     return steps

@@ -62,7 +62,7 @@ from wirespeed.hosts.netns import NetnsHost, namespace_exists
 from wirespeed.lab import record, ssh_dut, system, tunnel
 from wirespeed.lab.build import PORT_FORWARD, Command, Step, build_steps, mtu_steps
 from wirespeed.lab.claim import LabInUseError, candidate_names, first_free, held_by_other
-from wirespeed.lab.limits import limit_family
+from wirespeed.lab.limits import check_forwards
 from wirespeed.lab.naming import check_lab_name, namespace_name, parse_namespace
 from wirespeed.lab.probe import source_seen_by_server
 from wirespeed.lab.status import parse_ip_addr_json
@@ -116,9 +116,11 @@ def _tools_for(spec: LabSpec) -> list[str]:
     tools = ["ip"]
     if spec.link.rate_bps is not None:
         tools += ["tc", "ethtool"]
-    if spec.topology is Topology.NAT or spec.limit is not None:
+    if spec.topology is Topology.NAT:
         tools.append("nft")
-    return tools
+    if spec.limit is not None:
+        tools += ["tc", "ethtool"]  # the DUT's ring and budget (lab/limits.py)
+    return list(dict.fromkeys(tools))
 
 
 class Lab:
@@ -146,7 +148,7 @@ class Lab:
         if spec.dut_access not in DUT_ACCESS:
             raise UsageError(f"dut access must be netns or ssh, got {spec.dut_access!r}")
         if spec.limit is not None:
-            limit_family(spec.topology)  # UsageError where the DUT forwards nothing
+            check_forwards(spec.topology)  # UsageError where the DUT forwards nothing
         self.wan_address = self.plan.address_of(Role.DUT, "wan")
         self.port_forward: tuple[int, int] | None = (
             PORT_FORWARD if spec.topology is Topology.NAT else None

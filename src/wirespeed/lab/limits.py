@@ -1,46 +1,63 @@
-"""A lab DUT that forwards at most N packets/s (or bits/s): the truth a search must find.
+"""A lab DUT that forwards at most N packets/s (or bits/s): a CPU-bound router.
 
 A slow router is limited by its CPU: it forwards so many packets a second, whichever way
-they go, and drops the rest. The lab emulates that with one nftables table in the DUT's
-namespace, `wirespeed-limit`, whose forward chain drops what exceeds a token bucket
-(`limit rate over`): one bucket for the device's total, both directions together. (tc's
-police and netem, the usual tools, are not in this kernel; nftables' limit is.)
+they go. What it cannot reach yet waits in its NIC's ring and its backlog, and only what
+finds them full is dropped; a packet that waits delays those behind it. TCP through
+such a router fills the ring, slows down at its drops and carries on at the packet
+rate; a policer that drops at once what exceeds the rate (the lab's first limit, an
+nftables `limit rate over`) makes TCP lose packets in every burst and collapse into
+retransmission timeouts (21,300 packets/s carried 5.8 Mbit/s of TCP instead of ~160).
 
-Which hook sees the forwarded traffic:
-- router and nat: `table ip`, hook forward (after the NAT's prerouting DNAT). It sees
-  IPv4 only; ARP never crosses a router.
-- bridge: `table bridge`, hook forward: every frame the bridge passes from one port to
-  the other, ARP included. Bridged IPv4 also reaches the ip forward hook, but only
-  while br_netfilter is loaded and bridge-nf-call-iptables is 1 (it is on this kernel,
-  not on every one); the bridge family does not depend on it.
-- endpoint: nothing is forwarded (the DUT is the server); a limit there is refused.
+The lab builds that CPU in the DUT's namespace from what this kernel has (no tc police,
+netem or cake; measured in docs/benchmarks.md, "The lab's CPU-bound DUT"):
 
-What the buckets count: a packet is one packet whatever its size. Bytes are the IP
-packet (skb->len at these hooks: 46 for an 18-byte UDP payload, in both families), not
-the frame: `bps`, which means bits on the wire as a link rate does (IP + 38 bytes a
-frame, LIMITS.md), is converted at the lab's MTU, exact for full-size packets. Smaller
-packets pass more wire bits than `bps` (64-byte frames: 84/46, 1.8 times as many), a
-real limit on them comes from the packet rate.
+- `clsact` on each of the DUT's veth ports, with one u32 filter on its egress that
+  matches every packet and a mirred action that redirects it to an ifb device,
+  `backlog`. Both ports feed the one device: one budget for both directions, as one
+  CPU serves both NICs. ifb hands each packet back to its port's transmit once its
+  qdisc lets it go (tc classification skipped the second time), so it leaves through
+  the link's own shaper. The budget sits where the DUT has decided where a packet goes
+  (bridging, routing, NAT, a tunnel's end) and not on receive: a packet received is
+  still its sender's socket's (veth keeps the owner across namespaces) until the
+  DUT's IP receive lets it go, and a ring at ingress held the sender's send buffer.
+  Measured: iperf2 UDP at twice an 8 Mbit/s ingress limit sent 7.7 Mbit/s and lost
+  nothing (its socket blocked); at egress it sent all 2,656 datagrams and lost 41 %,
+  bridge and router alike. Every packet the DUT sends counts: forwarded ones, and its
+  own (a tunnel's encrypted packets, ARP, ICMP).
+- On `backlog`'s egress, a tbf whose every packet costs the same: its rate is N x MPU
+  bytes/s and its `mpu` MPU (65,535, more than any packet the lab forwards), so a
+  packet of any size costs 1/N s. With a bit rate, a second tbf under it counts the wire
+  as a link does (rate in bits, overhead 24, mpu 84: skb->len is the frame without FCS
+  here, lab/shaping.py). Under them a pfifo of `ring` packets: the ring.
+- Each tbf's burst is BURST_SECONDS of its rate (at least MIN_BURST_PACKETS packets):
+  tbf refills from a timer that fires late on a busy machine, and tokens saved in the
+  bucket make up for that lateness (with a burst of 2 packets, 10,000 packets/s on a
+  busy 2-core machine drained 3 % below the rate). After an idle moment the first
+  burst's packets pass at once, as the first 10 ms of a test always have in this lab.
+- Offloads are off on the DUT's ports whenever it is limited (lab/build.py): a packet
+  counts once, so GRO must not merge segments before the ring.
 
-The truth, for paced UDP (iperf2 `-b Npps`) of one size: at an offered rate at or below
-the packet rate the DUT loses nothing (the bucket's burst covers the pacing's jitter and
-the batches softirqs deliver in), above it it loses about 1 - N/offered, plus the burst's
-worth of packets once at the start of each test. The burst is BURST_SECONDS of packets,
-at least MIN_BURST_PACKETS: measured at 15,000 pps (iperf2 18-byte datagrams, 2 s, two
-runs each, on a busy 2-core machine) a burst of 0.33 ms lost 0.45-1.3 % at 98 % of the
-limit, 1 ms 0.02-0.7 %, 3 ms and 10 ms none; 10 ms leaves room for a busier machine and
-adds 0.5 % of a 2-second test's packets.
+The ring's default, DEFAULT_RING = 256 packets, is the receive ring most routers' and
+SBCs' gigabit NICs come with (igb, e1000e and r8169 256 descriptors; stmmac, mvneta
+512): enough that TCP through the DUT runs at its packet rate, short enough that a
+short UDP trial above the rate still loses (256 packets are 1.3 % of 2 s at 10,000
+packets/s, which is what a search's NDR can read above the truth with 2-second trials).
+`lab up --ring N` and a plan's `dut: {ring: N}` set it.
 
-The byte bucket is the kernel's and larger: nftables gives a byte limit a bucket of one
-second of the rate plus the burst (nft_limit: tokens_max = unit * (rate + burst) / rate,
-and the unit is at least a second), full when the rule is loaded and refilled while the
-device idles. A test that starts on an idle DUT passes up to a second's worth of bytes
-above the rate before the limit bites; from then on it holds exactly. Measured: a limit
-of 1,000,000 bytes/s, 16 Mbit/s of 1470-byte datagrams offered for 4 s: 0 and 2.7 % lost
-in the first two half-seconds, then 51 % (667 datagrams of 1498 IP bytes a second, 999 kB/s)
-in every half-second after. A test of T seconds at an offered wire rate above bps loses
-about 1 - bps * (T + 1) / (offered * T) instead of 1 - bps/offered; the packet limit
-has no such second (its bucket is the burst alone).
+With a queue (`--queue DELAY`, `lab: {queue: ...}`), the queue sits at the bottleneck,
+whichever it is: the link's shapers hold DELAY at the line rate (lab/shaping.py) and the
+ring, unless named, holds DELAY at the DUT's packet rate: as every packet, its reply
+too, crosses the one ring, a round trip through a full ring waits twice in it, so the
+ring holds DELAY / 2 of packets (ring_for_queue). The bottleneck's queue fills; the
+other stays short, so a loaded round trip rises by about DELAY either way.
+
+The truth, for paced UDP of one size: at an offered rate at or below N the DUT loses
+nothing; above it the ring fills and it loses about 1 - N/offered from then on, less
+the ring's and the burst's packets over the test. A bit rate is exact at every packet
+size (the wire's bytes are counted per packet).
+
+Which DUTs: bridge, router and nat (the ports feed the bridge or the routing alike). An
+endpoint DUT forwards nothing (it is the server); a limit there is refused.
 """
 
 from __future__ import annotations
@@ -48,16 +65,30 @@ from __future__ import annotations
 import math
 
 from wirespeed.errors import UsageError
-from wirespeed.model import ForwardingLimit, Topology
+from wirespeed.model import ForwardingLimit, LinkModel, Topology
 
-LIMIT_TABLE = "wirespeed-limit"
+BACKLOG = "backlog"  # the ifb device in the DUT's namespace: the CPU's queue
 BURST_SECONDS = 0.010
 MIN_BURST_PACKETS = 5
-WIRE_OVERHEAD = 38  # Ethernet header 14, FCS 4, preamble+SFD 8, inter-frame gap 12
+DEFAULT_RING = 256
+PACKET_COST = 65535  # tbf's mpu: every packet costs this many bytes, whatever its size
+MAX_TC_BYTES = 2**32 - 1  # tc takes a tbf's burst and limit as 32-bit byte counts
+ETHERNET_HEADER = 14  # what skb->len counts beyond the IP packet at the ifb
+FRAMING_OVERHEAD = 24  # FCS 4 + preamble/SFD 8 + inter-frame gap 12
+MIN_WIRE_FRAME = 84
+WIRE_OVERHEAD = ETHERNET_HEADER + FRAMING_OVERHEAD  # 38, LIMITS.md
 
 
-def limit_family(topology: Topology) -> str:
-    """The nftables family whose forward hook sees what the DUT of this topology forwards."""
+def check_forwards(topology: Topology) -> None:
+    """A limit needs a DUT that forwards: UsageError for an endpoint DUT."""
+    forward_family(topology)
+
+
+def forward_family(topology: Topology) -> str:
+    """The nftables family whose forward hook sees what the DUT of this topology forwards
+    (where a soak's faults drop it): bridge for a bridge, ip for a router or nat. A bridge
+    family's forward hook sees every bridged frame, ARP too, whether br_netfilter is
+    loaded or not; UsageError for an endpoint DUT, which forwards nothing."""
     if topology is Topology.BRIDGE:
         return "bridge"
     if topology in (Topology.ROUTER, Topology.NAT):
@@ -73,41 +104,96 @@ def burst_packets(pps: int) -> int:
     return max(MIN_BURST_PACKETS, math.ceil(pps * BURST_SECONDS))
 
 
-def ip_bytes_per_second(bps: int, mtu: int) -> int:
-    """The IP bytes/s nftables counts for bps of wire bits, at full-size packets."""
-    return max(1, math.floor(bps / 8 * mtu / (mtu + WIRE_OVERHEAD)))
+def burst_bytes(bps: int, mtu: int) -> int:
+    """A bit rate's bucket: BURST_SECONDS of wire bytes, at least MIN_BURST_PACKETS
+    full-size frames (tbf drops a packet larger than its bucket)."""
+    frame = mtu + WIRE_OVERHEAD
+    return max(MIN_BURST_PACKETS * frame, math.ceil(bps * BURST_SECONDS / 8))
 
 
-def burst_bytes(ip_rate: int, mtu: int) -> int:
-    return max(MIN_BURST_PACKETS * mtu, math.ceil(ip_rate * BURST_SECONDS))
-
-
-def limit_rules(limit: ForwardingLimit, mtu: int) -> list[str]:
-    rules = []
+def full_size_rate(limit: ForwardingLimit, mtu: int) -> float:
+    """Packets/s the DUT forwards of full-size frames: the lower of its two limits."""
+    rates = []
     if limit.pps is not None:
-        burst = burst_packets(limit.pps)
-        rules.append(f"limit rate over {limit.pps}/second burst {burst} packets drop")
+        rates.append(float(limit.pps))
     if limit.bps is not None:
-        rate = ip_bytes_per_second(limit.bps, mtu)
-        burst = burst_bytes(rate, mtu)
-        rules.append(f"limit rate over {rate} bytes/second burst {burst} bytes drop")
-    return rules
+        rates.append(limit.bps / ((mtu + WIRE_OVERHEAD) * 8))
+    return min(rates)
 
 
-def limit_ruleset(limit: ForwardingLimit, topology: Topology, mtu: int) -> str:
-    """The table, replaced whole in one transaction: loading it again (a new MTU) swaps
-    the rules without a moment unlimited. (Adding an empty table first makes the delete
-    succeed when there is none yet.)"""
-    family = limit_family(topology)
-    table = f"table {family} {LIMIT_TABLE}"
-    rules = "".join(f"    {rule}\n" for rule in limit_rules(limit, mtu))
-    return (
-        f"{table} {{}}\n"
-        f"delete {table}\n"
-        f"{table} {{\n"
-        "  chain forward {\n"
-        "    type filter hook forward priority filter; policy accept;\n"
-        f"{rules}"
-        "  }\n"
-        "}\n"
-    )
+def ring_for_queue(limit: ForwardingLimit, mtu: int, queue: float) -> int:
+    """The ring that holds `queue` seconds of a round trip at the DUT's rate: half of it
+    each way (a packet and its reply each cross the one ring), at least two packets."""
+    return max(2, math.ceil(full_size_rate(limit, mtu) * queue / 2))
+
+
+def ring_packets(limit: ForwardingLimit, link: LinkModel, mtu: int) -> int:
+    """The ring the DUT gets: the limit's own, else the link's queue at the DUT's rate,
+    else DEFAULT_RING."""
+    if limit.ring is not None:
+        return limit.ring
+    if link.queue is not None:
+        return ring_for_queue(limit, mtu, link.queue)
+    return DEFAULT_RING
+
+
+def redirect_argvs(namespace: str, ports: tuple[str, ...]) -> list[list[str]]:
+    """The backlog device, and every packet leaving the DUT's ports sent into it."""
+    argvs = [
+        ["ip", "-n", namespace, "link", "add", BACKLOG, "type", "ifb"],
+        ["ip", "-n", namespace, "link", "set", "dev", BACKLOG, "up"],
+    ]
+    for port in ports:
+        argvs.append(["tc", "-n", namespace, "qdisc", "add", "dev", port, "clsact"])
+        argvs.append(
+            [
+                "tc", "-n", namespace, "filter", "add", "dev", port, "egress",
+                "protocol", "all", "u32", "match", "u32", "0", "0",
+                "action", "mirred", "egress", "redirect", "dev", BACKLOG,
+            ]
+        )  # fmt: skip
+    return argvs
+
+
+def _tbf(
+    namespace: str, where: list[str], rate: str, burst: int, cost: tuple[int, int]
+) -> list[str]:
+    """One tbf on the backlog at `where` (["root", "handle", "1:"] or a parent's
+    class); cost: (mpu, overhead), what one packet counts. tbf needs a limit when it is
+    made; the bfifo it makes with it goes once the ring is grafted under it."""
+    mpu, overhead = cost
+    return [
+        "tc", "-n", namespace, "qdisc", "replace", "dev", BACKLOG, *where,
+        "tbf", "rate", rate, "burst", str(burst), "limit", str(burst),
+        "mpu", str(mpu), "overhead", str(overhead),
+    ]  # fmt: skip
+
+
+def budget_argvs(
+    namespace: str, limit: ForwardingLimit, link: LinkModel, mtu: int
+) -> list[list[str]]:
+    """The CPU's budget and ring on the backlog device: `replace` both installs and
+    retunes them (a new MTU: the bit rate's bucket must hold a frame)."""
+    argvs = []
+    parent, handle = ["root"], 1
+    if limit.pps is not None:
+        rate = f"{limit.pps * PACKET_COST * 8}bit"
+        # Above 6.5 million packets/s the burst is the most tc takes: under 10 ms.
+        burst = min(burst_packets(limit.pps) * PACKET_COST, MAX_TC_BYTES)
+        where = [*parent, "handle", f"{handle}:"]
+        argvs.append(_tbf(namespace, where, rate, burst, (PACKET_COST, 0)))
+        parent, handle = ["parent", f"{handle}:1"], handle + 1
+    if limit.bps is not None:
+        burst = burst_bytes(limit.bps, mtu)
+        where = [*parent, "handle", f"{handle}:"]
+        cost = (MIN_WIRE_FRAME, FRAMING_OVERHEAD)
+        argvs.append(_tbf(namespace, where, f"{limit.bps}bit", burst, cost))
+        parent, handle = ["parent", f"{handle}:1"], handle + 1
+    ring = ring_packets(limit, link, mtu)
+    argvs.append(
+        [
+            "tc", "-n", namespace, "qdisc", "replace", "dev", BACKLOG, *parent,
+            "handle", f"{handle}:", "pfifo", "limit", str(ring),
+        ]
+    )  # fmt: skip
+    return argvs

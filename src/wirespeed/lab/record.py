@@ -16,6 +16,9 @@ removes it too) records the spec. The file format is versioned:
     version 3: as 2, and link.queue: seconds of data the bottleneck's queue holds (a
                float; absent or null: the lab's default queue). Written only for a lab
                with a queue, for the same reason.
+    version 4: as 3, and limit.ring: the packets the DUT's ring holds (an int; absent:
+               the lab's default ring, or the queue's at the packet rate). Written only
+               for a lab whose limit names its ring.
 
 Who may take a lab name, build under it or remove it is decided under one lock,
 /run/wirespeed/labs.lock (flock): two runs starting at the same instant cannot both
@@ -37,8 +40,8 @@ from wirespeed.errors import LabError
 from wirespeed.model import ForwardingLimit, LinkModel, Topology
 
 RECORD_DIR = "/run/wirespeed/labs"
-RECORD_VERSION = 3
-READABLE_VERSIONS = (1, 2, 3)
+RECORD_VERSION = 4
+READABLE_VERSIONS = (1, 2, 3, 4)
 LOCK_PATH = "/run/wirespeed/labs.lock"  # beside RECORD_DIR: not taken for a lab's record
 # Another process holds the lock while it tears a lab down (seconds); beyond this it hangs.
 LOCK_WAIT_SECONDS = 120.0
@@ -153,11 +156,12 @@ def record_path(name: str, directory: str = RECORD_DIR) -> str:
 
 def to_json(record: LabRecord) -> str:
     limit = record.limit
-    extra = {} if limit is None else {"limit": {"pps": limit.pps, "bps": limit.bps}}
+    ring = {} if limit is None or limit.ring is None else {"ring": limit.ring}
+    extra = {} if limit is None else {"limit": {"pps": limit.pps, "bps": limit.bps, **ring}}
     queue = {} if record.link.queue is None else {"queue": record.link.queue}
     # An older wirespeed reads the versions it knows only: a lab it would describe
-    # wrongly (without its limit, or its queue) is the only one it is not given.
-    version = RECORD_VERSION if queue else 2 if limit is not None else 1
+    # wrongly (without its limit, its queue or its ring) is the only one it is not given.
+    version = 4 if ring else 3 if queue else 2 if limit is not None else 1
     return json.dumps(
         {
             "version": version,
@@ -209,9 +213,11 @@ def _limit(data: object) -> ForwardingLimit | None:
         return None
     if not isinstance(data, dict):
         raise TypeError("limit is not a mapping")
-    pps, bps = data.get("pps"), data.get("bps")
+    pps, bps, ring = data.get("pps"), data.get("bps"), data.get("ring")
     return ForwardingLimit(
-        pps=None if pps is None else int(pps), bps=None if bps is None else int(bps)
+        pps=None if pps is None else int(pps),
+        bps=None if bps is None else int(bps),
+        ring=None if ring is None else int(ring),
     )
 
 

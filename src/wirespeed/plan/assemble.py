@@ -182,7 +182,7 @@ def _limit(entry: DutEntry | None) -> ForwardingLimit | None:
     """The lab DUT's forwarding limit; None when nothing is set (`dut: {}`)."""
     if entry is None or (entry.forward_pps is None and entry.forward_rate is None):
         return None
-    return ForwardingLimit(pps=entry.forward_pps, bps=entry.forward_rate)
+    return ForwardingLimit(pps=entry.forward_pps, bps=entry.forward_rate, ring=entry.ring)
 
 
 def _hosts(data: dict[Any, Any], out: Collector) -> tuple[dict[str, HostPlan], _Names]:
@@ -469,6 +469,18 @@ def _host_path(
     if not tunnel_ok:
         return None
     link = parse_link(entry.link) if entry.link is not None else None
+    if link is not None:
+        # A port end whose MTU is set carries packets of that size at most: its path's
+        # ceiling is the smaller MTU's.
+        mtus = [
+            port.mtu
+            for name in (client, server)
+            if (host := hosts.get(name)) is not None
+            and (port := host.port) is not None
+            and port.mtu is not None
+        ]
+        if mtus and min(mtus) < link.mtu:
+            link = dataclasses.replace(link, mtu=min(mtus))
     return PathSpec(entry.name, entry.topology, client, server, dut, link, tunnel=tunnel)
 
 

@@ -16,12 +16,21 @@ import re
 import unicodedata
 from typing import Annotated, Any, Literal
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, field_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 from wirespeed.hosts.ssh_target import SshTarget, is_host
 from wirespeed.lab.links import parse_link
 from wirespeed.model import (
     MAX_QUEUE_SECONDS,
+    MAX_RING,
     Direction,
     Probes,
     Proto,
@@ -325,6 +334,18 @@ class DutEntry(Entry):
 
     forward_pps: Annotated[int, Field(strict=True, ge=1, le=MAX_PPS)] | None = None
     forward_rate: Rate | None = None  # bit/s on the wire, as a link's rate
+    # Packets waiting for the DUT's CPU at most (lab/limits.py); None: the lab's default,
+    # or the lab's queue at the DUT's rate.
+    ring: Annotated[int, Field(strict=True, ge=1, le=MAX_RING)] | None = None
+
+    @model_validator(mode="after")
+    def _ring_needs_a_rate(self) -> DutEntry:
+        if self.ring is not None and self.forward_pps is None and self.forward_rate is None:
+            raise ValueError(
+                "ring: the ring of a DUT that forwards at most so much, and neither "
+                "forward_pps nor forward_rate is given"
+            )
+        return self
 
 
 class LabEntry(Entry):

@@ -28,7 +28,7 @@ def dut_limit(plan: SoakFile) -> ForwardingLimit | None:
     dut = DutEntry.model_validate(entry) if entry is not None else lab
     if dut is None or (dut.forward_pps is None and dut.forward_rate is None):
         return None
-    return ForwardingLimit(pps=dut.forward_pps, bps=dut.forward_rate)
+    return ForwardingLimit(pps=dut.forward_pps, bps=dut.forward_rate, ring=dut.ring)
 
 
 @contextlib.contextmanager
@@ -44,7 +44,7 @@ def soak_hosts(
     rename: a lab name a live process holds gives way to name-2, name-3 ... (as `run`)."""
     if plan.lab is not None and plan.path.client is None:
         from wirespeed.lab.lab import Lab, LabSpec
-        from wirespeed.lab.limits import limit_family
+        from wirespeed.lab.limits import forward_family
         from wirespeed.lab.links import parse_link
         from wirespeed.model import Role, Topology
 
@@ -65,7 +65,7 @@ def soak_hosts(
                 fault_host=lab.hosts[Role.DUT],
                 lab=lab.name,
                 built_lab=lab,
-                fault_family=limit_family(topology),
+                fault_family=forward_family(topology),
                 passed_over=lab.passed_over,
             )
         return

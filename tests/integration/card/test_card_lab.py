@@ -62,13 +62,31 @@ def test_a_quick_lab_card_has_every_part_near_the_truths_in_one_run(tmp_path: Pa
         for part in card["parts"]
         for figure in part["figures"]
     }
-    assert figures[("throughput", "TCP up")] > 0.8 * TCP_CEILING
+    assert 0.8 * TCP_CEILING < figures[("throughput", "TCP up")] <= 1.01 * TCP_CEILING
+    # The search finds the packet rate; a shortfall is the shared machine's only where
+    # the search says so (the lab's cores saturated, the generator short), and a floor
+    # stays (the card's 2-second trials, docs/benchmarks.md).
+    said = " ".join(parts["forwarding"]["findings"])
+    busy = any(word in said for word in ("lab-limited", "generator-limited", "unfinished"))
     for direction in ("in", "out"):
         ndr = figures[("forwarding", f"NDR 64 B {direction}")]
-        assert 0.7 * FORWARD_PPS < ndr <= 1.03 * FORWARD_PPS, (direction, ndr)
-    assert figures[("latency", "latency increase (round trip)")] > 5.0  # the queue shows
-    assert figures[("vpn", "WireGuard")] > 0 and figures[("vpn", "OpenVPN")] > 0
-    assert figures[("compute", "AES-256-GCM 8 KB")] > 0
+        floor = 0.7 if busy else 0.9
+        assert floor * FORWARD_PPS < ndr <= 1.03 * FORWARD_PPS, (direction, ndr, said)
+    # RRUL through the 40 ms queue at the line rate (the bottleneck: 30,000 packets/s
+    # carry more than Fast Ethernet): its round trip rises by the queue, 2-second RRUL's
+    # sawtooth below it (measured 27 ms; rrul_truth's 8 s: 39.8).
+    increase = figures[("latency", "latency increase (round trip)")]
+    assert 0.5 * 40 < increase < 1.15 * 40, increase
+    assert "a 40ms queue at the line rate" in card["summary"]
+    # Each tunnel against its own ceiling (Fast Ethernet less its encapsulation), at the
+    # same DUT as the other parts: its userspace encryption shares this machine's cores.
+    for tunnel in ("WireGuard", "OpenVPN"):
+        figure = next(f for f in parts["vpn"]["figures"] if f["label"] == tunnel)
+        share = float(figure["ceiling"].split(" %")[0])
+        assert 60 <= share <= 101, figure
+    # AES-NI on this machine: 1.44 GB/s of AES-256-GCM on a quiet core (docs/card.md);
+    # a fifth of it on a busy one.
+    assert 0.3e9 < figures[("compute", "AES-256-GCM 8 KB")] < 5e9
     assert any(label.startswith("7-zip") for key, label in figures if key == "compute")
     assert "NDR" in card["summary"] and "bufferbloat grade" in card["summary"]
     # Each part says how long it took; the terminal's card came first on stdout.
@@ -79,3 +97,48 @@ def test_a_quick_lab_card_has_every_part_near_the_truths_in_one_run(tmp_path: Pa
     # The stored run is a card for `report` too.
     status, shown, _ = run_cli("report", "--db", str(db))
     assert status == 0 and shown.startswith("Device card:")
+
+
+# A DUT that forwards 20,000 packets/s on a gigabit link: the packet rate, not the
+# line, is the bottleneck, for every part alike.
+SLOW_PPS = 20_000
+MSS = 1448
+SLOW_TCP = SLOW_PPS * 2 / 3 * MSS * 8  # what its packets carry of TCP: 154.5 Mbit/s
+
+
+def test_a_card_of_a_cpu_bound_dut_is_one_device_in_every_part(tmp_path: Path) -> None:
+    prefix = f"slow{os.getpid()}"
+    document = tmp_path / "card.json"
+    argv = [
+        "card", "lab:nat", "--forward-pps", str(SLOW_PPS), "--queue", "30ms",
+        "--duration", "3", "--skip", "forwarding,compute",
+        "--db", str(tmp_path / "runs.db"), "--lab-name", prefix, "-o", str(document),
+    ]  # fmt: skip
+    status, out, err = run_cli(*argv)
+
+    assert status == 0, err
+    assert _namespaces_of(prefix) == []
+    card = json.loads(document.read_text())["card"]
+    parts = {part["key"]: part for part in card["parts"]}
+    figures = {
+        (part["key"], figure["label"]): figure["value"]
+        for part in card["parts"]
+        for figure in part["figures"]
+    }
+    # TCP runs at what the packet rate carries, not collapsed by drops.
+    for way in ("up", "down"):
+        assert 0.8 * SLOW_TCP <= figures[("throughput", f"TCP {way}")] <= SLOW_PPS * MSS * 8
+    assert any("bounded by the forwarding rate" in f for f in parts["throughput"]["findings"])
+    # (Its forwarding rate is the first card's and the searches' truth: left out here,
+    # the card reads the other parts against the lab's packet rate.)
+    # The queue sits at the packet rate: the round trip rises by it (cubic's sawtooth
+    # below the full ring, as at the line rate), and the card says which queue.
+    assert 0.7 * 30 <= figures[("latency", "latency increase (round trip)")] <= 1.15 * 30
+    assert "the DUT's ring at 20,000 packets/s" in card["summary"]
+    # The tunnels end at the same DUT and count against its budget.
+    for tunnel in ("WireGuard", "OpenVPN"):
+        assert 0 < figures[("vpn", tunnel)] <= SLOW_PPS * MSS * 8, tunnel
+    vpn = parts["vpn"]["findings"]
+    assert sum("within the packet budget" in f for f in vpn) == 2, vpn
+    assert not any("second lab DUT" in f for f in vpn), vpn
+    assert "Device card: lab nat, gbe, 30ms queue, 20,000 pps" in out

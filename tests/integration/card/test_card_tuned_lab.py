@@ -50,9 +50,10 @@ def test_a_tuned_card_shows_each_figure_stock_and_tuned_and_restores_the_dut(
     for figure in figures[:2]:
         tuned = figure["tuned"]
         assert tuned is not None, figure
-        # Both states route at about the line rate (loose: the machine is shared).
+        # Both states route at about the line rate: within 20 % below it on a busy
+        # machine (the 1-second tests), never above it.
         for value in (figure["value"], tuned["value"]):
-            assert 0.5 * TCP_CEILING < value < 1.05 * TCP_CEILING, figure
+            assert 0.8 * TCP_CEILING < value <= 1.01 * TCP_CEILING, figure
         assert tuned["change"].endswith("%")  # one repetition a side: no mark
     assert card["tuned"][0].startswith("tuned: what tune suggest proposed")
     # Every knob the tuned variant wrote was written back.

@@ -1,5 +1,5 @@
-"""A limited lab DUT forwards what its limit allows and drops the rest; a NAT DUT forwards
-its port range inwards; nothing is left behind.
+"""A limited lab DUT forwards what its limit allows, queues a ring's worth and drops the
+rest; a NAT DUT forwards its port range inwards; nothing is left behind.
 
 Loss is iperf2's own count of datagrams (its server's sequence numbers). Tolerances are
 loose: the machine running the lab is busy, and a busy machine loses packets of its own.
@@ -84,12 +84,15 @@ def test_a_limited_dut_loses_nothing_below_its_limit_and_the_excess_above(
     assert expected - 6 <= above <= expected + 6
 
 
-def test_the_bit_rate_limit_bites_once_its_second_of_credit_is_spent(make_lab: MakeLab) -> None:
+def test_the_bit_rate_limit_holds_from_the_first_second(make_lab: MakeLab) -> None:
     lab = make_lab(Topology.ROUTER, "gbe", limit=ForwardingLimit(bps=8_000_000))
-    # 1470-byte datagrams: 1508 bytes on the wire each, 663 a second fit 8 Mbit/s.
-    reports = udp_loss(lab, 1326, length=1470, seconds=4, interval=True)
-    steady = [loss for end, loss in reports[:-1] if end >= 3]
+    # 1470-byte datagrams: 1508 bytes on the wire each, 663 a second fit 8 Mbit/s. The
+    # first second also fills the ring (256, 0.39 s of it) and passes the burst: less is
+    # lost in it (measured 18.7 %), and the ring's packets arrive in the next.
+    reports = udp_loss(lab, 1326, length=1470, seconds=3, interval=True)
+    first, *steady = [loss for end, loss in reports[:-1]]
     assert steady, reports
+    assert 5 <= first <= 45, reports
     assert all(40 <= loss <= 60 for loss in steady), reports  # about 50 %
 
 
@@ -120,9 +123,8 @@ def test_the_nat_port_forward_carries_traffic_from_the_server_to_the_client(
         )
     finally:
         output = _server_output(tcp)
-    # TCP crossed the forward: the server's report of a connection that carried data. (Its
-    # rate says nothing here: TCP against the 5,000 packets/s limit loses packets and
-    # backs off, from Mbit/s down to under one when a retransmission times out.)
+    # TCP crossed the forward: the server's report of a connection that carried data
+    # (the rate is test_lab_cpu_bound.py's truth).
     carried = re.search(r"\]\s+0\.0+-\s*[\d.]+ sec\s+([\d.]+) (K|M|G)Bytes", output)
     assert carried is not None and float(carried[1]) > 0, output
 
@@ -130,7 +132,7 @@ def test_the_nat_port_forward_carries_traffic_from_the_server_to_the_client(
 def test_after_teardown_nothing_of_a_limited_lab_is_left(make_lab: MakeLab) -> None:
     lab = make_lab(Topology.NAT, "gbe", limit=LIMIT)
     dut = lab.hosts[Role.DUT]
-    assert "wirespeed-limit" in dut.run(["nft", "list", "tables"]).stdout
+    assert "backlog" in dut.run(["ip", "-br", "link", "show", "type", "ifb"]).stdout
     server = _start_server(lab.hosts[Role.CLIENT], 5802, "-u")
     assert lab.down()
     assert not any(namespace_exists(ns) for ns in lab.namespaces.values())
@@ -138,3 +140,5 @@ def test_after_teardown_nothing_of_a_limited_lab_is_left(make_lab: MakeLab) -> N
     listed = subprocess.run(["nft", "list", "tables"], check=True, capture_output=True, text=True)
     tables = listed.stdout
     assert "wirespeed" not in tables  # nothing reached this machine's own ruleset
+    links = subprocess.run(["ip", "-br", "link"], check=True, capture_output=True, text=True)
+    assert "backlog" not in links.stdout  # the DUT's ifb went with its namespace

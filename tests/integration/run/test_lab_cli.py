@@ -63,19 +63,26 @@ def test_a_lab_up_with_a_forwarding_limit_shows_it_in_status_and_json() -> None:
     try:
         status, out, err = run_cli(
             "lab", "up", "--topology", "nat", "--name", name,
-            "--forward-pps", "15000", "--forward-rate", "100mbit",
+            "--forward-pps", "15000", "--forward-rate", "100mbit", "--ring", "500",
         )  # fmt: skip
         assert status == 0, err
-        assert "the DUT forwards at most 15000 packets/s and 100.0 Mbit/s" in out
+        assert (
+            "the DUT forwards at most 15000 packets/s and 100.0 Mbit/s, queueing up to 500 packets"
+        ) in out
         assert "198.19.1.1:5800-5899 reach the client 198.18.1.2" in out
         status, out, _ = run_cli("lab", "status")
         assert (
             f"{name}: nat, gbe (1.000 Gbit/s), MTU 1500, forwards at most 15000 packets/s "
-            "and 100.0 Mbit/s, complete"
+            "and 100.0 Mbit/s, queueing up to 500 packets, complete"
         ) in out
         document = json.loads(run_cli("lab", "status", "--json")[1])
         (mine,) = [entry for entry in document["labs"] if entry["name"] == name]
-        assert mine["limit"] == {"label": "15kpps-100mbit", "pps": 15000, "bps": 100_000_000}
+        assert mine["limit"] == {
+            "label": "15kpps-100mbit-ring500",
+            "pps": 15000,
+            "bps": 100_000_000,
+            "ring": 500,
+        }
     finally:
         run_cli("lab", "down", name)
 
@@ -92,3 +99,9 @@ def test_a_limit_that_cannot_be_is_a_usage_error(options: tuple[str, ...], messa
     status, _, err = run_cli("lab", "up", "--name", unique_prefix("bad"), *options)
     assert status == 2
     assert message in err
+
+
+def test_a_ring_without_a_rate_is_a_usage_error() -> None:
+    status, _, err = run_cli("lab", "up", "--name", "ring-bad", "--ring", "500")
+    assert status == 2
+    assert "--ring" in err and "--forward-pps" in err

@@ -11,6 +11,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 from unittest import mock
 
 import pytest
@@ -22,6 +23,7 @@ from support.port_bench import PORT_A_SYSCTLS, PortBench, ip, port_bench
 pytestmark = [pytest.mark.root]
 
 TCP_CEILING = 941.5e6  # LIMITS.md: TCP at 1 GbE, MTU 1500
+TCP_CEILING_1400 = 1e9 * (1400 - 52) / (1400 + 38)  # 937.4 Mbit/s at MTU 1400
 
 
 @pytest.fixture
@@ -57,9 +59,10 @@ def test_two_ports_through_a_router_measure_the_link_and_come_back_as_they_were(
     assert 0.95 * TCP_CEILING < goodput < 1.01 * TCP_CEILING, goodput
 
 
-def test_three_ports_two_lans_to_a_wan(tmp_path: Path) -> None:
+def run_three_ports(tmp_path: Path, label: str) -> list[dict[str, Any]]:
+    """One run of the three ports' plan: its trials as the JSON report has them."""
     with port_bench(second_lan=True) as bench:
-        plan, db = tmp_path / "plan.yaml", tmp_path / "runs.db"
+        plan, db = tmp_path / f"{label}.yaml", tmp_path / f"{label}.db"
         plan.write_text(bench.plan_of_three())
         before = bench.state()
         status, out, err = run_cli("run", str(plan), "--db", str(db), "-q")
@@ -67,11 +70,29 @@ def test_three_ports_two_lans_to_a_wan(tmp_path: Path) -> None:
         assert bench.state() == before
         assert port_namespaces(bench) == []
         _, report, _ = run_cli("report", out.strip(), "--db", str(db), "--format", "json")
-        trials = json.loads(report)["trials"]
-        assert len(trials) == 2
-        for trial in trials:
-            # Only that the traffic crossed the router: the ceiling is checked above.
-            assert trial["flows"][0]["goodput_bps"] > 0.5 * TCP_CEILING, trial
+    trials: list[dict[str, Any]] = json.loads(report)["trials"]
+    assert len(trials) == 2
+    return trials
+
+
+def test_three_ports_two_lans_to_a_wan(tmp_path: Path) -> None:
+    # Each path against its own ceiling: the second LAN's port has MTU 1400, so its TCP
+    # carries 1348 of every 1438 bytes on the wire.
+    ceilings = {"lan": TCP_CEILING, "lan2": TCP_CEILING_1400}
+
+    def share(trial: dict[str, Any]) -> float:
+        ceiling = ceilings[trial["path"]["name"]]
+        assert trial["ceiling"]["bits_per_second"] == pytest.approx(ceiling, rel=1e-4)
+        return float(trial["flows"][0]["goodput_bps"]) / ceiling
+
+    trials = run_three_ports(tmp_path, "first")
+    if any(share(trial) < 0.9 for trial in trials):
+        # 2-second trials through three veths on a shared 2-core machine: measured down
+        # to 0.47 of the ceiling with a load average of 12 (docs/benchmarks.md has a quiet
+        # machine's figures); once more, and the floor stays.
+        trials = run_three_ports(tmp_path, "again")
+    for trial in trials:
+        assert 0.5 < share(trial) < 1.01, trial
 
 
 def start_and_wait_for_traffic(

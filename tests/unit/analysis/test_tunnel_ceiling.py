@@ -7,6 +7,7 @@ import pytest
 from wirespeed.analysis.ceiling import ceiling, ceiling_for
 from wirespeed.analysis.tunnel_ceiling import tunnel_ceiling
 from wirespeed.model import (
+    Direction,
     LinkModel,
     PathSpec,
     Proto,
@@ -65,3 +66,32 @@ def test_a_trial_through_a_tunnel_gets_the_tunnels_ceiling() -> None:
     trial = Trial(TestCase("1", "tcp", Tool.IPERF3, TestSpec(protocol=Proto.TCP)), path)
     found = ceiling_for(trial)
     assert found is not None and found.bits_per_second / 1e6 == pytest.approx(90.12, abs=0.01)
+
+
+def test_tcp_up_to_a_lab_routers_dut_with_a_queue_meets_the_inner_packets_at_its_wan() -> None:
+    # The lab with a queue shapes only the DUT's ports: the encrypted packets arrive at
+    # its LAN unshaped, and its WAN carries the decrypted ones at the line rate.
+    queued = LinkModel("fe", 100_000_000, queue=0.040)
+    path = PathSpec("VPN", Topology.NAT, "client", "server", "dut", queued, tunnel=WIREGUARD)
+
+    def found(spec: TestSpec, on: PathSpec = path) -> float:
+        ceiling_found = ceiling_for(Trial(TestCase("1", "tcp", Tool.IPERF3, spec), on))
+        assert ceiling_found is not None
+        return ceiling_found.bits_per_second / 1e6
+
+    assert found(TestSpec(protocol=Proto.TCP)) == pytest.approx(93.83, abs=0.01)  # 1368/1458
+    # Down, the DUT's LAN port carries the encrypted packets: the tunnel's own ceiling.
+    assert found(TestSpec(protocol=Proto.TCP, direction=Direction.DOWN)) == pytest.approx(
+        90.12, abs=0.01
+    )
+    # Without a queue every port is shaped, the client's too: the tunnel's own.
+    plain = PathSpec(
+        "VPN",
+        Topology.NAT,
+        "client",
+        "server",
+        "dut",
+        LinkModel("fe", 100_000_000),
+        tunnel=WIREGUARD,
+    )
+    assert found(TestSpec(protocol=Proto.TCP), plain) == pytest.approx(90.12, abs=0.01)

@@ -10,7 +10,7 @@ from wirespeed.lab.build import (
     mtu_steps,
     nat_ruleset,
 )
-from wirespeed.lab.limits import limit_ruleset
+from wirespeed.lab.limits import BACKLOG, budget_argvs, redirect_argvs
 from wirespeed.lab.links import parse_link
 from wirespeed.lab.topology import Port, plan_for
 from wirespeed.model import ForwardingLimit, Role, Topology
@@ -145,34 +145,52 @@ def test_nat_forwards_a_port_range_from_the_wan_to_the_client() -> None:
     assert PORT_FORWARD == (5800, 5899)
 
 
-def test_a_limited_dut_gets_its_limit_table_last_after_nat() -> None:
+def test_a_limited_dut_gets_its_backlog_last_after_nat() -> None:
     limit = ForwardingLimit(pps=15000)
-    steps = build_steps(plan_for(Topology.NAT), "n", parse_link("fe"), 2, limit)
+    link = parse_link("fe")
+    steps = build_steps(plan_for(Topology.NAT), "n", link, 2, limit)
     nft = [s for s in steps if isinstance(s, Command) and "nft" in s.argv]
-    assert [s.stdin for s in nft] == [
-        nat_ruleset(Port(Role.DUT, "wan"), "198.18.1.2"),
-        limit_ruleset(limit, Topology.NAT, 1500),
-    ]
-    assert steps[-1] == nft[-1]
-    assert nft[-1].argv == ("ip", "netns", "exec", "wirespeed-n-dut", "nft", "-f", "-")
+    assert [s.stdin for s in nft] == [nat_ruleset(Port(Role.DUT, "wan"), "198.18.1.2")]
+    expected = redirect_argvs("wirespeed-n-dut", ("lan", "wan"))
+    expected += budget_argvs("wirespeed-n-dut", limit, link, 1500)
+    assert _argvs(steps)[-len(expected) :] == [tuple(argv) for argv in expected]
 
 
-def test_a_bridge_is_limited_in_the_bridge_family_a_router_in_ip() -> None:
+def test_both_ports_of_every_forwarding_dut_feed_the_one_backlog() -> None:
     limit = ForwardingLimit(pps=5000)
-    for topology, family in ((Topology.BRIDGE, "bridge"), (Topology.ROUTER, "ip")):
+    for topology in (Topology.BRIDGE, Topology.ROUTER, Topology.NAT):
         steps = build_steps(plan_for(topology), "x", parse_link("gbe"), 2, limit)
-        (nft,) = [s for s in steps if isinstance(s, Command) and "nft" in s.argv]
-        assert f"table {family} wirespeed-limit {{\n" in (nft.stdin or "")
+        redirects = [a for a in _argvs(steps) if "mirred" in a]
+        assert [a[a.index("dev") + 1] for a in redirects] == ["lan", "wan"], topology
+        assert all(a[-2:] == ("dev", BACKLOG) and a[2] == "wirespeed-x-dut" for a in redirects)
+        assert ("ip", "-n", "wirespeed-x-dut", "link", "add", BACKLOG, "type", "ifb") in _argvs(
+            steps
+        )
 
 
-def test_no_limit_no_limit_table() -> None:
+def test_a_limited_dut_on_an_unshaped_link_counts_packets_unmerged() -> None:
+    unshaped = parse_link("unshaped")
+    steps = build_steps(plan_for(Topology.ROUTER), "r", unshaped, 2, ForwardingLimit(pps=5000))
+    offloads = [a for a in _argvs(steps) if "ethtool" in a]
+    assert {a[3] for a in offloads} == {"wirespeed-r-dut"}  # the DUT's ports alone
+    assert len(offloads) == 2
+    free = build_steps(plan_for(Topology.ROUTER), "r", unshaped, 2)
+    assert not [a for a in _argvs(free) if "ethtool" in a]  # unlimited: the kernel's offloads
+
+
+def test_no_limit_no_backlog() -> None:
     steps = build_steps(plan_for(Topology.ROUTER), "r", parse_link("gbe"), 2)
     assert not [s for s in steps if isinstance(s, Command) and "nft" in s.argv]
+    assert not [a for a in _argvs(steps) if BACKLOG in a]
 
 
-def test_set_mtu_reloads_the_limit_converted_at_the_new_mtu() -> None:
+def test_set_mtu_retunes_the_budget_without_a_second_backlog() -> None:
     limit = ForwardingLimit(bps=100_000_000)
-    steps = mtu_steps(plan_for(Topology.ROUTER), "r", parse_link("gbe"), 9000, limit)
-    (nft,) = [s for s in steps if isinstance(s, Command) and "nft" in s.argv]
-    assert nft.stdin == limit_ruleset(limit, Topology.ROUTER, 9000)
-    assert mtu_steps(plan_for(Topology.ROUTER), "r", parse_link("gbe"), 9000)[-1] != nft
+    link = parse_link("gbe")
+    steps = mtu_steps(plan_for(Topology.ROUTER), "r", link, 9000, limit)
+    budget = [tuple(a) for a in budget_argvs("wirespeed-r-dut", limit, link, 9000)]
+    assert _argvs(steps)[-len(budget) :] == budget
+    assert not [a for a in _argvs(steps) if "ifb" in a or "mirred" in a]
+    assert not [
+        a for a in _argvs(mtu_steps(plan_for(Topology.ROUTER), "r", link, 9000)) if BACKLOG in a
+    ]

@@ -113,3 +113,30 @@ def test_bad_limits_are_errors_at_their_key(dut: str, message: str) -> None:
     )
     assert message in on_path
     assert on_path.startswith("2:")
+
+
+def test_a_dut_names_its_ring_beside_its_rate() -> None:
+    plan = plan_of(
+        """
+        lab: {link: gbe, queue: 40ms, dut: {forward_pps: 20000, ring: 512}}
+        paths: [{name: N, topology: nat}]
+        tests: [{id: 1}]
+        """
+    )
+    assert plan.paths[0].limit == ForwardingLimit(pps=20000, ring=512)
+
+
+@pytest.mark.parametrize("ring", ["0", "1000001", "'many'"])
+def test_a_ring_out_of_range_is_an_error_at_its_line(ring: str) -> None:
+    (problem,) = problems_of(
+        f"lab: {{dut: {{forward_pps: 20000, ring: {ring}}}}}\n"
+        "paths: [{name: N, topology: nat}]\ntests: [{id: 1}]\n"
+    )
+    assert problem.startswith("1:") and "ring" in problem
+
+
+def test_a_ring_without_a_rate_is_an_error() -> None:
+    (problem,) = problems_of(
+        "lab: {dut: {ring: 512}}\npaths: [{name: N, topology: nat}]\ntests: [{id: 1}]\n"
+    )
+    assert problem.startswith("1:") and "neither forward_pps nor forward_rate" in problem

@@ -130,3 +130,28 @@ def test_an_ipv6_port_address_and_gateway() -> None:
 def test_a_mistake_in_a_port_host_is_shown_where_it_is_written(hosts: str, expected: str) -> None:
     problems = problems_of(hosts)
     assert any(problem.startswith(expected) for problem in problems), problems
+
+
+def test_a_port_end_with_a_smaller_mtu_sets_its_paths_ceiling() -> None:
+    from wirespeed.analysis.ceiling import ceiling_for
+    from wirespeed.plan import expand
+
+    plan = parse_plan(
+        "hosts:\n"
+        "  lan-side: {port: pt-a, address: 192.168.1.50/24, mtu: 1400}\n"
+        "  wan-side: {port: pt-b, address: 10.0.0.2/24, mtu: 9000}\n" + REST,
+        source="plan.yaml",
+    )
+    (path,) = plan.paths
+    assert path.link is not None and path.link.mtu == 1400  # the smaller end's
+    (trial,) = expand(plan)
+    found = ceiling_for(trial)
+    assert found is not None
+    assert found.bits_per_second == pytest.approx(1e9 * (1400 - 52) / (1400 + 38))
+    # Larger ends leave the link's own MTU.
+    wide = parse_plan(
+        "hosts:\n  lan-side: {port: pt-a, address: 192.168.1.50/24, mtu: 9000}\n"
+        "  wan-side: {port: pt-b, address: 10.0.0.2/24}\n" + REST,
+        source="plan.yaml",
+    )
+    assert wide.paths[0].link is not None and wide.paths[0].link.mtu == 1500

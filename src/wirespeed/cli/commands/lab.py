@@ -44,7 +44,7 @@ def _up(args: argparse.Namespace, env: Environment) -> int:
         )
     )
     out = env.stdout
-    limited = f", the DUT forwards at most {describe_limit(limit)}" if limit else ""
+    limited = f", the DUT forwards at most {describe_limit(limit, link, link.mtu)}" if limit else ""
     queued = describe_queue(link)
     out.write(
         f"lab {lab.name} is up: {args.topology}, link {link.name}{queued}, "
@@ -82,6 +82,11 @@ def _forwarding_limit(args: argparse.Namespace) -> ForwardingLimit | None:
     from wirespeed.units import parse_rate
 
     if args.forward_pps is None and args.forward_rate is None:
+        if args.ring is not None:
+            raise UsageError(
+                "--ring: the ring of a DUT that forwards at most so much, and none was given",
+                hint="add --forward-pps N or --forward-rate RATE: --forward-pps 20000 --ring 512",
+            )
         return None
     bps = None
     if args.forward_rate is not None:
@@ -90,9 +95,9 @@ def _forwarding_limit(args: argparse.Namespace) -> ForwardingLimit | None:
         except ValueError as error:
             raise UsageError(f"--forward-rate: {error}") from None
     try:
-        return ForwardingLimit(pps=args.forward_pps, bps=bps)
+        return ForwardingLimit(pps=args.forward_pps, bps=bps, ring=args.ring)
     except ModelError as error:
-        raise UsageError(f"--forward-pps/--forward-rate: {error}") from None
+        raise UsageError(f"--forward-pps/--forward-rate/--ring: {error}") from None
 
 
 def describe_queue(link: LinkModel) -> str:
@@ -102,8 +107,9 @@ def describe_queue(link: LinkModel) -> str:
     return "" if link.queue is None else f", queue {format_delay(link.queue)}"
 
 
-def describe_limit(limit: ForwardingLimit) -> str:
-    """'15000 packets/s and 100.0 Mbit/s'."""
+def describe_limit(limit: ForwardingLimit, link: LinkModel | None, mtu: int | None) -> str:
+    """'15000 packets/s and 100.0 Mbit/s, queueing up to 256 packets'."""
+    from wirespeed.lab.limits import ring_packets
     from wirespeed.units import format_rate
 
     words = []
@@ -111,7 +117,10 @@ def describe_limit(limit: ForwardingLimit) -> str:
         words.append(f"{limit.pps} packets/s")
     if limit.bps is not None:
         words.append(format_rate(limit.bps))
-    return " and ".join(words)
+    said = " and ".join(words)
+    if link is None:
+        return said
+    return f"{said}, queueing up to {ring_packets(limit, link, mtu or link.mtu)} packets"
 
 
 def _down(args: argparse.Namespace, env: Environment) -> int:
@@ -158,7 +167,11 @@ def _status(args: argparse.Namespace, env: Environment) -> int:
             link = f"{info.link.name} ({rate}){describe_queue(info.link)}"
         state = "complete" if info.complete else "incomplete: `wirespeed lab down` removes it"
         mtu = f"MTU {info.mtu}" if info.mtu else "MTU ?"
-        limit = f", forwards at most {describe_limit(info.limit)}" if info.limit else ""
+        limit = (
+            f", forwards at most {describe_limit(info.limit, info.link, info.mtu)}"
+            if info.limit
+            else ""
+        )
         env.stdout.write(f"{info.name}: {topology}, {link}, {mtu}{limit}, {state}\n")
         for namespace in info.namespaces:
             interfaces = info.addresses.get(namespace, {})
