@@ -37,7 +37,8 @@ def legend(trend: Trend) -> str:
         f"with the {100 * (1 - trend.alpha):g} % interval of Welch's t-test. A regression or "
         f"progression is a change that the test tells from noise (p < {trend.alpha:g}) and "
         f"that is {effect}; with {MIN_RUNS} or more runs a group each run's median is one sample, "
-        "else every repetition is. Change points: where jumpavg sees the series' level move."
+        "else every repetition is; a group of 5 samples or more leaves its outliers out of "
+        "the test. Change points: where jumpavg sees the series' level move."
     )
 
 
@@ -74,7 +75,11 @@ def p_text(judgement: Judgement | None) -> str:
 def verdict_text(judgement: Judgement | None) -> str:
     if judgement is None:
         return ""
-    return judgement.change.value + MARK[judgement.change]
+    said = judgement.change.value + MARK[judgement.change]
+    odd = sum(judgement.left_out)
+    if odd:
+        said += f" ({odd} outlier{'s' if odd > 1 else ''} left out)"
+    return said
 
 
 def group_rows(series: Series) -> list[list[str]]:
@@ -111,6 +116,11 @@ def group_rows(series: Series) -> list[list[str]]:
             ]
         )
     return rows
+
+
+def signed_percent(percent: float) -> str:
+    sign = "+" if percent >= 0 else "\N{MINUS SIGN}"
+    return f"{sign}{abs(percent):.1f} %"
 
 
 def change_point_text(series: Series, point: ChangePoint) -> str:
@@ -217,6 +227,7 @@ def _judgement_dict(j: Judgement | None) -> dict[str, Any] | None:
         "min_effect": j.min_effect,
         "samples": j.samples,
         "method": j.method,
+        "outliers_left_out": {"before": j.left_out[0], "after": j.left_out[1]},
     }
 
 
@@ -353,7 +364,7 @@ def _figure(series: Series) -> str:
             f'<line class="change-point" x1="{at:.1f}" y1="{TOP}" x2="{at:.1f}" '
             f'y2="{TOP + plot_h}" stroke="#dc2626" stroke-dasharray="5 4" stroke-width="2"/>'
             f'<text x="{at + 4:.1f}" y="{TOP + 12}" class="cp">'
-            f"{html.escape(f'{change.percent:+.1f} %')}</text>"
+            f"{html.escape(signed_percent(change.percent))}</text>"
         )
     for i, point in enumerate(points):
         fill = colour.get(point.group or "", "#475569")
@@ -411,15 +422,17 @@ def render_trend_html(trend: Trend) -> str:
             head = "".join(f"<th>{e(h)}</th>" for h in HEADINGS)
             lines = []
             for row in rows:
-                verdict = row[-1].rstrip("!+")
+                verdict = row[-1].split(" (")[0].rstrip("!+")
                 cls = verdict.replace(" ", "-") if verdict else ""
                 cells = "".join(
                     f'<td class="{"num" if 1 < i < 7 else ""}">{e(c)}</td>'
                     for i, c in enumerate(row)
                 )
                 lines.append(f'<tr class="{cls}">{cells}</tr>')
+            # A narrow screen scrolls the table, not the page.
             body.append(
-                f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(lines)}</tbody></table>"
+                f'<div class="wide"><table><thead><tr>{head}</tr></thead>'
+                f"<tbody>{''.join(lines)}</tbody></table></div>"
             )
         body.append(f"<p>{e(change_points_line(series))}</p></section>")
     body.append(f"<p>{e(legend(trend))}</p>")
@@ -433,10 +446,11 @@ def render_trend_html(trend: Trend) -> str:
         f"<title>{e(title_of(trend))} \N{EN DASH} wirespeed</title>"
         "<style>body{font:14px system-ui,sans-serif;margin:2em;color:#1e293b}"
         "table{border-collapse:collapse;margin:.5em 0}th,td{border-bottom:1px solid #e2e8f0;"
-        "padding:.3em .7em;vertical-align:top;text-align:left}.num{text-align:right;"
+        "padding:.3em .7em;vertical-align:top;text-align:left;white-space:nowrap}"
+        ".num{text-align:right;"
         "font-variant-numeric:tabular-nums}p{max-width:60em;color:#475569}"
         "tr.regression td{background:#fee2e2}tr.progression td{background:#dcfce7}"
-        "svg{max-width:100%;height:auto}.tick{font-size:11px;fill:#475569}"
+        ".wide{overflow-x:auto;max-width:100%}svg{max-width:100%;height:auto}.tick{font-size:11px;fill:#475569}"
         ".cp{font-size:11px;fill:#dc2626}</style>"
         f"</head><body>{''.join(body)}</body></html>\n"
     )

@@ -174,3 +174,23 @@ def test_welch_interval_agrees_with_its_test() -> None:
     t = student_t_quantile(0.05, 7.3)
     assert student_t_two_sided(t, 7.3) == pytest.approx(0.05, rel=1e-9)
     assert t == pytest.approx(2.353, abs=0.02)  # between t(7) 2.365 and t(8) 2.306
+
+
+def test_a_slow_run_among_five_does_not_hide_a_drop() -> None:
+    # A series of the benchmark's (benchmarks/trend_detection.py): one run of the old
+    # firmware slowed by a background job. With it, Welch's p is 0.06; without it (an
+    # outlier by stats' own rule) the 10 % drop is plain.
+    from wirespeed.analysis.trend import Group, RunPoint, judge
+
+    def group(name: str, values: tuple[float, ...], first: int) -> Group:
+        points = tuple(
+            RunPoint(first + i, float(first + i), name, (v,)) for i, v in enumerate(values)
+        )
+        return Group(name, points)
+
+    old = group("old", (1005.0, 846.0, 998.0, 976.0, 1007.0), 1)
+    new = group("new", (904.0, 897.0, 877.0, 914.0, 853.0), 6)
+    judged = judge(old, new, Better.HIGHER)
+    assert judged.left_out == (1, 0)
+    assert judged.change is Change.REGRESSION
+    assert judged.percent == pytest.approx(-10.8, abs=0.2)
