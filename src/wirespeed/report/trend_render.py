@@ -221,7 +221,15 @@ def _judgement_dict(j: Judgement | None) -> dict[str, Any] | None:
         "verdict": j.change.value,
         "ratio": j.ratio,
         "percent": j.percent,
-        "interval": interval_to_dict(j.interval),
+        "interval": None
+        if j.interval is None
+        else {
+            "statistic": j.interval.statistic,
+            "low": j.interval.low,
+            "high": j.interval.high,
+            "confidence": j.interval.confidence,
+            "method": "welch t-test",
+        },
         "p_value": j.p_value,
         "noise": j.noise,
         "min_effect": j.min_effect,
