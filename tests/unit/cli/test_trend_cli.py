@@ -143,3 +143,23 @@ def test_a_resumed_run_keeps_the_labels_it_began_with(tmp_path: Path) -> None:
         "run", "--resume", "1", "--label", "a=b", "--db", str(tmp_path / "x.db")
     )
     assert status == 2 and "--label" in err
+
+
+def test_a_run_report_says_its_labels_as_they_were_given(store: str) -> None:
+    status, out, _ = run_cli("report", "4", "--format", "markdown", "--db", store)
+    assert status == 0
+    assert "labels: firmware=23.05.3" in out
+
+
+def test_a_hostile_label_is_text_in_every_format(tmp_path: Path) -> None:
+    from wirespeed.analysis.trend import trend
+    from wirespeed.report.trend_render import render_trend_html, render_trend_markdown
+
+    hostile = "<img src=x onerror=alert(1)>"
+    runs = [labelled(1, hostile, 1.0), labelled(2, "[x](http://e.test)", 0.9)]
+    found = trend(runs, by="firmware")
+    page = render_trend_html(found)
+    assert "<img" not in page and "&lt;img src=x" in page
+    markdown = render_trend_markdown(found)
+    assert "<img" not in markdown and "&lt;img src=x" in markdown
+    assert "[x](" not in markdown and "\\[x\\](http" in markdown  # no link: text
