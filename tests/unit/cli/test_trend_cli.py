@@ -102,7 +102,8 @@ def test_terminal_at_both_widths(store: str, width: int) -> None:
         (["--by", "firmware", "--baseline", "9.9"], "--baseline 9.9"),
         (["--by", "firmware", "--min-effect", "lots"], "--min-effect 'lots'"),
         (["--by", "firmware", "--alpha", "0.5"], "--alpha must be"),
-        (["--baseline", "old"], "a label's value needs --by"),
+        (["--baseline", "old"], "judges the newest group of --by"),
+        (["--baseline", "1"], "judges the newest group of --by"),
     ],
 )
 def test_bad_questions_exit_2_with_a_hint(store: str, argv: list[str], said: str) -> None:

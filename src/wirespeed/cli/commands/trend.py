@@ -143,9 +143,10 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     min_effect = min_effect_of(args.min_effect)
     if not 0.001 <= args.alpha <= 0.2:
         raise UsageError(f"--alpha must be 0.001 to 0.2, got {args.alpha:g}")
-    if args.baseline is not None and args.by is None and not args.baseline.isdigit():
+    if args.baseline is not None and args.by is None:
+        # Without groups there is no newest group to judge against it.
         raise UsageError(
-            f"--baseline {args.baseline}: a label's value needs --by",
+            f"--baseline {args.baseline} judges the newest group of --by against it",
             hint=f"e.g. --by firmware --baseline {args.baseline}",
         )
     store = Store.open(args.db, read_only=True)
