@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 
-from wirespeed.model import TrialOutcome
+from wirespeed.model import Measurement, Trial, TrialOutcome
 from wirespeed.store.records import RunRecord
 
 # A test's settings that say how long or how often, not what was measured.
@@ -62,10 +62,15 @@ def _tool_version(outcome: TrialOutcome, record: RunRecord) -> str | None:
 
 
 def key_of(outcome: TrialOutcome, record: RunRecord) -> tuple[KeyPart, ...]:
-    trial = outcome.trial
+    """The key of a stored trial's figures, its tool's version from the trial or, where
+    the tool did not say, from what the run found on the client."""
+    return trial_key(outcome.trial, _tool_version(outcome, record))
+
+
+def trial_key(trial: Trial, version: str | None) -> tuple[KeyPart, ...]:
+    """The key of `trial`'s figures, measured with the tool at `version`."""
     test, path = trial.test, trial.path
     tool = test.tool.value
-    version = _tool_version(outcome, record)
     major = None if version is None else version.split(".")[0]
     parts = [
         KeyPart("tool", f"{tool} {version}" if version else tool, (tool, major)),
@@ -97,6 +102,43 @@ def key_of(outcome: TrialOutcome, record: RunRecord) -> tuple[KeyPart, ...]:
         plain: object = value.value if isinstance(value, enum.Enum) else value
         parts.append(KeyPart(name, str(plain), repr(plain)))
     return tuple(parts)
+
+
+@dataclass(frozen=True)
+class SeriesKey:
+    """One line of a trend: figures with the same comparison key (only what must be
+    equal, so iperf 3.9 and 3.12 are one series) of the same measurement, with the same
+    labels, on the same path, in the same variant."""
+
+    compared: tuple[tuple[str, object], ...]  # each KeyPart's name and `compared`
+    path: str
+    variant: str
+    name: str  # the measurement's
+    labels: tuple[tuple[str, str], ...]
+
+    def differences(self, other: SeriesKey) -> tuple[str, ...]:
+        """What differs, by name (a key part's, or path, variant, name, labels): what a
+        reader is told when figures are not one series."""
+        mine, theirs = dict(self.compared), dict(other.compared)
+        said = [n for n in mine if mine[n] != theirs.get(n)]
+        said += [n for n in theirs if n not in mine]
+        said += [
+            n
+            for n in ("path", "variant", "name", "labels")
+            if getattr(self, n) != getattr(other, n)
+        ]
+        return tuple(said)
+
+
+def series_key(trial: Trial, measurement: Measurement, version: str | None) -> SeriesKey:
+    """The series `measurement` of `trial` belongs to, its tool at `version`."""
+    return SeriesKey(
+        compared=tuple((part.name, part.compared) for part in trial_key(trial, version)),
+        path=trial.path.name,
+        variant=trial.variant,
+        name=measurement.name,
+        labels=measurement.labels,
+    )
 
 
 def difference(first: Sequence[KeyPart], other: Sequence[KeyPart]) -> str | None:

@@ -564,7 +564,7 @@ def permutation_test(
             method=EXACT_PERMUTATION,
         )
     if min(size_a, size_b) >= LARGE_GROUP:
-        return _welch_test(first, second, observed)
+        return welch_test(first, second)
     generator = random.Random(seed)  # noqa: S311 - reproducible sampling, not secrets
     count = sum(
         1
@@ -582,19 +582,18 @@ def permutation_test(
     )
 
 
-def _welch_test(
-    first: tuple[float, ...], second: tuple[float, ...], observed: float
-) -> PermutationTest:
-    """Welch's t-test, two-sided, for groups of LARGE_GROUP or more (module docstring)."""
-    share_a = statistics.variance(first) / len(first)
-    share_b = statistics.variance(second) / len(second)
-    spread = share_a + share_b
+def welch_test(a: Sequence[float], b: Sequence[float]) -> PermutationTest:
+    """Welch's t-test, two-sided, on the difference of means (module docstring); two or
+    more values a side."""
+    first, second = _checked(a), _checked(b)
+    if min(len(first), len(second)) < 2:
+        raise StatsError("Welch's t-test needs two or more values a side")
+    observed = statistics.fmean(second) - statistics.fmean(first)
+    spread, df = _welch_spread(first, second)
     if spread == 0:  # both groups constant: they differ or they do not, for certain
         p_value = 1.0 if observed == 0 else 0.0
     else:
-        t = observed / math.sqrt(spread)
-        df = spread**2 / (share_a**2 / (len(first) - 1) + share_b**2 / (len(second) - 1))
-        p_value = student_t_two_sided(t, df)
+        p_value = student_t_two_sided(observed / math.sqrt(spread), df)
     return PermutationTest(
         p_value=p_value,
         observed_difference=observed,
@@ -603,3 +602,48 @@ def _welch_test(
         smallest_p_value=0.0,
         method=WELCH,
     )
+
+
+def _welch_spread(first: Sequence[float], second: Sequence[float]) -> tuple[float, float]:
+    """The variance of the difference of means, and its Welch-Satterthwaite degrees of
+    freedom (inf when both groups are constant)."""
+    share_a = statistics.variance(first) / len(first)
+    share_b = statistics.variance(second) / len(second)
+    spread = share_a + share_b
+    if spread == 0:
+        return 0.0, math.inf
+    df = spread**2 / (share_a**2 / (len(first) - 1) + share_b**2 / (len(second) - 1))
+    return spread, df
+
+
+def student_t_quantile(p_two_sided: float, df: float) -> float:
+    """The t > 0 with P(|T| >= t) = p_two_sided for Student's t with df degrees of
+    freedom: bisection on student_t_two_sided, which falls as t grows."""
+    if not 0 < p_two_sided < 1:
+        raise StatsError(f"a two-sided probability must be between 0 and 1, got {p_two_sided}")
+    low, high = 0.0, 1.0
+    while student_t_two_sided(high, df) > p_two_sided:
+        high *= 2
+    for _ in range(200):
+        middle = (low + high) / 2
+        if student_t_two_sided(middle, df) > p_two_sided:
+            low = middle
+        else:
+            high = middle
+        if high - low < 1e-12 * high:
+            break
+    return (low + high) / 2
+
+
+def welch_interval(
+    a: Sequence[float], b: Sequence[float], *, confidence: float = CONFIDENCE
+) -> ConfidenceInterval:
+    """The confidence interval of mean(b) - mean(a) that goes with Welch's t-test: it
+    leaves out 0 exactly when the test's p is below 1 - confidence."""
+    first, second = _checked(a), _checked(b)
+    if min(len(first), len(second)) < 2:
+        raise StatsError("Welch's interval needs two or more values a side")
+    observed = statistics.fmean(second) - statistics.fmean(first)
+    spread, df = _welch_spread(first, second)
+    half = 0.0 if spread == 0 else student_t_quantile(1 - confidence, df) * math.sqrt(spread)
+    return ConfidenceInterval(observed - half, observed + half, confidence, "difference of means")

@@ -36,6 +36,7 @@ examples:
   wirespeed compare 7 8                               run 8 against run 7, figure by figure
   wirespeed compare 3 4 5                             runs as columns, each % against run 3
   wirespeed compare 7 --paths WAN Br0                 two paths of one run
+  wirespeed trend --by firmware --fail-on regression   which firmware made it slower
   wirespeed import saved/*.txt                        bring old iperf outputs into the store
   wirespeed export 12 -o r4s.wsr                      a run or card as a bundle to share
   wirespeed compare r4s.wsr r2s.wsr                   two bundles' figures side by side
@@ -44,8 +45,8 @@ examples:
   wirespeed lab up --topology nat --link fe           a lab to try things by hand
 
 exit status: 0 ok, 1 a trial or teardown failed, 2 bad input, 3 a tool is missing,
-4 root needed, 5 measured but below the plan's expect:, 130 interrupted (Ctrl-C),
-143 terminated (SIGTERM).
+4 root needed, 5 measured but below the plan's expect: (or a trend --fail-on regression),
+130 interrupted (Ctrl-C), 143 terminated (SIGTERM).
 """
 
 # command name -> module in wirespeed.cli.commands that defines `execute(args, env) -> int`
@@ -65,6 +66,7 @@ COMMANDS = {
     "soak": "soak",
     "card": "card",
     "export": "export",
+    "trend": "trend",
 }
 
 
@@ -307,6 +309,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="how lab paths reach the DUT: its namespace directly (default), or ssh: a "
         "dropbear + busybox device in the DUT namespace, driven over SSH like a real router",
     )
+    run.add_argument(
+        "--label",
+        action="append",
+        metavar="KEY=VALUE",
+        help="say what this run is, stored with it: --label firmware=23.05.3; repeat for "
+        "several; `wirespeed trend --by KEY` groups runs by it (the DUT's kernel and os "
+        "need no label)",
+    )
     _add_ssh(run)
     run.add_argument(
         "-q",
@@ -538,6 +548,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_outputs(compare, "")
     _add_budgets(compare)
     _add_db(compare)
+
+    from wirespeed.cli.commands.trend import add_parser as add_trend_parser
+
+    _add_db(add_trend_parser(sub))
 
     tune = sub.add_parser(
         "tune",

@@ -89,6 +89,10 @@ def _items(key: str, value: Any) -> list[str]:
         return [line for line in said if line]
     if key == "recovered" and value:
         return [f"before the run: {_plain(value)}"]
+    if key == "labels" and isinstance(value, Mapping) and value:
+        # As the user wrote them (`run --label firmware=23.05.3`), so they can be typed
+        # back into `trend --by` and `--baseline`.
+        return ["labels: " + ", ".join(f"{k}={v}" for k, v in value.items())]
     if key == "imported" and value:
         return [f"imported from {_plain(value)}"]
     if key == "spool" and isinstance(value, Mapping):

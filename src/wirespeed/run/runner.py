@@ -15,7 +15,7 @@ import contextlib
 import dataclasses
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
@@ -152,8 +152,12 @@ class Runner:
         lab_dut: str = "netns",
         ssh_settings: SshSettings | None = None,
         notice: Callable[[str], None] | None = None,
+        labels: Mapping[str, str] | None = None,
     ) -> None:
         self.plan = plan
+        # What the user said the run is (`run --label firmware=23.05.3`): stored in its
+        # provenance, the keys a trend groups runs by.
+        self.labels = dict(labels or {})
         self.store = store
         self.progress: Progress = progress or NullProgress()
         self.watch = tuple(watch)  # roles whose hosts are sampled during every trial
@@ -251,6 +255,7 @@ class Runner:
                         for name in dict.fromkeys(t.variant for t in trials)
                     },
                     **({"recovered": recovered} if recovered else {}),
+                    **({"labels": self.labels} if self.labels else {}),
                 },
             )
             run_id = self.store.begin_run(info) if resume_run is None else resume_run

@@ -118,6 +118,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
 
         taken = given_adhoc_options(args) + ["-c"] * (args.adhoc_host is not None)
         taken += ["--save-plan"] * (save_plan is not None)
+        taken += ["--label"] * bool(getattr(args, "label", None))
         if taken:
             raise UsageError(
                 f"--resume takes the plan stored with the run: leave out {' '.join(taken)}",
@@ -136,6 +137,9 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     if not 0.05 <= args.sample_interval <= 60:
         raise UsageError(f"--sample-interval must be 0.05..60 s, got {args.sample_interval}")
     watch = watched_roles(args.watch)
+    from wirespeed.cli.labels import parse_labels
+
+    labels = parse_labels(getattr(args, "label", None))  # a bad one: exit 2 before the run
     from wirespeed.cli.commands.adhoc import plan_to_run
     from wirespeed.plan import expand
 
@@ -175,6 +179,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
             lab_dut=args.lab_dut,
             ssh_settings=ssh_settings(args, env),
             notice=env.info,
+            labels=labels,
         )
         with resume_noted(lambda: runner.run_id):
             outcome = runner.run(trials, argv=args.argv)

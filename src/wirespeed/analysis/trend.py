@@ -1,0 +1,486 @@
+"""A device's figures over firmware, kernels or time: did the new version make it slower?
+
+Runs are put in series by their comparison key (analysis/comparison_key.py): one series
+per measurement that several runs measured the same way. Within a series:
+
+- **Labelled groups** (`by` a label: `firmware`, `kernel`, `os` or any `run --label`
+  key): the runs are grouped by their value of the label, groups in the order their first
+  run started, and each group is judged against the one before it (and, given a
+  baseline, the newest against the baseline). The judgement is Welch's t-test on the
+  difference of means with its confidence interval, plus a minimum effect: a change is a
+  regression or a progression only when the test says the groups differ AND the change
+  is larger than the minimum effect, by default the measurement's own noise (the larger
+  coefficient of variation of the two groups). A group of five samples or more leaves
+  its outliers out of the test (`without_outliers`). Why Welch's t and not Mann-Whitney or the
+  permutation test `compare` uses: docs/trend.md, measured in benchmarks/trend_detection.py.
+- **Change points** over time, whatever the labels: jumpavg (FD.io CSIT's grouping by
+  minimum description length) splits the series of runs, each run its repetitions, into
+  segments of one level; where the level moves, the series moved.
+
+What is compared: each run's median when both groups have MIN_RUNS or more runs (the
+runs are the samples: repetitions of one run share its boot and its conditions, and
+would make a change between two boots look certain), else every repetition (one run of
+five repetitions a firmware is the common case, and its repetitions are all there is).
+"""
+
+from __future__ import annotations
+
+import enum
+import itertools
+import math
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from wirespeed.analysis.comparison_key import SeriesKey, series_key
+from wirespeed.analysis.stats import (
+    ALPHA,
+    WELCH,
+    ConfidenceInterval,
+    StatsError,
+    Summary,
+    outlier_indices,
+    summarize,
+    welch_interval,
+    welch_test,
+)
+from wirespeed.model import Better, TrialStatus
+from wirespeed.store.records import RunRecord
+
+MIN_RUNS = 3  # both groups this many runs or more: a run's median is one sample
+OUTLIERS_FROM = 5  # a group of this many samples or more leaves its outliers out of the test
+AUTOMATIC_KEYS = ("kernel", "os")  # grouping keys every run has: its DUT's
+JUMPAVG = "jumpavg"
+
+
+class Change(enum.StrEnum):
+    REGRESSION = "regression"
+    PROGRESSION = "progression"
+    NO_CHANGE = "no change"
+    TOO_FEW = "too few"  # a group of one value: no test is possible
+
+
+@dataclass(frozen=True)
+class RunPoint:
+    """One run's figures of a series."""
+
+    run_id: int
+    started_at: float
+    group: str | None  # its value of the label; None: unlabelled (or no label asked)
+    values: tuple[float, ...]  # its repetitions, in run order
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.values)
+
+
+@dataclass(frozen=True)
+class Group:
+    name: str  # the label's value ("23.05.3"), or "run 7" for a baseline run
+    points: tuple[RunPoint, ...]
+
+    @property
+    def run_ids(self) -> tuple[int, ...]:
+        return tuple(p.run_id for p in self.points)
+
+    @property
+    def repetitions(self) -> tuple[float, ...]:
+        return tuple(v for p in self.points for v in p.values)
+
+    @property
+    def summary(self) -> Summary:
+        """Of every repetition: what the tables show as the group's median."""
+        return summarize(self.repetitions)
+
+
+@dataclass(frozen=True)
+class MinEffect:
+    """The smallest change worth a verdict: a fixed fraction, or (None) the noise of the
+    groups compared."""
+
+    fraction: float | None = None
+
+    def threshold(self, noise: float) -> float:
+        return noise if self.fraction is None else self.fraction
+
+    @property
+    def text(self) -> str:
+        return "noise" if self.fraction is None else f"{self.fraction * 100:g} %"
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """Group `after` against group `before`, in one series."""
+
+    before: str
+    after: str
+    change: Change
+    ratio: float | None  # mean(after) / mean(before), what the test judged
+    interval: ConfidenceInterval | None  # of the ratio (the difference's over mean(before))
+    p_value: float | None
+    noise: float | None  # the larger CV of the two groups' samples, a fraction
+    min_effect: float | None  # the threshold this verdict used, a fraction
+    samples: str  # "runs" or "repetitions": what was compared (module docstring)
+    method: str  # WELCH or JUMPAVG
+    # Outliers left out of the test, of before and of after (`without_outliers`).
+    left_out: tuple[int, int] = (0, 0)
+
+    @property
+    def percent(self) -> float | None:
+        return None if self.ratio is None else (self.ratio - 1) * 100
+
+
+@dataclass(frozen=True)
+class ChangePoint:
+    """Where jumpavg saw the series move: the first run of the new level."""
+
+    run_id: int
+    index: int  # of that run in the series
+    before: float  # the previous level's mean
+    after: float
+    change: Change
+
+    @property
+    def percent(self) -> float:
+        return (self.after / self.before - 1) * 100 if self.before else math.inf
+
+
+@dataclass(frozen=True)
+class Series:
+    key: SeriesKey
+    test_id: str
+    test_name: str
+    unit: str
+    better: Better
+    points: tuple[RunPoint, ...]  # by start time
+    groups: tuple[Group, ...]  # by the start of their first run; () unlabelled
+    steps: tuple[Judgement, ...]  # each group against the one before
+    baseline: Judgement | None  # the newest group against the baseline, when one is given
+    change_points: tuple[ChangePoint, ...]
+
+    @property
+    def item(self) -> str:
+        text = self.key.name
+        if self.key.labels:
+            text += " " + ", ".join(value for _, value in self.key.labels)
+        text += f" on {self.key.path}"
+        if self.key.variant != "default":
+            text += f" ({self.key.variant})"
+        return text
+
+    @property
+    def newest(self) -> Judgement | None:
+        """What a gate judges: the newest group against the baseline, else against the
+        one before it; unlabelled, the last change point's step."""
+        if self.baseline is not None:
+            return self.baseline
+        return self.steps[-1] if self.steps else None
+
+
+@dataclass(frozen=True)
+class Trend:
+    by: str | None  # the label grouped by; None: time only (change points)
+    series: tuple[Series, ...]
+    min_effect: MinEffect
+    alpha: float
+    baseline: str | None
+    unlabelled: tuple[int, ...]  # runs left out: they have no value of `by`
+    runs: int  # runs looked at
+
+    def regressions(self) -> list[Series]:
+        """Series whose newest group regressed (a gate's "no")."""
+        return [
+            s for s in self.series if s.newest is not None and s.newest.change is Change.REGRESSION
+        ]
+
+
+def label_of(record: RunRecord, by: str) -> str | None:
+    """The run's value of label `by`: one it was given (`run --label by=...`), else for
+    `kernel` and `os` its DUT's (or, without a DUT, its one host's); None when it has
+    none."""
+    labels = record.info.provenance.get("labels")
+    if isinstance(labels, Mapping) and labels.get(by) not in (None, ""):
+        return str(labels[by])
+    if by not in AUTOMATIC_KEYS:
+        return None
+    hosts = record.info.hosts
+    duts = [h for h in hosts if h.role and "dut" in h.role] or list(hosts)
+    found = dict.fromkeys(getattr(h, by) for h in duts if getattr(h, by))
+    return ", ".join(str(v) for v in found) or None
+
+
+def run_labels(record: RunRecord) -> dict[str, str]:
+    labels = record.info.provenance.get("labels")
+    if not isinstance(labels, Mapping):
+        return {}
+    return {str(k): str(v) for k, v in labels.items()}
+
+
+_Collected = dict[SeriesKey, tuple[str, str, str, Better, dict[int, list[float]]]]
+
+
+def _collect(records: Sequence[RunRecord], path: str | None) -> _Collected:
+    """Every passed trial's measurements, by comparison key, then by run."""
+    collected: _Collected = {}
+    for record in records:
+        for outcome in record.outcomes:
+            if outcome.status is not TrialStatus.OK or outcome.result is None:
+                continue
+            trial = outcome.trial
+            if path is not None and trial.path.name != path:
+                continue
+            for m in outcome.result.measured():
+                key = series_key(trial, m, outcome.result.tool_version)
+                entry = collected.setdefault(
+                    key, (trial.test.id, trial.test.name, m.unit, m.better, {})
+                )
+                entry[4].setdefault(record.id, []).append(m.value)
+    return collected
+
+
+def trend(
+    records: Sequence[RunRecord],
+    *,
+    by: str | None,
+    min_effect: MinEffect = MinEffect(),
+    alpha: float = ALPHA,
+    baseline: str | None = None,
+    path: str | None = None,
+) -> Trend:
+    """The runs' series, each judged group against group (by a label) and for change
+    points. baseline: a value of `by`, or a run id ("7"): the newest group is also judged
+    against it."""
+    ordered = sorted(records, key=lambda r: (r.info.started_at, r.id))
+    groups_of_run = {r.id: (label_of(r, by) if by is not None else None) for r in ordered}
+    unlabelled = tuple(r.id for r in ordered if by is not None and groups_of_run[r.id] is None)
+    started = {r.id: r.info.started_at for r in ordered}
+    series = []
+    for key, (test_id, test_name, unit, better, by_run) in _collect(ordered, path).items():
+        points = tuple(
+            RunPoint(run_id, started[run_id], groups_of_run[run_id], tuple(values))
+            for run_id, values in sorted(
+                by_run.items(), key=lambda item: (started[item[0]], item[0])
+            )
+        )
+        if len(points) < 2:
+            continue  # one run is no history
+        labelled = [p for p in points if p.group is not None]
+        groups = _groups(labelled)
+        steps = tuple(
+            judge(a, b, better, min_effect=min_effect, alpha=alpha)
+            for a, b in itertools.pairwise(groups)
+        )
+        against = None
+        if baseline is not None and groups:
+            base = _baseline_group(baseline, groups, points)
+            if base is not None and base.name != groups[-1].name:
+                against = judge(base, groups[-1], better, min_effect=min_effect, alpha=alpha)
+        series.append(
+            Series(
+                key=key,
+                test_id=test_id,
+                test_name=test_name,
+                unit=unit,
+                better=better,
+                points=points,
+                groups=groups,
+                steps=steps if by is not None else _jump_steps(points, better),
+                baseline=against,
+                change_points=change_points(points, better),
+            )
+        )
+    return Trend(
+        by=by,
+        series=tuple(series),
+        min_effect=min_effect,
+        alpha=alpha,
+        baseline=baseline,
+        unlabelled=unlabelled,
+        runs=len(ordered),
+    )
+
+
+def _groups(points: Iterable[RunPoint]) -> tuple[Group, ...]:
+    grouped: dict[str, list[RunPoint]] = {}
+    for point in points:  # in start order: a group's place is its first run's
+        assert point.group is not None
+        grouped.setdefault(point.group, []).append(point)
+    return tuple(Group(name, tuple(members)) for name, members in grouped.items())
+
+
+def _baseline_group(
+    baseline: str, groups: Sequence[Group], points: Sequence[RunPoint]
+) -> Group | None:
+    for group in groups:
+        if group.name == baseline:
+            return group
+    if baseline.isdigit():
+        for point in points:
+            if point.run_id == int(baseline):
+                return Group(f"run {point.run_id}", (point,))
+    return None
+
+
+def samples_of(before: Group, after: Group) -> tuple[tuple[float, ...], tuple[float, ...], str]:
+    """What is compared (module docstring): runs' medians, or every repetition."""
+    if min(len(before.points), len(after.points)) >= MIN_RUNS:
+        return (
+            tuple(p.median for p in before.points),
+            tuple(p.median for p in after.points),
+            "runs",
+        )
+    return before.repetitions, after.repetitions, "repetitions"
+
+
+def _noise(values: Sequence[float]) -> float:
+    mean = statistics.fmean(values)
+    return statistics.stdev(values) / abs(mean) if mean else math.inf
+
+
+def judge(
+    before: Group,
+    after: Group,
+    better: Better,
+    *,
+    min_effect: MinEffect = MinEffect(),
+    alpha: float = ALPHA,
+) -> Judgement:
+    """`after` against `before`: Welch's t-test and a minimum effect (module docstring)."""
+    a, b, samples = samples_of(before, after)
+    left_out = (0, 0)
+    # The measurement's noise is all of it, its slow runs included: what a change must
+    # exceed. The test judges the typical run: outliers left out. (Measured with the
+    # simulation of benchmarks/trend_detection.py: the noise of what is left as the
+    # minimum effect made false alarms at 5 runs a side and CV 3 % 5.2 % instead of 3.0 %.)
+    noise = max(_noise(a), _noise(b)) if min(len(a), len(b)) >= 2 else math.inf
+    if min(len(a), len(b)) >= 2:
+        kept_a, kept_b = without_outliers(a), without_outliers(b)
+        left_out = (len(a) - len(kept_a), len(b) - len(kept_b))
+        a, b = kept_a, kept_b
+    if min(len(a), len(b)) < 2:
+        ratio = _ratio(a, b)
+        return Judgement(
+            before.name, after.name, Change.TOO_FEW, ratio, None, None, None, None, samples, WELCH
+        )
+    test = welch_test(a, b)
+    mean_a = statistics.fmean(a)
+    threshold = min_effect.threshold(noise)
+    if mean_a <= 0:
+        # No ratio to speak of (a loss of 0 %): the test alone, in the measurement's unit.
+        ratio, interval = None, None
+        effect_large = test.observed_difference != 0
+    else:
+        difference = welch_interval(a, b, confidence=1 - alpha)
+        ratio = 1 + test.observed_difference / mean_a
+        interval = ConfidenceInterval(
+            1 + difference.low / mean_a,
+            1 + difference.high / mean_a,
+            difference.confidence,
+            "ratio of means",
+        )
+        effect_large = abs(ratio - 1) > threshold
+    change = Change.NO_CHANGE
+    if test.significant(alpha) and effect_large:
+        higher = test.observed_difference > 0
+        good = higher == (better is Better.HIGHER)
+        change = Change.PROGRESSION if good else Change.REGRESSION
+    return Judgement(
+        before.name,
+        after.name,
+        change,
+        ratio,
+        interval,
+        test.p_value,
+        noise if math.isfinite(noise) else None,
+        threshold if math.isfinite(threshold) else None,
+        samples,
+        WELCH,
+        left_out,
+    )
+
+
+def without_outliers(values: Sequence[float]) -> tuple[float, ...]:
+    """The values without the outliers stats.outlier_indices finds (a run slowed by a
+    background job), in groups of OUTLIERS_FROM or more: the test judges the level of
+    the typical run. Measured with the simulation of benchmarks/trend_detection.py
+    (3,000 histories, CV 3 %, one run in twenty slow): with 5 runs a side Welch's test
+    caught 95.1 % of 10 % drops with the slow runs in, 95.6 % with them out."""
+    if len(values) < OUTLIERS_FROM:
+        return tuple(values)
+    odd = set(outlier_indices(values))
+    return tuple(v for i, v in enumerate(values) if i not in odd)
+
+
+def _ratio(a: Sequence[float], b: Sequence[float]) -> float | None:
+    if not a or not b:
+        return None
+    mean_a = statistics.fmean(a)
+    return statistics.fmean(b) / mean_a if mean_a > 0 else None
+
+
+# -- change points ---------------------------------------------------------------------
+
+
+def segments(points: Sequence[RunPoint]) -> list[tuple[int, int]]:
+    """jumpavg's segments of the series, as (first index, end index) pairs: each run's
+    repetitions are one indivisible sample of it."""
+    from jumpavg import classify  # type: ignore[import-untyped]
+
+    if not points:
+        return []
+    values = [list(p.values) if len(p.values) > 1 else p.values[0] for p in points]
+    if min(min(p.values) for p in points) < 0:
+        return [(0, len(points))]  # jumpavg's bit counting needs values >= 0
+    found = []
+    start = 0
+    for group in classify(values):
+        end = start + len(group.run_list)
+        found.append((start, end))
+        start = end
+    return found
+
+
+def change_points(points: Sequence[RunPoint], better: Better) -> tuple[ChangePoint, ...]:
+    """Where the series' level moved, by jumpavg (module docstring)."""
+    try:
+        parts = segments(points)
+    except (ArithmeticError, ValueError, StatsError):
+        return ()
+    found = []
+    for (start_a, end_a), (start_b, end_b) in itertools.pairwise(parts):
+        before = statistics.fmean(v for p in points[start_a:end_a] for v in p.values)
+        after = statistics.fmean(v for p in points[start_b:end_b] for v in p.values)
+        if after == before:
+            continue
+        good = (after > before) == (better is Better.HIGHER)
+        found.append(
+            ChangePoint(
+                run_id=points[start_b].run_id,
+                index=start_b,
+                before=before,
+                after=after,
+                change=Change.PROGRESSION if good else Change.REGRESSION,
+            )
+        )
+    return tuple(found)
+
+
+def _jump_steps(points: Sequence[RunPoint], better: Better) -> tuple[Judgement, ...]:
+    """Unlabelled: each change point as a step between its segments, jumpavg's verdict."""
+    steps = []
+    for point in change_points(points, better):
+        steps.append(
+            Judgement(
+                before=f"before run {point.run_id}",
+                after=f"from run {point.run_id}",
+                change=point.change,
+                ratio=point.after / point.before if point.before > 0 else None,
+                interval=None,
+                p_value=None,
+                noise=None,
+                min_effect=None,
+                samples="runs",
+                method=JUMPAVG,
+            )
+        )
+    return tuple(steps)
