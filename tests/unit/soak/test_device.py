@@ -8,7 +8,7 @@ import dataclasses
 import json
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -28,6 +28,7 @@ from wirespeed.soak.device import (
     restart_detail,
 )
 from wirespeed.soak.render import render
+from wirespeed.soak.sentence import duration_text
 from wirespeed.soak.summary import summarize
 from wirespeed.soak.timeline import soak_timeline
 
@@ -35,11 +36,22 @@ FIXTURES = Path(__file__).parents[2] / "fixtures" / "soak"
 
 
 def test_busybox_dmesg_lines_are_read_with_their_time_since_boot() -> None:
+    # One read of `busybox dmesg` (capture_dmesg.sh): its times only go forward.
     lines = parse_dmesg((FIXTURES / "dmesg_busybox.txt").read_text())
     assert len(lines) == 8
-    assert lines[0] == (4149_611006, "br0: port 1(lan) entered disabled state")
-    assert lines[-1][1].endswith("written after the freeze")
+    assert lines[0] == (1_366486, lines[0][1])
+    assert lines[0][1].startswith("EXT4-fs (vda): mounted filesystem")
+    assert [usec for usec, _ in lines] == sorted(usec for usec, _ in lines)
+    assert lines[-3] == (
+        640_912265,
+        "wirespeed-lab[capture-a]: igb 0000:01:00.0 wan: Detected Tx Unit Hang",
+    )
+    assert lines[-1][1].endswith("NIC Link is Up 1000 Mbps Full Duplex")
+    # A record of 930 characters is one line, whole.
+    assert len(lines[1][1]) == 930 and lines[1][1].startswith("wirespeed-test: a long record")
     assert parse_dmesg("not a kernel line\n") == []
+    # util-linux's level prefix and a time of fewer than six digits.
+    assert parse_dmesg("<4>[   12.5] x\n") == [(12_500000, "x")]
 
 
 def test_a_new_boot_id_or_an_uptime_that_went_back_is_a_restart() -> None:
@@ -162,3 +174,214 @@ def test_the_follower_never_waits_for_a_silent_device_and_tells_its_silence_and_
     [restart] = [e for e in taken.device if e.kind == "restart"]
     assert restart.detail == "uptime went from 7.0 h to 12 s; new boot id"
     assert not taken.notes
+
+
+class _Sampler:
+    """A sampler's process as the follower sees it: a captured stream (the lab DUT's
+    sampler while a link fault was injected), running until stopped or `end()`."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.status: int | None = None
+
+    pid = 4242
+    argv = ("sh", "-c", "sampler")
+
+    def end(self, status: int = 137) -> None:
+        """Killed: what it wrote up to then, and no `@@exit` line."""
+        self.text = self.text.rsplit("@@exit", 1)[0]
+        self.status = status
+
+    def poll(self) -> int | None:
+        return self.status
+
+    def status_as_of(self) -> float:
+        return time.time()
+
+    def wait(self, timeout: float | None = None) -> int:
+        return self.stop()
+
+    def send_signal(self, sig: int = 15) -> None:
+        pass
+
+    def stop(self, grace: float = 1.0) -> int:
+        if self.status is None:
+            self.status = 0
+        return self.status
+
+    def stdout(self) -> str:
+        return self.text
+
+    def stderr(self) -> str:
+        return ""
+
+
+class _Device:
+    """A device in Python (no program runs): its uptime and boot id as the follower
+    asks for them, the samplers it is handed, `dmesg` as the captured busybox read."""
+
+    name = "router"
+
+    def __init__(self, uptime: float, boot_id: str) -> None:
+        self.uptime, self.boot_id = uptime, boot_id
+        self.samplers: list[_Sampler] = []
+        self.dmesg_reads = 0
+        self.thawed = threading.Event()
+        self.thawed.set()
+
+    def start(self, argv: Sequence[str], *, on_line: object = None) -> _Sampler:
+        sampler = _Sampler((FIXTURES / "link_fault.sampler.txt").read_text())
+        self.samplers.append(sampler)
+        return sampler
+
+    def run(self, argv: Sequence[str], *, timeout: float = 30.0) -> Completed:
+        command = argv[-1]
+        if not self.thawed.wait(timeout):
+            raise HostError("lost the connection to root@router: No existing session")
+        if command.endswith("boot_id"):
+            return Completed(tuple(argv), 0, f"{self.uptime:.2f} 0.00\n{self.boot_id}\n", "")
+        if command == "test -r /dev/kmsg":
+            return Completed(tuple(argv), 0, "", "")
+        if command == "cat /proc/uptime; dmesg":
+            self.dmesg_reads += 1
+            # The read's last line (641.514 s since boot) written 0.1 s ago.
+            dmesg = (FIXTURES / "dmesg_busybox.txt").read_text()
+            return Completed(tuple(argv), 0, "641.61 0.00\n" + dmesg, "")
+        raise HostError(f"{command}: not asked of a device in a soak")
+
+    def read_file(self, path: str) -> str:
+        raise HostError(path)
+
+    def write_file(self, path: str, text: str) -> None:
+        raise HostError(path)
+
+    def which(self, program: str) -> str | None:
+        return None
+
+
+def _until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "the follower's thread never got there"
+        time.sleep(0.01)
+
+
+def test_the_follower_asks_every_second_and_waits_two_for_an_answer_by_default() -> None:
+    # A device that takes 20 s to answer would otherwise go unnoticed for 20 s.
+    follower = DeviceFollower(_Device(100.0, "a"))
+    assert (follower.check_every, follower.answer_timeout) == (1.0, 2.0)
+
+
+def test_a_restart_is_dated_when_the_device_went_silent_not_at_its_last_answer() -> None:
+    # A lab DUT's uptime is this machine's: it does not go back at a restart, and only
+    # the boot id tells. It last answered 0.9 s before the fault took it away, and the
+    # first question it left unanswered was asked 0.1 s after.
+    device = _Device(25200.0, "a")
+    follower = DeviceFollower(device, check_every=60.0)
+    follower.start()
+    try:
+        follower.take()
+        went_away = time.time() - 20.0
+        follower._last_answer = went_away - 1.0
+        follower._silent_since = went_away
+        device.uptime, device.boot_id = 25221.0, "b"
+        follower._recovered((device.uptime, device.boot_id))
+    finally:
+        follower.stop()
+    taken = follower.take()
+    [silence] = [e for e in taken.device if e.kind == "no-answer"]
+    [restart] = [e for e in taken.device if e.kind == "restart"]
+    assert silence.at == restart.at == went_away
+    assert restart.detail == "new boot id"
+    # A real device's uptime starts at its boot: dated then, when that is later.
+    device = _Device(25200.0, "a")
+    follower = DeviceFollower(device, check_every=60.0)
+    follower.start()
+    try:
+        follower._silent_since = time.time() - 20.0
+        follower._recovered((3.0, "b"))
+        seen = time.time()
+    finally:
+        follower.stop()
+    [restart] = [e for e in follower.take().device if e.kind == "restart"]
+    assert seen - 3.5 <= restart.at <= seen - 3.0
+    assert restart.detail == "uptime went from 7.0 h to 3 s; new boot id"
+
+
+def test_a_kernel_reader_that_dies_mid_soak_is_said_and_replaced_and_its_gap_read_back() -> None:
+    device = _Device(100.0, "a")
+    follower = DeviceFollower(device, check_every=0.02, answer_timeout=1.0)
+    follower.start()
+    try:
+        [first] = device.samplers
+        first.end()
+        _until(lambda: len(device.samplers) == 2 and device.dmesg_reads == 1)
+    finally:
+        follower.stop()
+    taken = follower.take()
+    [note] = taken.notes
+    assert note.startswith("a kernel log reader was lost: the sampler ended before it was")
+    assert note.endswith("a new one took its place, and what the kernel logged meanwhile was "
+                         "read back with dmesg")  # fmt: skip
+    # Said at the top of the report, as a reader that could not start is.
+    summary = summarize(captured_summary().header, [_chunk(notes=(note,))])
+    assert summary.warnings == (note,)
+    # The dead reader's lines and those read back, each once.
+    messages = [e.message for e in taken.kernel]
+    assert len(messages) == len(set(messages))
+    assert "wirespeed-lab[capture-b]: igb 0000:01:00.0 wan: Detected Tx Unit Hang" in messages
+    assert any(m.startswith("wirespeed-lab[soak-capture]:") for m in messages)
+    # Read back from the dead reader's start (2 s of slack), not the whole log.
+    assert not any(m.startswith(("EXT4-fs", "wirespeed-test")) for m in messages)
+    # A reader stopped as asked is no loss.
+    device = _Device(100.0, "a")
+    follower = DeviceFollower(device, check_every=0.02)
+    follower.start()
+    follower.rotate()
+    _until(lambda: len(device.samplers) == 2)
+    follower.stop()
+    assert not follower.take().notes and device.dmesg_reads == 0
+
+
+def test_a_lab_duts_kernel_lines_leave_out_other_labs_faults_and_say_the_log_is_shared() -> None:
+    for lab, kept in (("soak-capture", 2), ("another", 0)):
+        device = _Device(100.0, "a")
+        follower = DeviceFollower(device, check_every=60.0, lab=lab)
+        follower.start()
+        follower.stop()
+        taken = follower.take()
+        labs = [e.message for e in taken.kernel if e.message.startswith("wirespeed-lab[")]
+        assert len(labs) == kept, lab
+        assert all(m.startswith(f"wirespeed-lab[{lab}]: igb") for m in labs)
+        [note] = taken.notes
+        assert note.startswith("the lab DUT's kernel log is this machine's, shared by every lab")
+        # A note, not a warning at the top: the log was followed.
+        assert not summarize(captured_summary().header, [_chunk(notes=(note,))]).warnings
+    # A device of its own (no lab): every line, no such note.
+    device = _Device(100.0, "a")
+    follower = DeviceFollower(device, check_every=60.0)
+    follower.start()
+    follower.stop()
+    taken = follower.take()
+    assert sum(e.message.startswith("wirespeed-lab[") for e in taken.kernel) == 2
+    assert not taken.notes
+
+
+def test_a_soak_that_ends_while_the_device_is_silent_keeps_the_silence_until_its_end() -> None:
+    device = _Device(100.0, "a")
+    follower = DeviceFollower(device, check_every=0.02, answer_timeout=0.1)
+    follower.start()
+    device.thawed.clear()
+    went_silent = time.time()
+    _until(lambda: follower._silent_since is not None)
+    time.sleep(0.3)
+    ended = time.time()
+    follower.stop()
+    seen = follower.take()
+    [silence] = seen.device
+    assert silence.kind == "no-answer" and silence.host == "router"
+    assert went_silent - 0.05 <= silence.at <= went_silent + 0.2
+    assert ended <= silence.end <= ended + 1.0
+    assert silence.describe() == f"router did not answer for {duration_text(silence.duration)}"
+    assert not seen.notes  # the reader's lines were collected: nothing was lost
+    device.thawed.set()
