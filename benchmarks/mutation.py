@@ -11,7 +11,7 @@ dependencies and the lock file stays as it is. Not part of CI: about 2-4 minutes
 module on 2 busy cores.
 
     nice -n 15 .venv/bin/python -m benchmarks.mutation [--module search/bounds.py ...]
-        [--survivors FILE] [--keep DIR]
+        [--survivors FILE] [--keep DIR] [--venv DIR]
 
 Prints one JSON summary (per module: mutants, killed, survived, timeouts, score) and, with
 --survivors, writes every surviving mutant's diff to FILE, to be killed by a new test or
@@ -47,6 +47,35 @@ MODULES: dict[str, tuple[str, ...]] = {
     "analysis/stats.py": ("tests/unit/analysis/test_stats.py",),
     "soak/outages.py": ("tests/unit/soak/test_outages.py",),
     "tune/journal.py": ("tests/unit/tune/test_tune_apply.py",),
+    "card/summary.py": (
+        "tests/unit/card/test_card_summary.py",
+        "tests/unit/card/test_card_tuned.py",
+    ),
+    "analysis/expectations.py": (
+        "tests/unit/analysis/test_expectations.py",
+        "tests/unit/report/test_report_expectations.py",
+        "tests/unit/report/test_report_measured_expectations.py",
+        "tests/unit/soak/test_soak_expect.py",
+    ),
+    "analysis/compare_many.py": (
+        "tests/unit/analysis/test_compare_many.py",
+        "tests/unit/analysis/test_compare.py",
+        "tests/unit/analysis/test_compare_latency.py",
+    ),
+    "soak/device.py": ("tests/unit/soak/test_device.py",),
+    "soak/faults.py": ("tests/unit/soak/test_faults.py",),
+    "run/wire_span.py": ("tests/unit/run/test_wire_span.py",),
+    "run/search_legs.py": (
+        "tests/unit/run/test_search_legs.py",
+        "tests/unit/run/test_search_trial_checks.py",
+        "tests/unit/run/test_search_generators.py",
+    ),
+    "tune/ports.py": (
+        "tests/unit/tune/test_port_state.py",
+        "tests/unit/tune/test_tunnel_undo.py",
+    ),
+    "tune/keep_script.py": ("tests/unit/tune/test_tune_keep.py",),
+    "units.py": ("tests/unit/units/test_units.py", "tests/unit/latency/test_lab_queue.py"),
 }
 TIMEOUT = 1800.0  # seconds for one module's whole run
 
@@ -149,13 +178,22 @@ def main() -> int:
     )
     parser.add_argument("--survivors", type=Path, help="write the surviving mutants' diffs here")
     parser.add_argument("--keep", type=Path, help="keep the scratch copies in this directory")
+    parser.add_argument(
+        "--venv",
+        type=Path,
+        help="the virtualenv with mutmut: made there if missing, kept after (a run of a "
+        "module or two then skips the install)",
+    )
     args = parser.parse_args()
     modules = args.module or list(MODULES)
     results: dict[str, dict[str, object]] = {}
     shown: list[str] = []
     with tempfile.TemporaryDirectory(prefix="wirespeed-mutation-") as tmp:
         work = args.keep or Path(tmp)
-        mutmut = make_venv(Path(tmp) / "venv")
+        venv = args.venv or Path(tmp) / "venv"
+        mutmut = venv / "bin" / "mutmut"
+        if not mutmut.exists():
+            mutmut = make_venv(venv)
         for module in modules:
             into = work / module.replace("/", "-").removesuffix(".py")
             if into.exists():

@@ -4,6 +4,7 @@ the two side by side."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import lzma
 from collections.abc import Iterator
@@ -14,7 +15,8 @@ import pytest
 from support.cli import run_cli
 from wirespeed.card.compare import compare_cards, render_cards_markdown
 from wirespeed.card.output import card_report, render_card
-from wirespeed.card.summary import CardSummary, card_summary, is_card
+from wirespeed.card.summary import CardSummary, card_summary, is_card, rate_text
+from wirespeed.report.model import FlowFigure, Report
 from wirespeed.store import Store
 from wirespeed.store.records import RunRecord
 
@@ -143,3 +145,58 @@ def test_report_and_compare_of_card_runs_from_the_command_line(db: Path) -> None
     assert [part["key"] for part in document["parts"]][:2] == ["throughput", "forwarding"]
     status, out, _ = run_cli("compare", "1", "2", "--db", str(db))
     assert status == 0 and "2 device cards compared" in out and "Forwarding rate" in out
+
+
+def _tcp_at(report: Report, shares: dict[str, float]) -> tuple[CardSummary, float]:
+    """The card with each TCP test's every repetition at a share of its ceiling."""
+    ceilings: list[float] = []
+
+    def at_share(flow: FlowFigure, share: float) -> FlowFigure:
+        assert flow.ceiling is not None
+        ceilings.append(flow.ceiling.bits_per_second)
+        value = flow.ceiling.bits_per_second * share
+        return dataclasses.replace(flow, values_bps=(value,) * flow.n)
+
+    rows = [
+        row
+        if row.test_id not in shares
+        else dataclasses.replace(
+            row,
+            cells=tuple(
+                None
+                if cell is None
+                else dataclasses.replace(
+                    cell, flows=tuple(at_share(f, shares[row.test_id]) for f in cell.flows)
+                )
+                for cell in row.cells
+            ),
+        )
+        for row in report.rows
+    ]
+    assert len(set(ceilings)) == 1, ceilings
+    return card_summary(dataclasses.replace(report, rows=tuple(rows))), ceilings[0]
+
+
+def test_the_headline_is_line_rate_from_95_percent_of_the_ceiling_on_the_faster_way(
+    records: dict[int, RunRecord],
+) -> None:
+    report = card_report(records[1])
+    # Exactly 95 % of the ceiling, the faster way (down; up far below): line rate.
+    card, ceiling = _tcp_at(report, {"tcp-up": 0.5, "tcp-down": 0.95})
+    assert ceiling == pytest.approx(TCP_CEILING, rel=1e-3)
+    said = card.part("throughput").headline
+    assert said == f"routes NAT at line rate ({rate_text(ceiling * 0.95)})"
+    assert card.sentence.startswith(said)
+    # The same the other way round: the faster way is up.
+    card, _ = _tcp_at(report, {"tcp-up": 0.95, "tcp-down": 0.5})
+    assert card.part("throughput").headline == said
+    # Just under 95 %: the figure and its share instead.
+    card, _ = _tcp_at(report, {"tcp-up": 0.5, "tcp-down": 0.9})
+    assert card.part("throughput").headline == (
+        f"routes NAT at {rate_text(ceiling * 0.9)} (90 % of line rate)"
+    )
+    card, _ = _tcp_at(report, {"tcp-up": 0.9499, "tcp-down": 0.2})
+    assert "at line rate" not in card.part("throughput").headline
+    # Each figure with its share of the ceiling.
+    up = next(f for f in card.part("throughput").figures if f.label == "TCP up")
+    assert up.ceiling == f"95.0 % of {rate_text(ceiling)}"

@@ -4,8 +4,15 @@ never to the client's own address, which the outside has no route to."""
 
 from __future__ import annotations
 
+import pytest
+
 from wirespeed.hosts.local import LocalHost
-from wirespeed.run.search_legs import DOWN_PORT, NatDut, real_legs
+from wirespeed.lab.build import PORT_FORWARD, nat_ruleset
+from wirespeed.lab.lab import Lab, LabSpec
+from wirespeed.lab.links import parse_link
+from wirespeed.lab.topology import Port
+from wirespeed.model import Role, Topology
+from wirespeed.run.search_legs import DOWN_PORT, UP_PORT, NatDut, lab_legs, real_legs
 
 
 def test_in_through_a_real_nat_goes_to_the_routers_wan_address() -> None:
@@ -38,3 +45,46 @@ def test_without_nat_down_goes_to_the_clients_address() -> None:
     )
     [down] = legs["down"]
     assert (down.target, down.needs) == ("10.0.0.2", None)
+
+
+def _lab(topology: Topology) -> Lab:
+    return Lab(LabSpec(topology, parse_link("gbe"), name="legs"), 1500)
+
+
+def test_in_through_the_lab_nat_goes_to_its_wan_address_on_a_forwarded_port() -> None:
+    lab = _lab(Topology.NAT)
+    client, server = lab.hosts[Role.CLIENT], lab.hosts[Role.SERVER]
+    legs = lab_legs(lab)
+    [inward] = legs["in"]
+    assert (inward.sender, inward.receiver) == (server, client)
+    # The DUT's WAN address, never the client's own (198.18.1.2: no route from outside).
+    assert (inward.target, inward.port) == ("198.19.1.1", 5801)
+    assert inward.target == lab.wan_address != lab.client_address
+    first, last = lab.port_forward or (0, 0)
+    assert (first, last) == PORT_FORWARD == (5800, 5899)
+    assert first <= inward.port <= last
+    assert (inward.counted, inward.needs, inward.share) == (True, None, 1.0)
+    assert legs["down"] == legs["in"]
+    [outward] = legs["out"]
+    assert (outward.sender, outward.receiver) == (client, server)
+    assert (outward.target, outward.port, outward.counted) == ("198.19.1.2", UP_PORT, True)
+    assert first <= outward.port <= last
+    assert legs["up"] == legs["out"]
+    assert legs["both"] == (outward, inward)
+    # The lab's own NAT forwards exactly that range to the client.
+    ruleset = nat_ruleset(Port(Role.DUT, "wan"), lab.client_address)
+    assert f"th dport {first}-{last} dnat to 198.18.1.2" in ruleset
+
+
+@pytest.mark.parametrize(
+    ("topology", "target"),
+    [(Topology.ROUTER, "198.18.1.2"), (Topology.BRIDGE, "198.18.1.2")],
+)
+def test_in_without_nat_goes_to_the_lab_clients_own_address(
+    topology: Topology, target: str
+) -> None:
+    lab = _lab(topology)
+    assert lab.port_forward is None
+    [inward] = lab_legs(lab)["in"]
+    assert (inward.target, inward.port) == (target, DOWN_PORT)
+    assert inward.target == lab.client_address
