@@ -11,7 +11,7 @@ dependencies and the lock file stays as it is. Not part of CI: about 2-4 minutes
 module on 2 busy cores.
 
     nice -n 15 .venv/bin/python -m benchmarks.mutation [--module search/bounds.py ...]
-        [--survivors FILE] [--keep DIR] [--venv DIR]
+        [--survivors FILE] [--keep DIR] [--venv DIR] [--fast]
 
 Prints one JSON summary (per module: mutants, killed, survived, timeouts, score) and, with
 --survivors, writes every surviving mutant's diff to FILE, to be killed by a new test or
@@ -102,7 +102,7 @@ def make_venv(where: Path) -> Path:
     return where / "bin" / "mutmut"
 
 
-def scratch_copy(module: str, tests: tuple[str, ...], into: Path) -> None:
+def scratch_copy(module: str, tests: tuple[str, ...], into: Path, *, fast: bool = False) -> None:
     """src/, the tests' own directories and tests/support, pyproject.toml (pytest's
     settings) and the module's mutmut settings. The fixtures are placed in mutmut's
     copy directly, symlinks kept: mutmut copies tests/ following links, and the board
@@ -120,12 +120,14 @@ def scratch_copy(module: str, tests: tuple[str, ...], into: Path) -> None:
         "source_paths = src\n"
         f"only_mutate = src/wirespeed/{module}\n"
         f"pytest_add_cli_args_test_selection =\n    {selection}\n"
-        "pytest_add_cli_args = -p no:cacheprovider\n"
+        f"pytest_add_cli_args = -p no:cacheprovider{' --fast' if fast else ''}\n"
     )
 
 
-def run_module(mutmut: Path, module: str, tests: tuple[str, ...], into: Path) -> dict[str, object]:
-    scratch_copy(module, tests, into)
+def run_module(
+    mutmut: Path, module: str, tests: tuple[str, ...], into: Path, *, fast: bool = False
+) -> dict[str, object]:
+    scratch_copy(module, tests, into, fast=fast)
     started = time.monotonic()
     done = subprocess.run(
         [str(mutmut), "run", "--max-children", "1"],
@@ -179,6 +181,13 @@ def main() -> int:
     parser.add_argument("--survivors", type=Path, help="write the surviving mutants' diffs here")
     parser.add_argument("--keep", type=Path, help="keep the scratch copies in this directory")
     parser.add_argument(
+        "--fast",
+        action="store_true",
+        help="only the tests of the fast loop (pytest --fast): a module whose own tests "
+        "wait for threads and programs runs in a fraction of the time, and a mutant "
+        "only a test that starts a program would catch counts as surviving",
+    )
+    parser.add_argument(
         "--venv",
         type=Path,
         help="the virtualenv with mutmut: made there if missing, kept after (a run of a "
@@ -198,10 +207,11 @@ def main() -> int:
             into = work / module.replace("/", "-").removesuffix(".py")
             if into.exists():
                 shutil.rmtree(into)
-            result = run_module(mutmut, module, MODULES[module], into)
+            result = run_module(mutmut, module, MODULES[module], into, fast=args.fast)
             survivors = result.pop("survivors")
             assert isinstance(survivors, list)
-            shown.append(f"## {module}\n\n{diffs(mutmut, into, survivors)}")
+            if args.survivors is not None:  # `mutmut show` takes seconds a mutant
+                shown.append(f"## {module}\n\n{diffs(mutmut, into, survivors)}")
             results[module] = result
             print(f"{module}: {json.dumps(result)}", file=sys.stderr, flush=True)
     if args.survivors is not None:

@@ -124,6 +124,8 @@ def test_a_cell_is_judged_on_its_passed_repetitions_only() -> None:
     assert judged.trials == (trials[0].key, trials[2].key)
     assert judged.place == f"t/WAN/{trials[0].variant}"
     assert judge_cell([expectation], []) == ()
+    [alone] = judge_cell([expectation], outcomes[:1])  # a cell of one repetition
+    assert (alone.measured, alone.n, alone.place) == (300e6, 1, judged.place)
 
 
 def test_the_worst_verdict_is_the_overall_one() -> None:

@@ -5,6 +5,7 @@ above the link's 941.5 Mbit/s ceiling; the flow's figure is its bytes over the w
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 from types import SimpleNamespace
@@ -27,6 +28,7 @@ from wirespeed.model import (
     WarningKind,
 )
 from wirespeed.run.wire_span import (
+    SLACK,
     CounterWatch,
     WireSpan,
     receiving_flow,
@@ -108,6 +110,7 @@ def test_counters_that_never_grew_show_no_traffic() -> None:
     [
         (Tool.IPERF2, Proto.TCP, 64, Direction.UP, Flow.UP),
         (Tool.IPERF2, Proto.TCP, 8, Direction.DOWN, Flow.DOWN),
+        (Tool.IPERF2, Proto.TCP, 2, Direction.UP, Flow.UP),  # the second may be taken late
         (Tool.IPERF2, Proto.TCP, 1, Direction.UP, None),  # one stream: taken at once
         (Tool.IPERF2, Proto.TCP, 8, Direction.BIDIR, None),  # each way's ACKs in the other
         (Tool.IPERF2, Proto.UDP, 8, Direction.UP, None),
@@ -124,19 +127,21 @@ def test_which_flows_are_timed_on_the_wire(
 STEADY = 1_000_000  # bytes a full 10 ms poll carries: 800 Mbit/s
 
 
-def _polls(shares: list[float], *, start: float = 100.0) -> list[tuple[float, int]]:
+def _polls(
+    shares: list[float], *, start: float = 100.0, every: float = 0.01
+) -> list[tuple[float, int]]:
     """Synthetic counters: a poll every 10 ms, each carrying a share of the steady rate."""
     samples, received = [(start, 50_000)], 50_000
     for i, share in enumerate(shares, 1):
         received += round(STEADY * share)
-        samples.append((start + i * 0.01, received))
+        samples.append((start + i * every, received))
     return samples
 
 
 def test_a_partly_filled_first_and_last_poll_place_the_edges_inside_them() -> None:
     # An ARP reply, then the traffic: its first poll 40 % filled (it began 4 ms before
     # the poll's end), twelve full ones, its last 30 % filled (it ended 3 ms into it).
-    samples = _polls([0.001, 0.0, 0.4] + [1.0] * 12 + [0.3, 0.0, 0.002])
+    samples = _polls([0.001, 0.0, 0.4] + [1.0] * 12 + [0.3, 0.002, 0.0])
     span = traffic_span(samples)
     assert span is not None
     assert span.seconds == pytest.approx(0.004 + 12 * 0.01 + 0.003, abs=1e-9)
@@ -217,3 +222,49 @@ def test_a_watch_polls_this_machines_counters_until_stopped() -> None:
     assert counts == sorted(counts)  # counters only grow
     time.sleep(0.05)
     assert len(watch.samples) == count  # stopped: no more polls
+
+
+def test_the_edges_of_the_shares_count_as_carrying() -> None:
+    # Whole seconds apart, so that each rate is exact: a poll at exactly a quarter of the
+    # steady rate carries the flow's traffic.
+    quarter = traffic_span(_polls([0.25] + [1.0] * 4, start=0.0, every=1.0))
+    assert quarter == WireSpan(4.25, round(4.25 * STEADY))
+    # Polls at exactly 1 % of the fastest set the steady rate with the others (here
+    # halving it, so that the half-filled poll is as full as any).
+    span = traffic_span(_polls([1.0, 0.01, 0.01, 1.0, 0.5], start=0.0, every=1.0))
+    assert span == WireSpan(5.0, round(2.52 * STEADY))
+    # A trickle (5 bytes in 10 s) is traffic too: what the counters saw, however little.
+    assert traffic_span([(0.0, 0), (10.0, 5)]) == WireSpan(10.0, 5)
+
+
+def test_the_span_replaces_the_receivers_time_only_beyond_the_slack() -> None:
+    timed = server("wirespan-p64-short")
+    direction = timed.direction(Flow.UP)
+    assert direction is not None and direction.received is not None
+    received = direction.received
+    # Exactly the bytes the receiver counted (none more crossed): still timed by the wire.
+    same_bytes = with_wire_span(timed, Flow.UP, WireSpan(received.seconds + 0.1, received.bytes))
+    stretched = same_bytes.direction(Flow.UP)
+    assert stretched is not None and stretched.received is not None
+    assert stretched.received.seconds == received.seconds + 0.1
+    # Longer by the slack alone: the edges' placement could miss that much, kept as is.
+    at_slack = WireSpan(received.seconds + SLACK, received.bytes)
+    assert with_wire_span(timed, Flow.UP, at_slack) is timed
+
+
+def test_only_the_timed_flows_figure_is_stretched() -> None:
+    timed = server("wirespan-p64-short")
+    up = timed.direction(Flow.UP)
+    assert up is not None and up.received is not None
+    down = dataclasses.replace(up, flow=Flow.DOWN)
+    both = dataclasses.replace(timed, directions=(up, down))
+    span = WireSpan(up.received.seconds + 0.1, up.received.bytes)
+    result = with_wire_span(both, Flow.UP, span)
+    assert result.direction(Flow.DOWN) == down
+    stretched = result.direction(Flow.UP)
+    assert stretched is not None and stretched != up
+
+
+def test_a_watchs_thread_is_named_and_never_holds_the_program_up() -> None:
+    watch = CounterWatch(LocalHost())
+    assert watch._thread.name == "wire-span" and watch._thread.daemon

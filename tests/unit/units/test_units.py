@@ -24,6 +24,8 @@ from wirespeed.units import format_delay, format_rate, mbit, parse_delay, parse_
         ("100kbit/s", 100_000),
         ("9600b/s", 9_600),
         ("12", 12),
+        ("1", 1),  # the least rate there is
+        (1, 1),
         (" 7 ", 7),
         (94_100_000, 94_100_000),
         (1.5e6, 1_500_000),
@@ -64,6 +66,8 @@ def test_what_is_not_a_rate_is_refused_with_examples(text: object) -> None:
         ("1.5K", 1_536),
         ("1470", 1_470),
         ("1470B", 1_470),
+        ("1", 1),  # the least size there is
+        (1, 1),
         (1470, 1_470),
         (1470.9, 1_470),
     ],
