@@ -5,9 +5,13 @@ that cannot be applied is said, and the next one still runs."""
 
 from __future__ import annotations
 
+import signal
+import subprocess
 import threading
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -38,6 +42,7 @@ class _Dut:
         text = " ".join(argv)
         if self.refuse is not None and text.startswith(self.refuse):
             return Completed(tuple(argv), 2, "", "Cannot find device")
+        assert timeout == 10  # a DUT that hangs holds the soak up 10 s at most
         self.done.append((time.time(), text))
         self.changed.set()
         return Completed(tuple(argv), 0, "", "")
@@ -68,8 +73,7 @@ def _schedule(dut: _Dut, *faults: Fault, origin: float | None = None) -> FaultSc
         dut,  # type: ignore[arg-type]
         faults,
         time.time() if origin is None else origin,
-        lab="f",
-        interface="wan",
+        lab="f",  # on the DUT's `wan` port unless told otherwise
     )
 
 
@@ -200,3 +204,145 @@ def test_a_fault_is_checked_when_written() -> None:
         with pytest.raises(ValueError, match="a fault needs at >= 0 and down > 0"):
             Fault(at=at, down=down)
     assert Injected(Fault(0.0, 1.0), 10.0, 12.5).duration == 2.5
+
+
+class _Device(FaultSchedule):
+    """A schedule whose signals to the DUT namespace's processes are recorded (sent to
+    real processes only by the root tests, tests/integration/soak/test_soak_device.py)."""
+
+    def _signal_all(self, sig: signal.Signals, name: str | None = None) -> None:
+        assert isinstance(self.dut, _Dut)
+        self.dut.done.append((time.time(), f"{sig.name} {name or 'every process'}"))
+
+
+def _device_schedule(
+    dut: _Dut, fault: Fault, restarted: list[tuple[object, str]], monkeypatch: pytest.MonkeyPatch
+) -> FaultSchedule:
+    monkeypatch.setattr(
+        "wirespeed.lab.ssh_dut.restart_server",
+        lambda device, namespace: restarted.append((device, namespace)),
+    )
+    device = SimpleNamespace(lab="f")
+    return _Device(
+        dut,  # type: ignore[arg-type]
+        [fault],
+        time.time(),
+        lab="f",
+        interface="lan",
+        device=device,  # type: ignore[arg-type]
+        dut_namespace="wirespeed-f-dut",
+    )
+
+
+def test_a_freeze_stops_the_ssh_server_and_the_port_and_thaws_both(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    dut, restarted = _Dut(), list[tuple[object, str]]()
+    schedule = _device_schedule(dut, Fault(0.0, 0.05, "freeze"), restarted, monkeypatch)
+    schedule.start()
+    _until(lambda: len(schedule.done) == 1)
+    schedule.stop()
+    assert [text for _, text in dut.done] == [
+        "SIGSTOP dropbear",
+        "ip link set dev lan down",
+        "ip link set dev lan up",
+        "SIGCONT dropbear",
+    ]
+    assert restarted == [] and not schedule.errors
+    [injected] = schedule.done
+    assert injected.start == pytest.approx(dut.done[1][0], abs=0.005)
+    assert injected.end == pytest.approx(dut.done[2][0], abs=0.005)
+
+
+def test_a_restart_kills_every_process_and_starts_the_ssh_server_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    dut, restarted = _Dut(), list[tuple[object, str]]()
+    schedule = _device_schedule(dut, Fault(0.0, 0.05, "restart"), restarted, monkeypatch)
+    schedule.start()
+    _until(lambda: len(schedule.done) == 1)
+    schedule.stop()
+    assert [text for _, text in dut.done] == [
+        "SIGKILL every process",
+        "ip link set dev lan down",
+        "ip link set dev lan up",
+    ]
+    assert restarted == [(schedule.device, "wirespeed-f-dut")]
+    [injected] = schedule.done
+    assert injected.end == pytest.approx(dut.done[2][0], abs=0.005)
+    assert not schedule.errors
+
+
+@pytest.mark.parametrize("given", ["device", "namespace"])
+def test_a_device_fault_needs_both_the_device_and_its_namespace(given: str) -> None:
+    dut = _Dut()
+    schedule = FaultSchedule(
+        dut,  # type: ignore[arg-type]
+        [Fault(0.0, 0.05, "freeze")],
+        time.time(),
+        lab="f",
+        device=SimpleNamespace() if given == "device" else None,  # type: ignore[arg-type]
+        dut_namespace="wirespeed-f-dut" if given == "namespace" else None,
+    )
+    schedule.start()
+    _until(lambda: bool(schedule.errors))
+    schedule.stop()
+    assert schedule.errors == [
+        "freeze fault at 0 s: a freeze fault needs the lab DUT reached over SSH"
+    ]
+
+
+def test_the_schedules_thread_is_named_and_never_holds_the_program_up() -> None:
+    schedule = _schedule(_Dut(), Fault(0.0, 1.0))
+    assert schedule._thread.name == "soak-faults" and schedule._thread.daemon
+
+
+def _state(pid: int) -> str:
+    """The process's state letter (R, S, T stopped, Z ended)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+
+
+@pytest.mark.process
+def test_the_signals_reach_the_namespaces_processes_of_that_name_only() -> None:
+    # Two processes stand for the DUT namespace's (`ip netns pids` lists them): a sleep,
+    # and a tail that a signal to the processes named sleep must not reach.
+    sleeper = subprocess.Popen(["sleep", "30"])
+    other = subprocess.Popen(["tail", "-f", "/dev/null"])
+    listed = f"{sleeper.pid}\n{other.pid}\n99999999\n"  # and one that ended meanwhile
+
+    class Listed(FaultSchedule):
+        def _local(self, argv: list[str]) -> str:
+            assert argv == ["ip", "netns", "pids", "wirespeed-f-dut"]
+            return listed
+
+    schedule = Listed(
+        _Dut(),  # type: ignore[arg-type]
+        [],
+        time.time(),
+        lab="f",
+        dut_namespace="wirespeed-f-dut",
+    )
+    try:
+        schedule._signal_all(signal.SIGSTOP, "sleep")
+        _until(lambda: _state(sleeper.pid) == "T")
+        assert _state(other.pid) != "T"
+        schedule._signal_all(signal.SIGCONT, "sleep")
+        _until(lambda: _state(sleeper.pid) != "T")
+        schedule._signal_all(signal.SIGKILL)  # every process, as the power goes
+        assert sleeper.wait(10) == -signal.SIGKILL and other.wait(10) == -signal.SIGKILL
+    finally:
+        for process in (sleeper, other):
+            process.kill()
+            process.wait()
+
+
+@pytest.mark.process
+def test_a_namespace_that_is_gone_is_said_with_ips_words() -> None:
+    schedule = _schedule(_Dut())
+    with pytest.raises(RuntimeError) as raised:
+        schedule._local(["ip", "netns", "pids", "wirespeed-no-such-namespace"])
+    assert str(raised.value) == (
+        "ip netns pids wirespeed-no-such-namespace: "
+        "Cannot open network namespace: No such file or directory"
+    )
+    assert schedule._local(["true"]) == ""
