@@ -385,3 +385,33 @@ def test_a_soak_that_ends_while_the_device_is_silent_keeps_the_silence_until_its
     assert silence.describe() == f"router did not answer for {duration_text(silence.duration)}"
     assert not seen.notes  # the reader's lines were collected: nothing was lost
     device.thawed.set()
+
+
+def test_an_uptime_of_a_day_or_more_is_said_in_days() -> None:
+    assert restart_detail((86399.0, "a"), (5.0, "a")) == "uptime went from 24.0 h to 5 s"
+    assert restart_detail((86400.0, "a"), (5.0, "a")) == "uptime went from 1.0 d to 5 s"
+    assert restart_detail((3 * 86400.0, "a"), (5.0, "a")) == "uptime went from 3.0 d to 5 s"
+
+
+def test_a_device_event_in_words_and_as_stored() -> None:
+    restart = DeviceEvent("restart", "router", 100.12345, 130.98765, "new boot id")
+    assert restart.describe() == "router restarted (new boot id)"
+    assert DeviceEvent("restart", "router", 1.0, 2.0).describe() == "router restarted"
+    silent = DeviceEvent("no-answer", "router", 100.0, 140.0)
+    assert silent.describe() == "router did not answer for 40 s"
+    assert DeviceEvent("no-answer", "router", 5.0, 4.0).duration == 0.0
+    stored = restart.to_dict()
+    assert stored == {
+        "kind": "restart",
+        "host": "router",
+        "at": 100.123,  # to the millisecond
+        "end": 130.988,
+        "detail": "new boot id",
+    }
+    assert DeviceEvent.from_dict(stored) == DeviceEvent(
+        "restart", "router", 100.123, 130.988, "new boot id"
+    )
+    with pytest.raises(AssertionError):
+        DeviceEvent.from_dict({**stored, "end": "later"})
+    with pytest.raises(AssertionError):
+        DeviceEvent.from_dict({**stored, "at": "earlier"})
