@@ -226,6 +226,7 @@ class _Device:
         self.uptime, self.boot_id = uptime, boot_id
         self.samplers: list[_Sampler] = []
         self.dmesg_reads = 0
+        self.dmesg_fails = False
         self.thawed = threading.Event()
         self.thawed.set()
 
@@ -243,7 +244,10 @@ class _Device:
         if command == "test -r /dev/kmsg":
             return Completed(tuple(argv), 0, "", "")
         if command == "cat /proc/uptime; dmesg":
+            assert timeout == 15  # a whole kernel log over a slow link, at most
             self.dmesg_reads += 1
+            if self.dmesg_fails:
+                raise HostError("lost the connection to root@router: No existing session")
             # The read's last line (641.514 s since boot) written 0.1 s ago.
             dmesg = (FIXTURES / "dmesg_busybox.txt").read_text()
             return Completed(tuple(argv), 0, "641.61 0.00\n" + dmesg, "")
@@ -285,14 +289,33 @@ def test_a_restart_is_dated_when_the_device_went_silent_not_at_its_last_answer()
         follower._last_answer = went_away - 1.0
         follower._silent_since = went_away
         device.uptime, device.boot_id = 25221.0, "b"
+        device.dmesg_fails = True
         follower._recovered((device.uptime, device.boot_id))
+        recovered = time.time()
     finally:
         follower.stop()
     taken = follower.take()
     [silence] = [e for e in taken.device if e.kind == "no-answer"]
     [restart] = [e for e in taken.device if e.kind == "restart"]
     assert silence.at == restart.at == went_away
+    assert recovered - 1.0 <= restart.end <= recovered
     assert restart.detail == "new boot id"
+    # What the kernel logged meanwhile could not be read back: said.
+    assert taken.notes == [
+        "the kernel log of the silence was not read: "
+        "lost the connection to root@router: No existing session"
+    ]
+    # A restart between two checks, no silence seen: dated from its last answer.
+    follower = DeviceFollower(device, check_every=60.0)
+    follower.start()
+    try:
+        follower._last_answer = last = time.time() - 1.0
+        seen = time.time()
+        follower._check_boot((25222.0, "c"), seen)
+    finally:
+        follower.stop()
+    [restart] = [e for e in follower.take().device if e.kind == "restart"]
+    assert (restart.at, restart.end, restart.detail) == (last, seen, "new boot id")
     # A real device's uptime starts at its boot: dated then, when that is later.
     device = _Device(25200.0, "a")
     follower = DeviceFollower(device, check_every=60.0)
