@@ -227,6 +227,7 @@ class _Device:
         self.samplers: list[_Sampler] = []
         self.dmesg_reads = 0
         self.dmesg_fails = False
+        self.dmesg_uptime = 641.61
         self.thawed = threading.Event()
         self.thawed.set()
 
@@ -250,7 +251,7 @@ class _Device:
                 raise HostError("lost the connection to root@router: No existing session")
             # The read's last line (641.514 s since boot) written 0.1 s ago.
             dmesg = (FIXTURES / "dmesg_busybox.txt").read_text()
-            return Completed(tuple(argv), 0, "641.61 0.00\n" + dmesg, "")
+            return Completed(tuple(argv), 0, f"{self.dmesg_uptime:.2f} 0.00\n" + dmesg, "")
         raise HostError(f"{command}: not asked of a device in a soak")
 
     def read_file(self, path: str) -> str:
@@ -438,3 +439,28 @@ def test_a_device_event_in_words_and_as_stored() -> None:
         DeviceEvent.from_dict({**stored, "end": "later"})
     with pytest.raises(AssertionError):
         DeviceEvent.from_dict({**stored, "at": "earlier"})
+
+
+def test_a_silences_kernel_log_is_read_back_from_2_s_before_it_began() -> None:
+    device = _Device(100.0, "a")
+    follower = DeviceFollower(device, check_every=60.0)
+    follower.start()
+    try:
+        # The read's last three lines, 0.3 s apart, the last at 641.51 s since boot.
+        last = 641.514421
+        device.dmesg_uptime = last + 2.5  # the last one written 2.5 s before the read
+        follower._read_back(time.time())
+        assert follower.take().kernel == []
+        device.dmesg_uptime = last + 1.5  # 1.5 s before: it and the one 0.3 s before it
+        read = time.time()
+        follower._read_back(read)
+        events = follower.take().kernel
+    finally:
+        follower.stop()
+    assert [e.message.split(": ", 2)[-1] for e in events] == [
+        "Detected Tx Unit Hang",
+        "igb: wan NIC Link is Up 1000 Mbps Full Duplex",
+    ]
+    # Each dated on this machine's clock: the read's time less its age since boot.
+    assert events[1].at == pytest.approx(read - 1.5 + 0.005, abs=0.05)
+    assert events[0].at == pytest.approx(events[1].at - 0.301174, abs=1e-6)
