@@ -52,6 +52,8 @@ def test_busybox_dmesg_lines_are_read_with_their_time_since_boot() -> None:
     assert parse_dmesg("not a kernel line\n") == []
     # util-linux's level prefix and a time of fewer than six digits.
     assert parse_dmesg("<4>[   12.5] x\n") == [(12_500000, "x")]
+    # Nanoseconds, as some kernels print them: cut to microseconds.
+    assert parse_dmesg("[    1.123456789] y\n") == [(1_123456, "y")]
 
 
 def test_a_new_boot_id_or_an_uptime_that_went_back_is_a_restart() -> None:
@@ -228,6 +230,8 @@ class _Device:
         self.dmesg_reads = 0
         self.dmesg_fails = False
         self.dmesg_uptime = 641.61
+        self.asked: list[threading.Thread] = []  # the threads that asked its uptime
+        self.refusing = False
         self.thawed = threading.Event()
         self.thawed.set()
 
@@ -241,8 +245,12 @@ class _Device:
         if not self.thawed.wait(timeout):
             raise HostError("lost the connection to root@router: No existing session")
         if command.endswith("boot_id"):
+            self.asked.append(threading.current_thread())
+            if self.refusing:
+                raise HostError("connection refused")
             return Completed(tuple(argv), 0, f"{self.uptime:.2f} 0.00\n{self.boot_id}\n", "")
         if command == "test -r /dev/kmsg":
+            assert timeout == 10
             return Completed(tuple(argv), 0, "", "")
         if command == "cat /proc/uptime; dmesg":
             assert timeout == 15  # a whole kernel log over a slow link, at most
@@ -306,12 +314,15 @@ def test_a_restart_is_dated_when_the_device_went_silent_not_at_its_last_answer()
         "the kernel log of the silence was not read: "
         "lost the connection to root@router: No existing session"
     ]
-    # A restart between two checks, no silence seen: dated from its last answer.
+    # A restart between two checks, no silence seen: dated from its last answer (here
+    # the first, as the follower started).
     follower = DeviceFollower(device, check_every=60.0)
+    before = time.time()
     follower.start()
     try:
-        follower._last_answer = last = time.time() - 1.0
-        seen = time.time()
+        last = follower._last_answer
+        assert before <= last <= time.time()
+        seen = time.time() + 5.0
         follower._check_boot((25222.0, "c"), seen)
     finally:
         follower.stop()
@@ -378,7 +389,11 @@ def test_a_lab_duts_kernel_lines_leave_out_other_labs_faults_and_say_the_log_is_
         assert len(labs) == kept, lab
         assert all(m.startswith(f"wirespeed-lab[{lab}]: igb") for m in labs)
         [note] = taken.notes
-        assert note.startswith("the lab DUT's kernel log is this machine's, shared by every lab")
+        assert note == (
+            "the lab DUT's kernel log is this machine's, shared by every lab: its lines may "
+            "be this machine's or another lab's (the lines other labs' faults write are left "
+            "out)"
+        )
         # A note, not a warning at the top: the log was followed.
         assert not summarize(captured_summary().header, [_chunk(notes=(note,))]).warnings
     # A device of its own (no lab): every line, no such note.
@@ -464,3 +479,27 @@ def test_a_silences_kernel_log_is_read_back_from_2_s_before_it_began() -> None:
     # Each dated on this machine's clock: the read's time less its age since boot.
     assert events[1].at == pytest.approx(read - 1.5 + 0.005, abs=0.05)
     assert events[0].at == pytest.approx(events[1].at - 0.301174, abs=1e-6)
+
+
+def test_a_device_that_answers_is_asked_each_check_and_one_that_refuses_every_half_second() -> None:
+    device = _Device(100.0, "a")
+    follower = DeviceFollower(device, check_every=0.02, answer_timeout=1.0)
+    follower.start()
+    try:
+        _until(lambda: len(device.asked) >= 5)  # each from a question thread of its own
+        asked = device.asked[1:5]
+        assert len({id(thread) for thread in asked}) == 4
+        assert all(t.name == "soak-device-ask" and t.daemon for t in asked)
+        assert follower._thread.name == "soak-device" and follower._thread.daemon
+        device.refusing = True
+        refused_from = len(device.asked)
+        time.sleep(1.2)
+        refused = len(device.asked) - refused_from
+        device.refusing = False
+        _until(lambda: follower._silent_since is None)
+    finally:
+        follower.stop()
+    # A quick refusal is asked again after half a second, not at once over and over.
+    assert 1 <= refused <= 4, refused
+    [silence] = [e for e in follower.take().device if e.kind == "no-answer"]
+    assert 0.4 <= silence.duration <= 3.0
