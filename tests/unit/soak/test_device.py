@@ -232,10 +232,15 @@ class _Device:
         self.dmesg_uptime = 641.61
         self.asked: list[threading.Thread] = []  # the threads that asked its uptime
         self.refusing = False
+        self.no_proc = False
+        self.kmsg_readable = True
+        self.sampler_fails = False
         self.thawed = threading.Event()
         self.thawed.set()
 
     def start(self, argv: Sequence[str], *, on_line: object = None) -> _Sampler:
+        if self.sampler_fails:
+            raise HostError("sh: can't fork")
         sampler = _Sampler((FIXTURES / "link_fault.sampler.txt").read_text())
         self.samplers.append(sampler)
         return sampler
@@ -248,10 +253,13 @@ class _Device:
             self.asked.append(threading.current_thread())
             if self.refusing:
                 raise HostError("connection refused")
-            return Completed(tuple(argv), 0, f"{self.uptime:.2f} 0.00\n{self.boot_id}\n", "")
+            if self.no_proc:  # busybox's cat, /proc not mounted
+                return Completed(tuple(argv), 1, "", "")
+            boot_id = f"{self.boot_id}\n" if self.boot_id else ""
+            return Completed(tuple(argv), 0, f"{self.uptime:.2f} 0.00\n{boot_id}", "")
         if command == "test -r /dev/kmsg":
             assert timeout == 10
-            return Completed(tuple(argv), 0, "", "")
+            return Completed(tuple(argv), 0 if self.kmsg_readable else 1, "", "")
         if command == "cat /proc/uptime; dmesg":
             assert timeout == 15  # a whole kernel log over a slow link, at most
             self.dmesg_reads += 1
@@ -507,3 +515,44 @@ def test_a_device_that_answers_is_asked_each_check_and_one_that_refuses_every_ha
     assert 1 <= refused <= 4, refused
     [silence] = [e for e in follower.take().device if e.kind == "no-answer"]
     assert 0.4 <= silence.duration <= 3.0
+
+
+def test_a_kernel_log_that_cannot_be_followed_from_the_start_is_said_once() -> None:
+    # /dev/kmsg not readable (and so no sampler either): one note, not two.
+    device = _Device(100.0, "a")
+    device.kmsg_readable, device.sampler_fails = False, True
+    follower = DeviceFollower(device, check_every=60.0)
+    follower.start()
+    follower.stop()
+    assert follower.take().notes == [
+        "the kernel log could not be followed: router does not let /dev/kmsg be read"
+    ]
+    # The first question fails: its exit status said, once.
+    device = _Device(100.0, "a")
+    device.no_proc = device.sampler_fails = True
+    follower = DeviceFollower(device, check_every=60.0)
+    follower.start()
+    follower.stop()
+    assert follower.take().notes == ["the kernel log could not be followed: router: exit status 1"]
+    # Answered, but no sampler: said as the device not answering.
+    device = _Device(100.0, "a")
+    device.sampler_fails = True
+    follower = DeviceFollower(device, check_every=60.0)
+    follower.start()
+    follower.stop()
+    assert follower.take().notes == [
+        "the kernel log could not be followed: the device router does not answer"
+    ]
+
+
+def test_a_device_without_a_boot_id_is_followed_by_its_uptime() -> None:
+    device = _Device(100.0, "")
+    follower = DeviceFollower(device, check_every=60.0)
+    assert follower._ask() == (100.0, "")
+    follower.start()
+    try:
+        follower._check_boot((5.0, ""), time.time())
+    finally:
+        follower.stop()
+    [restart] = follower.take().device
+    assert restart.detail == "uptime went from 1.7 min to 5 s"
