@@ -556,3 +556,55 @@ def test_a_device_without_a_boot_id_is_followed_by_its_uptime() -> None:
         follower.stop()
     [restart] = follower.take().device
     assert restart.detail == "uptime went from 1.7 min to 5 s"
+
+
+class _Counters:
+    """The device's `ethtool -S` changes since the last read: one timeout each read."""
+
+    def __init__(self) -> None:
+        self.reads = 0
+
+    def read(self) -> dict[str, dict[str, int]]:
+        self.reads += 1
+        return {"eth0": {"tx_timeout_count": 1, "rx_missed": 2}, "eth1": {"rx_missed": 0}}
+
+
+def test_the_counters_changes_are_summed_per_chunk_and_not_read_in_a_silence() -> None:
+    device, counters = _Device(100.0, "a"), _Counters()
+    follower = DeviceFollower(device, check_every=0.02, counters=counters)
+    follower.start()  # the first read: what changed before the soak
+    try:
+        for _ in range(2):
+            follower.rotate()
+            _until(follower._rotated.is_set)
+        taken = follower.take()
+        assert taken.counters == {
+            "eth0": {"tx_timeout_count": 3, "rx_missed": 6},
+            "eth1": {"rx_missed": 0},
+        }
+        device.thawed.clear()
+        _until(lambda: follower._silent_since is not None)
+        reads = counters.reads
+        follower._attach()  # a sampler re-attached while the device is silent
+        assert counters.reads == reads
+    finally:
+        device.thawed.set()
+        follower.stop()
+
+
+def test_each_kernel_line_is_dated_from_its_samplers_start_and_kept_once() -> None:
+    device = _Device(100.0, "a")
+    follower = DeviceFollower(device, check_every=60.0)
+    follower.start()
+    started = follower._sampler.started_at if follower._sampler is not None else 0.0
+    follower.rotate()  # the thread does not run (a check a minute): attached by hand
+    follower._attach()
+    follower.stop()
+    events = follower.take().kernel
+    # Both samplers read the same two lines (the captured stream): kept once each.
+    assert [e.message.rsplit(": ", 1)[-1] for e in events] == [
+        "Detected Tx Unit Hang",
+        "wan NIC Link is Up 1000 Mbps Full Duplex",
+    ]
+    assert events[0].at == pytest.approx(started + 1.024399, abs=1e-6)
+    assert events[1].at == pytest.approx(started + 1.544876, abs=1e-6)
