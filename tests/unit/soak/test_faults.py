@@ -308,7 +308,8 @@ def test_the_signals_reach_the_namespaces_processes_of_that_name_only() -> None:
     # and a tail that a signal to the processes named sleep must not reach.
     sleeper = subprocess.Popen(["sleep", "30"])
     other = subprocess.Popen(["tail", "-f", "/dev/null"])
-    listed = f"{sleeper.pid}\n{other.pid}\n99999999\n"  # and one that ended meanwhile
+    # The other first, and one that ended meanwhile: each passed over, the next still seen.
+    listed = f"{other.pid}\n99999999\n{sleeper.pid}\n"
 
     class Listed(FaultSchedule):
         def _local(self, argv: list[str]) -> str:
