@@ -55,11 +55,12 @@ def test_the_bridge_path_reaches_the_gigabit_ceiling_and_the_lab_is_gone_after(
     # shortfall, it does not excuse any. CI once measured 687.6 Mbit/s (73 %) in this 3 s
     # TCP trial, cause unknown: three cores' worth of `yes`, or a UDP flood between two
     # other namespaces, cost it nothing when tried. A figure the lab could not carry must
-    # say so.
-    for test_id, ceiling in (("1", 941.5e6), ("5", 957.0e6)):
+    # say so. UDP's explained share is lower: iperf2's sender at 1000M loses a few % on
+    # the way at times (97.4 % measured on an almost idle machine), which TCP resends.
+    for test_id, ceiling, explained in (("1", 941.5e6, 0.98), ("5", 957.0e6, 0.95)):
         goodput = goodputs[test_id]
         assert FLOOR * ceiling <= goodput <= ceiling * 1.005, (test_id, goodput)
-        if goodput < ceiling * 0.98:
+        if goodput < ceiling * explained:
             with Store.open(str(db), read_only=True) as store:
                 (trial,) = [o for o in store.load_run(None).outcomes if o.trial.test.id == test_id]
             said = {f.kind for f in trial.findings}
