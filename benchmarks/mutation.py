@@ -11,7 +11,7 @@ dependencies and the lock file stays as it is. Not part of CI: about 2-4 minutes
 module on 2 busy cores.
 
     nice -n 15 .venv/bin/python -m benchmarks.mutation [--module search/bounds.py ...]
-        [--survivors FILE] [--keep DIR]
+        [--survivors FILE] [--keep DIR] [--venv DIR] [--fast]
 
 Prints one JSON summary (per module: mutants, killed, survived, timeouts, score) and, with
 --survivors, writes every surviving mutant's diff to FILE, to be killed by a new test or
@@ -47,6 +47,35 @@ MODULES: dict[str, tuple[str, ...]] = {
     "analysis/stats.py": ("tests/unit/analysis/test_stats.py",),
     "soak/outages.py": ("tests/unit/soak/test_outages.py",),
     "tune/journal.py": ("tests/unit/tune/test_tune_apply.py",),
+    "card/summary.py": (
+        "tests/unit/card/test_card_summary.py",
+        "tests/unit/card/test_card_tuned.py",
+    ),
+    "analysis/expectations.py": (
+        "tests/unit/analysis/test_expectations.py",
+        "tests/unit/report/test_report_expectations.py",
+        "tests/unit/report/test_report_measured_expectations.py",
+        "tests/unit/soak/test_soak_expect.py",
+    ),
+    "analysis/compare_many.py": (
+        "tests/unit/analysis/test_compare_many.py",
+        "tests/unit/analysis/test_compare.py",
+        "tests/unit/analysis/test_compare_latency.py",
+    ),
+    "soak/device.py": ("tests/unit/soak/test_device.py",),
+    "soak/faults.py": ("tests/unit/soak/test_faults.py",),
+    "run/wire_span.py": ("tests/unit/run/test_wire_span.py",),
+    "run/search_legs.py": (
+        "tests/unit/run/test_search_legs.py",
+        "tests/unit/run/test_search_trial_checks.py",
+        "tests/unit/run/test_search_generators.py",
+    ),
+    "tune/ports.py": (
+        "tests/unit/tune/test_port_state.py",
+        "tests/unit/tune/test_tunnel_undo.py",
+    ),
+    "tune/keep_script.py": ("tests/unit/tune/test_tune_keep.py",),
+    "units.py": ("tests/unit/units/test_units.py", "tests/unit/latency/test_lab_queue.py"),
 }
 TIMEOUT = 1800.0  # seconds for one module's whole run
 
@@ -73,7 +102,7 @@ def make_venv(where: Path) -> Path:
     return where / "bin" / "mutmut"
 
 
-def scratch_copy(module: str, tests: tuple[str, ...], into: Path) -> None:
+def scratch_copy(module: str, tests: tuple[str, ...], into: Path, *, fast: bool = False) -> None:
     """src/, the tests' own directories and tests/support, pyproject.toml (pytest's
     settings) and the module's mutmut settings. The fixtures are placed in mutmut's
     copy directly, symlinks kept: mutmut copies tests/ following links, and the board
@@ -91,12 +120,14 @@ def scratch_copy(module: str, tests: tuple[str, ...], into: Path) -> None:
         "source_paths = src\n"
         f"only_mutate = src/wirespeed/{module}\n"
         f"pytest_add_cli_args_test_selection =\n    {selection}\n"
-        "pytest_add_cli_args = -p no:cacheprovider\n"
+        f"pytest_add_cli_args = -p no:cacheprovider{' --fast' if fast else ''}\n"
     )
 
 
-def run_module(mutmut: Path, module: str, tests: tuple[str, ...], into: Path) -> dict[str, object]:
-    scratch_copy(module, tests, into)
+def run_module(
+    mutmut: Path, module: str, tests: tuple[str, ...], into: Path, *, fast: bool = False
+) -> dict[str, object]:
+    scratch_copy(module, tests, into, fast=fast)
     started = time.monotonic()
     done = subprocess.run(
         [str(mutmut), "run", "--max-children", "1"],
@@ -149,21 +180,38 @@ def main() -> int:
     )
     parser.add_argument("--survivors", type=Path, help="write the surviving mutants' diffs here")
     parser.add_argument("--keep", type=Path, help="keep the scratch copies in this directory")
+    parser.add_argument(
+        "--fast",
+        action="store_true",
+        help="only the tests of the fast loop (pytest --fast): a module whose own tests "
+        "wait for threads and programs runs in a fraction of the time, and a mutant "
+        "only a test that starts a program would catch counts as surviving",
+    )
+    parser.add_argument(
+        "--venv",
+        type=Path,
+        help="the virtualenv with mutmut: made there if missing, kept after (a run of a "
+        "module or two then skips the install)",
+    )
     args = parser.parse_args()
     modules = args.module or list(MODULES)
     results: dict[str, dict[str, object]] = {}
     shown: list[str] = []
     with tempfile.TemporaryDirectory(prefix="wirespeed-mutation-") as tmp:
         work = args.keep or Path(tmp)
-        mutmut = make_venv(Path(tmp) / "venv")
+        venv = args.venv or Path(tmp) / "venv"
+        mutmut = venv / "bin" / "mutmut"
+        if not mutmut.exists():
+            mutmut = make_venv(venv)
         for module in modules:
             into = work / module.replace("/", "-").removesuffix(".py")
             if into.exists():
                 shutil.rmtree(into)
-            result = run_module(mutmut, module, MODULES[module], into)
+            result = run_module(mutmut, module, MODULES[module], into, fast=args.fast)
             survivors = result.pop("survivors")
             assert isinstance(survivors, list)
-            shown.append(f"## {module}\n\n{diffs(mutmut, into, survivors)}")
+            if args.survivors is not None:  # `mutmut show` takes seconds a mutant
+                shown.append(f"## {module}\n\n{diffs(mutmut, into, survivors)}")
             results[module] = result
             print(f"{module}: {json.dumps(result)}", file=sys.stderr, flush=True)
     if args.survivors is not None:

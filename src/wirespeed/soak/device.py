@@ -16,7 +16,16 @@ died with its session), and reads back with `dmesg` what the kernel logged meanw
 a device that freezes writes its last words then, and no sampler was there to read
 them. Kernel lines are told apart by their time since boot and text, so a line read by
 two samplers, or by a sampler and `dmesg`, is kept once. A boot id that changed, or an
-uptime that went back, is a DeviceEvent "restart".
+uptime that went back, is a DeviceEvent "restart", dated from when the device was
+last heard: the start of the silence it caused, or its last answer when none was seen.
+
+A sampler that ends on its own while the device answers (killed, its session lost) is
+said in a note, its place taken by a new one at once, and what the kernel logged since
+it started read back with `dmesg`.
+
+`lab`: the lab a lab DUT belongs to. Every lab DUT reads this machine's kernel log, so
+the lines another lab's faults write (`wirespeed-lab[OTHER]: ...`) are left out, and a
+note says that the other lines may be this machine's or another lab's.
 
 `root`: where the device's /proc is read for uptime and boot id; "/" on a device, a
 directory of look-alike files in a test (a network namespace cannot restart).
@@ -49,6 +58,7 @@ SAMPLER_INTERVAL = 5.0
 _SEEN_KEPT_S = 600.0
 _DMESG_LINE = re.compile(r"^(?:<\d+>)?\[\s*(?P<s>\d+)\.(?P<us>\d{1,9})\] ?(?P<message>.*)$")
 _CHECK = "cat {root}proc/uptime {root}proc/sys/kernel/random/boot_id"
+_LAB_LINE = re.compile(r"^wirespeed-lab\[(?P<lab>[^\]]*)\]:")
 
 
 @dataclass(frozen=True)
@@ -148,12 +158,14 @@ class DeviceFollower:
         counters: CounterSource | None = None,
         check_every: float = CHECK_EVERY,
         answer_timeout: float = ANSWER_TIMEOUT,
+        lab: str | None = None,
     ) -> None:
         self.host = host
         self.root = root.rstrip("/") + "/"
         self.counters = counters
         self.check_every = check_every
         self.answer_timeout = answer_timeout
+        self.lab = lab
         self._lock = threading.Lock()
         self._taken = Taken()
         self._stop = threading.Event()
@@ -175,6 +187,12 @@ class DeviceFollower:
     def start(self) -> None:
         """First contact, before the stream starts: the device is asked its boot and a
         sampler is started and waited for (a failure is a note, not an error)."""
+        if self.lab is not None:
+            self._note(
+                "the lab DUT's kernel log is this machine's, shared by every lab: its lines "
+                "may be this machine's or another lab's (the lines other labs' faults "
+                "write are left out)"
+            )
         try:
             self._boot = self._ask()
             self._last_answer = time.time()
@@ -241,6 +259,8 @@ class DeviceFollower:
                 self._recovered(answer)
             else:
                 self._check_boot(answer, time.time())
+                if self._sampler_ended():
+                    self._attach(lost=True)
             if self._rotate.is_set():
                 self._rotate.clear()
                 self._attach()
@@ -278,28 +298,42 @@ class DeviceFollower:
         self._question = None
         return self._answer
 
+    def _sampler_ended(self) -> bool:
+        """The sampler ended on its own (its session lost, killed) while the device
+        answers: the kernel's lines since would be lost."""
+        sampler = self._sampler
+        return sampler is not None and not sampler.alive
+
     def _recovered(self, answer: tuple[float, str]) -> None:
         since, now = self._silent_since, time.time()
         assert since is not None
         self._silent_since = None
         self._device_event("no-answer", since, now)
-        self._check_boot(answer, now)
+        self._check_boot(answer, now, went_away=since)
         self._attach()
         self._read_back(since)
 
-    def _check_boot(self, answer: tuple[float, str], now: float) -> None:
+    def _check_boot(
+        self, answer: tuple[float, str], now: float, *, went_away: float | None = None
+    ) -> None:
+        """`went_away`: when the device stopped answering, if it did."""
         before, self._boot = self._boot, answer
         last, self._last_answer = self._last_answer, now
         if before is None:
             return
         detail = restart_detail(before, answer)
         if detail is not None:
-            # It booted `uptime` ago, and after it last answered (a device whose clock
-            # since boot does not start at its restart, as a lab's, is held to that).
-            self._device_event("restart", max(now - answer[0], last), now, detail)
+            # It booted `uptime` ago, and after it was last heard: its silence's start
+            # (its last answer came up to a check's interval before it went away). A
+            # device whose clock since boot does not start at its restart, as a lab's,
+            # is held to that.
+            heard = went_away if went_away is not None else last
+            self._device_event("restart", max(now - answer[0], heard), now, detail)
 
-    def _attach(self, *, first: bool = False) -> None:
-        """A new sampler, then the old one's lines collected (they overlap)."""
+    def _attach(self, *, first: bool = False, lost: bool = False) -> None:
+        """A new sampler, then the old one's lines collected (they overlap). `lost`: the
+        old one ended on its own, which is said, and the kernel log since its start is
+        read back."""
         old = self._sampler
         try:
             new = Sampler.start(self.host, interval=SAMPLER_INTERVAL)
@@ -316,7 +350,9 @@ class DeviceFollower:
                 )
             self._failed_to_follow = True
         if old is not None:
-            self._collect(old)
+            self._collect(old, lost=lost)
+            if lost:
+                self._read_back(old.started_at)
         if self.counters is not None and self._silent_since is None:
             with contextlib.suppress(Exception):
                 deltas = self.counters.read()
@@ -326,7 +362,7 @@ class DeviceFollower:
                         for key, value in changed.items():
                             into[key] = into.get(key, 0) + value
 
-    def _collect(self, sampler: RunningSampler) -> None:
+    def _collect(self, sampler: RunningSampler, *, lost: bool = False) -> None:
         try:
             samples = sampler.stop()
         except Exception as error:
@@ -334,6 +370,12 @@ class DeviceFollower:
             return
         if samples.partial and not samples.kernel and not samples.snapshots:
             self._note(f"the kernel log could not be followed: {samples.reason}")
+        elif lost:
+            why = samples.reason or "it ended before it was stopped"
+            self._note(
+                f"a kernel log reader was lost: {why}; a new one took its place, and what "
+                "the kernel logged meanwhile was read back with dmesg"
+            )
         self._kernel_lines(samples, sampler.started_at)
 
     def _kernel_lines(self, samples: SampleSet, started_at: float) -> None:
@@ -370,7 +412,7 @@ class DeviceFollower:
         fresh = []
         for usec, message, at in lines:
             key = (usec, message)
-            if key in self._seen:
+            if key in self._seen or self._other_labs(message):
                 continue
             self._seen[key] = usec
             fresh.append(kernel_event(at, self.host.name, message))
@@ -380,6 +422,11 @@ class DeviceFollower:
             self._seen = {k: v for k, v in self._seen.items() if v >= cut}
         with self._lock:
             self._taken.kernel.extend(fresh)
+
+    def _other_labs(self, message: str) -> bool:
+        """A line another lab's fault wrote into the kernel log this lab shares."""
+        found = _LAB_LINE.match(message) if self.lab is not None else None
+        return found is not None and found["lab"] != self.lab
 
     def _device_event(self, kind: str, at: float, end: float, detail: str = "") -> None:
         with self._lock:

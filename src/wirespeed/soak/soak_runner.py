@@ -285,7 +285,7 @@ class _Soak:
                 bursts.start()
             if hosts.dut is not None:
                 counters = _Counters(hosts.dut, settings.ethtool or [])
-                follower = DeviceFollower(hosts.dut, counters=counters)
+                follower = DeviceFollower(hosts.dut, counters=counters, lab=hosts.lab)
                 follower.start()
             if self.schedule is not None:
                 self.schedule.start()

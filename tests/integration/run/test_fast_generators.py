@@ -87,6 +87,10 @@ def test_tcpreplay_from_two_cpus_finds_a_250_kpps_limit(tmp_path: Path) -> None:
     assert replayed.status is TrialStatus.OK, (replayed.reason, done.stdout, done.stderr)
     ndr = _ndr(replayed)
     assert ndr <= LIMIT * 1.02, ndr
+    # A finding (generator-limited, unfinished) explains a shortfall, it does not excuse
+    # any: at a load average of 7 tcpreplay still sent 186 kpps (74 %) through the lab,
+    # while tcpreplay without its nanosecond timer once sent 68 kpps (27 %).
+    assert ndr >= LIMIT * 0.7, (ndr, replayed.findings)
     replay_limited = [f for f in replayed.findings if f.kind is FindingKind.GENERATOR_LIMITED]
     replay_unfinished = [f for f in replayed.findings if f.kind is FindingKind.SEARCH_UNFINISHED]
     if replay_unfinished and not replay_limited and ndr < LIMIT * 0.9:

@@ -22,6 +22,9 @@ EXPLAINED = {
     FindingKind.CPU_BOUND,
     FindingKind.STALLED,
 }
+# The least share of a limit a lab's figure may reach, even with a finding that explains
+# why it fell short.
+FLOOR = 0.7
 
 
 def test_the_bridge_path_reaches_the_gigabit_ceiling_and_the_lab_is_gone_after(
@@ -48,13 +51,17 @@ def test_the_bridge_path_reaches_the_gigabit_ceiling_and_the_lab_is_gone_after(
         trial["test"]["id"]: trial["flows"][0]["goodput_bps"] for trial in document["trials"]
     }
     # Within 2 % of the physical limits (LIMITS.md), never above them; below only where
-    # the run says why. CI once measured 687.6 Mbit/s in this 3 s trial, cause unknown:
-    # three cores' worth of `yes`, or a UDP flood between two other namespaces, cost it
-    # nothing when tried. A figure the lab could not carry must say so.
-    assert goodputs["1"] <= 941.5e6 * 1.005
-    if goodputs["1"] < 941.5e6 * 0.98:
-        with Store.open(str(db), read_only=True) as store:
-            (tcp,) = [o for o in store.load_run(None).outcomes if o.trial.test.id == "1"]
-        said = {f.kind for f in tcp.findings}
-        assert said & EXPLAINED, (goodputs["1"], tcp.findings)
-    assert goodputs["5"] <= 957.0e6 * 1.005
+    # the run says why, and never below 70 % of the limit even then: a finding explains a
+    # shortfall, it does not excuse any. CI once measured 687.6 Mbit/s (73 %) in this 3 s
+    # TCP trial, cause unknown: three cores' worth of `yes`, or a UDP flood between two
+    # other namespaces, cost it nothing when tried. A figure the lab could not carry must
+    # say so. UDP's explained share is lower: iperf2's sender at 1000M loses a few % on
+    # the way at times (97.4 % measured on an almost idle machine), which TCP resends.
+    for test_id, ceiling, explained in (("1", 941.5e6, 0.98), ("5", 957.0e6, 0.95)):
+        goodput = goodputs[test_id]
+        assert FLOOR * ceiling <= goodput <= ceiling * 1.005, (test_id, goodput)
+        if goodput < ceiling * explained:
+            with Store.open(str(db), read_only=True) as store:
+                (trial,) = [o for o in store.load_run(None).outcomes if o.trial.test.id == test_id]
+            said = {f.kind for f in trial.findings}
+            assert said & EXPLAINED, (test_id, goodput, trial.findings)

@@ -22,7 +22,8 @@ from support.bench_samples import (
 )
 from support.cli import run_cli
 from support.samples import run_record, store_runs
-from wirespeed.analysis.compare_many import Verdict, compare_many
+from wirespeed.analysis.compare_many import Verdict, compare_many, verdict_of
+from wirespeed.analysis.stats import ALPHA, ConfidenceInterval, PermutationTest
 from wirespeed.store.records import RunRecord
 
 R4S, NEO = device_path("R4S"), device_path("Neo2")
@@ -179,3 +180,32 @@ def test_two_forwarding_runs_compare_cell_by_cell_in_frame_size_order(tmp_path: 
 
 def ndr_labels(frame: int, direction: str) -> tuple[tuple[str, str], ...]:
     return (("frame", f"{frame} B"), ("direction", direction))
+
+
+def _test(p_value: float) -> PermutationTest:
+    return PermutationTest(p_value, 1.0, exact=True, permutations=252, smallest_p_value=0.008)
+
+
+@pytest.mark.parametrize(
+    ("p_value", "interval", "verdict"),
+    [
+        # The test says they differ, but the ratio's interval holds 1: not significant.
+        (0.01, ConfidenceInterval(0.97, 1.08), Verdict.NOT_SIGNIFICANT),
+        (0.01, ConfidenceInterval(1.0, 1.08), Verdict.NOT_SIGNIFICANT),  # 1 at its edge
+        (0.01, ConfidenceInterval(0.9, 1.0), Verdict.NOT_SIGNIFICANT),
+        (0.01, ConfidenceInterval(1.0001, 1.08), Verdict.SIGNIFICANT),
+        (0.01, ConfidenceInterval(0.9, 0.9999), Verdict.SIGNIFICANT),
+        # p exactly alpha is not below it.
+        (0.05, ConfidenceInterval(1.1, 1.2), Verdict.NOT_SIGNIFICANT),
+        (0.0499, ConfidenceInterval(1.1, 1.2), Verdict.SIGNIFICANT),
+        (0.5, ConfidenceInterval(1.1, 1.2), Verdict.NOT_SIGNIFICANT),
+        # A count without repetitions has no interval: the test alone decides.
+        (0.0499, None, Verdict.SIGNIFICANT),
+        (0.05, None, Verdict.NOT_SIGNIFICANT),
+    ],
+)
+def test_the_significance_rule_needs_both_the_test_and_an_interval_clear_of_one(
+    p_value: float, interval: ConfidenceInterval | None, verdict: Verdict
+) -> None:
+    assert ALPHA == 0.05
+    assert verdict_of(_test(p_value), interval) is verdict

@@ -227,3 +227,59 @@ def test_the_csv_is_a_flat_export_of_every_trial_and_measurement(
         assert outcome.trial.key in csv
         for measurement in () if outcome.result is None else outcome.result.measurements:
             assert measurement.name in csv
+
+
+def _markdown_tables(text: str) -> dict[str, dict[str, dict[str, str]]]:
+    """Each Markdown table by its first heading: row label -> column heading -> cell."""
+    tables: dict[str, dict[str, dict[str, str]]] = {}
+    lines = text.splitlines()
+    for i, line in enumerate(lines[:-1]):
+        if not (line.startswith("| ") and lines[i + 1].startswith("| --- |")):
+            continue
+        headings = [cell.strip() for cell in line.strip("|").split(" | ")]
+        rows: dict[str, dict[str, str]] = {}
+        for row in lines[i + 2 :]:
+            if not row.startswith("| "):
+                break
+            cells = [cell.strip() for cell in row.strip().strip("|").split(" | ")]
+            rows[cells[0]] = dict(zip(headings[1:], cells[1:], strict=True))
+        tables[headings[0]] = rows
+    return tables
+
+
+def test_the_captured_figures_are_in_their_own_table_row_and_column(tmp_path: Path) -> None:
+    # The lab card as stored (cards/runs.db.xz, run 1): its figures, as its tools
+    # measured them, each in the one cell it belongs in and in no other.
+    tables = _markdown_tables(
+        render_markdown(build_report(_stored_run(tmp_path, "cards/runs.db.xz", 1)))
+    )
+    benchmarks = tables["Benchmark"]
+    # openssl's 806,484,280 B/s of AES-256-GCM on 8 KB blocks; 7-zip's 3505 MIPS.
+    assert benchmarks["crypto AES-256-GCM 8 KB, EVP ↑"] == {"NAT": "", "DUT": "806.5 MB/s [3][8]"}
+    assert benchmarks["crypto AES-128-GCM 8 KB, EVP ↑"]["DUT"] == "1380 MB/s [3][8]"
+    assert benchmarks["7z compress all threads ↑"] == {"NAT": "", "DUT": "3505 MIPS [8]"}
+    assert benchmarks["7z decompress all threads ↑"]["DUT"] == "771.0 MIPS [8]"
+    # RRUL's round trips on the NAT path, and its grade from the increase.
+    assert benchmarks["rrul rtt loaded, p50 ↓"] == {"NAT": "7.15 ms [3][5][6]", "DUT": ""}
+    latency = tables["Latency"]["rrul RRUL, 4 streams each way, NAT"]
+    assert latency == {
+        "idle p50": "0.50 ms",
+        "loaded p50": "7.15 ms",
+        "loaded p99": "44.01 ms",
+        "increase": "6.64 ms",
+        "grade": "A (6.64 ms)",
+    }
+    # The traffic table: each path's column, and the tunnel's only in its own.
+    traffic = tables["Test"]
+    assert traffic["tcp-up TCP up"]["NAT"].startswith("94.2 / 94.1<br>")
+    assert traffic["tcp-up TCP up"]["WireGuard"] == traffic["tcp-up TCP up"]["OpenVPN"] == ""
+    assert traffic["vpn TCP through the tunnel"]["NAT"] == ""
+    assert traffic["vpn TCP through the tunnel"]["WireGuard"].startswith("88.0 / 90.1<br>")
+    assert traffic["vpn TCP through the tunnel"]["OpenVPN"].startswith("86.9 / 90.7<br>")
+    # The forwarding search's NDR each way, by frame size.
+    forwarding = tables["Frame"]
+    assert (forwarding["64 B"]["in NDR pps"], forwarding["64 B"]["out NDR pps"]) == (
+        "14,818",
+        "14,257",
+    )
+    assert forwarding["1518 B"]["in % of ceiling"] == "100.0 %"

@@ -286,3 +286,30 @@ def test_external_search_doubles_its_step_with_each_further_bound() -> None:
     assert up[1].loss_ratio == 0 and math.log(up[2].intended / up[1].intended) == (
         pytest.approx(width, rel=1e-9)
     )
+
+
+def _collapsing(forwarded_at_max: int) -> Measurer:
+    """A device that forwards everything up to 10,000 packets/s and, in livelock above
+    it, `forwarded_at_max` packets over a whole trial."""
+
+    def measure(load: float, duration: float) -> TrialResult:
+        sent = round(load * duration)
+        received = sent if load <= 10_000 else forwarded_at_max
+        return TrialResult(intended=load, duration=duration, sent=sent, received=received)
+
+    return measure
+
+
+def test_a_device_that_forwards_nothing_at_max_load_is_stepped_down_one_width() -> None:
+    # Its forwarding rate (0) is no guess of its capacity: one width below instead.
+    first, second = mlrsearch(_collapsing(0), [NDR], LIMITS).trials[:2]
+    assert (first.intended, first.forwarding_rate) == (GIGABIT_64B, 0.0)
+    width = phases_of(NDR, LIMITS.initial_duration)[0].log_width
+    assert second.intended == pytest.approx(GIGABIT_64B * math.exp(-width), rel=1e-12)
+
+
+def test_a_device_that_forwards_a_trickle_at_max_load_is_tried_at_the_minimum_next() -> None:
+    # 1 packet/s arrived: the next load is that rate, raised to the minimum load.
+    first, second = mlrsearch(_collapsing(1), [NDR], LIMITS).trials[:2]
+    assert first.forwarding_rate == 1.0
+    assert second.intended == LIMITS.min_load

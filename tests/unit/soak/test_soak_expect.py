@@ -61,21 +61,38 @@ def _expecting(summary: SoakSummary, text: str) -> SoakSummary:
 
 
 def test_a_soak_is_judged_on_what_its_plan_expected() -> None:
-    found = captured_summary()  # one outage of about 0.5 s in about 3 s
-    length = found.matched[0].outage.duration
+    # The captured chunk: one outage of 0.520 s (51 probes, 10 ms apart; the fault's
+    # truth 0.509 s), the round trip's median 0.172 ms.
+    found = captured_summary()
     judged = judge(
         _expecting(
             found,
             '  outages: "<= 0"\n'
-            f'  longest outage: "<= {length + 1:.3f} s"\n'
-            '  median outage: "<= 10 s"\n'
-            '  rtt p50: "<= 1000 ms"\n',
+            '  longest outage: "<= 0.53 s"\n'
+            '  median outage: "<= 0.51 s"\n'
+            '  rtt p50: "<= 0.18 ms"\n',
         )
     )
     verdicts = {j.expectation.name: (j.verdict, j.measured, j.n) for j in judged}
     assert verdicts["outages"] == (Verdict.NOT_MET, 1, 1)
     assert verdicts["longest outage"][0] is Verdict.MET
-    assert verdicts["rtt p50"] == (Verdict.MET, found.chunks[0]["rtt_p50_ms"], 1)
+    assert verdicts["median outage"][0] is Verdict.NOT_MET
+    for name in ("longest outage", "median outage"):
+        assert verdicts[name][1] == pytest.approx(0.5198, abs=1e-4)
+    assert verdicts["rtt p50"] == (Verdict.MET, 0.172453, 1)
+    # Each threshold the other side of its figure flips its verdict.
+    flipped = judge(
+        _expecting(
+            found,
+            '  outages: "<= 1"\n'
+            '  longest outage: "<= 0.51 s"\n'
+            '  median outage: "<= 0.53 s"\n'
+            '  rtt p50: "<= 0.17 ms"\n',
+        )
+    )
+    assert [j.verdict for j in flipped] == [
+        Verdict.MET, Verdict.NOT_MET, Verdict.MET, Verdict.NOT_MET,
+    ]  # fmt: skip
     assert {j.place for j in judged} == {"soak 1"}
     # A soak without an outage has no median outage: not measured, which no gate passes.
     quiet = replace(found, matched=())
