@@ -446,16 +446,23 @@ def segments(
 ) -> list[tuple[int, int]]:
     """The series cut into segments of one level, as (first index, end index) pairs, by
     binary segmentation (module docstring): the best split of a segment, judged as two
-    groups; where it holds, each side is looked at again."""
+    groups; where it holds, each side is looked at again. Where no split holds, the best
+    stretch within the segment judged against the rest of it (`_best_stretch`)."""
     found: list[tuple[int, int]] = []
     pending = [(0, len(points))] if points else []
     while pending:
         start, end = pending.pop()
-        cut = _best_split(points[start:end], better, min_effect=min_effect, alpha=alpha)
-        if cut is None:
+        part = points[start:end]
+        cut = _best_split(part, better, min_effect=min_effect, alpha=alpha)
+        if cut is not None:
+            pending += [(start, start + cut), (start + cut, end)]
+            continue
+        stretch = _best_stretch(part, better, min_effect=min_effect, alpha=alpha)
+        if stretch is None:
             found.append((start, end))
         else:
-            pending += [(start, start + cut), (start + cut, end)]
+            i, j = stretch
+            pending += [(start, start + i), (start + i, start + j), (start + j, end)]
     return sorted(found)
 
 
@@ -482,6 +489,36 @@ def _best_split(
     if judged.p_value is None or judged.p_value * len(splits) >= alpha:
         return None
     return k if judged.change in MOVED else None
+
+
+def _best_stretch(
+    points: Sequence[RunPoint], better: Better, *, min_effect: MinEffect, alpha: float
+) -> tuple[int, int] | None:
+    """A level that came and went (a bad nightly, fixed later): no single split tells
+    it, each side holding both levels and their spread. The stretch [i, j) of
+    SPLIT_SIDE runs or more, with as many before and after it, that Welch's test finds
+    most unlike the runs around it, judged against them (`judge`), Bonferroni-corrected
+    by the stretches tried; None when none holds."""
+    n = len(points)
+    stretches = [
+        (i, j)
+        for i in range(SPLIT_SIDE, n - 2 * SPLIT_SIDE + 1)
+        for j in range(i + SPLIT_SIDE, n - SPLIT_SIDE + 1)
+    ]
+    best: tuple[float, int, int] | None = None
+    for i, j in stretches:
+        a, b, _ = samples_of(_side([*points[:i], *points[j:]]), _side(points[i:j]))
+        p_value = welch_test(a, b).p_value
+        if best is None or p_value < best[0]:
+            best = (p_value, i, j)
+    if best is None:
+        return None
+    _, i, j = best
+    around = _side([*points[:i], *points[j:]])
+    judged = judge(around, _side(points[i:j]), better, min_effect=min_effect)
+    if judged.p_value is None or judged.p_value * len(stretches) >= alpha:
+        return None
+    return (i, j) if judged.change in MOVED else None
 
 
 def _side(points: Sequence[RunPoint]) -> Group:

@@ -195,6 +195,21 @@ def test_two_steps_are_both_found() -> None:
         assert [s.change for s in series.steps] == [Change.REGRESSION, Change.REGRESSION]
 
 
+def test_a_level_that_came_and_went_is_found_at_both_ends() -> None:
+    # A bad nightly fixed later: 1.0, then 0.92 for five runs, then 1.0 again. No single
+    # split tells it (each side of one holds both levels, and their spread); the
+    # stretch judged against the runs around it does.
+    wobble = (1.0, 1.004, 0.996, 1.002, 0.998)
+    levels = [w * level for level in (1.0, 0.92, 1.0) for w in wobble]
+    runs = [labelled(i + 1, None, level) for i, level in enumerate(levels)]
+    for series in trend(runs, by=None).series:
+        assert [(p.run_id, p.change) for p in series.change_points] == [
+            (6, Change.REGRESSION),
+            (11, Change.PROGRESSION),
+        ]
+        assert series.change_points[1].percent == pytest.approx(8.7, abs=0.3)
+
+
 def test_too_short_a_series_is_not_looked_at_and_says_so() -> None:
     # Five runs cannot hold 3 runs either side of a change, however large the drop;
     # six can.
