@@ -20,7 +20,10 @@ Methods, side by side on the same series:
   the gate fires when its newest segment is a regression.
 
 And for unlabelled history (the same two groups as one series, nothing saying where it
-changed, CV 3 %): jumpavg against the best split of the series judged as two groups.
+changed): jumpavg against wirespeed's change points (analysis/trend.py, imported: the
+best split of the series judged as two groups, Bonferroni-corrected over the splits,
+looked for again in each side), and how often wirespeed's newest change point is at the
+run where the drop began.
 
     .venv/bin/python -m benchmarks.trend_detection --series 1000
 """
@@ -37,7 +40,7 @@ from collections.abc import Callable, Sequence
 
 from benchmarks.common import emit
 from wirespeed.analysis.stats import permutation_test, ratio_interval
-from wirespeed.analysis.trend import Change, Group, RunPoint, judge
+from wirespeed.analysis.trend import Change, Group, RunPoint, change_points, judge
 from wirespeed.model import Better
 
 LEVEL = 1000.0  # Mbit/s, say
@@ -47,6 +50,7 @@ SEED = 20261205
 CVS = (0.01, 0.02, 0.03, 0.05)
 RUNS = (3, 5, 10, 30)
 DROP = 0.10
+UNLABELLED_RUNS = (5, 10, 15)  # runs before the drop, and as many after
 
 
 def simulate(generator: random.Random, runs: int, cv: float, level: float) -> list[float]:
@@ -165,19 +169,22 @@ def measure(series: int, cvs: Sequence[float], runs: Sequence[int]) -> list[dict
 # -- unlabelled: the same two groups as one series of runs, nothing says where it changed
 
 
-def best_split(values: Sequence[float], min_side: int = 3) -> bool:
-    """The alternative to jumpavg measured here: every split of the series into a before
-    and an after of min_side runs or more judged as the trend judges two groups; the
-    split with the least p, Bonferroni-corrected by the number of splits tried."""
-    best: tuple[float, Change] | None = None
-    splits = range(min_side, len(values) - min_side + 1)
-    for k in splits:
-        judged = judge(_group("a", values[:k], 0), _group("b", values[k:], 1000), Better.HIGHER)
-        if judged.p_value is not None and (best is None or judged.p_value < best[0]):
-            best = (judged.p_value, judged.change)
-    if best is None:
-        return False
-    return best[0] * len(splits) < 0.05 and best[1] is Change.REGRESSION
+def _series(values: Sequence[float]) -> list[RunPoint]:
+    return [RunPoint(i, float(i), None, (v,)) for i, v in enumerate(values)]
+
+
+def change_point_gate(values: Sequence[float]) -> bool:
+    """wirespeed's change points (analysis/trend.py: the best split of the series judged
+    as two groups, Bonferroni-corrected, looked for again in each side): the gate fires
+    when the newest change point is a regression."""
+    found = change_points(_series(values), Better.HIGHER)
+    return bool(found) and found[-1].change is Change.REGRESSION
+
+
+def change_point_at(values: Sequence[float], index: int) -> bool:
+    """The newest change point is a regression at the run where the drop began."""
+    found = change_points(_series(values), Better.HIGHER)
+    return bool(found) and found[-1].change is Change.REGRESSION and found[-1].index == index
 
 
 def jumpavg_series(values: Sequence[float]) -> bool:
@@ -189,13 +196,15 @@ def jumpavg_series(values: Sequence[float]) -> bool:
 
 UNLABELLED: dict[str, Callable[[Sequence[float]], bool]] = {
     "jumpavg": jumpavg_series,
-    "best split (welch+noise)": best_split,
+    "wirespeed (best split)": change_point_gate,
 }
 
 
-def measure_unlabelled(series: int, cv: float, runs: Sequence[int]) -> list[dict[str, object]]:
+def measure_unlabelled(
+    series: int, cvs: Sequence[float], runs: Sequence[int]
+) -> list[dict[str, object]]:
     rows = []
-    for size in runs:
+    for cv, size in itertools.product(cvs, runs):
         for drop in (DROP, 0.0):
             generator = random.Random(f"{SEED}-unlabelled-{cv}-{size}-{drop}")
             histories = [
@@ -205,9 +214,29 @@ def measure_unlabelled(series: int, cv: float, runs: Sequence[int]) -> list[dict
             ]
             row: dict[str, object] = {"cv": cv, "runs": size, "drop": drop}
             for name, method in UNLABELLED.items():
+                started = time.perf_counter()
                 row[name] = round(100 * sum(1 for h in histories if method(h)) / series, 1)
+                row[f"{name} ms"] = round(1000 * (time.perf_counter() - started) / series, 2)
+            if drop:
+                at = sum(1 for h in histories if change_point_at(h, size))
+                row["wirespeed at the drop's run"] = round(100 * at / series, 1)
+            else:
+                # A change point of either sign where there is none: the gate does not
+                # fire on a progression, but the page and the table show it.
+                said = sum(1 for h in histories if change_points(_series(h), Better.HIGHER))
+                row["wirespeed, any change point"] = round(100 * said / series, 1)
             rows.append(row)
     return rows
+
+
+def _cell(caught: dict[str, object], false: dict[str, object], name: str) -> str:
+    if name in caught and name in false:
+        return f"{caught[name]:g} / {false[name]:g}"
+    if name in caught:  # measured on the drops only
+        return f"{caught[name]:g}"
+    if name in false:  # measured on the histories with no change only
+        return f"{false[name]:g}"
+    return "\N{EN DASH}"
 
 
 def table(rows: Sequence[dict[str, object]], names: Sequence[str] = tuple(METHODS)) -> str:
@@ -219,7 +248,7 @@ def table(rows: Sequence[dict[str, object]], names: Sequence[str] = tuple(METHOD
     by = {(r["cv"], r["runs"], r["drop"]): r for r in rows}
     for cv, size in dict.fromkeys((r["cv"], r["runs"]) for r in rows):
         caught, false = by[(cv, size, DROP)], by[(cv, size, 0.0)]
-        cells = [f"{caught[n]:g} / {false[n]:g}" if n in caught else "\N{EN DASH}" for n in names]
+        cells = [_cell(caught, false, n) for n in names]
         lines.append(f"| {float(str(cv)) * 100:g} % | {size} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -229,11 +258,12 @@ def main() -> None:
     parser.add_argument("--series", type=int, default=1000, help="series per cell")
     args = parser.parse_args()
     rows = measure(args.series, CVS, RUNS)
-    unlabelled = measure_unlabelled(args.series, 0.03, (5, 10, 15))
+    unlabelled = measure_unlabelled(args.series, CVS, UNLABELLED_RUNS)
     emit("trend_detection", {"series": args.series, "rows": rows, "unlabelled": unlabelled})
     print(table(rows))
     print()
-    print(table(unlabelled, tuple(UNLABELLED)))
+    names = (*UNLABELLED, "wirespeed at the drop's run", "wirespeed, any change point")
+    print(table(unlabelled, names))
 
 
 if __name__ == "__main__":

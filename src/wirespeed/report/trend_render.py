@@ -14,7 +14,15 @@ from rich.table import Table
 from rich.text import Text
 
 from wirespeed.analysis.comparison_key import SeriesKey
-from wirespeed.analysis.trend import MIN_RUNS, Change, ChangePoint, Judgement, Series, Trend
+from wirespeed.analysis.trend import (
+    MIN_RUNS,
+    SPLIT_SIDE,
+    Change,
+    ChangePoint,
+    Judgement,
+    Series,
+    Trend,
+)
 from wirespeed.report import json_text
 from wirespeed.report.json_export import interval_to_dict
 from wirespeed.report.measure_text import scale_for, summary_text, value_text
@@ -39,7 +47,9 @@ def legend(trend: Trend) -> str:
         f"progression is a change that the test tells from noise (p < {trend.alpha:g}) and "
         f"that is {effect}; with {MIN_RUNS} or more runs a group each run's median is one sample, "
         "else every repetition is; a group of 5 samples or more leaves its outliers out of "
-        "the test. Change points: where jumpavg sees the series' level move."
+        "the test. Change points: where the series' level moved, the best split of its runs "
+        f"judged the same way ({SPLIT_SIDE} runs or more a side, p corrected for the splits "
+        "tried)."
     )
 
 
@@ -86,7 +96,7 @@ def verdict_text(judgement: Judgement | None) -> str:
 def group_rows(series: Series) -> list[list[str]]:
     """One row per group (unlabelled: none), then the baseline's."""
     rows = []
-    before = {j.after: j for j in series.steps if j.method != "jumpavg"}
+    before = {j.after: j for j in series.steps}
     for group in series.groups:
         step = before.get(group.name)
         runs = ", ".join(str(r) for r in group.run_ids)
@@ -134,6 +144,11 @@ def change_point_text(series: Series, point: ChangePoint) -> str:
 
 
 def change_points_line(series: Series) -> str:
+    if series.too_short_for_change_points:
+        return (
+            f"change points: too few runs to look for them ({len(series.points)}; "
+            f"{2 * SPLIT_SIDE} or more)"
+        )
     if not series.change_points:
         return f"change points: none in {len(series.points)} runs"
     return "change points: " + "; ".join(change_point_text(series, p) for p in series.change_points)
@@ -311,6 +326,7 @@ def _series_dict(s: Series) -> dict[str, Any]:
         "steps": [_judgement_dict(j) for j in s.steps],
         "against_baseline": _judgement_dict(s.baseline),
         "newest": _judgement_dict(s.newest),
+        "change_points_searched": not s.too_short_for_change_points,
         "change_points": [
             {
                 "run_id": c.run_id,

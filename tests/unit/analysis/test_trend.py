@@ -1,5 +1,5 @@
 """`trend`: runs grouped by a label, each group judged against the one before (Welch's
-t-test and a minimum effect), change points over time by jumpavg."""
+t-test and a minimum effect), change points over time by the best split of the runs."""
 
 from __future__ import annotations
 
@@ -145,6 +145,86 @@ def test_a_series_that_drifts_within_its_noise_has_no_change_point() -> None:
     levels = [1.0, 1.004, 0.997, 1.002, 0.999, 1.003, 0.998, 1.001]
     runs = [labelled(i + 1, None, level) for i, level in enumerate(levels)]
     assert all(not s.change_points for s in trend(runs, by=None).series)
+
+
+def test_a_slow_drift_within_the_noise_has_no_change_point() -> None:
+    # Twelve runs sliding down 1 % in all, each run 1 % off its neighbours: the best
+    # split's halves differ by less than their own noise, and the twelve-odd splits
+    # tried make a small p no proof.
+    jitter = (0.008, -0.009, 0.01, -0.006, 0.009, -0.01, 0.007, -0.008, 0.01, -0.009, 0.006, -0.01)
+    levels = [1.0 - 0.01 * i / 11 + j for i, j in enumerate(jitter)]
+    runs = [labelled(i + 1, None, level) for i, level in enumerate(levels)]
+    for series in trend(runs, by=None).series:
+        assert not series.too_short_for_change_points
+        assert series.change_points == ()
+        assert series.steps == ()
+
+
+def test_a_step_is_found_at_its_run_with_its_size_and_test() -> None:
+    # Runs 1-4 at the old level, 5-10 4 % slower, each run 1 % off: the change point is
+    # run 5, its step judged by Welch's test with its interval.
+    wobble = (1.0, 1.01, 0.99, 1.005, 0.995, 1.008, 0.992, 1.0, 1.004, 0.996)
+    levels = [w * (1.0 if i < 4 else 0.96) for i, w in enumerate(wobble)]
+    runs = [labelled(i + 1, None, level) for i, level in enumerate(levels)]
+    for series in trend(runs, by=None).series:
+        (point,) = series.change_points
+        assert (point.run_id, point.index) == (5, 4)
+        assert point.percent == pytest.approx(-4.0, abs=0.3)
+        assert point.change is Change.REGRESSION
+        (step,) = series.steps
+        assert (step.before, step.after) == ("before run 5", "from run 5")
+        assert step.samples == "runs"
+        assert step.interval is not None and step.interval.high < 1
+        assert step.p_value is not None and step.p_value < 0.05
+        assert series.newest is step
+
+
+def test_two_steps_are_both_found() -> None:
+    # 1.0 for five runs, 0.92 for five, 0.85 for five: two firmware updates, each slower.
+    wobble = (1.0, 1.004, 0.996, 1.002, 0.998)
+    levels = [w * level for level in (1.0, 0.92, 0.85) for w in wobble]
+    runs = [labelled(i + 1, None, level) for i, level in enumerate(levels)]
+    for series in trend(runs, by=None).series:
+        assert [(p.run_id, p.change) for p in series.change_points] == [
+            (6, Change.REGRESSION),
+            (11, Change.REGRESSION),
+        ]
+        first, second = series.change_points
+        assert first.percent == pytest.approx(-8.0, abs=0.3)
+        assert second.percent == pytest.approx(-7.6, abs=0.3)
+        assert [s.change for s in series.steps] == [Change.REGRESSION, Change.REGRESSION]
+
+
+def test_a_level_that_came_and_went_is_found_at_both_ends() -> None:
+    # A bad nightly fixed later: 1.0, then 0.92 for five runs, then 1.0 again. No single
+    # split tells it (each side of one holds both levels, and their spread); the
+    # stretch judged against the runs around it does.
+    wobble = (1.0, 1.004, 0.996, 1.002, 0.998)
+    levels = [w * level for level in (1.0, 0.92, 1.0) for w in wobble]
+    runs = [labelled(i + 1, None, level) for i, level in enumerate(levels)]
+    for series in trend(runs, by=None).series:
+        assert [(p.run_id, p.change) for p in series.change_points] == [
+            (6, Change.REGRESSION),
+            (11, Change.PROGRESSION),
+        ]
+        assert series.change_points[1].percent == pytest.approx(8.7, abs=0.3)
+
+
+def test_too_short_a_series_is_not_looked_at_and_says_so() -> None:
+    # Five runs cannot hold 3 runs either side of a change, however large the drop;
+    # six can.
+    from wirespeed.report.trend_render import change_points_line
+
+    levels = [1.0, 1.0, 1.0, 0.8, 0.8, 0.8]
+    short = trend([labelled(i + 1, None, v) for i, v in enumerate(levels[1:])], by=None)
+    for series in short.series:
+        assert series.too_short_for_change_points
+        assert series.change_points == ()
+        assert "too few runs to look for them (5; 6 or more)" in change_points_line(series)
+    six = trend([labelled(i + 1, None, v) for i, v in enumerate(levels)], by=None)
+    for series in six.series:
+        assert not series.too_short_for_change_points
+        assert [p.run_id for p in series.change_points] == [4]
 
 
 def test_figures_measured_otherwise_are_not_one_series() -> None:

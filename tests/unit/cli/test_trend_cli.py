@@ -52,6 +52,24 @@ def test_json_says_each_verdict(store: str) -> None:
     assert [s["verdict"] for s in series["steps"]] == ["no change", "regression"]
     assert series["newest"]["after"] == "23.05.3"
     assert series["steps"][1]["interval"]["high"] < 1
+    # Four runs are too few for a change point (3 runs a side): the JSON says none was
+    # looked for, not that none was found.
+    assert series["change_points_searched"] is False
+    assert series["change_points"] == []
+
+
+def test_unlabelled_history_gates_on_its_newest_change_point(tmp_path: Path) -> None:
+    db = str(tmp_path / "nightly.db")
+    levels = (1.0, 1.004, 0.997, 1.002, 0.9, 0.903, 0.898, 0.901)
+    store_runs(db, *(labelled(i + 1, None, level) for i, level in enumerate(levels)))
+    status, out, err = run_cli("trend", "--fail-on", "regression", "--format", "json", "--db", db)
+    assert status == 5, err
+    series = json.loads(out)["series"][0]
+    assert series["change_points_searched"] is True
+    assert [(c["run_id"], c["verdict"]) for c in series["change_points"]] == [(5, "regression")]
+    assert series["newest"]["after"] == "from run 5"
+    assert series["newest"]["method"] == "welch t-test"
+    assert series["newest"]["p_value"] < 0.05
 
 
 def test_a_baseline_judges_the_newest_against_it(store: str) -> None:

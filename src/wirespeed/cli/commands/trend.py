@@ -48,8 +48,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
         "each series' runs by a label (--by firmware: `run --label firmware=...`; kernel "
         "and os are the DUT's, no label needed) and judges each group against the one "
         "before: Welch's t-test and a minimum effect, a regression, a progression or no "
-        "change, with the change's size and interval. Change points over time come from "
-        "jumpavg, labels or not (docs/trend.md).",
+        "change, with the change's size and interval. Change points over time, labels or "
+        "not: the best split of the series' runs judged the same way (docs/trend.md).",
     )
     trend.add_argument(
         "runs",
