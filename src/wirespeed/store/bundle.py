@@ -265,16 +265,7 @@ def with_id(run: Json) -> Json:
 
 def run_record(run: Mapping[str, Any], number: int) -> RunRecord:
     """A bundle's run as the store would give it back; `number` stands for its id."""
-    info = RunInfo(
-        title=run["title"],
-        started_at=run["started_at"],
-        argv=tuple(run["argv"]),
-        plan_path=run["plan_path"],
-        plan_text=run["plan_text"],
-        wirespeed_version=run["wirespeed_version"],
-        provenance=run["provenance"],
-        expectations=run["expectations"],
-    )
+    info = RunInfo.from_fields(run)
     return RunRecord(
         id=number,
         info=info,

@@ -102,16 +102,7 @@ def load_run(
             outputs=outputs,
             commands=commands,
         )
-    info = RunInfo(
-        title=run["title"],
-        started_at=run["started_at"],
-        argv=tuple(run["argv"]),
-        plan_path=run["plan_path"],
-        plan_text=run["plan_text"],
-        wirespeed_version=run["wirespeed_version"],
-        provenance=run["provenance"],
-        expectations=run["expectations"],
-    )
+    info = RunInfo.from_fields(run)
     return RunRecord(
         id=run_id,
         info=info,

@@ -80,6 +80,20 @@ class RunInfo:
     def hosts(self) -> tuple[HostInfo, ...]:
         return hosts_from_provenance(self.provenance)
 
+    @classmethod
+    def from_fields(cls, run: Mapping[Any, Any]) -> RunInfo:
+        """A run's info from its stored fields (a runs row, or a bundle's run)."""
+        return cls(
+            title=run["title"],
+            started_at=run["started_at"],
+            argv=tuple(run["argv"]),
+            plan_path=run["plan_path"],
+            plan_text=run["plan_text"],
+            wirespeed_version=run["wirespeed_version"],
+            provenance=run["provenance"],
+            expectations=run["expectations"],
+        )
+
 
 @dataclass(frozen=True)
 class RunSummary:
