@@ -37,7 +37,8 @@ Differences from RFC 9971 and its reference implementation, on purpose:
   - A generator-limited trial (the generator sent < 99.5 % of the load over the time
     it could send: TrialResult.offered_duration, RFC 9971's offered duration) is never
     counted: the load the generator did offer is its ceiling, and the search continues
-    just below it (generator.py).
+    just below it (generator.py). When that ceiling falls between a goal's bounds, the
+    goal ends there, wider than it asks, and the search says why (`stopped`).
 """
 
 from __future__ import annotations
@@ -112,7 +113,9 @@ class _GoalSearch:
         for phase in self.phases:
             view = self.view(phase, trials)
             if not _done(view.bounds, phase, max_load, min_load):
-                load = _next_load(view, previous, max_load, min_load)
+                # Never above what the generator can still offer: a step down from an
+                # upper bound, or a midpoint, can lie above a ceiling that sagged later.
+                load = min(_next_load(view, previous, max_load, min_load), max_load)
                 return _Plan(load, phase.trial_duration)
             previous = view.bounds
         return None
@@ -138,12 +141,14 @@ def _settled(
     lower: float | None, upper: float | None, phase: Phase, max_load: float, min_load: float
 ) -> bool:
     """Whether these bounds would end the phase."""
+    if lower is not None and lower >= max_load * (1 - TOLERANCE):
+        # Nothing above to find: the maximum load, or a generator's ceiling that fell
+        # below the upper bound, so no load between the bounds can be offered any more.
+        return True
     if lower is not None and upper is not None:
         return phase.narrow(lower, upper)
     if upper is not None:
         return upper <= min_load * (1 + TOLERANCE)  # even the minimum loses too much
-    if lower is not None:
-        return lower >= max_load * (1 - TOLERANCE)  # nothing above to find
     return False
 
 
@@ -227,6 +232,22 @@ def _verdicts(searches: Sequence[_GoalSearch], trials: Sequence[TrialResult]) ->
     return ", ".join(said)
 
 
+def _stopped_below_the_generator(goals: Sequence[GoalResult], watch: GeneratorWatch) -> str | None:
+    """Why a goal's bounds stayed wider than it asks: the generator could no longer offer
+    the loads between them (its ceiling fell between the bounds as the search went)."""
+    stuck = [goal for goal in goals if not goal.converged and goal.upper is not None]
+    if not stuck:
+        return None
+    bounds = ", ".join(
+        f"{goal.goal.name} between {goal.lower or 0:,.0f} and {goal.upper or 0:,.0f} pps"
+        for goal in stuck
+    )
+    return (
+        f"the generator's shortfalls capped the loads at {watch.max_load:,.0f} pps, too "
+        f"little to narrow {bounds}"
+    )
+
+
 def mlrsearch(
     measure: Measurer,
     goals: Sequence[Goal],
@@ -263,8 +284,11 @@ def mlrsearch(
         watch.observe(trials[-1])
         if progress is not None:
             progress(describe_trial(len(trials), trials[-1], _verdicts(searches, trials)))
+    goals = tuple(search.result(trials, watch) for search in searches)
+    if stopped is None and watch.ceiling is not None:
+        stopped = _stopped_below_the_generator(goals, watch)
     return SearchResult(
-        goals=tuple(search.result(trials, watch) for search in searches),
+        goals=goals,
         trials=tuple(trials),
         algorithm="mlrsearch",
         generator_ceiling=watch.ceiling,

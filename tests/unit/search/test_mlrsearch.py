@@ -313,3 +313,49 @@ def test_a_device_that_forwards_a_trickle_at_max_load_is_tried_at_the_minimum_ne
     first, second = mlrsearch(_collapsing(1), [NDR], LIMITS).trials[:2]
     assert first.forwarding_rate == 1.0
     assert second.intended == LIMITS.min_load
+
+
+
+class SaggingGenerator:
+    """A generator that reaches every load until call `after`, then no more than
+    `ceiling`: its ceiling sagged below loads it offered before, as iperf2's does on a
+    machine that gets busy mid-search. The device has a soft knee (NDR 29,800 pps, PDR
+    below 31,000), so the bounds it gives are not found in one step."""
+
+    def __init__(self, ceiling: float, after: int) -> None:
+        self.device = SimulatedDevice(capacity=31_000, knee=29_800)
+        self.ceiling, self.after = ceiling, after
+
+    def __call__(self, intended: float, duration: float) -> TrialResult:
+        trial = self.device(intended, duration)
+        if len(self.device.calls) <= self.after or intended <= self.ceiling:
+            return trial
+        sent = round(self.ceiling * duration)
+        return TrialResult(intended, duration, sent, min(sent, trial.received))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    ceiling=st.floats(min_value=28_000, max_value=32_000),
+    after=st.integers(min_value=1, max_value=14),
+)
+def test_a_generator_ceiling_that_sags_mid_search_ends_the_search_below_it(
+    ceiling: float, after: int
+) -> None:
+    # Before: a ceiling that sagged between the bounds, or below a lower bound, had the
+    # search ask the same load again and again until its trial limit (a lab card on a
+    # busy machine: 29,996 pps forty times over).
+    limits = SearchLimits(max_load=148_810.0, min_load=1000.0)
+    goals = [replace(NDR, final_duration=2.0), replace(PDR, final_duration=2.0)]
+    measure = SaggingGenerator(ceiling, after)
+    result = mlrsearch(measure, goals, limits)
+    assert len(result.trials) <= 20, [t.intended for t in result.trials]
+    sagged = [t for t in result.trials[after:] if not t.generator_limited]
+    assert all(t.intended * 0.995 <= ceiling for t in sagged)  # 0.5 % short is not limited
+    for found in result.goals:
+        assert found.lower is not None and found.lower <= 31_000
+        if not found.converged:
+            # The bounds stayed apart because no load between them could be offered.
+            assert result.stopped is not None
+            assert result.stopped.startswith("the generator's shortfalls capped the loads at ")
+            assert f"{found.goal.name} between " in result.stopped
