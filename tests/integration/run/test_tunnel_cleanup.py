@@ -158,7 +158,7 @@ def test_a_tunnel_left_by_a_killed_run_is_removed_by_the_next_run(
             process.kill()
             process.wait()
         subprocess.run([*WIRESPEED, "lab", "down", lab], capture_output=True, check=False)
-    assert again.returncode == 0, again.stderr
+    assert again.returncode == 0, again.stdout + again.stderr
     assert traces(lab, kind) == []
     assert_never_stored(keys, db)
 

@@ -145,7 +145,7 @@ def test_an_unquoted_comparison_is_a_yaml_error_with_a_hint_to_quote_it() -> Non
     [
         (">= 20T", "goodput: '20T' is above 10 Tbit/s"),
         (">= " + "9" * 400, "is above 10 Tbit/s"),
-        (">= 0", "goodput: a rate must be positive, got '0'"),
+        (">= 0", "goodput: a rate must be at least 1 bit/s, got '0'"),
         (">=", "is not a comparison"),
         (">= 5 furlongs", "goodput: not a rate: '5 furlongs'"),
     ],

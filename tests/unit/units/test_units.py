@@ -41,9 +41,10 @@ def test_a_fraction_of_a_bit_rounds_to_the_nearest() -> None:
     assert parse_rate(2.9) == 2  # a number is taken as bit/s, cut
 
 
-@pytest.mark.parametrize("text", ["0", "0M", "0.0k", 0, -5, 0.0])
-def test_a_rate_of_zero_or_less_is_refused(text: str | float) -> None:
-    with pytest.raises(ValueError, match="a rate must be positive"):
+@pytest.mark.parametrize("text", ["0", "0M", "0.0k", 0, -5, 0.0, "0.4", 0.4, "0.0004k"])
+def test_a_rate_of_less_than_a_bit_a_second_is_refused(text: str | float) -> None:
+    # 0.4 would have become a rate of 0 bit/s.
+    with pytest.raises(ValueError, match="a rate must be at least 1 bit/s, got "):
         parse_rate(text)
 
 
@@ -76,9 +77,9 @@ def test_a_size_is_binary(text: str | float, size: int) -> None:
     assert parse_size(text) == size
 
 
-@pytest.mark.parametrize("text", ["0", "0K", 0, -1])
-def test_a_size_of_zero_or_less_is_refused(text: str | int) -> None:
-    with pytest.raises(ValueError, match="a size must be positive"):
+@pytest.mark.parametrize("text", ["0", "0K", 0, -1, "0.4", 0.4])
+def test_a_size_of_less_than_a_byte_is_refused(text: str | float) -> None:
+    with pytest.raises(ValueError, match="a size must be at least 1 byte, got "):
         parse_size(text)
 
 
