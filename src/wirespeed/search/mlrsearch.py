@@ -284,11 +284,11 @@ def mlrsearch(
         watch.observe(trials[-1])
         if progress is not None:
             progress(describe_trial(len(trials), trials[-1], _verdicts(searches, trials)))
-    goals = tuple(search.result(trials, watch) for search in searches)
+    found = tuple(search.result(trials, watch) for search in searches)
     if stopped is None and watch.ceiling is not None:
-        stopped = _stopped_below_the_generator(goals, watch)
+        stopped = _stopped_below_the_generator(found, watch)
     return SearchResult(
-        goals=goals,
+        goals=found,
         trials=tuple(trials),
         algorithm="mlrsearch",
         generator_ceiling=watch.ceiling,

@@ -315,7 +315,6 @@ def test_a_device_that_forwards_a_trickle_at_max_load_is_tried_at_the_minimum_ne
     assert second.intended == LIMITS.min_load
 
 
-
 class SaggingGenerator:
     """A generator that reaches every load until call `after`, then no more than
     `ceiling`: its ceiling sagged below loads it offered before, as iperf2's does on a
