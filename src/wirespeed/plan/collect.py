@@ -6,7 +6,7 @@ import datetime
 import re
 from collections.abc import Iterable
 from collections.abc import Set as AbstractSet
-from typing import Any, TypeVar
+from typing import Any, TypeVar, get_args
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
@@ -82,11 +82,50 @@ class Collector:
                 # A mapping key that failed is pointed at where the key is written.
                 loc = where + tuple(step for step in error["loc"] if step != "[key]")
                 key = _is_key_error(error)
-                message = _describe(error, allowed=model.model_fields, misplaced=misplaced or {})
+                inner = error["loc"][:-1]
+                allowed = _keys_at(model, inner)
+                message = _describe(error, allowed=allowed, misplaced=misplaced or {})
+                outer_key = str(error["loc"][-1]) if error["loc"] else ""
+                if key and inner and outer_key in model.model_fields and " (did" not in message:
+                    # Written one level too deep: say where it belongs.
+                    owner = f"{where[-1]}:" if where else "the plan's top level"
+                    message += f" under {inner[-1]}: (it is a key of {owner})"
                 if not error["loc"]:  # the entry itself is wrong: say which entry
                     message = f"{entry or _entry_label(where)}: {message}"
                 self.error(loc, message, key=key)
             return None
+
+
+def _keys_at(model: type[BaseModel], path: tuple[int | str, ...]) -> Iterable[str]:
+    """The keys the entry at `path` inside `model` may have: a near miss is looked for
+    among them, not among the outer entry's (`dut: {queue: ...}` is no near miss of the
+    lab's own `queue`)."""
+    current: Any = model
+    for step in path:
+        if isinstance(step, int) or not (
+            isinstance(current, type) and issubclass(current, BaseModel)
+        ):
+            continue  # a list's index or a mapping's key: the item's model is found below
+        field = current.model_fields.get(step)
+        if field is None:
+            return model.model_fields
+        current = _model_in(field.annotation)
+        if current is None:
+            return ()
+    return (
+        current.model_fields if isinstance(current, type) and issubclass(current, BaseModel) else ()
+    )
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The model an annotation holds: itself, or inside Optional, list or dict."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    for argument in get_args(annotation):
+        found = _model_in(argument)
+        if found is not None:
+            return found
+    return None
 
 
 def salvage(model: type[M], data: Any) -> M:

@@ -152,6 +152,22 @@ def test_unknown_keys_everywhere_suggest_the_nearest_one() -> None:
     ]
 
 
+def test_a_key_written_one_level_too_deep_is_said_to_belong_above() -> None:
+    # Before: "unknown key 'queue' (did you mean 'queue'?)", the lab's own key offered
+    # for the DUT's entry.
+    problems = problems_of(
+        """
+        lab: {link: fe, dut: {forward_pps: 20000, queue: 30ms, rnig: 64}}
+        paths: [{name: WAN, topology: router}]
+        tests: [{id: 1}]
+        """
+    )
+    assert problems == [
+        "2:43: unknown key 'queue' under dut: (it is a key of lab:)",
+        "2:56: unknown key 'rnig' (did you mean 'ring'?)",
+    ]
+
+
 def test_an_unknown_key_without_a_near_miss_gets_no_suggestion() -> None:
     assert problems_of(LAB + "tests:\n  - {id: 1, zzz: 3}\n") == ["6:13: unknown key 'zzz'"]
 
