@@ -27,6 +27,7 @@ from wirespeed.model import (
     TrialStatus,
     WarningKind,
 )
+from wirespeed.sampling.events import INJECTED_PREFIX
 from wirespeed.sampling.summary import MonitorSummary
 
 # A result this close to the ceiling is the link's limit, not the device's.
@@ -359,7 +360,10 @@ def judge_monitor(
             )
         )
     for event in summary.events:
-        if event.event is not None:
+        # A lab's namespaces share this machine's kernel log: a line a soak's fault
+        # injection wrote there (`wirespeed-lab[NAME]: ...`) is another lab's, never this
+        # trial's device's (a run injects no faults).
+        if event.event is not None and not event.message.startswith(INJECTED_PREFIX):
             findings.append(
                 Finding(FindingKind.KERNEL_EVENT, f"{summary.host}: {event.message.strip()}")
             )

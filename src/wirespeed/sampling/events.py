@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import re
 
+# The start of every kernel log line a lab's fault injection writes (soak/faults.py):
+# `wirespeed-lab[NAME]: <a driver's words>`, so nobody takes it for the machine's own.
+INJECTED_PREFIX = "wirespeed-lab["
+
 # First match wins: "Reset adapter" lines often mention the link too.
 KNOWN_EVENTS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("tx-hang", re.compile(r"Detected Tx Unit Hang|TX ring dump|transmit queue \d+ timed out")),

@@ -40,6 +40,7 @@ from pathlib import Path
 
 from wirespeed.hosts.base import Host
 from wirespeed.lab import ssh_dut
+from wirespeed.sampling.events import INJECTED_PREFIX
 
 __all__ = ["DEVICE_FAULT_KINDS", "FAULT_KINDS", "Fault", "FaultSchedule", "Injected"]
 
@@ -153,7 +154,7 @@ class FaultSchedule:
     def _kmsg(self, text: str) -> None:
         # Level 4 (warning), as the driver writes these; /dev/kmsg is the host's log, the
         # one the DUT's sampler reads (a namespace has no log of its own).
-        self.dut.write_file("/dev/kmsg", f"<4>wirespeed-lab[{self.lab}]: {text}\n")
+        self.dut.write_file("/dev/kmsg", f"<4>{INJECTED_PREFIX}{self.lab}]: {text}\n")
 
     def _timed(self, argv: list[str]) -> float:
         before = time.time()

@@ -175,6 +175,18 @@ def test_drops_and_a_tx_hang_in_the_kernel_log_are_findings() -> None:
     )
 
 
+def test_a_fault_line_another_lab_injected_into_the_shared_kernel_log_is_no_finding() -> None:
+    # A lab's namespaces share this machine's kernel log with a soak's lab next door.
+    shared = dataclasses.replace(
+        R4S,
+        events=(
+            KernelEvent(1.0, "tx-hang", 4, "wirespeed-lab[soak-7]: igb 0000:01:00.0 wan: "
+                        "Detected Tx Unit Hang"),
+        ),
+    )  # fmt: skip
+    assert FindingKind.KERNEL_EVENT not in kinds(judge_monitor(shared))
+
+
 def test_partial_samples_are_said() -> None:
     cut = dataclasses.replace(R4S, partial=True, reason="the sampler ended before it was stopped")
     assert FindingKind.PARTIAL_SAMPLES in kinds(judge_monitor(cut))
