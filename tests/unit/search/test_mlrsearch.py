@@ -358,3 +358,14 @@ def test_a_generator_ceiling_that_sags_mid_search_ends_the_search_below_it(
             assert result.stopped is not None
             assert result.stopped.startswith("the generator's shortfalls capped the loads at ")
             assert f"{found.goal.name} between " in result.stopped
+
+
+def test_a_device_that_loses_just_above_the_minimum_load_still_has_its_ndr_found() -> None:
+    # Its forwarding rate at the maximum load is an upper bound with no lower bound yet:
+    # only an upper bound within tolerance of the minimum load ends the search with none.
+    device = SimulatedDevice(capacity=1_300, knee=1_100)
+    result = mlrsearch(device, [NDR], LIMITS)
+    ndr = result.goal("NDR")
+    # (a soft knee loses less than a packet a trial just above it: whole packets)
+    assert ndr.lower is not None and 1_100 * (1 - NDR.width) <= ndr.lower <= 1_100 * (1 + NDR.width)
+    assert ndr.converged
