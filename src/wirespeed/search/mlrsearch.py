@@ -124,12 +124,16 @@ class _GoalSearch:
         view = self.view(self.phases[-1], trials)
         lower, upper = view.bounds.lower, view.bounds.upper
         throughput = None if lower is None else view.records[lower].forwarding_rate
+        # The generator's limit, not the device's: nothing above `lower` was found to lose,
+        # or what was found lay above the loads the generator could still offer.
+        capped = lower is not None and lower >= watch.max_load * (1 - TOLERANCE)
+        stuck = upper is not None and not self.phases[-1].narrow(lower or upper, upper)
         return GoalResult(
             goal=self.goal,
             lower=lower,
             upper=upper,
             conditional_throughput=throughput,
-            generator_limited=watch.ceiling is not None and upper is None,
+            generator_limited=watch.ceiling is not None and (upper is None or (capped and stuck)),
         )
 
 

@@ -318,11 +318,11 @@ def test_a_device_that_forwards_a_trickle_at_max_load_is_tried_at_the_minimum_ne
 class SaggingGenerator:
     """A generator that reaches every load until call `after`, then no more than
     `ceiling`: its ceiling sagged below loads it offered before, as iperf2's does on a
-    machine that gets busy mid-search. The device has a soft knee (NDR 29,800 pps, PDR
+    machine that gets busy mid-search. The device has by default a soft knee (NDR 29,800 pps, PDR
     below 31,000), so the bounds it gives are not found in one step."""
 
-    def __init__(self, ceiling: float, after: int) -> None:
-        self.device = SimulatedDevice(capacity=31_000, knee=29_800)
+    def __init__(self, ceiling: float, after: int, device: SimulatedDevice | None = None) -> None:
+        self.device = device or SimulatedDevice(capacity=31_000, knee=29_800)
         self.ceiling, self.after = ceiling, after
 
     def __call__(self, intended: float, duration: float) -> TrialResult:
@@ -369,3 +369,26 @@ def test_a_device_that_loses_just_above_the_minimum_load_still_has_its_ndr_found
     # (a soft knee loses less than a packet a trial just above it: whole packets)
     assert ndr.lower is not None and 1_100 * (1 - NDR.width) <= ndr.lower <= 1_100 * (1 + NDR.width)
     assert ndr.converged
+
+
+def test_a_generator_that_sags_below_the_device_leaves_its_answer_generator_limited() -> None:
+    # One phase: after the first trial the generator offers at most 29,500 pps of the
+    # device's 30,000, so no load between the bounds can ever be offered.
+    goals = [replace(NDR, final_duration=1.0), replace(PDR, final_duration=1.0)]
+    limits = SearchLimits(max_load=148_810.0, min_load=1000.0)
+    measure = SaggingGenerator(ceiling=29_500, after=1, device=SimulatedDevice(capacity=30_000))
+    result = mlrsearch(measure, goals, limits)
+    assert [round(t.intended) for t in result.trials] == [148_810, 30_000, 30_000, 29_205]
+    for found in result.goals:
+        assert (found.lower, found.upper) == (29_205, 148_810)
+        assert found.generator_limited and not found.converged
+    assert result.stopped == (
+        "the generator's shortfalls capped the loads at 29,205 pps, too little to narrow "
+        "NDR between 29,205 and 148,810 pps, PDR between 29,205 and 148,810 pps"
+    )
+    assert result.generator_ceiling == 29_500
+
+
+def test_a_device_above_a_generator_that_never_sagged_has_no_stopped_reason() -> None:
+    result = mlrsearch(SimulatedDevice(capacity=500_000, generator=120_000), [NDR], LIMITS)
+    assert result.stopped is None and result.goal("NDR").generator_limited
