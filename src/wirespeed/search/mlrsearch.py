@@ -239,13 +239,15 @@ def _verdicts(searches: Sequence[_GoalSearch], trials: Sequence[TrialResult]) ->
 def _stopped_below_the_generator(goals: Sequence[GoalResult], watch: GeneratorWatch) -> str | None:
     """Why a goal's bounds stayed wider than it asks: the generator could no longer offer
     the loads between them (its ceiling fell between the bounds as the search went)."""
-    stuck = [goal for goal in goals if not goal.converged and goal.upper is not None]
+    # (A goal that has not converged has both bounds, or neither: see GoalResult.converged.)
+    stuck = [
+        f"{goal.goal.name} between {goal.lower:,.0f} and {goal.upper:,.0f} pps"
+        for goal in goals
+        if not goal.converged and goal.lower is not None and goal.upper is not None
+    ]
     if not stuck:
         return None
-    bounds = ", ".join(
-        f"{goal.goal.name} between {goal.lower or 0:,.0f} and {goal.upper or 0:,.0f} pps"
-        for goal in stuck
-    )
+    bounds = ", ".join(stuck)
     return (
         f"the generator's shortfalls capped the loads at {watch.max_load:,.0f} pps, too "
         f"little to narrow {bounds}"

@@ -392,3 +392,23 @@ def test_a_generator_that_sags_below_the_device_leaves_its_answer_generator_limi
 def test_a_device_above_a_generator_that_never_sagged_has_no_stopped_reason() -> None:
     result = mlrsearch(SimulatedDevice(capacity=500_000, generator=120_000), [NDR], LIMITS)
     assert result.stopped is None and result.goal("NDR").generator_limited
+
+
+def test_a_search_cut_short_by_its_trial_limit_is_not_the_generator_s_limit() -> None:
+    # The generator fell short once, at the top; the search then stopped at its trial
+    # limit with its bounds apart: that is the limit's doing, not the generator's.
+    device = SimulatedDevice(capacity=15_000, generator=120_000)
+    one_phase = replace(NDR, final_duration=1.0)
+    result = mlrsearch(device, [one_phase], replace(LIMITS, max_trials=3))
+    ndr = result.goal("NDR")
+    assert result.generator_ceiling == 120_000
+    assert ndr.upper is not None and not ndr.converged
+    assert not ndr.generator_limited
+    assert result.stopped == "reached the maximum of 3 trials before converging"
+
+
+def test_a_generator_short_only_at_the_top_leaves_a_converged_search_without_a_reason() -> None:
+    result = mlrsearch(SimulatedDevice(capacity=15_000, generator=120_000), [NDR, PDR], LIMITS)
+    assert result.generator_ceiling == 120_000
+    assert all(found.converged and found.upper is not None for found in result.goals)
+    assert result.stopped is None
