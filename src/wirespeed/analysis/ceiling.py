@@ -153,10 +153,18 @@ def ceiling_for(trial: Trial) -> Ceiling | None:
     mtu = spec.mtu if spec.mtu is not None else link.mtu
     length = spec.length
     if trial.path.tunnel is not None:
-        from wirespeed.analysis.tunnel_ceiling import inner_tcp_packet, tunnel_ceiling
+        from wirespeed.analysis.tunnel_ceiling import inner_mtu, inner_tcp_packet, tunnel_ceiling
 
         if _inner_packets_at_the_bottleneck(trial):
-            return ceiling(link.rate_bps, spec.protocol, mtu=inner_tcp_packet(trial.path.tunnel))
+            tunnel = trial.path.tunnel
+            if spec.protocol is Proto.TCP:
+                return ceiling(link.rate_bps, spec.protocol, mtu=inner_tcp_packet(tunnel))
+            # A datagram is cut (or not) at the tunnel's MTU before it is encrypted; the
+            # WAN port carries those inner packets as they are.
+            inner = inner_mtu(tunnel)
+            if length is None:
+                length = default_udp_length(trial.test.tool, inner)
+            return ceiling(link.rate_bps, spec.protocol, mtu=inner, length=length)
 
         return tunnel_ceiling(
             link.rate_bps,
@@ -172,11 +180,12 @@ def ceiling_for(trial: Trial) -> Ceiling | None:
 
 
 def _inner_packets_at_the_bottleneck(trial: Trial) -> bool:
-    """TCP up through a tunnel ending at a lab router's DUT whose link has a queue: the
+    """Up through a tunnel ending at a lab router's DUT whose link has a queue: the
     lab shapes only the DUT's ports then (the ends are the fast side, lab/shaping.py), so
     the encrypted packets reach the DUT unshaped and the bottleneck is its WAN port,
     carrying the decrypted packets: the plain ceiling at the tunnel's inner MTU (at
-    100 Mbit/s, WireGuard: 93.8 Mbit/s, not the 90.1 of its encrypted packets)."""
+    100 Mbit/s, WireGuard: TCP 93.8 Mbit/s, not the 90.1 of its encrypted packets; UDP
+    likewise)."""
     link, tunnel = trial.path.link, trial.path.tunnel
     return (
         link is not None
@@ -184,6 +193,5 @@ def _inner_packets_at_the_bottleneck(trial: Trial) -> bool:
         and tunnel is not None
         and tunnel.ends is TunnelEnds.DUT
         and trial.path.topology in (Topology.ROUTER, Topology.NAT)
-        and trial.test.spec.protocol is Proto.TCP
         and trial.test.spec.direction is Direction.UP
     )

@@ -84,6 +84,19 @@ def test_tcp_up_to_a_lab_routers_dut_with_a_queue_meets_the_inner_packets_at_its
     assert found(TestSpec(protocol=Proto.TCP, direction=Direction.DOWN)) == pytest.approx(
         90.12, abs=0.01
     )
+    # UDP alike: iperf3's datagrams (its control connection's MSS through the tunnel,
+    # 1368 bytes) cross the WAN port whole, 1368/(1368+66) of the line.
+    udp = TestSpec(protocol=Proto.UDP)
+    assert found(udp) == pytest.approx(95.40, abs=0.01)
+    # iperf2's 1470 bytes are cut at the tunnel's MTU 1420: two inner fragments.
+    iperf2 = ceiling_for(Trial(TestCase("1", "udp", Tool.IPERF2, udp), path))
+    assert iperf2 is not None and iperf2.fragments == 2 and iperf2.mtu == 1420
+    # 1470/1594 of the line: a lab run measured 91.5 and 92.1 Mbit/s at 95M offered
+    # (before, the ceiling said 85.8, the encrypted fragments', and the figures exceeded it).
+    assert iperf2.bits_per_second / 1e6 == pytest.approx(92.22, abs=0.01)
+    # Down, and without a queue, the encrypted datagrams are the bottleneck's: 1368 + 60.
+    own = pytest.approx(100 * 1368 / (1368 + 28 + 60 + 38), abs=0.01)
+    assert found(TestSpec(protocol=Proto.UDP, direction=Direction.DOWN)) == own
     # Without a queue every port is shaped, the client's too: the tunnel's own.
     plain = PathSpec(
         "VPN",
@@ -95,3 +108,4 @@ def test_tcp_up_to_a_lab_routers_dut_with_a_queue_meets_the_inner_packets_at_its
         tunnel=WIREGUARD,
     )
     assert found(TestSpec(protocol=Proto.TCP), plain) == pytest.approx(90.12, abs=0.01)
+    assert found(udp, plain) == own
