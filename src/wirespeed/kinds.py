@@ -5,6 +5,7 @@ A kind serves one or more tools of the plan (`tool: iperf3`), and says:
   device path);
 - how a trial of it runs: the function the runner calls with the trial and its site
   (run/site.py), named as an entry point ("module:function");
+- how long a trial of it runs, from the plan alone (its `estimate`, plan/estimates.py);
 - what it yields: a traffic test's flows, or measurements (the common currency every
   report, `compare` and `expect:` work on without knowing the kind), and the function
   that names, from the plan alone, the measurements `expect:` may ask of it;
@@ -51,6 +52,9 @@ class TrialKind:
     moves_traffic: bool  # a client and a server on a path; else one host (a device path)
     yields: Figures
     runs: str  # "module:function", called as function(trial, site) -> TrialOutcome
+    # "module:function" of how long one trial of it runs, from the plan alone:
+    # function(test, in_lab) -> seconds (plan/estimates.py), for the ETA and `card`.
+    estimate: str
     title: str | None = None  # what a test without a name is called; None: from its spec
     # "module:Model" of its `options:` (a pydantic model); None: the test's own keys.
     options: str | None = None
@@ -72,6 +76,7 @@ class TrialKind:
 
 
 _BENCH_RUN = "wirespeed.run.kind_runs:run_benchmark"
+_ESTIMATES = "wirespeed.plan.estimates"
 _YIELDS = "wirespeed.plan.kind_yields"
 _CHECKS = "wirespeed.plan.kind_checks"
 
@@ -82,6 +87,7 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=True,
         yields=Figures.FLOWS,
         runs="wirespeed.run.kind_runs:run_iperf",
+        estimate=f"{_ESTIMATES}:traffic_seconds",
         program="iperf",
         yields_from=f"{_YIELDS}:iperf_yields",
         checks=f"{_CHECKS}:check_iperf2",
@@ -92,6 +98,7 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=True,
         yields=Figures.FLOWS,
         runs="wirespeed.run.kind_runs:run_iperf",
+        estimate=f"{_ESTIMATES}:traffic_seconds",
         program="iperf3",
         yields_from=f"{_YIELDS}:iperf_yields",
         checks=f"{_CHECKS}:check_iperf3",
@@ -102,6 +109,7 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=True,
         yields=Figures.FLOWS,
         runs="wirespeed.run.kind_runs:run_rrul",
+        estimate=f"{_ESTIMATES}:traffic_seconds",
         program="iperf3",
         yields_from=f"{_YIELDS}:rrul_yields",
         checks=f"{_CHECKS}:check_rrul",
@@ -113,6 +121,7 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=False,
         yields=Figures.MEASUREMENTS,
         runs=_BENCH_RUN,
+        estimate=f"{_ESTIMATES}:benchmark_seconds",
         title="openssl speed",
         options="wirespeed.tools.openssl:Options",
         yields_from=f"{_YIELDS}:openssl_yields",
@@ -123,6 +132,7 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=False,
         yields=Figures.MEASUREMENTS,
         runs=_BENCH_RUN,
+        estimate=f"{_ESTIMATES}:benchmark_seconds",
         title="7-zip benchmark",
         options="wirespeed.tools.sevenzip:Options",
         yields_from=f"{_YIELDS}:sevenzip_yields",
@@ -133,6 +143,7 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=False,
         yields=Figures.MEASUREMENTS,
         runs=_BENCH_RUN,
+        estimate=f"{_ESTIMATES}:benchmark_seconds",
         title="UnixBench",
         options="wirespeed.tools.unixbench:Options",
         yields_from=f"{_YIELDS}:unixbench_yields",
@@ -143,6 +154,7 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=True,
         yields=Figures.MEASUREMENTS,
         runs="wirespeed.run.kind_runs:run_search",
+        estimate="wirespeed.plan.forwarding:estimated_seconds",
         title="forwarding rate",
         options="wirespeed.plan.forwarding:ForwardingOptions",
         searches=True,
@@ -155,6 +167,7 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=True,
         yields=Figures.MEASUREMENTS,
         runs="wirespeed.run.exchange_trial:run_exchange_trial",
+        estimate=f"{_ESTIMATES}:bounceback_seconds",
         title="bounceback round trips",
         options="wirespeed.tools.bounceback:Options",
         program="iperf",

@@ -37,6 +37,9 @@ def test_what_a_kind_names_exists(kind: object) -> None:
         yields_from = resolve(kind.yields_from)
         assert callable(yields_from)
         assert list(inspect.signature(yields_from).parameters) == ["test", "power"]
+    estimate = resolve(kind.estimate)
+    assert callable(estimate)
+    assert list(inspect.signature(estimate).parameters) == ["test", "in_lab"]
     if kind.checks is not None:
         checks = resolve(kind.checks)
         assert callable(checks)

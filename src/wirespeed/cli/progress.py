@@ -1,7 +1,8 @@
 """A progress bar with ETA, counted in seconds of planned test time.
 
-Each trial's share is its duration plus the harness overhead, so the ETA is honest for
-plans that mix 10 s and 120 s tests. Results are printed above the bar as trials finish.
+Each trial's share is its kind's estimate plus the harness overhead (plan/estimates.py),
+so the ETA is honest for plans that mix 10 s and 120 s tests. Results are printed above
+the bar as trials finish.
 """
 
 from __future__ import annotations
@@ -16,15 +17,14 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress, TaskID
 
-# Measured harness overhead per trial (docs/benchmarks.md), for the ETA only.
-OVERHEAD_ESTIMATE = 0.3
-
 
 class RichProgress:
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, *, in_lab: bool = True) -> None:
         self.console = console
+        self._in_lab = in_lab  # the plan runs in the lab: its searches' trials are shorter
         self._progress: Progress | None = None
         self._task: TaskID | None = None
+        self.planned_seconds = 0.0  # the bar's whole: every trial's estimate
         self._done = 0.0  # seconds of finished trials
         self._current = 0.0  # duration of the running trial
         self._count = 0
@@ -41,7 +41,9 @@ class RichProgress:
         )
 
         self._count = len(trials)
-        total = sum(_planned_seconds(t) + OVERHEAD_ESTIMATE for t in trials)
+        from wirespeed.plan.estimates import trial_seconds
+
+        self.planned_seconds = sum(trial_seconds(t.test, self._in_lab) for t in trials)
         self._progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -52,11 +54,13 @@ class RichProgress:
             transient=True,
         )
         self._progress.start()
-        self._task = self._progress.add_task("starting", total=total)
+        self._task = self._progress.add_task("starting", total=self.planned_seconds)
 
     def trial_started(self, trial: Trial) -> None:
         self._index += 1
-        self._current = _planned_seconds(trial)
+        from wirespeed.plan.estimates import kind_seconds
+
+        self._current = kind_seconds(trial.test, self._in_lab)
         self._name = f"{trial.path.name} #{trial.test.id} {trial.test.name}"
         self._describe(self._name)
 
@@ -90,7 +94,9 @@ class RichProgress:
             self._progress.update(self._task, completed=self._done + min(elapsed, self._current))
 
     def trial_finished(self, outcome: TrialOutcome) -> None:
-        self._done += _planned_seconds(outcome.trial) + OVERHEAD_ESTIMATE
+        from wirespeed.plan.estimates import trial_seconds
+
+        self._done += trial_seconds(outcome.trial.test, self._in_lab)
         if self._progress is not None and self._task is not None:
             self._progress.update(self._task, completed=self._done)
         from rich.text import Text
@@ -105,18 +111,6 @@ class RichProgress:
         if self._progress is not None:
             self._progress.stop()
             self._progress = None
-
-
-def _planned_seconds(trial: Trial) -> float:
-    if trial.test.tool.searches:
-        from wirespeed.plan.forwarding import estimated_seconds
-
-        return estimated_seconds(trial.test)
-    if trial.test.spec.probes is not None:
-        from wirespeed.run.probes import IDLE_SECONDS
-
-        return trial.test.spec.duration + IDLE_SECONDS  # the idle baseline comes first
-    return trial.test.spec.duration
 
 
 def summary_line(outcome: TrialOutcome) -> str:

@@ -36,7 +36,10 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     for warning in plan.warnings:
         env.warn(str(warning))
     trials = expand(plan)
-    said = [count_trials(trials), *trial_kinds(trials, traffic_when_empty=True)]
+    said = [
+        count_trials(trials),
+        *trial_kinds(trials, traffic_when_empty=True, in_lab=plan.lab is not None),
+    ]
     out = env.stdout
     # plan.source, not args.plan: a file name that is not UTF-8 cannot be printed as given.
     out.write(f"{plan.source}: ok — {', '.join(said)}\n")
