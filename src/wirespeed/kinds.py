@@ -13,8 +13,10 @@ A kind serves one or more tools of the plan (`tool: iperf3`), and says:
   model of its own, named as an entry point, and the checks of them that are its own.
 
 The runner, the plan's checks and the tools' questions (Tool.moves_traffic) ask this
-registry and never which tool a test is. The functions and models are named rather than
-imported because they live in layers above this one (run/, tools/, plan/): resolving
+registry and never which tool a test is. It names the tools (Tool, which model.py
+takes from here) and imports nothing of wirespeed: it is the lowest layer. The
+functions and models are named rather than imported because they live in layers above
+this one (run/, tools/, plan/): resolving
 one imports its module only when a run or a plan needs it, which also keeps `wirespeed
 --help` fast. tests/unit/test_kinds.py resolves every name, so a typo fails there.
 
@@ -27,7 +29,36 @@ import enum
 import importlib
 from dataclasses import dataclass
 
-from wirespeed.model import Tool
+
+class Tool(enum.StrEnum):
+    """The `tool:` of a plan's test: each is served by one kind (KINDS below)."""
+
+    IPERF2 = "iperf2"
+    IPERF3 = "iperf3"
+    # Benchmarks that run on one host, no traffic (tools/openssl.py, sevenzip.py ...).
+    OPENSSL = "openssl"
+    SEVENZIP = "7zip"
+    UNIXBENCH = "unixbench"
+    # The forwarding-rate search (RFC 2544 throughput, RFC 9971 MLRsearch): trials of
+    # paced UDP at a packet rate through the path, per frame size (search/, run/).
+    FORWARDING = "forwarding"
+    # Realtime response under load (flent's RRUL): TCP streams both ways at once through
+    # the path, with latency probes idle and during the load (tools/rrul.py, run/rrul_trial.py).
+    RRUL = "rrul"
+    # Round trips of small TCP messages between client and server (iperf2 --bounceback).
+    BOUNCEBACK = "bounceback"
+
+    # What each tool is, its kind, is said below; these ask it.
+    @property
+    def moves_traffic(self) -> bool:
+        """A client and a server on a path (iperf, RRUL, the search that drives iperf);
+        the others run on one host."""
+        return kind_of(self).moves_traffic
+
+    @property
+    def searches(self) -> bool:
+        """Many trials at loads it chooses, its settings under `options:`."""
+        return kind_of(self).searches
 
 
 class Figures(enum.StrEnum):
