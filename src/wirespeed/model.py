@@ -11,6 +11,7 @@ seconds. Conversions from the tools' own units (iperf2's `M` = 2^20 in `-b`, `KB
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import re
 import shlex
@@ -246,6 +247,19 @@ class TestCase:
         """A traffic test whose figures are its flows (iperf, RRUL); a benchmark's, a
         search's and other kinds' are measurements (kinds.py says which)."""
         return kind_of(self.tool).yields is Figures.FLOWS
+
+    @property
+    def options(self) -> BenchSpec | None:
+        """Its kind's own `options:` (kinds.py), whichever field keeps them; None for a
+        test whose settings are its own keys (iperf, RRUL)."""
+        return self.search if self.search is not None else self.bench
+
+    def with_options(self, options: BenchSpec | None) -> TestCase:
+        """This test with its kind's `options:` in the field its kind keeps them in: a
+        search's in `search`, any other kind's in `bench`."""
+        if kind_of(self.tool).searches:
+            return dataclasses.replace(self, search=options, bench=None)
+        return dataclasses.replace(self, bench=options, search=None)
 
 
 MAX_QUEUE_SECONDS = 10.0  # a queue of more than seconds is a typo, not a router

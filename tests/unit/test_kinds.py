@@ -70,3 +70,16 @@ def test_a_name_that_does_not_exist_fails_to_resolve() -> None:
         resolve("wirespeed.run.kind_runs:run_nothing")
     with pytest.raises(ModuleNotFoundError):
         resolve("wirespeed.run.no_such_module:run")
+
+
+@pytest.mark.parametrize("tool", list(Tool))
+def test_a_kinds_options_go_where_its_kind_keeps_them(tool: Tool) -> None:
+    from wirespeed.model import BenchSpec, TestCase, TestSpec
+
+    options = BenchSpec(options=(("seconds", 3),))
+    test = TestCase(id="t", name="t", tool=tool, spec=TestSpec()).with_options(options)
+    # The store, a bundle and the plan put a kind's options back by its kind alone.
+    assert test.options is options
+    assert (test.search is options) is tool.searches
+    assert (test.bench is options) is not tool.searches
+    assert test.with_options(None).options is None

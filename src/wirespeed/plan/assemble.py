@@ -530,11 +530,7 @@ def _tests(
             if bench is None:
                 continue
             name = entry.name if entry.name is not None else describe_bench(test.case.tool)
-            case = dataclasses.replace(test.case, name=name)
-            if test.case.tool.searches:
-                case = dataclasses.replace(case, search=bench)
-            else:
-                case = dataclasses.replace(case, bench=bench)
+            case = dataclasses.replace(test.case, name=name).with_options(bench)
             test = dataclasses.replace(test, case=case)
         elif entry.options is not None:
             out.error(

@@ -434,7 +434,7 @@ def _notes_of(outcome: TrialOutcome, ceiling: Ceiling | None, notes: _Notes) -> 
         found.add(notes.add(NoteKind.WARNING, warning.kind.value, hint, key, warning.message))
     # A benchmark and a search have measurements, no flows (report/measured.py).
     test = outcome.trial.test
-    flows = () if test.bench is not None or test.search is not None else test.spec.flows
+    flows = () if test.options is not None else test.spec.flows
     for flow in flows:
         direction = result.direction(flow)
         if direction is None or direction.goodput_bps is None:
