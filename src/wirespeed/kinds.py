@@ -91,7 +91,9 @@ class TrialKind:
     options: str | None = None
     searches: bool = False  # many trials at loads it chooses (the forwarding search)
     program: str | None = None  # what a traffic kind runs on both ends (iperf, iperf3)
-    driver: str | None = None  # "module" of the tool's parser and argv, for `runs`
+    # "module" of the tool's parser and argv, for `runs`; a benchmark's is a
+    # tools.bench.BenchDriver (its commands, parser, programs and packages).
+    driver: str | None = None
     measures: tuple[Measures, ...] = ()  # besides what its own code names (plan/yields.py)
     # "module:function" naming the measurements its settings make, besides `measures` and
     # those of probes beside flows: function(test, power) -> plan.yields.Yields, where
@@ -155,6 +157,7 @@ KINDS: tuple[TrialKind, ...] = (
         estimate=f"{_ESTIMATES}:benchmark_seconds",
         title="openssl speed",
         options="wirespeed.tools.openssl:Options",
+        driver="wirespeed.tools.openssl",
         yields_from=f"{_YIELDS}:openssl_yields",
     ),
     TrialKind(
@@ -166,6 +169,7 @@ KINDS: tuple[TrialKind, ...] = (
         estimate=f"{_ESTIMATES}:benchmark_seconds",
         title="7-zip benchmark",
         options="wirespeed.tools.sevenzip:Options",
+        driver="wirespeed.tools.sevenzip",
         yields_from=f"{_YIELDS}:sevenzip_yields",
     ),
     TrialKind(
@@ -177,6 +181,7 @@ KINDS: tuple[TrialKind, ...] = (
         estimate=f"{_ESTIMATES}:benchmark_seconds",
         title="UnixBench",
         options="wirespeed.tools.unixbench:Options",
+        driver="wirespeed.tools.unixbench",
         yields_from=f"{_YIELDS}:unixbench_yields",
     ),
     TrialKind(

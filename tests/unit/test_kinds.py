@@ -31,6 +31,16 @@ def test_what_a_kind_names_exists(kind: object) -> None:
         assert isinstance(model, type) and issubclass(model, BaseModel)
     if kind.driver is not None:
         resolve(kind.driver)
+    if not kind.moves_traffic:
+        # A benchmark on one host: its driver (tools/bench.py) serves this kind's tool
+        # and validates the options this kind names.
+        from wirespeed.tools.bench import bench_driver_for
+
+        assert kind.options is not None
+        for tool in kind.tools:
+            driver = bench_driver_for(tool)
+            assert driver.TOOL is tool
+            assert driver.Options is resolve(kind.options)
     # A traffic kind names what both ends run; one on one host finds its own program.
     assert (kind.program is not None) is kind.moves_traffic
     if kind.yields_from is not None:
