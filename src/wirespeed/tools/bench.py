@@ -17,7 +17,7 @@ from typing import Protocol, cast
 from pydantic import BaseModel
 
 from wirespeed.kinds import kind_of, resolve
-from wirespeed.model import Measurement, Tool
+from wirespeed.model import BenchSpec, Measurement, TestCase, Tool
 
 
 class BenchParseError(ValueError):
@@ -118,6 +118,15 @@ def bench_driver_for(tool: Tool) -> BenchDriver:
     if kind.moves_traffic or kind.driver is None:
         raise ValueError(f"{tool} is not a benchmark that runs on one host")
     return cast(BenchDriver, resolve(kind.driver))
+
+
+def benchmark_of(test: TestCase) -> tuple[BenchDriver, BenchSpec] | None:
+    """A benchmark on one host: its driver and its options; None for a test of a kind
+    that is none (traffic, a search, bounceback between the path's ends)."""
+    kind = kind_of(test.tool)
+    if kind.moves_traffic or test.bench is None:
+        return None
+    return bench_driver_for(test.tool), test.bench
 
 
 def with_labels(
