@@ -103,6 +103,9 @@ class TrialKind:
     # paths it runs on before the generic ones: function(test, paths, out, variant_mtus)
     # (plan/checks.py, plan/kind_checks.py).
     checks: str | None = None
+    # "module:function" of what a finished trial says after its name (cli/progress.py):
+    # function(measurements) -> str; None: its flows' goodput, or how many figures.
+    summary: str | None = None
     # Its streams are its own (RRUL: TCP both ways, more of them until stable): the test's
     # protocol, direction and datagrams are for its checks to judge, not the generic ones.
     own_streams: bool = False
@@ -195,6 +198,7 @@ KINDS: tuple[TrialKind, ...] = (
         options="wirespeed.plan.forwarding:ForwardingOptions",
         searches=True,
         program="iperf",  # iperf2 is the search's default generator
+        summary="wirespeed.search.summary:search_summary",
         yields_from=f"{_YIELDS}:forwarding_yields",
     ),
     TrialKind(

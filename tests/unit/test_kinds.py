@@ -59,6 +59,10 @@ def test_what_a_kind_names_exists(kind: object) -> None:
             "out",
             "variant_mtus",
         ]
+    if kind.summary is not None:
+        summary = resolve(kind.summary)
+        assert callable(summary)
+        assert list(inspect.signature(summary).parameters) == ["measurements"]
     # A kind whose streams are its own says itself what of a test's settings applies.
     assert kind.checks is not None or not kind.own_streams
 

@@ -8,14 +8,21 @@ the bar as trials finish.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, cast
 
+from wirespeed.kinds import kind_of, resolve
 from wirespeed.model import Flow, Measurement, Trial, TrialOutcome, TrialStatus
 from wirespeed.units import format_rate
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress, TaskID
+
+
+class Summary(Protocol):
+    """The signature of a kind's `summary` (kinds.py)."""
+
+    def __call__(self, measurements: Sequence[Measurement]) -> str: ...
 
 
 class RichProgress:
@@ -125,23 +132,10 @@ def summary_line(outcome: TrialOutcome) -> str:
     for direction in outcome.result.directions:
         arrow = "up" if direction.flow is Flow.UP else "down"
         parts.append(f"{arrow} {format_rate(direction.goodput_bps)}")
-    if trial.test.tool.searches:
-        parts.append(_search_summary(outcome.result.measurements))
+    summary = kind_of(trial.test.tool).summary
+    if summary is not None:
+        parts.append(cast(Summary, resolve(summary))(outcome.result.measurements))
     elif not parts and outcome.result.measurements:
         count = len(outcome.result.measurements)
         parts.append(f"{count} figure{'s' if count != 1 else ''}")
     return f"✓ {head}  " + ", ".join(parts)
-
-
-def _search_summary(measurements: Sequence[Measurement]) -> str:
-    """The first goal's packets/s per frame size and direction, as a search found them:
-    'NDR 64 B up 14,998, 1518 B up 14,998 pps'."""
-    goal = next((m.name for m in measurements if m.unit == "pps"), None)
-    if goal is None:
-        return "no throughput found"
-    cells = [
-        " ".join(value for _, value in m.labels) + f" {m.value:,.0f}"
-        for m in measurements
-        if m.name == goal
-    ]
-    return f"{goal} " + ", ".join(cells) + " pps"
