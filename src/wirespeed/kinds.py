@@ -100,7 +100,8 @@ class TrialKind:
     # power is the plan's `power:` (plan/kind_yields.py).
     yields_from: str | None = None
     # "module:function" of the plan checks that are its own, called on the test and the
-    # paths it runs on before the generic ones: function(test, paths, out, variant_mtus)
+    # paths it runs on before the generic ones:
+    # function(test, paths, out, variant_mtus, hosts)
     # (plan/checks.py, plan/kind_checks.py).
     checks: str | None = None
     # "module:function" of what a finished trial says after its name (cli/progress.py):
@@ -199,6 +200,8 @@ KINDS: tuple[TrialKind, ...] = (
         searches=True,
         program="iperf",  # iperf2 is the search's default generator
         summary="wirespeed.search.summary:search_summary",
+        checks=f"{_CHECKS}:check_forwarding",
+        own_streams=True,  # it chooses its own loads, frames and durations
         yields_from=f"{_YIELDS}:forwarding_yields",
     ),
     TrialKind(

@@ -58,6 +58,7 @@ def test_what_a_kind_names_exists(kind: object) -> None:
             "paths",
             "out",
             "variant_mtus",
+            "hosts",
         ]
     if kind.summary is not None:
         summary = resolve(kind.summary)
