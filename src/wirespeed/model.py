@@ -243,7 +243,7 @@ class TestCase:
     search: BenchSpec | None = None  # stored as `bench` is: the tool tells them apart
 
     @property
-    def is_iperf(self) -> bool:
+    def yields_flows(self) -> bool:
         """A traffic test whose figures are its flows (iperf, RRUL); a benchmark's, a
         search's and other kinds' are measurements (kinds.py says which)."""
         return kind_of(self.tool).yields is Figures.FLOWS

@@ -50,7 +50,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         repetition = f" (rep {trial.repetition})" if trial.repetition > 1 else ""
         what = (
             f"{spec.protocol.value} {spec.direction.value:<5} {spec.duration:g} s"
-            if trial.test.is_iperf
+            if trial.test.yields_flows
             else "a search"
             if trial.test.search is not None
             else "on the device"
