@@ -5,6 +5,7 @@ A kind serves one or more tools of the plan (`tool: iperf3`), and says:
   device path);
 - how a trial of it runs: the function the runner calls with the trial and its site
   (run/site.py), named as an entry point ("module:function");
+- how long a trial of it runs, from the plan alone (its `estimate`, plan/estimates.py);
 - what it yields: a traffic test's flows, or measurements (the common currency every
   report, `compare` and `expect:` work on without knowing the kind), and the function
   that names, from the plan alone, the measurements `expect:` may ask of it;
@@ -12,8 +13,10 @@ A kind serves one or more tools of the plan (`tool: iperf3`), and says:
   model of its own, named as an entry point, and the checks of them that are its own.
 
 The runner, the plan's checks and the tools' questions (Tool.moves_traffic) ask this
-registry and never which tool a test is. The functions and models are named rather than
-imported because they live in layers above this one (run/, tools/, plan/): resolving
+registry and never which tool a test is. It names the tools (Tool, which model.py
+takes from here) and imports nothing of wirespeed: it is the lowest layer. The
+functions and models are named rather than imported because they live in layers above
+this one (run/, tools/, plan/): resolving
 one imports its module only when a run or a plan needs it, which also keeps `wirespeed
 --help` fast. tests/unit/test_kinds.py resolves every name, so a typo fails there.
 
@@ -26,7 +29,36 @@ import enum
 import importlib
 from dataclasses import dataclass
 
-from wirespeed.model import Tool
+
+class Tool(enum.StrEnum):
+    """The `tool:` of a plan's test: each is served by one kind (KINDS below)."""
+
+    IPERF2 = "iperf2"
+    IPERF3 = "iperf3"
+    # Benchmarks that run on one host, no traffic (tools/openssl.py, sevenzip.py ...).
+    OPENSSL = "openssl"
+    SEVENZIP = "7zip"
+    UNIXBENCH = "unixbench"
+    # The forwarding-rate search (RFC 2544 throughput, RFC 9971 MLRsearch): trials of
+    # paced UDP at a packet rate through the path, per frame size (search/, run/).
+    FORWARDING = "forwarding"
+    # Realtime response under load (flent's RRUL): TCP streams both ways at once through
+    # the path, with latency probes idle and during the load (tools/rrul.py, run/rrul_trial.py).
+    RRUL = "rrul"
+    # Round trips of small TCP messages between client and server (iperf2 --bounceback).
+    BOUNCEBACK = "bounceback"
+
+    # What each tool is, its kind, is said below; these ask it.
+    @property
+    def moves_traffic(self) -> bool:
+        """A client and a server on a path (iperf, RRUL, the search that drives iperf);
+        the others run on one host."""
+        return kind_of(self).moves_traffic
+
+    @property
+    def searches(self) -> bool:
+        """Many trials at loads it chooses, its settings under `options:`."""
+        return kind_of(self).searches
 
 
 class Figures(enum.StrEnum):
@@ -51,27 +83,37 @@ class TrialKind:
     moves_traffic: bool  # a client and a server on a path; else one host (a device path)
     yields: Figures
     runs: str  # "module:function", called as function(trial, site) -> TrialOutcome
+    # "module:function" of how long one trial of it runs, from the plan alone:
+    # function(test, in_lab) -> seconds (plan/estimates.py), for the ETA and `card`.
+    estimate: str
     title: str | None = None  # what a test without a name is called; None: from its spec
     # "module:Model" of its `options:` (a pydantic model); None: the test's own keys.
     options: str | None = None
     searches: bool = False  # many trials at loads it chooses (the forwarding search)
     program: str | None = None  # what a traffic kind runs on both ends (iperf, iperf3)
-    driver: str | None = None  # "module" of the tool's parser and argv, for `runs`
+    # "module" of the tool's parser and argv, for `runs`; a benchmark's is a
+    # tools.bench.BenchDriver (its commands, parser, programs and packages).
+    driver: str | None = None
     measures: tuple[Measures, ...] = ()  # besides what its own code names (plan/yields.py)
     # "module:function" naming the measurements its settings make, besides `measures` and
     # those of probes beside flows: function(test, power) -> plan.yields.Yields, where
     # power is the plan's `power:` (plan/kind_yields.py).
     yields_from: str | None = None
     # "module:function" of the plan checks that are its own, called on the test and the
-    # paths it runs on before the generic ones: function(test, paths, out, variant_mtus)
+    # paths it runs on before the generic ones:
+    # function(test, paths, out, variant_mtus, hosts)
     # (plan/checks.py, plan/kind_checks.py).
     checks: str | None = None
+    # "module:function" of what a finished trial says after its name (cli/progress.py):
+    # function(measurements) -> str; None: its flows' goodput, or how many figures.
+    summary: str | None = None
     # Its streams are its own (RRUL: TCP both ways, more of them until stable): the test's
     # protocol, direction and datagrams are for its checks to judge, not the generic ones.
     own_streams: bool = False
 
 
 _BENCH_RUN = "wirespeed.run.kind_runs:run_benchmark"
+_ESTIMATES = "wirespeed.plan.estimates"
 _YIELDS = "wirespeed.plan.kind_yields"
 _CHECKS = "wirespeed.plan.kind_checks"
 
@@ -82,6 +124,7 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=True,
         yields=Figures.FLOWS,
         runs="wirespeed.run.kind_runs:run_iperf",
+        estimate=f"{_ESTIMATES}:traffic_seconds",
         program="iperf",
         yields_from=f"{_YIELDS}:iperf_yields",
         checks=f"{_CHECKS}:check_iperf2",
@@ -92,6 +135,7 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=True,
         yields=Figures.FLOWS,
         runs="wirespeed.run.kind_runs:run_iperf",
+        estimate=f"{_ESTIMATES}:traffic_seconds",
         program="iperf3",
         yields_from=f"{_YIELDS}:iperf_yields",
         checks=f"{_CHECKS}:check_iperf3",
@@ -102,6 +146,7 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=True,
         yields=Figures.FLOWS,
         runs="wirespeed.run.kind_runs:run_rrul",
+        estimate=f"{_ESTIMATES}:traffic_seconds",
         program="iperf3",
         yields_from=f"{_YIELDS}:rrul_yields",
         checks=f"{_CHECKS}:check_rrul",
@@ -113,8 +158,10 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=False,
         yields=Figures.MEASUREMENTS,
         runs=_BENCH_RUN,
+        estimate=f"{_ESTIMATES}:benchmark_seconds",
         title="openssl speed",
         options="wirespeed.tools.openssl:Options",
+        driver="wirespeed.tools.openssl",
         yields_from=f"{_YIELDS}:openssl_yields",
     ),
     TrialKind(
@@ -123,8 +170,10 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=False,
         yields=Figures.MEASUREMENTS,
         runs=_BENCH_RUN,
+        estimate=f"{_ESTIMATES}:benchmark_seconds",
         title="7-zip benchmark",
         options="wirespeed.tools.sevenzip:Options",
+        driver="wirespeed.tools.sevenzip",
         yields_from=f"{_YIELDS}:sevenzip_yields",
     ),
     TrialKind(
@@ -133,8 +182,10 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=False,
         yields=Figures.MEASUREMENTS,
         runs=_BENCH_RUN,
+        estimate=f"{_ESTIMATES}:benchmark_seconds",
         title="UnixBench",
         options="wirespeed.tools.unixbench:Options",
+        driver="wirespeed.tools.unixbench",
         yields_from=f"{_YIELDS}:unixbench_yields",
     ),
     TrialKind(
@@ -143,10 +194,14 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=True,
         yields=Figures.MEASUREMENTS,
         runs="wirespeed.run.kind_runs:run_search",
+        estimate="wirespeed.plan.forwarding:estimated_seconds",
         title="forwarding rate",
         options="wirespeed.plan.forwarding:ForwardingOptions",
         searches=True,
         program="iperf",  # iperf2 is the search's default generator
+        summary="wirespeed.search.summary:search_summary",
+        checks=f"{_CHECKS}:check_forwarding",
+        own_streams=True,  # it chooses its own loads, frames and durations
         yields_from=f"{_YIELDS}:forwarding_yields",
     ),
     TrialKind(
@@ -155,6 +210,7 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=True,
         yields=Figures.MEASUREMENTS,
         runs="wirespeed.run.exchange_trial:run_exchange_trial",
+        estimate=f"{_ESTIMATES}:bounceback_seconds",
         title="bounceback round trips",
         options="wirespeed.tools.bounceback:Options",
         program="iperf",

@@ -11,47 +11,21 @@ seconds. Conversions from the tools' own units (iperf2's `M` = 2^20 in `-b`, `KB
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import re
 import shlex
 from dataclasses import dataclass, field
 
+from wirespeed.kinds import Figures, kind_of
+
+# What each tool is, its kind, is said once in kinds.py, which names the tools: Tool is
+# re-exported here for the modules that take the domain's words from one place.
+from wirespeed.kinds import Tool as Tool  # noqa: PLC0414
+
 
 class ModelError(ValueError):
     """A value that cannot describe anything real (negative duration, zero streams...)."""
-
-
-class Tool(enum.StrEnum):
-    IPERF2 = "iperf2"
-    IPERF3 = "iperf3"
-    # Benchmarks that run on one host, no traffic (tools/openssl.py, sevenzip.py ...).
-    OPENSSL = "openssl"
-    SEVENZIP = "7zip"
-    UNIXBENCH = "unixbench"
-    # The forwarding-rate search (RFC 2544 throughput, RFC 9971 MLRsearch): trials of
-    # paced UDP at a packet rate through the path, per frame size (search/, run/).
-    FORWARDING = "forwarding"
-    # Realtime response under load (flent's RRUL): TCP streams both ways at once through
-    # the path, with latency probes idle and during the load (tools/rrul.py, run/rrul_trial.py).
-    RRUL = "rrul"
-    # Round trips of small TCP messages between client and server (iperf2 --bounceback).
-    BOUNCEBACK = "bounceback"
-
-    # What each tool is, its kind, is said once in kinds.py; these ask it.
-    @property
-    def moves_traffic(self) -> bool:
-        """A client and a server on a path (iperf, RRUL, the search that drives iperf);
-        the others run on one host."""
-        from wirespeed.kinds import kind_of
-
-        return kind_of(self).moves_traffic
-
-    @property
-    def searches(self) -> bool:
-        """Many trials at loads it chooses, its settings under `options:`."""
-        from wirespeed.kinds import kind_of
-
-        return kind_of(self).searches
 
 
 class Better(enum.StrEnum):
@@ -269,12 +243,23 @@ class TestCase:
     search: BenchSpec | None = None  # stored as `bench` is: the tool tells them apart
 
     @property
-    def is_iperf(self) -> bool:
+    def yields_flows(self) -> bool:
         """A traffic test whose figures are its flows (iperf, RRUL); a benchmark's, a
         search's and other kinds' are measurements (kinds.py says which)."""
-        from wirespeed.kinds import Figures, kind_of
-
         return kind_of(self.tool).yields is Figures.FLOWS
+
+    @property
+    def options(self) -> BenchSpec | None:
+        """Its kind's own `options:` (kinds.py), whichever field keeps them; None for a
+        test whose settings are its own keys (iperf, RRUL)."""
+        return self.search if self.search is not None else self.bench
+
+    def with_options(self, options: BenchSpec | None) -> TestCase:
+        """This test with its kind's `options:` in the field its kind keeps them in: a
+        search's in `search`, any other kind's in `bench`."""
+        if kind_of(self.tool).searches:
+            return dataclasses.replace(self, search=options, bench=None)
+        return dataclasses.replace(self, bench=options, search=None)
 
 
 MAX_QUEUE_SECONDS = 10.0  # a queue of more than seconds is a typo, not a router

@@ -31,12 +31,25 @@ def test_what_a_kind_names_exists(kind: object) -> None:
         assert isinstance(model, type) and issubclass(model, BaseModel)
     if kind.driver is not None:
         resolve(kind.driver)
+    if not kind.moves_traffic:
+        # A benchmark on one host: its driver (tools/bench.py) serves this kind's tool
+        # and validates the options this kind names.
+        from wirespeed.tools.bench import bench_driver_for
+
+        assert kind.options is not None
+        for tool in kind.tools:
+            driver = bench_driver_for(tool)
+            assert driver.TOOL is tool
+            assert driver.Options is resolve(kind.options)
     # A traffic kind names what both ends run; one on one host finds its own program.
     assert (kind.program is not None) is kind.moves_traffic
     if kind.yields_from is not None:
         yields_from = resolve(kind.yields_from)
         assert callable(yields_from)
         assert list(inspect.signature(yields_from).parameters) == ["test", "power"]
+    estimate = resolve(kind.estimate)
+    assert callable(estimate)
+    assert list(inspect.signature(estimate).parameters) == ["test", "in_lab"]
     if kind.checks is not None:
         checks = resolve(kind.checks)
         assert callable(checks)
@@ -45,7 +58,12 @@ def test_what_a_kind_names_exists(kind: object) -> None:
             "paths",
             "out",
             "variant_mtus",
+            "hosts",
         ]
+    if kind.summary is not None:
+        summary = resolve(kind.summary)
+        assert callable(summary)
+        assert list(inspect.signature(summary).parameters) == ["measurements"]
     # A kind whose streams are its own says itself what of a test's settings applies.
     assert kind.checks is not None or not kind.own_streams
 
@@ -67,3 +85,16 @@ def test_a_name_that_does_not_exist_fails_to_resolve() -> None:
         resolve("wirespeed.run.kind_runs:run_nothing")
     with pytest.raises(ModuleNotFoundError):
         resolve("wirespeed.run.no_such_module:run")
+
+
+@pytest.mark.parametrize("tool", list(Tool))
+def test_a_kinds_options_go_where_its_kind_keeps_them(tool: Tool) -> None:
+    from wirespeed.model import BenchSpec, TestCase, TestSpec
+
+    options = BenchSpec(options=(("seconds", 3),))
+    test = TestCase(id="t", name="t", tool=tool, spec=TestSpec()).with_options(options)
+    # The store, a bundle and the plan put a kind's options back by its kind alone.
+    assert test.options is options
+    assert (test.search is options) is tool.searches
+    assert (test.bench is options) is not tool.searches
+    assert test.with_options(None).options is None

@@ -90,7 +90,7 @@ def trial_key(trial: Trial, version: str | None) -> tuple[KeyPart, ...]:
         parts.append(KeyPart("tunnel", shown, (tunnel.kind.value, tunnel.cipher, tunnel.proto)))
     options: Mapping[str, object]
     if test.bench is not None or test.search is not None:
-        spec = test.bench or test.search
+        spec = test.options
         assert spec is not None
         options = spec.as_dict()
     else:

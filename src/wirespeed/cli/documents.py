@@ -67,7 +67,7 @@ def _trial_outcome(outcome: TrialOutcome) -> dict[str, Any]:
         "reason": outcome.reason,
         "flows": [_flow(direction) for direction in directions],
     }
-    if not outcome.trial.test.is_iperf:
+    if not outcome.trial.test.yields_flows:
         # A benchmark's or a search's figures: its measurements, as the report's trials have them.
         document["measurements"] = [
             {"name": m.name, "labels": dict(m.labels), "unit": m.unit, "value": m.value}

@@ -1,14 +1,16 @@
 """A progress bar with ETA, counted in seconds of planned test time.
 
-Each trial's share is its duration plus the harness overhead, so the ETA is honest for
-plans that mix 10 s and 120 s tests. Results are printed above the bar as trials finish.
+Each trial's share is its kind's estimate plus the harness overhead (plan/estimates.py),
+so the ETA is honest for plans that mix 10 s and 120 s tests. Results are printed above
+the bar as trials finish.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, cast
 
+from wirespeed.kinds import kind_of, resolve
 from wirespeed.model import Flow, Measurement, Trial, TrialOutcome, TrialStatus
 from wirespeed.units import format_rate
 
@@ -16,15 +18,20 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress, TaskID
 
-# Measured harness overhead per trial (docs/benchmarks.md), for the ETA only.
-OVERHEAD_ESTIMATE = 0.3
+
+class Summary(Protocol):
+    """The signature of a kind's `summary` (kinds.py)."""
+
+    def __call__(self, measurements: Sequence[Measurement]) -> str: ...
 
 
 class RichProgress:
-    def __init__(self, console: Console) -> None:
+    def __init__(self, console: Console, *, in_lab: bool = True) -> None:
         self.console = console
+        self._in_lab = in_lab  # the plan runs in the lab: its searches' trials are shorter
         self._progress: Progress | None = None
         self._task: TaskID | None = None
+        self.planned_seconds = 0.0  # the bar's whole: every trial's estimate
         self._done = 0.0  # seconds of finished trials
         self._current = 0.0  # duration of the running trial
         self._count = 0
@@ -41,7 +48,9 @@ class RichProgress:
         )
 
         self._count = len(trials)
-        total = sum(_planned_seconds(t) + OVERHEAD_ESTIMATE for t in trials)
+        from wirespeed.plan.estimates import trial_seconds
+
+        self.planned_seconds = sum(trial_seconds(t.test, self._in_lab) for t in trials)
         self._progress = Progress(
             TextColumn("{task.description}"),
             BarColumn(),
@@ -52,11 +61,13 @@ class RichProgress:
             transient=True,
         )
         self._progress.start()
-        self._task = self._progress.add_task("starting", total=total)
+        self._task = self._progress.add_task("starting", total=self.planned_seconds)
 
     def trial_started(self, trial: Trial) -> None:
         self._index += 1
-        self._current = _planned_seconds(trial)
+        from wirespeed.plan.estimates import kind_seconds
+
+        self._current = kind_seconds(trial.test, self._in_lab)
         self._name = f"{trial.path.name} #{trial.test.id} {trial.test.name}"
         self._describe(self._name)
 
@@ -90,7 +101,9 @@ class RichProgress:
             self._progress.update(self._task, completed=self._done + min(elapsed, self._current))
 
     def trial_finished(self, outcome: TrialOutcome) -> None:
-        self._done += _planned_seconds(outcome.trial) + OVERHEAD_ESTIMATE
+        from wirespeed.plan.estimates import trial_seconds
+
+        self._done += trial_seconds(outcome.trial.test, self._in_lab)
         if self._progress is not None and self._task is not None:
             self._progress.update(self._task, completed=self._done)
         from rich.text import Text
@@ -107,18 +120,6 @@ class RichProgress:
             self._progress = None
 
 
-def _planned_seconds(trial: Trial) -> float:
-    if trial.test.tool.searches:
-        from wirespeed.plan.forwarding import estimated_seconds
-
-        return estimated_seconds(trial.test)
-    if trial.test.spec.probes is not None:
-        from wirespeed.run.probes import IDLE_SECONDS
-
-        return trial.test.spec.duration + IDLE_SECONDS  # the idle baseline comes first
-    return trial.test.spec.duration
-
-
 def summary_line(outcome: TrialOutcome) -> str:
     """One line per finished trial: '✓ Br0 #1 TCP, default window  up 941.2 Mbit/s'."""
     trial = outcome.trial
@@ -131,23 +132,10 @@ def summary_line(outcome: TrialOutcome) -> str:
     for direction in outcome.result.directions:
         arrow = "up" if direction.flow is Flow.UP else "down"
         parts.append(f"{arrow} {format_rate(direction.goodput_bps)}")
-    if trial.test.tool.searches:
-        parts.append(_search_summary(outcome.result.measurements))
+    summary = kind_of(trial.test.tool).summary
+    if summary is not None:
+        parts.append(cast(Summary, resolve(summary))(outcome.result.measurements))
     elif not parts and outcome.result.measurements:
         count = len(outcome.result.measurements)
         parts.append(f"{count} figure{'s' if count != 1 else ''}")
     return f"✓ {head}  " + ", ".join(parts)
-
-
-def _search_summary(measurements: Sequence[Measurement]) -> str:
-    """The first goal's packets/s per frame size and direction, as a search found them:
-    'NDR 64 B up 14,998, 1518 B up 14,998 pps'."""
-    goal = next((m.name for m in measurements if m.unit == "pps"), None)
-    if goal is None:
-        return "no throughput found"
-    cells = [
-        " ".join(value for _, value in m.labels) + f" {m.value:,.0f}"
-        for m in measurements
-        if m.name == goal
-    ]
-    return f"{goal} " + ", ".join(cells) + " pps"

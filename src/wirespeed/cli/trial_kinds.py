@@ -27,10 +27,12 @@ def trial_kinds(
     *,
     duration: Callable[[float], str] = _seconds,
     traffic_when_empty: bool = False,
+    in_lab: bool = True,
 ) -> list[str]:
-    """The phrases after "N trials": iperf's seconds of traffic, benchmarks, searches,
-    the trials of other kinds that measure across a path (kinds.py)."""
-    traffic = [t for t in trials if t.test.is_iperf]
+    """The phrases after "N trials": iperf's seconds of traffic, benchmarks, searches
+    (about as long as the progress bar counts them, plan/estimates.py), the trials of
+    other kinds that measure across a path (kinds.py)."""
+    traffic = [t for t in trials if t.test.yields_flows]
     searches = [t for t in trials if t.test.search is not None]
     benchmarks = sum(1 for t in trials if not t.test.tool.moves_traffic)
     across = len(trials) - len(traffic) - len(searches) - benchmarks
@@ -42,9 +44,9 @@ def trial_kinds(
     if across:
         said.append(f"{across} measured across a path")
     if searches:
-        from wirespeed.plan.forwarding import estimated_seconds
+        from wirespeed.plan.estimates import trial_seconds
 
-        seconds = sum(estimated_seconds(t.test) for t in searches)
+        seconds = sum(trial_seconds(t.test, in_lab) for t in searches)
         plural = "es" if len(searches) > 1 else ""
         said.append(f"{len(searches)} forwarding-rate search{plural} (about {_minutes(seconds)})")
     return said

@@ -22,7 +22,6 @@ from wirespeed.plan.bench import bench_spec, describe_bench
 from wirespeed.plan.checks import check_test_on_paths
 from wirespeed.plan.collect import Collector, salvage
 from wirespeed.plan.expect import ReadExpectations, read_expect
-from wirespeed.plan.forwarding_checks import check_search_on_paths
 from wirespeed.plan.plan import (
     DEFAULT_VARIANTS,
     HostPlan,
@@ -54,7 +53,6 @@ from wirespeed.plan.schema import (
 from wirespeed.plan.tunnel_checks import (
     check_tunnel_datagrams,
     host_tunnel_for,
-    refuse_search_through_tunnel,
     tunnel_for,
     variant_tunnel,
 )
@@ -530,11 +528,7 @@ def _tests(
             if bench is None:
                 continue
             name = entry.name if entry.name is not None else describe_bench(test.case.tool)
-            case = dataclasses.replace(test.case, name=name)
-            if test.case.tool.searches:
-                case = dataclasses.replace(case, search=bench)
-            else:
-                case = dataclasses.replace(case, bench=bench)
+            case = dataclasses.replace(test.case, name=name).with_options(bench)
             test = dataclasses.replace(test, case=case)
         elif entry.options is not None:
             out.error(
@@ -697,16 +691,9 @@ def _cross_checks(
     for test in tests:
         chosen = test.paths
         on = [p for p in paths.values() if chosen is None or p.name in chosen]
-        if test.case.tool.searches:
-            on = [p for p in on if runs_on(test.case.tool, p)]  # others: _paths_kind_checks
-            check_search_on_paths(
-                test.case, test.loc, on, out, variant_mtus=variant_mtus, hosts=hosts
-            )
-            refuse_search_through_tunnel(test, on, out)
-            continue
         if test.case.bench is not None:
             continue  # its options were checked by its kind's own model
-        check_test_on_paths(test, on, out, variant_mtus=variant_mtus)
+        check_test_on_paths(test, on, out, variant_mtus=variant_mtus, hosts=hosts)
         for path in on:
             check_tunnel_datagrams(test, path, out)
     used = {name for p in paths.values() for name in (p.client, p.server, p.dut)}

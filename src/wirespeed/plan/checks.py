@@ -10,7 +10,7 @@ congestion control on the server's flows, RRUL's fixed streams) its kind names a
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Protocol, cast
 
 from wirespeed.kinds import kind_of, resolve
@@ -28,7 +28,7 @@ DEFAULT_MTU = 1500
 
 class KindChecks(Protocol):
     """A kind's `checks` (kinds.py): the problems of `test` that are its kind's own, on
-    the paths it runs on; variant_mtus as check_test_on_paths's."""
+    the paths it runs on; variant_mtus and hosts as check_test_on_paths's."""
 
     def __call__(
         self,
@@ -36,6 +36,7 @@ class KindChecks(Protocol):
         paths: Sequence[PathSpec],
         out: Collector,
         variant_mtus: Sequence[tuple[str, int]],
+        hosts: Collection[str],
     ) -> None: ...
 
 
@@ -45,11 +46,13 @@ def check_test_on_paths(
     out: Collector,
     *,
     variant_mtus: Sequence[tuple[str, int]] = (),
+    hosts: Collection[str] = (),
 ) -> None:
-    """variant_mtus: (name, MTU) of each variant that sets one; the test runs at each."""
+    """variant_mtus: (name, MTU) of each variant that sets one; the test runs at each.
+    hosts: the plan's host names (a path whose client is none of them is the lab's)."""
     kind = kind_of(test.case.tool)
     if kind.checks is not None:
-        cast(KindChecks, resolve(kind.checks))(test, paths, out, variant_mtus)
+        cast(KindChecks, resolve(kind.checks))(test, paths, out, variant_mtus, hosts)
     if kind.own_streams:
         return  # its protocol, direction and datagrams are for its own checks to judge
     spec = test.case.spec

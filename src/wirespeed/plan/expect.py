@@ -139,7 +139,7 @@ def _measurements(
     overrides: bool = False,
 ) -> tuple[Expectation, ...]:
     found: list[Expectation] = []
-    traffic = test.is_iperf
+    traffic = test.yields_flows
     names = (MEASURES if traffic else ()) + yields.names
     allowed = names + _OVERRIDES if overrides else names
     for key, written in value.items():
@@ -181,7 +181,7 @@ def _unknown_name(
         hint = f"test {test.id!r} ({test.tool.value}) measures {one_of(names)}"
     else:
         hint = f"test {test.id!r} ({test.tool.value}) measures nothing an expectation can name"
-    if test.is_iperf and not test.spec.probes:
+    if test.yields_flows and not test.spec.probes:
         hint += "; with probes: also latency increase, rtt and probe loss"
     out.error(
         at,

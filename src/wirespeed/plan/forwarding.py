@@ -233,10 +233,11 @@ _SHORT_TRIALS_PER_CELL = 8
 _SECONDS_PER_TRIAL_OVERHEAD = 0.4
 
 
-def estimated_seconds(case: TestCase, in_lab: bool = True) -> float:
-    """Roughly how long a search test takes, every frame size and direction."""
-    assert case.search is not None
-    options = ForwardingOptions.model_validate(case.search.as_dict())
+def estimated_seconds(test: TestCase, in_lab: bool = True) -> float:
+    """Roughly how long a search test takes, every frame size and direction: the
+    forwarding kind's `estimate` (kinds.py, plan/estimates.py)."""
+    assert test.search is not None
+    options = ForwardingOptions.model_validate(test.search.as_dict())
     cell = (
         _FULL_TRIALS_PER_CELL * options.final_seconds(in_lab)
         + _SHORT_TRIALS_PER_CELL * options.initial_duration

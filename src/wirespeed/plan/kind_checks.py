@@ -1,18 +1,21 @@
 """The plan checks that are one kind's own: the functions kinds.py names as a kind's
 `checks`, run by plan/checks.py before the checks every traffic test shares.
 
-Each takes the test, the paths it runs on, the collector, and (name, MTU) of each
-variant that sets one.
+Each takes the test, the paths it may run on, the collector, (name, MTU) of each
+variant that sets one, and the plan's host names.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from wirespeed.model import Direction, PathSpec, Proto, Topology
 from wirespeed.plan.checks import IP_UDP_HEADERS, IPERF2_UDP_LENGTH, in_variant, mtu_on
 from wirespeed.plan.collect import Collector
+from wirespeed.plan.forwarding_checks import check_search_on_paths
+from wirespeed.plan.plan import runs_on
 from wirespeed.plan.resolve import ResolvedTest
+from wirespeed.plan.tunnel_checks import refuse_search_through_tunnel
 
 
 def check_iperf2(
@@ -20,6 +23,7 @@ def check_iperf2(
     paths: Sequence[PathSpec],
     out: Collector,
     variant_mtus: Sequence[tuple[str, int]],
+    hosts: Collection[str],
 ) -> None:
     """Its congestion control on the server's flows, `-d` through NAT, and its default
     datagrams at the MTU of each path and variant."""
@@ -38,6 +42,7 @@ def check_iperf3(
     paths: Sequence[PathSpec],
     out: Collector,
     variant_mtus: Sequence[tuple[str, int]],
+    hosts: Collection[str],
 ) -> None:
     if test.case.spec.direction is Direction.DUAL:
         out.error(
@@ -48,11 +53,27 @@ def check_iperf3(
         )
 
 
+def check_forwarding(
+    test: ResolvedTest,
+    paths: Sequence[PathSpec],
+    out: Collector,
+    variant_mtus: Sequence[tuple[str, int]],
+    hosts: Collection[str],
+) -> None:
+    """A search's options on each path it runs on (plan/forwarding_checks.py), and no
+    tunnel: its frames would not be the wire's. A path it cannot run on is the plan's
+    path checks' to point at."""
+    on = [path for path in paths if runs_on(test.case.tool, path)]
+    check_search_on_paths(test.case, test.loc, on, out, variant_mtus=variant_mtus, hosts=hosts)
+    refuse_search_through_tunnel(test, on, out)
+
+
 def check_rrul(
     test: ResolvedTest,
     paths: Sequence[PathSpec],
     out: Collector,
     variant_mtus: Sequence[tuple[str, int]],
+    hosts: Collection[str],
 ) -> None:
     """An RRUL test is TCP both ways at once: a protocol or a direction of its own would
     be another test."""

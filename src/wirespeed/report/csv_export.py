@@ -336,7 +336,7 @@ def render_csv(report: Report) -> str:
     if report.forwarding:
         extra = (*extra, BOUND_COLUMN)
     probed = any(
-        trial_latency(d.outcome.result) for d in report.trials if d.outcome.trial.test.is_iperf
+        trial_latency(d.outcome.result) for d in report.trials if d.outcome.trial.test.yields_flows
     )
     latency = tuple(f.key for f in LATENCY_FIGURES) if probed else ()
     budgets = tuple(f"as {b.name}" for b in report.budgets)

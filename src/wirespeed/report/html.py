@@ -191,7 +191,7 @@ def trial_sections(report: Report, samples: Sequence[DeviceSamples]) -> str:
     traffic through a path (iperf, RRUL); a search's trials are its own charts', a
     benchmark has no throughput: a run of only those has no such section, and the
     device's samples, where it has any, get a trial picker of their own."""
-    if any(d.outcome.trial.test.is_iperf for d in report.trials):
+    if any(d.outcome.trial.test.yields_flows for d in report.trials):
         return _trials_section() + _monitor_section(samples)
     return _monitor_section(samples, picker=True) if samples else ""
 

@@ -282,8 +282,7 @@ def _trial(report: Report, index: int, part: Callable[[str, Any], Any] = _whole)
         # absent without any.
         **(
             {"measurements": [_measurement_dict(m) for m in result.measurements]}
-            if result is not None
-            and ((trial.test.bench or trial.test.search) is not None or result.measurements)
+            if result is not None and (trial.test.options is not None or result.measurements)
             else {}
         ),
         **power_entry(outcome),

@@ -88,7 +88,7 @@ def measured_table(
         trial = outcome.trial
         # A traffic test's flows have their own table; here only what it measured beside
         # them (the board's power during it), where it did.
-        beside = trial.test.is_iperf
+        beside = trial.test.yields_flows
         if beside and (outcome.result is None or not outcome.result.measurements):
             continue
         place = (trial.path.name, trial.variant)

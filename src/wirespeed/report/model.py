@@ -434,7 +434,7 @@ def _notes_of(outcome: TrialOutcome, ceiling: Ceiling | None, notes: _Notes) -> 
         found.add(notes.add(NoteKind.WARNING, warning.kind.value, hint, key, warning.message))
     # A benchmark and a search have measurements, no flows (report/measured.py).
     test = outcome.trial.test
-    flows = () if test.bench is not None or test.search is not None else test.spec.flows
+    flows = () if test.options is not None else test.spec.flows
     for flow in flows:
         direction = result.direction(flow)
         if direction is None or direction.goodput_bps is None:
@@ -644,7 +644,7 @@ def _measured_judgements(
     its repetitions, each with its notes (the traffic tests' are their table's cells)."""
     cells: dict[tuple[str, str, str], list[TrialOutcome]] = {}
     for o in outcomes:
-        if not o.trial.test.is_iperf:
+        if not o.trial.test.yields_flows:
             place = (o.trial.test.id, o.trial.path.name, o.trial.variant)
             cells.setdefault(place, []).append(o)
     several_variants = len({o.trial.variant for o in outcomes}) > 1
@@ -700,7 +700,7 @@ def build_report(record: RunRecord) -> Report:
     notes_by_key: dict[str, set[int]] = defaultdict(set)
 
     places = _first_seen(
-        (o.trial.path.name, o.trial.variant) for o in outcomes if o.trial.test.is_iperf
+        (o.trial.path.name, o.trial.variant) for o in outcomes if o.trial.test.yields_flows
     )
     several_variants = len({variant for _, variant in places}) > 1
     links = _column_links(outcomes)
@@ -717,7 +717,7 @@ def build_report(record: RunRecord) -> Report:
     # The positions of each test's trials per place, tests in the order first met.
     by_test: dict[str, dict[tuple[str, str], list[int]]] = {}
     for i, o in enumerate(outcomes):
-        if not o.trial.test.is_iperf:
+        if not o.trial.test.yields_flows:
             continue  # a benchmark's figures are measurements: see measured_table()
         place = (o.trial.path.name, o.trial.variant)
         by_test.setdefault(o.trial.test.id, {}).setdefault(place, []).append(i)

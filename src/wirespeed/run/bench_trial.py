@@ -42,7 +42,7 @@ from wirespeed.tools.bench import (
     BenchParseError,
     Command,
     HostCpus,
-    bench_driver_for,
+    benchmark_of,
     with_labels,
 )
 
@@ -122,10 +122,10 @@ def run_bench_trial(
     """Run a benchmark trial on `host` to its outcome (see the module's docstring).
     `before_start` judges, just before the first command, whether the host was already
     busy; `watch` are the hosts to sample meanwhile (the benchmark's own host)."""
-    bench = trial.test.bench
-    if bench is None:
+    benchmark = benchmark_of(trial.test)
+    if benchmark is None:
         raise ValueError(f"trial {trial.key} is not a benchmark")
-    driver = bench_driver_for(trial.test.tool)
+    driver, bench = benchmark
     options = bench.as_dict()
     started_at = time.time()
     raw: list[RawOutput] = []

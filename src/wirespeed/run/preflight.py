@@ -105,21 +105,22 @@ def _refuse_missing_benchmarks(plan: Plan, trials: Sequence[Trial], this_machine
     its program here: refused before anything runs, naming the package. (An SSH device
     is asked when it is logged in to.)"""
     from wirespeed.run.bench_trial import find_program
-    from wirespeed.tools.bench import bench_driver_for
+    from wirespeed.tools.bench import benchmark_of
 
     seen: set[tuple[str, str]] = set()
     for trial in trials:
-        bench = trial.test.bench
+        benchmark = benchmark_of(trial.test)
         path = trial.path
-        if trial.test.tool.moves_traffic or bench is None:
-            continue  # not a benchmark on one host
+        if benchmark is None:
+            continue
         if not is_lab_path(plan, path) and plan.hosts[path.dut or ""].ssh:
             continue
+        driver, bench = benchmark
         options = bench.as_dict()
         key = (trial.test.tool.value, str(options.get("directory")))
         if key not in seen:
             seen.add(key)
-            find_program(this_machine, bench_driver_for(trial.test.tool), options)
+            find_program(this_machine, driver, options)
 
 
 def _refuse_cpu_variants_without_a_device(

@@ -33,8 +33,10 @@ if TYPE_CHECKING:
     from wirespeed.hosts.ssh import SshHost
     from wirespeed.hosts.ssh_connection import SshSettings
     from wirespeed.lab.lab import Lab
+    from wirespeed.model import BenchSpec
     from wirespeed.plan import Plan
     from wirespeed.run.link_variants import LinkTarget
+    from wirespeed.tools.bench import BenchDriver
 
 
 def _teardown(lab: Lab) -> None:
@@ -109,21 +111,21 @@ class RunHosts:
         from wirespeed.model import TunnelKind
         from wirespeed.run.bench_trial import find_program
         from wirespeed.run.host_tunnel import missing_wireguard, tools_on_host
-        from wirespeed.tools.bench import bench_driver_for
+        from wirespeed.tools.bench import benchmark_of
 
         needs: dict[str, set[str]] = {}
         wireguard_ends: set[str] = set()  # hosts with a WireGuard end: module or -go
-        benches: dict[str, dict[tuple[str, str], Trial]] = {}
+        benches: dict[str, dict[tuple[str, str], tuple[BenchDriver, BenchSpec]]] = {}
         for trial in trials:
             path = trial.path
             if self.is_lab_path(path):
                 continue
-            if not trial.test.tool.moves_traffic and trial.test.bench is not None:
+            benchmark = benchmark_of(trial.test)
+            if benchmark is not None:
                 if path.dut is not None and self.plan.hosts[path.dut].ssh is not None:
                     needs.setdefault(path.dut, set())
-                    benches.setdefault(path.dut, {})[
-                        (trial.test.tool.value, str(trial.test.bench.option("directory")))
-                    ] = trial
+                    directory = str(benchmark[1].option("directory"))
+                    benches.setdefault(path.dut, {})[(trial.test.tool.value, directory)] = benchmark
                 continue
             program = program_for(trial.test.tool)
             for name in (path.client, path.server, path.dut):
@@ -159,10 +161,7 @@ class RunHosts:
                     missing = missing_wireguard(host, f"{name} ({host.destination})")
                     if missing is not None:
                         raise missing
-                for bench_trial in benches.get(name, {}).values():
-                    bench = bench_trial.test.bench
-                    assert bench is not None
-                    driver = bench_driver_for(bench_trial.test.tool)
+                for driver, bench in benches.get(name, {}).values():
                     try:
                         find_program(host, driver, bench.as_dict())
                     except MissingToolError as error:

@@ -184,7 +184,7 @@ def _outcome(outcome: TrialOutcome) -> Json:
             "name": trial.test.name,
             "tool": trial.test.tool.value,
             "spec": codec.encode_spec(trial.test.spec),
-            "options": codec.encode_bench(trial.test.bench or trial.test.search),
+            "options": codec.encode_bench(trial.test.options),
         },
         "path": codec.encode_path(trial.path),
         "variant": trial.variant,
@@ -209,8 +209,7 @@ def _un_outcome(data: Mapping[str, Any]) -> TrialOutcome:
         name=test["name"],
         tool=tool,
         spec=codec.decode_spec(test["spec"]),
-        **({"search": options} if tool.searches else {"bench": options}),
-    )
+    ).with_options(options)
     trial = Trial(
         test=case,
         path=codec.decode_path(data["path"]),

@@ -24,7 +24,6 @@ from wirespeed.model import (
     Proto,
     Result,
     TestCase,
-    Tool,
     Trial,
     TrialOutcome,
     TrialStatus,
@@ -238,8 +237,7 @@ def _load_outcomes(
                 name=test_name,
                 tool=codec.decode_tool(tool),
                 spec=decoded.spec(spec),
-                **_settings(codec.decode_tool(tool), bench),
-            )
+            ).with_options(_options(bench))
         trial = new(Trial)
         set_trial(
             trial,
@@ -337,8 +335,7 @@ def _group(rows: Iterable[Mapping[str, Any]], key: str) -> dict[int, list[Mappin
     return grouped
 
 
-def _settings(tool: Tool, stored: str | None) -> dict[str, BenchSpec | None]:
-    """trials.bench as the TestCase field it came from: a search's options or a
-    benchmark's (one column holds either; the tool tells which)."""
-    decoded = None if stored is None else codec.decode_bench(json.loads(stored))
-    return {"search": decoded} if tool.searches else {"bench": decoded}
+def _options(stored: str | None) -> BenchSpec | None:
+    """trials.bench: a kind's `options:`, a search's or a benchmark's (one column holds
+    either; TestCase.with_options puts them where the test's kind keeps them)."""
+    return None if stored is None else codec.decode_bench(json.loads(stored))

@@ -124,7 +124,7 @@ def _insert_trial(conn: Connection, run_id: int, position: int, outcome: TrialOu
             tool=trial.test.tool.value,
             protocol="" if trial.test.bench else trial.test.spec.protocol.value,
             spec=codec.encode_spec(trial.test.spec),
-            bench=codec.encode_bench(trial.test.bench or trial.test.search),
+            bench=codec.encode_bench(trial.test.options),
             path_name=trial.path.name,
             path=codec.encode_path(trial.path),
             variant=trial.variant,

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, cast
 
 from pydantic import BaseModel
 
-from wirespeed.model import Measurement, Tool
+from wirespeed.kinds import kind_of, resolve
+from wirespeed.model import BenchSpec, Measurement, TestCase, Tool
 
 
 class BenchParseError(ValueError):
@@ -111,20 +112,21 @@ def count_or_all(what: str, maximum: int) -> Callable[[object], object]:
 
 
 def bench_driver_for(tool: Tool) -> BenchDriver:
-    """The module of a benchmark tool; ValueError for a traffic tool."""
-    if tool is Tool.OPENSSL:
-        from wirespeed.tools import openssl
+    """The module of a benchmark tool, as its kind names it (kinds.py); ValueError for a
+    tool that is no benchmark on one host."""
+    kind = kind_of(tool)
+    if kind.moves_traffic or kind.driver is None:
+        raise ValueError(f"{tool} is not a benchmark that runs on one host")
+    return cast(BenchDriver, resolve(kind.driver))
 
-        return openssl
-    if tool is Tool.SEVENZIP:
-        from wirespeed.tools import sevenzip
 
-        return sevenzip
-    if tool is Tool.UNIXBENCH:
-        from wirespeed.tools import unixbench
-
-        return unixbench
-    raise ValueError(f"{tool} is not a benchmark that runs on one host")
+def benchmark_of(test: TestCase) -> tuple[BenchDriver, BenchSpec] | None:
+    """A benchmark on one host: its driver and its options; None for a test of a kind
+    that is none (traffic, a search, bounceback between the path's ends)."""
+    kind = kind_of(test.tool)
+    if kind.moves_traffic or test.bench is None:
+        return None
+    return bench_driver_for(test.tool), test.bench
 
 
 def with_labels(

@@ -34,7 +34,7 @@ def test_a_bounceback_test_runs_on_the_traffic_paths_with_its_options() -> None:
     assert trial.test.name == "bounceback round trips"
     assert trial.test.bench is not None
     assert trial.test.bench.as_dict() == {"duration": 5, "size": 1000}
-    assert not trial.test.is_iperf
+    assert not trial.test.yields_flows
 
 
 @pytest.mark.parametrize(

@@ -60,3 +60,20 @@ def test_a_missing_program_names_where_to_get_it(tmp_path: Path) -> None:
     assert missing.value.hint is not None and "kdlucas/byte-unixbench" in missing.value.hint
     error = MissingToolError("7zz or 7z or 7za", "r4s", sevenzip.PACKAGES)
     assert error.hint == "install it: Debian: apt-get install 7zip; OpenWrt: opkg install p7zip"
+
+
+@pytest.mark.parametrize("tool", list(Tool))
+def test_only_a_benchmark_on_one_host_has_a_driver_and_options(tool: Tool) -> None:
+    from wirespeed.model import BenchSpec, TestCase, TestSpec
+    from wirespeed.tools.bench import benchmark_of
+
+    options = BenchSpec(options=(("seconds", 3),))
+    test = TestCase(id="t", name="t", tool=tool, spec=TestSpec()).with_options(options)
+    found = benchmark_of(test)
+    # Bounceback keeps its options in `bench` too, and a search has a driver of its
+    # own: neither runs on one host.
+    if tool.moves_traffic:
+        assert found is None
+    else:
+        assert found == (bench_driver_for(tool), options)
+        assert benchmark_of(test.with_options(None)) is None

@@ -398,32 +398,32 @@ def _something_left(skipped: dict[str, str]) -> None:
         )
 
 
-def _estimate(plan: Plan) -> list[str]:
-    """Each part's tests and roughly how long they take, for the line before the run."""
+def part_seconds(plan: Plan) -> list[tuple[str, float]]:
+    """Each part of the card with tests, and about how long its trials take (as the
+    progress bar counts them, plan/estimates.py)."""
     from wirespeed.card.parts import PARTS
-    from wirespeed.plan.forwarding import estimated_seconds
+    from wirespeed.plan.estimates import trial_seconds
 
-    said = []
+    parts = []
     for part in PARTS:
-        seconds = 0.0
         tests = [t for t in plan.tests if t.id in part.tests]
         if not tests:
             continue
+        seconds = 0.0
         for test in tests:
             states = sum(1 for variant in plan.variants if variant.runs(test.id))
             places = len(plan.paths_for(test)) * plan.repetitions * states
-            if test.search is not None:
-                seconds += estimated_seconds(test, plan.lab is not None) * places
-            elif test.bench is not None:
-                seconds += 30 * places
-            else:
-                seconds += (test.spec.duration + 4) * places
-        said.append(
-            f"{part.key} ~{seconds / 60:.1f} min"
-            if seconds >= 90
-            else f"{part.key} ~{seconds:.0f} s"
-        )
-    return said
+            seconds += trial_seconds(test, plan.lab is not None) * places
+        parts.append((part.key, seconds))
+    return parts
+
+
+def _estimate(plan: Plan) -> list[str]:
+    """Each part's tests and roughly how long they take, for the line before the run."""
+    return [
+        f"{key} ~{seconds / 60:.1f} min" if seconds >= 90 else f"{key} ~{seconds:.0f} s"
+        for key, seconds in part_seconds(plan)
+    ]
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
@@ -448,7 +448,11 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     env.info("card: " + ", ".join(_estimate(plan)))
     store = Store.open(args.db)
     try:
-        progress: Progress = NullProgress() if env.quiet else RichProgress(env.progress_console())
+        progress: Progress = (
+            NullProgress()
+            if env.quiet
+            else RichProgress(env.progress_console(), in_lab=plan.lab is not None)
+        )
         runner = Runner(
             plan,
             store,

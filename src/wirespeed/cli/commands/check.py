@@ -36,7 +36,10 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     for warning in plan.warnings:
         env.warn(str(warning))
     trials = expand(plan)
-    said = [count_trials(trials), *trial_kinds(trials, traffic_when_empty=True)]
+    said = [
+        count_trials(trials),
+        *trial_kinds(trials, traffic_when_empty=True, in_lab=plan.lab is not None),
+    ]
     out = env.stdout
     # plan.source, not args.plan: a file name that is not UTF-8 cannot be printed as given.
     out.write(f"{plan.source}: ok — {', '.join(said)}\n")
@@ -47,7 +50,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         repetition = f" (rep {trial.repetition})" if trial.repetition > 1 else ""
         what = (
             f"{spec.protocol.value} {spec.direction.value:<5} {spec.duration:g} s"
-            if trial.test.is_iperf
+            if trial.test.yields_flows
             else "a search"
             if trial.test.search is not None
             else "on the device"

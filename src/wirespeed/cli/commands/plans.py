@@ -22,7 +22,10 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     for name in names:
         plan = load_builtin(name)
         trials = expand(plan)
-        said = [count_trials(trials), *trial_kinds(trials, duration=_duration)]
+        said = [
+            count_trials(trials),
+            *trial_kinds(trials, duration=_duration, in_lab=plan.lab is not None),
+        ]
         out.write(f"{name:<{width}}  {plan.title or name}  ({', '.join(said)})\n")
     example = "seed-matrix" if "seed-matrix" in names else names[0]
     out.write(

@@ -102,7 +102,9 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
             )
             preflight(plan, missing)
             progress: Progress = (
-                NullProgress() if env.quiet else RichProgress(env.progress_console())
+                NullProgress()
+                if env.quiet
+                else RichProgress(env.progress_console(), in_lab=plan.lab is not None)
             )
             runner = Runner(
                 plan,

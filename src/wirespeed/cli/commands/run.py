@@ -168,7 +168,11 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
                 f"run {kept_for} has trials kept in {path} while the store was away: "
                 f"`wirespeed run --resume {kept_for}` commits them"
             )
-        progress: Progress = NullProgress() if env.quiet else RichProgress(env.progress_console())
+        progress: Progress = (
+            NullProgress()
+            if env.quiet
+            else RichProgress(env.progress_console(), in_lab=plan.lab is not None)
+        )
         runner = Runner(
             plan,
             store,

@@ -1,0 +1,63 @@
+"""How long a trial takes, said once for the progress bar's ETA, `card`'s line before
+it measures, and `check` / `plans`: each kind's own estimate (the function kinds.py
+names as its `estimate`, from the plan alone) plus what the harness adds to any trial.
+
+A kind's estimate is called as function(test, in_lab) and gives the seconds one trial
+of it runs: in_lab is whether the plan runs in the emulated lab (a search's full-length
+trials are shorter there, plan/forwarding.py).
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, cast
+
+from wirespeed.kinds import kind_of, resolve
+from wirespeed.model import TestCase
+from wirespeed.tools.probing import IDLE_SECONDS
+
+# Measured harness overhead per trial (docs/benchmarks.md): servers started, results
+# parsed and stored.
+OVERHEAD_SECONDS = 0.3
+# A benchmark on one host, as its defaults take on a board (openssl's 2 ciphers x 2
+# blocks x with and without EVP at 3 s each, a 7-zip pass, a short UnixBench): rough on
+# purpose, its options make it shorter or longer.
+BENCHMARK_SECONDS = 30.0
+
+
+class Estimate(Protocol):
+    """The signature of a kind's `estimate` (kinds.py)."""
+
+    def __call__(self, test: TestCase, in_lab: bool) -> float: ...
+
+
+def kind_seconds(test: TestCase, in_lab: bool = True) -> float:
+    """The seconds one trial of `test` runs, as its kind estimates them."""
+    estimate = cast(Estimate, resolve(kind_of(test.tool).estimate))
+    return estimate(test, in_lab)
+
+
+def trial_seconds(test: TestCase, in_lab: bool = True) -> float:
+    """The seconds one trial of `test` takes, the harness's overhead counted."""
+    return kind_seconds(test, in_lab) + OVERHEAD_SECONDS
+
+
+# --- each kind's estimate (kinds.py names them) ------------------------------------------
+
+
+def traffic_seconds(test: TestCase, in_lab: bool) -> float:
+    """iperf, RRUL: the test's duration, after the idle probes' baseline where it has
+    probes (run/probes.py)."""
+    idle = IDLE_SECONDS if test.spec.probes is not None else 0.0
+    return test.spec.duration + idle
+
+
+def benchmark_seconds(test: TestCase, in_lab: bool) -> float:
+    return BENCHMARK_SECONDS
+
+
+def bounceback_seconds(test: TestCase, in_lab: bool) -> float:
+    """Its bursts last the `options:` duration (tools/bounceback.py)."""
+    from wirespeed.tools.bounceback import Options
+
+    assert test.bench is not None
+    return float(Options.model_validate(test.bench.as_dict()).duration)
