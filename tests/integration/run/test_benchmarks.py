@@ -97,10 +97,12 @@ def test_openssl_and_7zip_on_the_lab_dut(tmp_path: Path, dut: str) -> None:
     # Sampled on the device while it ran.
     assert [m.role for m in aes.monitors] == ["dut"] and aes.monitors[0].summary
     # A sane figure: the same openssl run by hand right after gives about as much (the
-    # precise comparison is benchmarks/compute_vs_by_hand.py's).
+    # precise comparison is benchmarks/compute_vs_by_hand.py's). The bounds catch a unit
+    # mistake (bits for bytes is 8x, k for M 1000x) while a busy machine's share of a
+    # core moves between the two runs (measured 0.37x at a load of 5.5 on the 2 cores).
     no_evp = next(m for m in aes.result.measurements if dict(m.labels)["api"] == "no EVP")
     by_hand = _openssl_by_hand()
-    assert 0.5 < no_evp.value / by_hand < 2.0, (no_evp.value, by_hand)
+    assert 0.2 < no_evp.value / by_hand < 5.0, (no_evp.value, by_hand)
     assert sevenzip.result is not None
     mips = {m.name: m.value for m in sevenzip.result.measurements}
     assert mips["total"] > 100  # even a Raspberry Pi 1 rates above 100 MIPS
