@@ -98,3 +98,25 @@ def test_a_kinds_options_go_where_its_kind_keeps_them(tool: Tool) -> None:
     assert (test.search is options) is tool.searches
     assert (test.bench is options) is not tool.searches
     assert test.with_options(None).options is None
+
+
+def _fresh_interpreter(code: str) -> str:
+    """What `code` prints in a Python of its own: nothing imported before it runs."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    return done.stdout
+
+
+@pytest.mark.process
+def test_the_registry_imports_nothing_else_of_wirespeed() -> None:
+    # model.py takes its Tool from here, and `wirespeed --help` imports it: it stays the
+    # lowest layer, whatever the kinds' own modules above the run loop import.
+    printed = _fresh_interpreter(
+        "import sys, wirespeed.kinds\n"
+        "print(sorted(m for m in sys.modules if m.startswith('wirespeed')))"
+    )
+    assert printed.strip() == "['wirespeed', 'wirespeed.kinds', 'wirespeed.kinds.registry']"

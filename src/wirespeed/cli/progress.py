@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 class Summary(Protocol):
-    """The signature of a kind's `summary` (kinds.py)."""
+    """The signature of a kind's `summary` (kinds/registry.py)."""
 
     def __call__(self, measurements: Sequence[Measurement]) -> str: ...
 

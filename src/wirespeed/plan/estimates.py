@@ -1,5 +1,5 @@
 """How long a trial takes, said once for the progress bar's ETA, `card`'s line before
-it measures, and `check` / `plans`: each kind's own estimate (the function kinds.py
+it measures, and `check` / `plans`: each kind's own estimate (the function kinds/registry.py
 names as its `estimate`, from the plan alone) plus what the harness adds to any trial.
 
 A kind's estimate is called as function(test, in_lab) and gives the seconds one trial
@@ -25,7 +25,7 @@ BENCHMARK_SECONDS = 30.0
 
 
 class Estimate(Protocol):
-    """The signature of a kind's `estimate` (kinds.py)."""
+    """The signature of a kind's `estimate` (kinds/registry.py)."""
 
     def __call__(self, test: TestCase, in_lab: bool) -> float: ...
 
@@ -41,7 +41,7 @@ def trial_seconds(test: TestCase, in_lab: bool = True) -> float:
     return kind_seconds(test, in_lab) + OVERHEAD_SECONDS
 
 
-# --- each kind's estimate (kinds.py names them) ------------------------------------------
+# --- each kind's estimate (kinds/registry.py names them) ------------------------------------------
 
 
 def traffic_seconds(test: TestCase, in_lab: bool) -> float:
