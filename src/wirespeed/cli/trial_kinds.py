@@ -44,7 +44,7 @@ def trial_kinds(
     if across:
         said.append(f"{across} measured across a path")
     if searches:
-        from wirespeed.plan.estimates import trial_seconds
+        from wirespeed.kinds.catalog import trial_seconds
 
         seconds = sum(trial_seconds(t.test, in_lab) for t in searches)
         plural = "es" if len(searches) > 1 else ""
