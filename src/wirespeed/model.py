@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 from wirespeed.kinds import Figures, kind_of
 
-# What each tool is, its kind, is said once in kinds.py, which names the tools: Tool is
+# What each tool is, its kind, is said once in kinds/registry.py, which names the tools: Tool is
 # re-exported here for the modules that take the domain's words from one place.
 from wirespeed.kinds import Tool as Tool  # noqa: PLC0414
 
@@ -229,7 +229,7 @@ class TestCase:
     """A test of the plan: an id the user chose, a name, a tool and what to run.
 
     A traffic test (iperf, RRUL) has its spec; a kind with settings of its own under
-    `options:` (kinds.py) has them in `bench` (a benchmark on one host, bounceback ...),
+    `options:` (kinds/registry.py) has them in `bench` (a benchmark on one host, bounceback ...),
     a forwarding-rate search in `search` (plan/forwarding.py); for those, `spec` is
     unused."""
 
@@ -245,12 +245,12 @@ class TestCase:
     @property
     def yields_flows(self) -> bool:
         """A traffic test whose figures are its flows (iperf, RRUL); a benchmark's, a
-        search's and other kinds' are measurements (kinds.py says which)."""
+        search's and other kinds' are measurements (kinds/registry.py says which)."""
         return kind_of(self.tool).yields is Figures.FLOWS
 
     @property
     def options(self) -> BenchSpec | None:
-        """Its kind's own `options:` (kinds.py), whichever field keeps them; None for a
+        """Its kind's own `options:` (kinds/registry.py), whichever field keeps them; None for a
         test whose settings are its own keys (iperf, RRUL)."""
         return self.search if self.search is not None else self.bench
 

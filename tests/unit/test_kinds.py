@@ -7,7 +7,7 @@ import inspect
 import pytest
 from pydantic import BaseModel
 
-from wirespeed.kinds import KINDS, Figures, kind_of, resolve
+from wirespeed.kinds import KINDS, Figures, TrialKind, kind_of, resolve
 from wirespeed.model import Tool
 
 
@@ -47,9 +47,6 @@ def test_what_a_kind_names_exists(kind: object) -> None:
         yields_from = resolve(kind.yields_from)
         assert callable(yields_from)
         assert list(inspect.signature(yields_from).parameters) == ["test", "power"]
-    estimate = resolve(kind.estimate)
-    assert callable(estimate)
-    assert list(inspect.signature(estimate).parameters) == ["test", "in_lab"]
     if kind.checks is not None:
         checks = resolve(kind.checks)
         assert callable(checks)
@@ -60,10 +57,6 @@ def test_what_a_kind_names_exists(kind: object) -> None:
             "variant_mtus",
             "hosts",
         ]
-    if kind.summary is not None:
-        summary = resolve(kind.summary)
-        assert callable(summary)
-        assert list(inspect.signature(summary).parameters) == ["measurements"]
     # A kind whose streams are its own says itself what of a test's settings applies.
     assert kind.checks is not None or not kind.own_streams
 
@@ -98,3 +91,70 @@ def test_a_kinds_options_go_where_its_kind_keeps_them(tool: Tool) -> None:
     assert (test.search is options) is tool.searches
     assert (test.bench is options) is not tool.searches
     assert test.with_options(None).options is None
+
+
+def _fresh_interpreter(code: str) -> str:
+    """What `code` prints in a Python of its own: nothing imported before it runs."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60
+    )
+    return done.stdout
+
+
+@pytest.mark.process
+def test_the_registry_imports_nothing_else_of_wirespeed() -> None:
+    # model.py takes its Tool from here, and `wirespeed --help` imports it: it stays the
+    # lowest layer, whatever the kinds' own modules above the run loop import.
+    printed = _fresh_interpreter(
+        "import sys, wirespeed.kinds\n"
+        "print(sorted(m for m in sys.modules if m.startswith('wirespeed')))"
+    )
+    assert printed.strip() == "['wirespeed', 'wirespeed.kinds', 'wirespeed.kinds.registry']"
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda kind: kind.name)
+def test_every_kind_has_its_hooks_once(kind: TrialKind) -> None:
+    from wirespeed.kinds.catalog import HOOKS, hooks_of
+
+    given = [hooks for hooks in HOOKS if hooks.kind is kind]
+    assert len(given) == 1
+    hooks = given[0]
+    assert all(hooks_of(tool) is hooks for tool in kind.tools)
+    assert list(inspect.signature(hooks.estimate).parameters) == ["test", "in_lab"]
+    if hooks.summary is not None:
+        assert list(inspect.signature(hooks.summary).parameters) == ["measurements"]
+
+
+@pytest.mark.process
+def test_every_tools_hooks_are_found_in_a_fresh_interpreter() -> None:
+    # Nothing registers itself when imported: asking the catalog first thing finds every
+    # kind's hooks, whatever was imported before.
+    printed = _fresh_interpreter(
+        "from wirespeed.kinds import Tool\n"
+        "from wirespeed.kinds.catalog import hooks_of\n"
+        "for tool in Tool: print(tool.value, hooks_of(tool).kind.name, "
+        "hooks_of(tool).estimate.__name__)"
+    )
+    assert printed.splitlines() == [
+        "iperf2 iperf traffic_seconds",
+        "iperf3 iperf3 traffic_seconds",
+        "openssl openssl benchmark_seconds",
+        "7zip 7zip benchmark_seconds",
+        "unixbench unixbench benchmark_seconds",
+        "forwarding forwarding estimated_seconds",
+        "rrul rrul traffic_seconds",
+        "bounceback bounceback bounceback_seconds",
+    ]
+
+
+def test_a_kind_without_hooks_is_refused_when_the_catalog_is_made(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from wirespeed.kinds import catalog
+
+    monkeypatch.setattr(catalog, "HOOKS", catalog.HOOKS[1:])
+    with pytest.raises(AssertionError, match="kinds without hooks \\['iperf'\\]"):
+        catalog._by_tool()

@@ -1,6 +1,6 @@
 """A progress bar with ETA, counted in seconds of planned test time.
 
-Each trial's share is its kind's estimate plus the harness overhead (plan/estimates.py),
+Each trial's share is its kind's estimate plus the harness overhead (kinds/catalog.py),
 so the ETA is honest for plans that mix 10 s and 120 s tests. Results are printed above
 the bar as trials finish.
 """
@@ -8,21 +8,14 @@ the bar as trials finish.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING
 
-from wirespeed.kinds import kind_of, resolve
-from wirespeed.model import Flow, Measurement, Trial, TrialOutcome, TrialStatus
+from wirespeed.model import Flow, Trial, TrialOutcome, TrialStatus
 from wirespeed.units import format_rate
 
 if TYPE_CHECKING:
     from rich.console import Console
     from rich.progress import Progress, TaskID
-
-
-class Summary(Protocol):
-    """The signature of a kind's `summary` (kinds.py)."""
-
-    def __call__(self, measurements: Sequence[Measurement]) -> str: ...
 
 
 class RichProgress:
@@ -48,7 +41,7 @@ class RichProgress:
         )
 
         self._count = len(trials)
-        from wirespeed.plan.estimates import trial_seconds
+        from wirespeed.kinds.catalog import trial_seconds
 
         self.planned_seconds = sum(trial_seconds(t.test, self._in_lab) for t in trials)
         self._progress = Progress(
@@ -65,7 +58,7 @@ class RichProgress:
 
     def trial_started(self, trial: Trial) -> None:
         self._index += 1
-        from wirespeed.plan.estimates import kind_seconds
+        from wirespeed.kinds.catalog import kind_seconds
 
         self._current = kind_seconds(trial.test, self._in_lab)
         self._name = f"{trial.path.name} #{trial.test.id} {trial.test.name}"
@@ -101,7 +94,7 @@ class RichProgress:
             self._progress.update(self._task, completed=self._done + min(elapsed, self._current))
 
     def trial_finished(self, outcome: TrialOutcome) -> None:
-        from wirespeed.plan.estimates import trial_seconds
+        from wirespeed.kinds.catalog import trial_seconds
 
         self._done += trial_seconds(outcome.trial.test, self._in_lab)
         if self._progress is not None and self._task is not None:
@@ -132,9 +125,11 @@ def summary_line(outcome: TrialOutcome) -> str:
     for direction in outcome.result.directions:
         arrow = "up" if direction.flow is Flow.UP else "down"
         parts.append(f"{arrow} {format_rate(direction.goodput_bps)}")
-    summary = kind_of(trial.test.tool).summary
+    from wirespeed.kinds.catalog import hooks_of
+
+    summary = hooks_of(trial.test.tool).summary
     if summary is not None:
-        parts.append(cast(Summary, resolve(summary))(outcome.result.measurements))
+        parts.append(summary(outcome.result.measurements))
     elif not parts and outcome.result.measurements:
         count = len(outcome.result.measurements)
         parts.append(f"{count} figure{'s' if count != 1 else ''}")

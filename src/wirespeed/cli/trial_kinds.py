@@ -31,7 +31,7 @@ def trial_kinds(
 ) -> list[str]:
     """The phrases after "N trials": iperf's seconds of traffic, benchmarks, searches
     (about as long as the progress bar counts them, plan/estimates.py), the trials of
-    other kinds that measure across a path (kinds.py)."""
+    other kinds that measure across a path (kinds/registry.py)."""
     traffic = [t for t in trials if t.test.yields_flows]
     searches = [t for t in trials if t.test.search is not None]
     benchmarks = sum(1 for t in trials if not t.test.tool.moves_traffic)
@@ -44,7 +44,7 @@ def trial_kinds(
     if across:
         said.append(f"{across} measured across a path")
     if searches:
-        from wirespeed.plan.estimates import trial_seconds
+        from wirespeed.kinds.catalog import trial_seconds
 
         seconds = sum(trial_seconds(t.test, in_lab) for t in searches)
         plural = "es" if len(searches) > 1 else ""

@@ -1,4 +1,4 @@
-"""The settings of a test whose kind has an `options:` model of its own (kinds.py): a
+"""The settings of a test whose kind has an `options:` model of its own (kinds/registry.py): a
 benchmark, a search, a bounceback ... checked by that model.
 
 The keys of an iperf test (protocol, direction, parallel ...) mean nothing to such a
@@ -18,7 +18,7 @@ from wirespeed.plan.yamltree import Loc
 
 
 def describe_bench(tool: Tool) -> str:
-    """What a test without a name is called in reports (kinds.py)."""
+    """What a test without a name is called in reports (kinds/registry.py)."""
     return kind_of(tool).title or tool.value
 
 

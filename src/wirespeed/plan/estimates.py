@@ -1,6 +1,7 @@
 """How long a trial takes, said once for the progress bar's ETA, `card`'s line before
-it measures, and `check` / `plans`: each kind's own estimate (the function kinds.py
-names as its `estimate`, from the plan alone) plus what the harness adds to any trial.
+it measures, and `check` / `plans`: each kind's own estimate (the function its module
+gives as its `estimate` hook, kinds/hooks.py, from the plan alone) plus what the harness
+adds to any trial (kinds/catalog.py: trial_seconds).
 
 A kind's estimate is called as function(test, in_lab) and gives the seconds one trial
 of it runs: in_lab is whether the plan runs in the emulated lab (a search's full-length
@@ -9,9 +10,6 @@ trials are shorter there, plan/forwarding.py).
 
 from __future__ import annotations
 
-from typing import Protocol, cast
-
-from wirespeed.kinds import kind_of, resolve
 from wirespeed.model import TestCase
 from wirespeed.tools.probing import IDLE_SECONDS
 
@@ -24,24 +22,7 @@ OVERHEAD_SECONDS = 0.3
 BENCHMARK_SECONDS = 30.0
 
 
-class Estimate(Protocol):
-    """The signature of a kind's `estimate` (kinds.py)."""
-
-    def __call__(self, test: TestCase, in_lab: bool) -> float: ...
-
-
-def kind_seconds(test: TestCase, in_lab: bool = True) -> float:
-    """The seconds one trial of `test` runs, as its kind estimates them."""
-    estimate = cast(Estimate, resolve(kind_of(test.tool).estimate))
-    return estimate(test, in_lab)
-
-
-def trial_seconds(test: TestCase, in_lab: bool = True) -> float:
-    """The seconds one trial of `test` takes, the harness's overhead counted."""
-    return kind_seconds(test, in_lab) + OVERHEAD_SECONDS
-
-
-# --- each kind's estimate (kinds.py names them) ------------------------------------------
+# --- each kind's estimate (its module's `estimate` hook, kinds/iperf.py ...) -------------
 
 
 def traffic_seconds(test: TestCase, in_lab: bool) -> float:

@@ -235,7 +235,7 @@ _SECONDS_PER_TRIAL_OVERHEAD = 0.4
 
 def estimated_seconds(test: TestCase, in_lab: bool = True) -> float:
     """Roughly how long a search test takes, every frame size and direction: the
-    forwarding kind's `estimate` (kinds.py, plan/estimates.py)."""
+    forwarding kind's `estimate` hook (kinds/forwarding.py)."""
     assert test.search is not None
     options = ForwardingOptions.model_validate(test.search.as_dict())
     cell = (

@@ -1,5 +1,5 @@
 """What each kind's settings make it measure, known from the plan alone: the functions
-kinds.py names as a kind's `yields_from` (plan/yields.py adds what every kind shares).
+kinds/registry.py names as a kind's `yields_from` (plan/yields.py adds what every kind shares).
 
 Each is called with the test and the plan's `power:` (None: the plan has none), and
 names the measurements its kind's code produces: search/measurements.py,

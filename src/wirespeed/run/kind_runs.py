@@ -1,4 +1,4 @@
-"""How a trial of each kind runs on its site: the functions kinds.py names.
+"""How a trial of each kind runs on its site: the functions kinds/registry.py names.
 
 Each takes the trial and its site (run/site.py), asks the site for the place it needs,
 and hands over to the module that runs that kind's trial. Nothing here chooses a kind:

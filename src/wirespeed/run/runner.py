@@ -3,7 +3,7 @@
 preflight (tools, hosts) → restore what a killed run left changed → build labs →
 provenance → begin run →
 for each trial: enter its variant (journaled, variants.py) → set MTU → its kind runs it
-(kinds.py: the runner asks the registry, never which tool a test is) →
+(kinds/registry.py: the runner asks the registry, never which tool a test is) →
 commit → progress → next
 at the end, also on Ctrl-C / SIGTERM / error: restore the variant, stop processes, remove
 labs, close the run
@@ -305,7 +305,7 @@ class Runner:
     # -- one trial ---------------------------------------------------------------------
 
     def _run_one(self, trial: Trial, variant_problem: str | None = None) -> TrialOutcome:
-        """The trial run by its kind (kinds.py), through its path's tunnel if it has one:
+        """The trial run by its kind (kinds/registry.py), through its path's tunnel if it has one:
         a tunnel wraps whatever kind runs through it."""
         from wirespeed.kinds import kind_of, resolve
 

@@ -1,5 +1,5 @@
 """A finished search in one line, after the trial's name on the terminal: the forwarding
-kind's `summary` (kinds.py, cli/progress.py)."""
+kind's `summary` hook (kinds/forwarding.py, cli/progress.py)."""
 
 from __future__ import annotations
 

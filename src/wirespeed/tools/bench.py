@@ -112,7 +112,7 @@ def count_or_all(what: str, maximum: int) -> Callable[[object], object]:
 
 
 def bench_driver_for(tool: Tool) -> BenchDriver:
-    """The module of a benchmark tool, as its kind names it (kinds.py); ValueError for a
+    """The module of a benchmark tool, as its kind names it (kinds/registry.py); ValueError for a
     tool that is no benchmark on one host."""
     kind = kind_of(tool)
     if kind.moves_traffic or kind.driver is None:

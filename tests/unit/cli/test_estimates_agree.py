@@ -17,9 +17,10 @@ from wirespeed.card.target import Ends, LabOptions, card_bench
 from wirespeed.cli.commands.card import part_seconds
 from wirespeed.cli.progress import RichProgress
 from wirespeed.cli.trial_kinds import trial_kinds
+from wirespeed.kinds.catalog import kind_seconds, trial_seconds
 from wirespeed.model import Tool, Trial
 from wirespeed.plan import Plan, expand, parse_plan
-from wirespeed.plan.estimates import OVERHEAD_SECONDS, kind_seconds, trial_seconds
+from wirespeed.plan.estimates import OVERHEAD_SECONDS
 
 EVERY_KIND = textwrap.dedent(
     """

@@ -402,7 +402,7 @@ def part_seconds(plan: Plan) -> list[tuple[str, float]]:
     """Each part of the card with tests, and about how long its trials take (as the
     progress bar counts them, plan/estimates.py)."""
     from wirespeed.card.parts import PARTS
-    from wirespeed.plan.estimates import trial_seconds
+    from wirespeed.kinds.catalog import trial_seconds
 
     parts = []
     for part in PARTS:

@@ -5,7 +5,6 @@ A kind serves one or more tools of the plan (`tool: iperf3`), and says:
   device path);
 - how a trial of it runs: the function the runner calls with the trial and its site
   (run/site.py), named as an entry point ("module:function");
-- how long a trial of it runs, from the plan alone (its `estimate`, plan/estimates.py);
 - what it yields: a traffic test's flows, or measurements (the common currency every
   report, `compare` and `expect:` work on without knowing the kind), and the function
   that names, from the plan alone, the measurements `expect:` may ask of it;
@@ -19,6 +18,10 @@ functions and models are named rather than imported because they live in layers 
 this one (run/, tools/, plan/): resolving
 one imports its module only when a run or a plan needs it, which also keeps `wirespeed
 --help` fast. tests/unit/test_kinds.py resolves every name, so a typo fails there.
+
+What a kind does is moving into one module per kind above the run loop, its hooks there
+as objects (kinds/hooks.py, kinds/catalog.py): so far its time estimate and the line after
+a finished trial's name; the names above are what is left to move.
 
 A tunnel is not a kind: it wraps the path whatever kind runs through it.
 """
@@ -83,9 +86,6 @@ class TrialKind:
     moves_traffic: bool  # a client and a server on a path; else one host (a device path)
     yields: Figures
     runs: str  # "module:function", called as function(trial, site) -> TrialOutcome
-    # "module:function" of how long one trial of it runs, from the plan alone:
-    # function(test, in_lab) -> seconds (plan/estimates.py), for the ETA and `card`.
-    estimate: str
     title: str | None = None  # what a test without a name is called; None: from its spec
     # "module:Model" of its `options:` (a pydantic model); None: the test's own keys.
     options: str | None = None
@@ -104,16 +104,12 @@ class TrialKind:
     # function(test, paths, out, variant_mtus, hosts)
     # (plan/checks.py, plan/kind_checks.py).
     checks: str | None = None
-    # "module:function" of what a finished trial says after its name (cli/progress.py):
-    # function(measurements) -> str; None: its flows' goodput, or how many figures.
-    summary: str | None = None
     # Its streams are its own (RRUL: TCP both ways, more of them until stable): the test's
     # protocol, direction and datagrams are for its checks to judge, not the generic ones.
     own_streams: bool = False
 
 
 _BENCH_RUN = "wirespeed.run.kind_runs:run_benchmark"
-_ESTIMATES = "wirespeed.plan.estimates"
 _YIELDS = "wirespeed.plan.kind_yields"
 _CHECKS = "wirespeed.plan.kind_checks"
 
@@ -124,7 +120,6 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=True,
         yields=Figures.FLOWS,
         runs="wirespeed.run.kind_runs:run_iperf",
-        estimate=f"{_ESTIMATES}:traffic_seconds",
         program="iperf",
         yields_from=f"{_YIELDS}:iperf_yields",
         checks=f"{_CHECKS}:check_iperf2",
@@ -135,7 +130,6 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=True,
         yields=Figures.FLOWS,
         runs="wirespeed.run.kind_runs:run_iperf",
-        estimate=f"{_ESTIMATES}:traffic_seconds",
         program="iperf3",
         yields_from=f"{_YIELDS}:iperf_yields",
         checks=f"{_CHECKS}:check_iperf3",
@@ -146,7 +140,6 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=True,
         yields=Figures.FLOWS,
         runs="wirespeed.run.kind_runs:run_rrul",
-        estimate=f"{_ESTIMATES}:traffic_seconds",
         program="iperf3",
         yields_from=f"{_YIELDS}:rrul_yields",
         checks=f"{_CHECKS}:check_rrul",
@@ -158,7 +151,6 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=False,
         yields=Figures.MEASUREMENTS,
         runs=_BENCH_RUN,
-        estimate=f"{_ESTIMATES}:benchmark_seconds",
         title="openssl speed",
         options="wirespeed.tools.openssl:Options",
         driver="wirespeed.tools.openssl",
@@ -170,7 +162,6 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=False,
         yields=Figures.MEASUREMENTS,
         runs=_BENCH_RUN,
-        estimate=f"{_ESTIMATES}:benchmark_seconds",
         title="7-zip benchmark",
         options="wirespeed.tools.sevenzip:Options",
         driver="wirespeed.tools.sevenzip",
@@ -182,7 +173,6 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=False,
         yields=Figures.MEASUREMENTS,
         runs=_BENCH_RUN,
-        estimate=f"{_ESTIMATES}:benchmark_seconds",
         title="UnixBench",
         options="wirespeed.tools.unixbench:Options",
         driver="wirespeed.tools.unixbench",
@@ -194,12 +184,10 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=True,
         yields=Figures.MEASUREMENTS,
         runs="wirespeed.run.kind_runs:run_search",
-        estimate="wirespeed.plan.forwarding:estimated_seconds",
         title="forwarding rate",
         options="wirespeed.plan.forwarding:ForwardingOptions",
         searches=True,
         program="iperf",  # iperf2 is the search's default generator
-        summary="wirespeed.search.summary:search_summary",
         checks=f"{_CHECKS}:check_forwarding",
         own_streams=True,  # it chooses its own loads, frames and durations
         yields_from=f"{_YIELDS}:forwarding_yields",
@@ -210,7 +198,6 @@ KINDS: tuple[TrialKind, ...] = (
         moves_traffic=True,
         yields=Figures.MEASUREMENTS,
         runs="wirespeed.run.exchange_trial:run_exchange_trial",
-        estimate=f"{_ESTIMATES}:bounceback_seconds",
         title="bounceback round trips",
         options="wirespeed.tools.bounceback:Options",
         program="iperf",
