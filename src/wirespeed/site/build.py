@@ -23,11 +23,15 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wirespeed.errors import UsageError
 from wirespeed.site.gather import Entry, bundle_files, entries, read_bundle
 from wirespeed.store.records import RunRecord
+
+if TYPE_CHECKING:
+    from wirespeed.card.summary import CardSummary
+    from wirespeed.report.model import Report
 
 ASSETS = ("site.css", "index.js", "compare.js", "stats.js")
 Json = dict[str, Any]
@@ -69,14 +73,12 @@ def _js(name: str, value: Any) -> str:
     return f"{name}({text});\n"
 
 
-def _card_page(entry: Entry, record: RunRecord) -> str:
-    from wirespeed.card.compare import is_card_record
-    from wirespeed.card.output import card_report, render_card
+def _card_page(entry: Entry, record: RunRecord, report: Report, summary: CardSummary | None) -> str:
+    from wirespeed.card.output import render_card
     from wirespeed.site.trends import with_nav
 
-    report = card_report(record)
-    if is_card_record(record):
-        page = render_card("html", report, record)
+    if summary is not None:
+        page = render_card("html", report, record, card=summary)
     else:
         from wirespeed.report.device_samples import device_samples
         from wirespeed.report.html import render_html
@@ -88,6 +90,9 @@ def _card_page(entry: Entry, record: RunRecord) -> str:
 def read_one(directory: str, out: str, path: str) -> Read:
     """One bundle: checked whole, each run's card page and comparison data written, its
     index rows returned."""
+    from wirespeed.card.compare import is_card_record
+    from wirespeed.card.output import card_report
+    from wirespeed.card.summary import card_summary
     from wirespeed.site.entry import describe
     from wirespeed.store.bundle import run_record
 
@@ -100,9 +105,11 @@ def read_one(directory: str, out: str, path: str) -> Read:
     rows, keys, runs = [], [], []
     for number, entry in enumerate(entries(bundle, relative), start=1):
         record = run_record(entry.run, number)
-        described = describe(entry, record)
+        report = card_report(record)
+        summary = card_summary(report) if is_card_record(record) else None
+        described = describe(entry, record, summary)
         (Path(out) / "cards" / f"{entry.page}.html").write_text(
-            _card_page(entry, record), encoding="utf-8"
+            _card_page(entry, record, report, summary), encoding="utf-8"
         )
         (Path(out) / "data" / "cards" / f"{entry.page}.js").write_text(
             _js("wirespeedCard", described.compare), encoding="utf-8"
@@ -140,7 +147,7 @@ def build_site(
     seen: dict[str, str] = {}
     for read in reads:
         if read.error is not None:
-            built.bad.append(f"{read.file}: {read.error}")
+            built.bad.append(read.error)  # it names the file
             continue
         keys.update(read.keys)
         for row, (device, record) in zip(read.rows, read.runs, strict=True):

@@ -16,14 +16,13 @@ from wirespeed.analysis.comparison_key import KeyPart, configuration_facts, key_
 from wirespeed.analysis.stats import LARGE_GROUP, median_distribution, summarize
 from wirespeed.analysis.trend import run_labels
 from wirespeed.analysis.validity import run_verdict
-from wirespeed.card.compare import is_card_record, kept_in_comparison
-from wirespeed.card.output import card_report
+from wirespeed.card.compare import kept_in_comparison
 from wirespeed.card.parts import part_of
 from wirespeed.card.plan_text import card_marker
 from wirespeed.card.row import board_of, firmware_of, headlines, kernel_of, soc_of
-from wirespeed.card.summary import card_summary
-from wirespeed.model import TrialOutcome, TrialStatus
-from wirespeed.report.measure_text import summary_text
+from wirespeed.card.summary import CardSummary
+from wirespeed.model import Proto, TrialOutcome, TrialStatus
+from wirespeed.report.measure_text import summary_text, value_text
 from wirespeed.site.gather import Entry
 from wirespeed.store.records import RunRecord
 
@@ -39,7 +38,9 @@ def key_id(parts: Sequence[KeyPart]) -> str:
 
 
 def key_text(parts: Sequence[KeyPart]) -> str:
-    return " \N{MIDDLE DOT} ".join(f"{part.name} {part.shown}" for part in parts)
+    """The key as a reader sees it, without the settings a test left unset."""
+    said = [f"{part.name} {part.shown}" for part in parts if part.shown != "None"]
+    return " \N{MIDDLE DOT} ".join(said)
 
 
 def _plain(value: object) -> object:
@@ -84,7 +85,26 @@ def _routed_link(record: RunRecord) -> str | None:
     return None
 
 
-def describe(entry: Entry, record: RunRecord) -> Described:
+def _slowest_tcp(record: RunRecord) -> tuple[Json, tuple[KeyPart, ...]] | None:
+    """A run that is not a card: its TCP figure for the table, as a card's is chosen (the
+    slowest direction's goodput, the median of its repetitions), with its key."""
+    by_trial = {o.trial.key: o for o in record.outcomes}
+    found = []
+    for (_, _, _, name, _), (_, unit, _, values, trials) in groups_of(record).items():
+        outcome = by_trial[trials[0]]
+        test = outcome.trial.test
+        tcp = test.is_iperf and test.spec.protocol is Proto.TCP
+        if name == "goodput" and unit == "bit/s" and tcp:
+            found.append((statistics.median(values), outcome))
+    if not found:
+        return None
+    value, outcome = min(found, key=lambda f: f[0])
+    parts = key_of(outcome, record)
+    return {"text": value_text(value, "bit/s"), "value": value, "key": key_id(parts)}, parts
+
+
+def describe(entry: Entry, record: RunRecord, summary: CardSummary | None) -> Described:
+    """The run's row and data; summary: its card's, None for a run that is not a card."""
     verdict = run_verdict(record)
     labels = run_labels(record)
     row: Json = {
@@ -100,10 +120,9 @@ def describe(entry: Entry, record: RunRecord) -> Described:
         "figures": {},
     }
     keys: dict[str, str] = {}
-    is_card = is_card_record(record)
+    is_card = summary is not None
     facts = dict(configuration_facts(record))
-    if is_card:
-        summary = card_summary(card_report(record))
+    if summary is not None:
         row |= {
             "board": board_of(summary),
             "soc": soc_of(summary, record),
@@ -128,7 +147,15 @@ def describe(entry: Entry, record: RunRecord) -> Described:
             "kernel": _known(facts["kernel"]),
             "target": ", ".join(dict.fromkeys(o.trial.path.name for o in record.outcomes)),
         }
-    device = " \N{MIDDLE DOT} ".join(str(row.get(k) or "?") for k in ("board", "soc", "target"))
+        tcp = _slowest_tcp(record)
+        if tcp is not None:
+            said, parts = tcp
+            keys[said["key"]] = key_text(parts)
+            row["figures"]["TCP"] = said
+    device = (
+        " \N{MIDDLE DOT} ".join(str(row[k]) for k in ("board", "soc", "target") if row.get(k))
+        or entry.name
+    )
     row["device"] = device
     return Described(row, keys, device, compare_data(entry, record, is_card, verdict.short))
 
