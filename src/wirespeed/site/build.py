@@ -128,7 +128,6 @@ def build_site(
     progress: Callable[[int, int], None] | None = None,
 ) -> Built:
     from wirespeed.site.pages import compare_page, index_page
-    from wirespeed.site.trends import device_trend, trend_page
 
     files = bundle_files(directory)
     if not files:
@@ -158,14 +157,18 @@ def build_site(
             seen[row["page"]] = read.file
             built.rows.append(row)
             by_device.setdefault(device, []).append((row, record))
-    for device, runs in by_device.items():
-        found = device_trend(device, [record for _, record in runs])
-        if found is None:
+    several = [(device, runs) for device, runs in by_device.items() if len(runs) > 1]
+    trends = _map(
+        write_trend,
+        [(str(out), device, [record for _, record in runs]) for device, runs in several],
+        jobs,
+    )
+    for (_, runs), said in zip(several, trends, strict=True):
+        if said is None:
             continue
         built.devices += 1
-        (out / found.page).write_text(trend_page(found, device), encoding="utf-8")
         for row, _ in runs:
-            row["trend"] = {"page": found.page, "said": found.said}
+            row["trend"] = said
     index = {"rows": built.rows, "keys": keys, "bundles": len(files), "bad": built.bad}
     (out / "data" / "index.js").write_text(_js("wirespeedIndex", index), encoding="utf-8")
     (out / "data" / "site.js").write_text(_js("wirespeedSite", _site_data()), encoding="utf-8")
@@ -193,6 +196,41 @@ def _site_data() -> Json:
     }
 
 
+def write_trend(out: str, device: str, records: Sequence[RunRecord]) -> Json | None:
+    """The device's trend page written; what the index says of it (None: no trend)."""
+    from wirespeed.site.trends import device_trend, trend_page
+
+    found = device_trend(device, records)
+    if found is None:
+        return None
+    (Path(out) / found.page).write_text(trend_page(found, device), encoding="utf-8")
+    return {"page": found.page, "said": found.said}
+
+
+def _map(
+    work: Callable[..., Any],
+    args: Sequence[tuple[Any, ...]],
+    jobs: int | None,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[Any]:
+    """work(*arg) for each arg, in order: in this process, or one process a core."""
+    workers = max(1, jobs or os.cpu_count() or 1)
+    done: list[Any] = []
+    if workers == 1 or len(args) <= 1:
+        for arg in args:
+            done.append(work(*arg))
+            if progress:
+                progress(len(done), len(args))
+        return done
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        chunk = max(1, min(32, len(args) // (workers * 8) or 1))
+        for result in pool.map(work, *zip(*args, strict=True), chunksize=chunk):
+            done.append(result)
+            if progress:
+                progress(len(done), len(args))
+    return done
+
+
 def _read_all(
     directory: Path,
     out: Path,
@@ -200,19 +238,5 @@ def _read_all(
     jobs: int | None,
     progress: Callable[[int, int], None] | None,
 ) -> list[Read]:
-    workers = max(1, jobs or os.cpu_count() or 1)
     args = [(str(directory), str(out), str(path)) for path in files]
-    reads: list[Read] = []
-    if workers == 1 or len(files) == 1:
-        for arg in args:
-            reads.append(read_one(*arg))
-            if progress:
-                progress(len(reads), len(files))
-        return reads
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        chunk = max(1, min(32, len(files) // (workers * 8) or 1))
-        for read in pool.map(read_one, *zip(*args, strict=True), chunksize=chunk):
-            reads.append(read)
-            if progress:
-                progress(len(reads), len(files))
-    return reads
+    return _map(read_one, args, jobs, progress)

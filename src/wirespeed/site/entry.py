@@ -160,6 +160,20 @@ def describe(entry: Entry, record: RunRecord, summary: CardSummary | None) -> De
     return Described(row, keys, device, compare_data(entry, record, is_card, verdict.short))
 
 
+def _group_key(
+    outcome: TrialOutcome, record: RunRecord, known: dict[str, list[list[str]]]
+) -> list[list[str]]:
+    """The key of a group's first trial, as compare.js compares it: each part's name, how
+    it is shown, and what must be equal (as JSON). A trial's measurements (goodput,
+    retransmits, ...) share it: worked out once."""
+    said = known.get(outcome.trial.key)
+    if said is None:
+        parts = key_of(outcome, record)
+        said = [[p.name, p.shown, json.dumps(_plain(p.compared))] for p in parts]
+        known[outcome.trial.key] = said
+    return said
+
+
 def compare_data(entry: Entry, record: RunRecord, is_card: bool, verdict: str) -> Json:
     """What the comparison page needs of the run to compute `wirespeed compare`'s table
     of it beside others (site/assets/compare.js): its measurements grouped as
@@ -167,6 +181,7 @@ def compare_data(entry: Entry, record: RunRecord, is_card: bool, verdict: str) -
     only), the comparison key of its first trial, and the facts compare sets side by
     side. The figures across runs (ratios, intervals, tests) are the page's."""
     by_trial = {o.trial.key: o for o in record.outcomes}
+    keys: dict[str, list[list[str]]] = {}
     groups = []
     for (test_id, path, variant, name, labels), (
         test_name,
@@ -194,9 +209,7 @@ def compare_data(entry: Entry, record: RunRecord, is_card: bool, verdict: str) -
             "text": summary_text(summary, unit),
             "part": None if part is None else part.key,
             "kept": part is not None and kept_in_comparison(as_row, part),
-            "key": [
-                [p.name, p.shown, json.dumps(_plain(p.compared))] for p in key_of(outcome, record)
-            ],
+            "key": _group_key(outcome, record, keys),
         }
         if len(values) >= LARGE_GROUP:
             # Welch's test and the ratio's resampled medians (analysis/stats.py): what

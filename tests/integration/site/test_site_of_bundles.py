@@ -122,13 +122,13 @@ def test_a_site_of_lab_and_bench_bundles_sorts_filters_compares_and_trends(
         rows = [r for r in _index(page) if r["page"]]
         assert len(rows) == 4
         # Sorted by TCP, the figures fall in one group per comparison key: the Fast
-        # Ethernet card's (iperf2), the gigabit card's and the router's runs (iperf3,
-        # through NAT on gigabit) are each measured otherwise.
+        # Ethernet card's, the gigabit router card's and the foreign router's runs
+        # (through NAT on gigabit) are each measured otherwise.
         _click(page, "th[data-key='TCP'] button")
         arranged = _index(page)
         groups = [r["group"] for r in arranged if r["group"]]
         assert len(groups) == 3 and all("measured as: tool iperf" in g for g in groups), groups
-        assert groups[0].endswith("(2)") and "tool iperf3" in groups[0]  # the router's two
+        assert groups[0].endswith("(2)") and "topology nat · link gbe" in groups[0]
         assert any("link fe" in g for g in groups) and any("topology router" in g for g in groups)
         tcp = [r["cells"][5] for r in arranged if r["page"]]
         assert all(text.endswith("bit/s") for text in tcp), tcp
