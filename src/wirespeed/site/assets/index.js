@@ -109,8 +109,9 @@ function wirespeedIndex(data) { wirespeedIndexData = data; }
     arranged(shown).forEach(function (group) {
       if (group.key !== null || group.none) {
         var said = group.none ? "not measured" : "measured as: " + (data.keys[group.key] || "unknown key");
-        html.push('<tr class="key-group"><th colspan="' + width + '">' + escape(state.sort) + " " +
-          escape(said) + " (" + group.rows.length + ")</th></tr>");
+        // The words stay in view while a narrow screen scrolls the table sideways.
+        html.push('<tr class="key-group"><th colspan="' + width + '"><span>' + escape(state.sort) + " " +
+          escape(said) + " (" + group.rows.length + ")</span></th></tr>");
       }
       group.rows.forEach(function (row) {
         var chosen = state.chosen.has(row.page);
