@@ -173,7 +173,7 @@ def _add(grouped: Groups, where: tuple[str, str, str, str], m: Measurement, tria
     keys.append(trial_key)
 
 
-def _column(record: RunRecord) -> RunColumn:
+def run_column(record: RunRecord) -> RunColumn:
     devices = tuple(dict.fromkeys(o.trial.path.name for o in record.outcomes))
     hosts = record.info.hosts
     duts = [h for h in hosts if h.role and "dut" in h.role] or list(hosts)
@@ -237,7 +237,7 @@ def compare_many(
     Ethernet one too, with the difference said beside each figure."""
     rows = compare_columns([groups_of(record, same_as) for record in records])
     return ManyComparison(
-        tuple(_column(r) for r in records), _comparable(rows, records, strict=strict)
+        tuple(run_column(r) for r in records), _comparable(rows, records, strict=strict)
     )
 
 

@@ -215,16 +215,25 @@ def _shown(value: object) -> str:
     return str(value)
 
 
+def configuration_facts(record: RunRecord) -> tuple[tuple[str, str], ...]:
+    """The facts of the run's device (or its lab machine) that `compare` sets side by
+    side, each as (label, one line; "?" where unknown), and whether it is a lab's or real."""
+    facts = _dut_facts(record)
+    said = [
+        (label, _shown(facts.get(key)) if facts.get(key) is not None else "?")
+        for key, label in CONFIGURATION
+    ]
+    said.append(("bench", "lab" if record.info.provenance.get("labs") else "real"))
+    return tuple(said)
+
+
 def configuration_differences(records: Sequence[RunRecord]) -> tuple[str, ...]:
     """What differs between the runs' devices (or their lab machine), one line each:
     "kernel: Linux 5.10.12 | Linux 6.1.0"; and whether each is a lab's or real."""
-    facts = [_dut_facts(r) for r in records]
+    every = [configuration_facts(r) for r in records]
     lines = []
-    for key, label in CONFIGURATION:
-        values = [_shown(f.get(key)) if f.get(key) is not None else "?" for f in facts]
+    for index, (label, _) in enumerate(every[0] if every else ()):
+        values = [facts[index][1] for facts in every]
         if len(set(values)) > 1:
             lines.append(f"{label}: {' | '.join(values)}")
-    benches = ["lab" if r.info.provenance.get("labs") else "real" for r in records]
-    if len(set(benches)) > 1:
-        lines.append(f"bench: {' | '.join(benches)}")
     return tuple(lines)

@@ -391,7 +391,7 @@ def _order_statistic_cdf(n: int, k: int) -> list[float]:
     return cdf
 
 
-def _median_distribution(data: list[float]) -> tuple[list[float], list[float]]:
+def median_distribution(data: list[float]) -> tuple[list[float], list[float]]:
     """The possible medians of a bootstrap resample of sorted `data`, ascending, and the
     cumulative probability of each (the formulas of the module docstring, in floating
     point: within 1e-13 of the exact integers). Medians less likely than NEGLIGIBLE are
@@ -442,8 +442,8 @@ def _ratio_from_distributions(
 ) -> ConfidenceInterval:
     """The bootstrap interval of median(B*) / median(A*), each resample's median drawn
     from its exact bootstrap distribution; every value of `first` is positive."""
-    medians_a, cumulative_a = _median_distribution(sorted(first))
-    medians_b, cumulative_b = _median_distribution(sorted(second))
+    medians_a, cumulative_a = median_distribution(sorted(first))
+    medians_b, cumulative_b = median_distribution(sorted(second))
     generator = random.Random(seed)  # noqa: S311 - reproducible resampling, not secrets
     below = generator.choices(medians_a, cum_weights=cumulative_a, k=resamples)
     above = generator.choices(medians_b, cum_weights=cumulative_b, k=resamples)

@@ -51,7 +51,9 @@ def is_card_record(record: RunRecord) -> bool:
     return card_marker(record.info.plan_text) is not None
 
 
-def _kept(row: ManyRow, part: Part) -> bool:
+def kept_in_comparison(row: ManyRow, part: Part) -> bool:
+    """Whether compare_cards shows the row in its part (a search in packets/s, RRUL's
+    latency and goodput)."""
     if part.key == "forwarding":
         # The goals' loads; the rate forwarded at each is within the loss of it.
         return (
@@ -79,7 +81,7 @@ def compare_cards(records: Sequence[RunRecord], *, strict: bool = False) -> Card
     grouped: dict[str, list[ManyRow]] = {}
     for row in many.rows:
         part = part_of(row.test_id)
-        if part is not None and _kept(row, part):
+        if part is not None and kept_in_comparison(row, part):
             grouped.setdefault(part.key, []).append(row)
     parts = tuple((part, tuple(grouped[part.key])) for part in PARTS if part.key in grouped)
     rows = tuple(row for _, part_rows in parts for row in part_rows)

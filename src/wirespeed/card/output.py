@@ -13,7 +13,7 @@ from wirespeed.card.render import (
     render_card_markdown,
     render_card_text,
 )
-from wirespeed.card.summary import card_summary
+from wirespeed.card.summary import CardSummary, card_summary
 from wirespeed.report.model import Report, build_report
 from wirespeed.store.records import RunRecord
 
@@ -22,10 +22,17 @@ def card_report(record: RunRecord) -> Report:
     return build_report(record)
 
 
-def render_card(fmt: str, report: Report, record: RunRecord, width: int = TEXT_WIDTH) -> str:
+def render_card(
+    fmt: str,
+    report: Report,
+    record: RunRecord,
+    width: int = TEXT_WIDTH,
+    card: CardSummary | None = None,
+) -> str:
     """`fmt` one of terminal (plain text, every line at most `width`: a terminal's own
-    for stdout), markdown, json, html."""
-    card = card_summary(report)
+    for stdout), markdown, json, html; card: the report's summary where it is made
+    already."""
+    card = card if card is not None else card_summary(report)
     if fmt == "markdown":
         from wirespeed.report import render_markdown
 

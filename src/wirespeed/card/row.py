@@ -6,6 +6,7 @@ TCP, NDR 64 B, WireGuard, AES-256-GCM, bufferbloat grade and the run's verdict
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from wirespeed.analysis.validity import run_verdict
 from wirespeed.card.summary import CardSummary, Figure
@@ -63,31 +64,71 @@ def _soc(summary: CardSummary, record: RunRecord) -> str | None:
     return " + ".join(dict.fromkeys(cores)) or None
 
 
-def _lowest(figures: Sequence[Figure], starts: str) -> str | None:
+def _lowest(figures: Sequence[Figure], starts: str) -> Figure | None:
     """The lower of the figures whose label starts so (the slower direction)."""
     found = [f for f in figures if f.label.startswith(starts) and f.value is not None]
-    return min(found, key=lambda f: f.value or 0.0).text if found else None
+    return min(found, key=lambda f: f.value or 0.0) if found else None
 
 
 def _verdict(record: RunRecord) -> str:
     return run_verdict(record).short
 
 
-def card_row(summary: CardSummary, record: RunRecord) -> str:
+@dataclass(frozen=True)
+class Headline:
+    """One of the row's figures, and the test (and path) that measured it: what its
+    comparison key is read from."""
+
+    column: str  # of COLUMNS
+    figure: Figure
+    test_id: str
+    path: str | None = None  # where the test ran on several paths (the tunnels')
+
+
+def headlines(summary: CardSummary) -> tuple[Headline, ...]:
+    """The card's figures of the row: TCP (the slower direction), NDR 64 B (the slower),
+    WireGuard, AES-256-GCM and the bufferbloat grade; each only where measured."""
     throughput = _figures(summary, "throughput")
-    tcp = [f for f in throughput if f.label in ("TCP up", "TCP down")]
+    tcp = _lowest([f for f in throughput if f.label in ("TCP up", "TCP down")], "TCP")
+    grade = next((f for f in _figures(summary, "latency") if f.label == "bufferbloat grade"), None)
+    found = (
+        ("TCP", tcp, tcp.label.lower().replace(" ", "-") if tcp else "", None),
+        ("NDR 64 B", _lowest(_figures(summary, "forwarding"), "NDR 64 B"), "fwd", None),
+        ("WireGuard", _lowest(_figures(summary, "vpn"), "WireGuard"), "vpn", "WireGuard"),
+        ("AES-256-GCM", _lowest(_figures(summary, "compute"), "AES-256-GCM"), "crypto", None),
+        ("Bufferbloat", grade, "rrul", None),
+    )
+    return tuple(
+        Headline(column, figure, test, path)
+        for column, figure, test, path in found
+        if figure is not None
+    )
+
+
+def board_of(summary: CardSummary) -> str:
+    return _fact(summary, "board") or summary.target
+
+
+def soc_of(summary: CardSummary, record: RunRecord) -> str | None:
+    return _soc(summary, record)
+
+
+def firmware_of(summary: CardSummary) -> str | None:
+    return _fact(summary, "os")
+
+
+def kernel_of(summary: CardSummary) -> str | None:
+    return _fact(summary, "kernel")
+
+
+def card_row(summary: CardSummary, record: RunRecord) -> str:
+    figures = {h.column: h.figure.text for h in headlines(summary)}
     cells = [
-        _fact(summary, "board") or summary.target,
+        board_of(summary),
         _soc(summary, record),
-        _fact(summary, "os"),
-        _fact(summary, "kernel"),
-        _lowest(tcp, "TCP"),
-        _lowest(_figures(summary, "forwarding"), "NDR 64 B"),
-        _lowest(_figures(summary, "vpn"), "WireGuard"),
-        _lowest(_figures(summary, "compute"), "AES-256-GCM"),
-        next(
-            (f.text for f in _figures(summary, "latency") if f.label == "bufferbloat grade"), None
-        ),
+        firmware_of(summary),
+        kernel_of(summary),
+        *(figures.get(column) for column in COLUMNS[4:9]),
         _verdict(record),
     ]
     return "| " + " | ".join(markdown_table_safe(c) if c else NONE for c in cells) + " |\n"

@@ -6,6 +6,7 @@ reads as whole. Its stored plan says what the run was to measure.
 
 from __future__ import annotations
 
+import functools
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -54,13 +55,20 @@ def unfinished(report: Report) -> Unfinished:
 
 def _planned(report: Report) -> Counter[str] | None:
     """Trials per test id that the card's stored plan runs; None where it cannot be read."""
+    if report.info.plan_text is None:
+        return None
+    return _planned_of(report.info.plan_text, report.info.plan_path or "<card>")
+
+
+# Cards of one kind share their plan's text: a site of thousands of cards parses each
+# text once. The counts are only read.
+@functools.lru_cache(maxsize=64)
+def _planned_of(plan_text: str, source: str) -> Counter[str] | None:
     from wirespeed.errors import WirespeedError
     from wirespeed.plan import expand, parse_plan
 
-    if report.info.plan_text is None:
-        return None
     try:
-        plan = parse_plan(report.info.plan_text, report.info.plan_path or "<card>")
+        plan = parse_plan(plan_text, source)
         return Counter(trial.test.id for trial in expand(plan))
     except WirespeedError:  # a plan this version reads no more: nothing to say of it
         return None

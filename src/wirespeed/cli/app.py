@@ -40,6 +40,7 @@ examples:
   wirespeed import saved/*.txt                        bring old iperf outputs into the store
   wirespeed export 12 -o r4s.wsr                      a run or card as a bundle to share
   wirespeed compare r4s.wsr r2s.wsr                   two bundles' figures side by side
+  wirespeed site results/ -o public/                  a static site of every bundle in results/
   wirespeed facts --root tests/fixtures/boards/r4s    a board's CPUs, NICs and their IRQs
   wirespeed tune suggest --root tests/fixtures/boards/r4s   eth0 -> CPU4, eth1 -> CPU5
   wirespeed lab up --topology nat --link fe           a lab to try things by hand
@@ -67,6 +68,7 @@ COMMANDS = {
     "card": "card",
     "export": "export",
     "trend": "trend",
+    "site": "site",
 }
 
 
@@ -552,6 +554,10 @@ def build_parser() -> argparse.ArgumentParser:
     from wirespeed.cli.commands.trend import add_parser as add_trend_parser
 
     _add_db(add_trend_parser(sub))
+
+    from wirespeed.cli.commands.site import add_parser as add_site_parser
+
+    add_site_parser(sub)
 
     tune = sub.add_parser(
         "tune",

@@ -18,8 +18,8 @@ from wirespeed.analysis.stats import (
     ConfidenceInterval,
     Stability,
     StatsError,
-    _median_distribution,
     bootstrap_interval,
+    median_distribution,
     outlier_indices,
     permutation_test,
     ratio_interval,
@@ -273,10 +273,10 @@ def test_small_and_mixed_groups_keep_the_permutation_test() -> None:
 
 
 @pytest.mark.parametrize("n", [20, 21, 40, 41])
-def test_the_median_distribution_gives_the_exact_interval(n: int) -> None:
+def test_themedian_distribution_gives_the_exact_interval(n: int) -> None:
     generator = random.Random(n)
     values = sorted(generator.gauss(930e6, 5e6) for _ in range(n))
-    medians, cumulative = _median_distribution(values)
+    medians, cumulative = median_distribution(values)
     assert cumulative[-1] == pytest.approx(1.0, abs=1e-10)
     low = next(m for m, c in zip(medians, cumulative, strict=True) if c > 0.025)
     high = next(m for m, c in zip(medians, cumulative, strict=True) if c >= 0.975)
