@@ -93,7 +93,7 @@ def _slowest_tcp(record: RunRecord) -> tuple[Json, tuple[KeyPart, ...]] | None:
     for (_, _, _, name, _), (_, unit, _, values, trials) in groups_of(record).items():
         outcome = by_trial[trials[0]]
         test = outcome.trial.test
-        tcp = test.is_iperf and test.spec.protocol is Proto.TCP
+        tcp = test.yields_flows and test.spec.protocol is Proto.TCP
         if name == "goodput" and unit == "bit/s" and tcp:
             found.append((statistics.median(values), outcome))
     if not found:
