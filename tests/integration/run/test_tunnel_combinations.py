@@ -41,8 +41,8 @@ ABOVE = 0.01  # rounding of byte counts over a measured span
 # Both directions at once through one daemon per end (each direction's ACKs encrypted
 # too, iperf2 -d's first flow under BBR): one direction may take most of the tunnel, so
 # the two are held together to twice the ceiling (measured 64.9-91.4 %) and each only
-# to a floor (measured down to 23.9 % beside the other's 90 %, the one figure the rerun
-# is for).
+# to a floor (one direction measured down to 23.9 % of the ceiling: such a trial is
+# what the rerun is for).
 TWO_WAY_TOGETHER_BELOW = 0.40
 TWO_WAY_BELOW = 0.75
 OVERHEAD = 8.0  # beyond the test: the tunnel's keys, handshake and proof, then iperf's own
