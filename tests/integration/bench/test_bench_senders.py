@@ -23,7 +23,14 @@ import pytest
 from bench_runs import HOSTS, WIRESPEED, MakeBench, outcomes, run_plan
 
 from support.foreign_bench import PC_LAN, ROUTER_WAN, WORKSTATION, ForeignBench
-from wirespeed.model import Measurement, RawOutput, Side, TrialOutcome, TrialStatus
+from wirespeed.model import (
+    FindingKind,
+    Measurement,
+    RawOutput,
+    Side,
+    TrialOutcome,
+    TrialStatus,
+)
 from wirespeed.search.log import SEARCH_ARGV0, from_json
 from wirespeed.store import Store
 from wirespeed.tools import iperf2_pps, tcpreplay
@@ -35,6 +42,7 @@ LIMIT = 30_000
 # The laptop's address on the router's LAN is the PC's (192.168.7.50, over SSH); port A
 # gets one of its own on the same LAN.
 PORT_A_ADDRESS = "192.168.7.60"
+FINAL_DURATION = 2  # seconds: the plan's final_duration
 
 
 def _plan(
@@ -61,7 +69,7 @@ def _plan(
               goals: [{{name: NDR, loss: 0}}]
               max_rate: 45kpps
               initial_duration: 1
-              final_duration: 2
+              final_duration: {FINAL_DURATION}
               duration_sum: 4
               senders: [{sender}]
               generator: {generator}
@@ -127,17 +135,39 @@ def test_two_senders_one_over_ssh_add_up_to_the_routers_limit(
     (log,) = [from_json(r.text) for r in outcome.raw if r.argv[:1] == (SEARCH_ARGV0,)]
     trials = log.result.trials
     steady = 0
+    at_ndr: dict[str, list[float]] = {host: [] for host in senders}
     for index, trial in enumerate(trials):
-        shares = [_asked_and_sent(raws[index - len(trials)]) for raws in senders.values()]
-        assert sum(pps for pps, _, _ in shares) == pytest.approx(trial.intended, abs=2), trial
+        shares = {
+            host: _asked_and_sent(raws[index - len(trials)]) for host, raws in senders.items()
+        }
+        assert sum(pps for pps, _, _ in shares.values()) == pytest.approx(trial.intended, abs=2)
+        if abs(trial.intended - ndr) < 1 and trial.duration == FINAL_DURATION:
+            for host, (pps, asked, sent) in shares.items():
+                at_ndr[host].append(pps * sent / asked)  # packets/s this sender offered
         if trial.generator_limited:
             continue  # a sender this shared machine held back: never the router's loss
         steady += 1
         # Each sender sent its share, and the trial counts both: a load's worth, not half.
-        for pps, asked, sent in shares:
-            assert sent == pytest.approx(asked, rel=0.02), (trial, pps, asked, sent)
+        for host, (pps, asked, sent) in shares.items():
+            assert sent == pytest.approx(asked, rel=0.02), (host, trial, pps, asked, sent)
         assert trial.sent == pytest.approx(trial.intended * trial.sending_seconds, rel=0.02)
     assert steady >= len(trials) / 2, trials
+    # Each sender against its own share of the limit, not the two on their total only
+    # (one sending 1.5 shares and the other half of one would add up as well): at the
+    # NDR's load, every full-length trial had each sender offer half the limit, within
+    # the total's own bounds; one that fell short must be named by a finding, since the
+    # NDR would then be the generator's, not the router's.
+    share = LIMIT / len(senders)
+    assert all(at_ndr.values()), (ndr, trials)
+    off_share = {
+        host: [round(rate) for rate in rates if not share * 0.97 <= rate <= share * 1.03]
+        for host, rates in at_ndr.items()
+    }
+    if any(off_share.values()):
+        said = " ".join(
+            f.message for f in outcome.findings if f.kind is FindingKind.GENERATOR_LIMITED
+        )
+        assert "NDR is the generator's limit" in said, (off_share, said)
 
 
 def test_a_sender_without_tcpreplay_is_refused_before_anything_runs(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import statistics
 from pathlib import Path
 from typing import Any
 
@@ -27,14 +28,22 @@ pytestmark = [pytest.mark.root, pytest.mark.slow]
 
 DURATION = 2
 # Every packet is encrypted in userspace twice (client and far end) on this machine's two
-# cores, beside both iperf ends and whatever else runs: a sanity bound, not a tight one.
-# On a quiet machine one-way figures land within 2 % of the ceiling (TCP 89.2-90.4 of
-# 90.1-90.7, UDP 90.4-91.1 of 91.6-92.1); with other labs and test suites running, down
-# to 62 of 90.7.
-BELOW = 0.40
+# cores, beside both iperf ends and whatever else runs. What a 2 s trial can promise
+# there with another job taking a whole core, measured by benchmarks/tunnel_spread.py
+# (docs/benchmarks.md, "How far below its ceiling a tunnel's short trial lands"): one-way
+# flows have a median of 94.8-98.8 % of the ceiling, but now and then one trial is
+# starved (TCP down to 65.6 %, UDP to 79.7 %). So each run's one-way figures are held to
+# their median (MEDIAN_BELOW) and each figure only to a floor under the worst starved
+# trial seen (BELOW by protocol); one below its bounds is measured again, alone.
+MEDIAN_BELOW = 0.10
+BELOW = {"tcp": 0.40, "udp": 0.25}
 ABOVE = 0.01  # rounding of byte counts over a measured span
 # Both directions at once through one daemon per end (each direction's ACKs encrypted
-# too, iperf2 -d's first flow under BBR): measured 28-84 Mbit/s per direction of 90.
+# too, iperf2 -d's first flow under BBR): one direction may take most of the tunnel, so
+# the two are held together to twice the ceiling (measured 64.9-91.4 %) and each only
+# to a floor (one direction measured down to 23.9 % of the ceiling: such a trial is
+# what the rerun is for).
+TWO_WAY_TOGETHER_BELOW = 0.40
 TWO_WAY_BELOW = 0.75
 OVERHEAD = 8.0  # beyond the test: the tunnel's keys, handshake and proof, then iperf's own
 
@@ -127,12 +136,12 @@ def figure_problems(trial: dict[str, Any]) -> list[str]:
     if took > DURATION + OVERHEAD:
         problems.append(f"{key}: took {took:.1f} s for a {DURATION} s test")
     spec = trial["test"]["spec"]
-    below = TWO_WAY_BELOW if spec["direction"] in ("dual", "bidir") else BELOW
+    two_way = spec["direction"] in ("dual", "bidir")
+    below = TWO_WAY_BELOW if two_way else BELOW[spec["protocol"]]
     ceiling = trial["ceiling"]["bits_per_second"]
-    wanted = 2 if spec["direction"] in ("dual", "bidir") else 1
     measured = [f for f in trial["flows"] if f["measured"]]
-    if len(measured) != wanted:
-        problems.append(f"{key}: {len(measured)} flows measured, {wanted} asked for")
+    if len(measured) != (2 if two_way else 1):
+        problems.append(f"{key}: {len(measured)} flows measured, {2 if two_way else 1} asked for")
     for flow in measured:
         goodput = flow["goodput_bps"]
         if not ceiling * (1 - below) <= goodput <= ceiling * (1 + ABOVE):
@@ -140,6 +149,36 @@ def figure_problems(trial: dict[str, Any]) -> list[str]:
                 f"{key} {flow['flow']}: {goodput / 1e6:.1f} Mbit/s, ceiling "
                 f"{ceiling / 1e6:.1f} (-{below:.0%}/+{ABOVE:.0%})"
             )
+    together = sum(flow["goodput_bps"] for flow in measured)
+    if two_way and together < 2 * ceiling * (1 - TWO_WAY_TOGETHER_BELOW):
+        problems.append(
+            f"{key}: both ways {together / 1e6:.1f} Mbit/s together, of twice the ceiling "
+            f"{ceiling / 1e6:.1f} (-{TWO_WAY_TOGETHER_BELOW:.0%})"
+        )
+    return problems
+
+
+def one_way_shares(document: dict[str, Any]) -> list[float]:
+    """Each one-way flow's goodput as a share of its tunnel's ceiling, over the run."""
+    return [
+        flow["goodput_bps"] / trial["ceiling"]["bits_per_second"]
+        for trial in document["trials"]
+        if trial["status"] == "ok" and trial["test"]["spec"]["direction"] in ("up", "down")
+        for flow in trial["flows"]
+        if flow["measured"]
+    ]
+
+
+def run_problems(document: dict[str, Any]) -> list[str]:
+    """Each trial's problems, and the run's: its one-way figures' median (a tunnel that
+    costs a few % more than its ceiling says would pass every figure's floor)."""
+    problems = [p for t in document["trials"] for p in figure_problems(t)]
+    shares = one_way_shares(document)
+    if shares and statistics.median(shares) < 1 - MEDIAN_BELOW:
+        problems.append(
+            f"the one-way figures' median is {statistics.median(shares):.1%} of their "
+            f"ceilings (-{MEDIAN_BELOW:.0%}): {sorted(round(s, 3) for s in shares)}"
+        )
     return problems
 
 
@@ -185,11 +224,11 @@ def measure_until_near(
     work on this machine's two cores can starve a trial for a second)."""
     document, err = run(plan, tmp_path / "first", dut)
     assert document["exit_status"] == 0 or any(t["status"] == "ok" for t in document["trials"]), err
-    problems = [p for t in document["trials"] for p in figure_problems(t)]
+    problems = run_problems(document)
     if problems:
         print(f"measured again: {problems}")
         again, _ = run(plan, tmp_path / "again", dut)
-        problems = [p for t in again["trials"] for p in figure_problems(t)]
+        problems = run_problems(again)
     return problems, document
 
 

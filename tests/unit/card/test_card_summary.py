@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import lzma
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
@@ -15,7 +15,7 @@ import pytest
 from support.cli import run_cli
 from wirespeed.card.compare import compare_cards, render_cards_markdown
 from wirespeed.card.output import card_report, render_card
-from wirespeed.card.summary import CardSummary, card_summary, is_card, rate_text
+from wirespeed.card.summary import CardSummary, bytes_text, card_summary, is_card, rate_text
 from wirespeed.report.model import FlowFigure, Report
 from wirespeed.store import Store
 from wirespeed.store.records import RunRecord
@@ -327,3 +327,219 @@ def test_each_parts_headline_is_the_captured_figure_it_names(
 ) -> None:
     card = summary_of(records[run])
     assert {key: card.part(key).headline for key in HEADLINES[run]} == HEADLINES[run]
+
+
+# The latency and VPN parts' figures as captured, each under its own name: (label, text,
+# its share of the ceiling where it has one).
+LATENCY_FIGURES = {
+    1: [
+        ("bufferbloat grade", "A", ""),
+        ("rtt p50 idle", "0.50 ms", ""),
+        ("rtt p50 loaded", "7.15 ms", ""),
+        ("latency increase (round trip)", "+6.6 ms", ""),
+        ("latency increase (up)", "+0.0 ms", ""),
+        ("latency increase (down)", "+6.5 ms", ""),
+        ("RRUL goodput (up)", "19.2 Mbit/s", "20.4 % of 94.1 Mbit/s"),
+        ("RRUL goodput (down)", "83.5 Mbit/s", "88.7 % of 94.1 Mbit/s"),
+    ],
+    2: [
+        ("bufferbloat grade", "B", ""),
+        ("rtt p50 idle", "0.36 ms", ""),
+        ("rtt p50 loaded", "41.39 ms", ""),
+        ("latency increase (round trip)", "+41.0 ms", ""),
+        ("latency increase (up)", "+39.8 ms", ""),
+        ("latency increase (down)", "+0.1 ms", ""),
+        ("RRUL goodput (up)", "84.4 Mbit/s", "89.7 % of 94.1 Mbit/s"),
+        ("RRUL goodput (down)", "46.9 Mbit/s", "49.8 % of 94.1 Mbit/s"),
+    ],
+}
+VPN_FIGURES = {
+    1: [("WireGuard", "88.0 Mbit/s", "97.6 % of 90.1 Mbit/s"),
+        ("OpenVPN", "86.9 Mbit/s", "95.8 % of 90.7 Mbit/s")],
+    2: [("WireGuard", "87.3 Mbit/s", "96.9 % of 90.1 Mbit/s"),
+        ("OpenVPN", "90.0 Mbit/s", "99.2 % of 90.7 Mbit/s")],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("run", sorted(LIMITS))
+def test_the_latency_and_vpn_parts_show_each_captured_figure_in_its_row(
+    records: dict[int, RunRecord], run: int
+) -> None:
+    card = summary_of(records[run])
+    latency, vpn = card.part("latency"), card.part("vpn")
+    assert [(f.label, f.text, f.ceiling) for f in latency.figures] == LATENCY_FIGURES[run]
+    units = {f.label: f.unit for f in latency.figures}
+    assert units["bufferbloat grade"] == "grade" and units["rtt p50 loaded"] == "ms"
+    assert units["latency increase (round trip)"] == "ms"
+    grade = latency.figures[0]
+    # The grade's value is the round trip's increase it was judged on.
+    assert grade.value == latency.figures[3].value
+    assert [(f.label, f.text, f.ceiling) for f in vpn.figures] == VPN_FIGURES[run]
+    assert not any(f.suspect for f in vpn.figures)
+    # Each part's own findings as well as what the card reads across its parts.
+    assert (
+        latency.findings[0]
+        == "the queue under load: the 40ms queue at the line rate, the bottleneck"
+    )
+    assert any(f.startswith("lab-limited: ") for f in latency.findings)
+    for tunnel in ("WireGuard", "OpenVPN"):
+        assert (
+            f"{tunnel} ran on a second lab DUT (endpoint), not the nat DUT of the other parts, "
+            "without its limits"
+        ) in vpn.findings
+    assert any(f.startswith("lab-limited: ") for f in vpn.findings)
+
+
+def _skipping(report: Report, skipped: dict[str, str]) -> Report:
+    """The card's report as if the card had left these tests out."""
+    assert report.info.plan_text is not None
+    lines = []
+    for line in report.info.plan_text.splitlines():
+        marker = json.loads(line.partition(":")[2]) if line.startswith("x-card:") else None
+        lines.append(
+            line if marker is None else f"x-card: {json.dumps({**marker, 'skipped': skipped})}"
+        )
+    info = dataclasses.replace(report.info, plan_text="\n".join(lines))
+    return dataclasses.replace(report, info=info)
+
+
+def test_a_tunnel_or_benchmark_left_out_is_said_in_its_own_part_only(
+    records: dict[int, RunRecord],
+) -> None:
+    report = card_report(records[1])
+    no_wireguard = "WireGuard: wireguard-go is not installed"
+    no_7z = "7-zip benchmark: 7zz is not installed"
+    card = card_summary(_skipping(report, {"WireGuard": no_wireguard, "7z": no_7z}))
+    assert no_wireguard in card.part("vpn").findings and card.part("vpn").present
+    assert no_7z in card.part("compute").findings and card.part("compute").present
+    for part in ("throughput", "forwarding", "latency", "device"):
+        assert no_wireguard not in card.part(part).findings
+        assert no_7z not in card.part(part).findings
+    # Both tunnels left out: the part is, with both reasons.
+    both = {"WireGuard": no_wireguard, "OpenVPN": "OpenVPN: openvpn is not installed"}
+    vpn = card_summary(_skipping(report, both)).part("vpn")
+    assert not vpn.present and vpn.headline == "" and not vpn.figures
+    # The tunnels' trials ran before they were left out of this card's marker: their
+    # time is still the part's.
+    assert vpn.seconds == pytest.approx(card.part("vpn").seconds)
+    assert vpn.skipped == f"{no_wireguard}; OpenVPN: openvpn is not installed"
+
+
+# How many findings each part of each card has: its own trials' and the card's reading
+# across parts (a part given another part's trials would have more).
+FINDINGS = {
+    1: {"facts": 0, "throughput": 3, "forwarding": 5, "latency": 2, "vpn": 6, "compute": 2},
+    2: {"facts": 0, "throughput": 4, "forwarding": 1, "latency": 5, "vpn": 6, "compute": 4},
+}
+
+
+@pytest.mark.parametrize("run", sorted(LIMITS))
+def test_each_part_has_its_own_trials_time_and_findings_and_the_card_its_uses(
+    records: dict[int, RunRecord], run: int
+) -> None:
+    record = records[run]
+    card = summary_of(record)
+    assert card.run_id == run
+    for part in card.parts:
+        mine = [o for o in record.outcomes if o.trial.test.id in part.part.tests]
+        took = sum(o.finished_at - o.started_at for o in mine) if mine else None
+        assert part.seconds == (pytest.approx(took) if took is not None else None), part.part.key
+        assert part.unfinished == ""
+        if part.part.key in FINDINGS[run]:
+            assert len(part.findings) == FINDINGS[run][part.part.key], part.findings
+    latency_seconds = card.part("latency").seconds
+    assert card.part("facts").seconds is None and latency_seconds is not None
+    assert latency_seconds < 60
+    slower = "94.2 Mbit/s, the slower way"
+    wireguard, openvpn = (f[1] for f in VPN_FIGURES[run])
+    assert card.good_for == (
+        f"through the device ({slower}): 15 streams of 6 Mbit/s, 3 streams of 25 Mbit/s, "
+        "2.94 Msps sc16",
+        f"through WireGuard ({wireguard}): 14 streams of 6 Mbit/s",
+        f"through OpenVPN ({openvpn}): 14 streams of 6 Mbit/s",
+    )
+
+
+def _with_hosts(report: Report, hosts: Mapping[str, Mapping[str, object]]) -> Report:
+    info = dataclasses.replace(report.info, provenance={"hosts": hosts})
+    return dataclasses.replace(report, info=info)
+
+
+def test_what_the_card_measured_is_its_duts_with_what_was_read_of_them(
+    records: dict[int, RunRecord],
+) -> None:
+    report = card_report(records[1])
+    assert card_summary(report).what == (
+        "lab (this machine): Debian GNU/Linux 12 (bookworm), Linux 6.18.44-fc-v657 x86_64 "
+        "(iperf2 2.1.8, iperf3 3.12)",
+    )
+    # A router read over SSH, a laptop that only sent: the card is the router's.
+    router: dict[str, object] = {
+        "role": "dut",
+        "machine": "FriendlyElec NanoPi R4S",
+        "os": "OpenWrt 23.05.2",
+        "identity": {"soc": "rockchip,rk3399"},
+    }
+    laptop: dict[str, object] = {
+        "role": "client",
+        "kernel": "Linux 6.8.0 x86_64",
+        "iperf2": "2.1.9",
+    }
+    said = card_summary(_with_hosts(report, {"router": router, "laptop": laptop})).what
+    assert said == (
+        "router: FriendlyElec NanoPi R4S, OpenWrt 23.05.2",
+        "router: SoC rockchip,rk3399",
+    )
+    # No host named as the DUT: each is listed, a bare name where nothing was read.
+    unsaid = {"pc": {"role": "client", "kernel": "Linux 6.8.0 x86_64"}, "box": {}}
+    assert card_summary(_with_hosts(report, unsaid)).what == ("pc: Linux 6.8.0 x86_64", "box")
+
+
+@pytest.mark.parametrize(
+    ("bps", "text"),
+    [
+        (2.5e9, "2.50 Gbit/s"),
+        (10**9, "1.00 Gbit/s"),
+        (999_950_000, "1000.0 Mbit/s"),
+        (1.5e6, "1.5 Mbit/s"),
+        (5e6, "5.0 Mbit/s"),
+        (10**6, "1.0 Mbit/s"),
+        (999_000, "999.0 kbit/s"),
+        (500, "0.5 kbit/s"),
+    ],
+)
+def test_a_rate_is_written_in_the_largest_unit_it_reaches(bps: float, text: str) -> None:
+    assert rate_text(bps) == text
+
+
+@pytest.mark.parametrize(
+    ("rate", "text"),
+    [
+        (1.05e9, "1.05 GB/s"),
+        (10**9, "1.00 GB/s"),
+        (1.5e6, "1.5 MB/s"),
+        (5e6, "5.0 MB/s"),
+        (10**6, "1.0 MB/s"),
+        (500, "0.5 kB/s"),
+    ],
+)
+def test_a_byte_rate_is_written_in_the_largest_unit_it_reaches(rate: float, text: str) -> None:
+    assert bytes_text(rate) == text
+
+
+def test_a_part_left_out_whole_says_why_and_one_test_of_it_only_in_its_findings(
+    records: dict[int, RunRecord],
+) -> None:
+    report = card_report(records[1])
+    no_crypto, no_7z = "crypto: openssl is not installed", "7-zip benchmark: 7zz is not installed"
+    compute = card_summary(_skipping(report, {"crypto": no_crypto, "7z": no_7z})).part("compute")
+    assert not compute.present and compute.skipped == f"{no_crypto}; {no_7z}"
+    # A tunnel and a compute test left out: neither part is, each says its own.
+    card = card_summary(_skipping(report, {"WireGuard": "wg: left out", "7z": no_7z}))
+    assert card.part("compute").present and card.part("vpn").present
+    assert card.part("compute").skipped == "" and card.part("vpn").skipped == ""
+    # A part left out by its own key.
+    assert (
+        card_summary(_skipping(report, {"latency": "latency: left out"})).part("latency").skipped
+        == "latency: left out"
+    )

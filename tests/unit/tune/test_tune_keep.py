@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from tune_helpers import BOARDS, TreeHost, copy_board, snapshot
 
+from wirespeed import __version__
 from wirespeed.facts import TreeSource, collect
 from wirespeed.tune import Journal, apply_changes, suggest
 from wirespeed.tune.keep import KeepError, Kept, Knob, Setting, from_plan, from_variant
@@ -226,3 +227,47 @@ def test_a_cpu_variant_is_refused_with_what_it_sets() -> None:
 def test_a_variant_that_sets_no_network_knob_is_nothing_to_keep() -> None:
     with pytest.raises(KeepError, match="nothing to keep"):
         from_variant({"tunnel": {"cipher": "aes"}}, ["eth0"], "run 1, variant t", "t")
+
+
+def test_the_script_reads_as_a_boot_script_with_its_header_and_one_call_per_knob() -> None:
+    # What a person opening the file on the router reads: the interpreter line (the
+    # init system runs the file itself), how to call it, where it came from (a source of
+    # several lines kept on one), and each knob's call, the planned IRQ number beside
+    # its IRQ by name. Nothing after the exit but the file's last newline.
+    kept = Kept(
+        "run 7,\n  variant   rps-a72",
+        (
+            Setting("eth0", Knob.IRQ, "10", "eth0", why="eth0's IRQ   on CPU 4", irq_then=27),
+            Setting("eth0", Knob.IRQ, "20", "xhci-hcd:usb3"),
+            Setting("eth0", Knob.RPS, "spread"),
+            Setting("eth0", Knob.MTU, "1500"),
+        ),
+    )
+    script = render_script(kept, "S99tune")
+    lines = script.split("\n")
+    assert lines[:9] == [
+        "#!/bin/sh",
+        f"# S99tune: tuning kept by wirespeed {__version__} (`wirespeed tune keep`),",
+        "# from run 7, variant rps-a72.",
+        "# At boot: `S99tune`; for one interface that appears later: `S99tune IF`.",
+        "# Each IRQ is found by its name in /proc/interrupts: its number can change from one",
+        "# boot to the next. One line per knob goes to the system log.",
+        f"# {ROOT_VARIABLE}=DIR: DIR/proc and DIR/sys instead of /proc and /sys.",
+        "",
+        "TAG='S99tune'",
+    ]
+    # The functions, then one blank line before the interface's block.
+    block = lines.index("if want eth0; then")
+    assert lines[block - 2 : block] == ["}", ""], lines[block - 3 : block]
+    assert lines[block + 1 :] == [
+        "\t# eth0's IRQ on CPU 4",
+        "\tirq eth0 'eth0' '10'  # IRQ 27 when planned",
+        "\tirq eth0 'xhci-hcd:usb3' '20'",
+        "\tqueues eth0 'rx-*' rps_cpus 'spread'",
+        "\tmtu eth0 '1500'",
+        "fi",
+        "",
+        'exit "$status"',
+        "",
+    ]
+    assert script.endswith('\nexit "$status"\n')
