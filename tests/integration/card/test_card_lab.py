@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 from pathlib import Path
 
@@ -24,6 +25,17 @@ pytestmark = [pytest.mark.root, pytest.mark.slow]
 
 FORWARD_PPS = 30_000
 TCP_CEILING = 94.1e6  # LIMITS.md: TCP at 100 Mbit/s, MTU 1500
+
+
+def _aes_256_gcm_by_hand() -> float:
+    """Bytes/s of `openssl speed -evp aes-256-gcm` on 8 KB blocks for 1 s, here."""
+    done = subprocess.run(
+        ["openssl", "speed", "-elapsed", "-seconds", "1", "-bytes", "8192", "-evp", "aes-256-gcm"],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    found = re.search(r"^AES-256-GCM\s+([0-9.]+)k", done.stdout, re.MULTILINE)
+    assert found is not None, done.stdout
+    return float(found[1]) * 1000
 
 
 def _namespaces_of(prefix: str) -> list[str]:
@@ -84,9 +96,13 @@ def test_a_quick_lab_card_has_every_part_near_the_truths_in_one_run(tmp_path: Pa
         figure = next(f for f in parts["vpn"]["figures"] if f["label"] == tunnel)
         share = float(figure["ceiling"].split(" %")[0])
         assert 60 <= share <= 101, figure
-    # AES-NI on this machine: 1.44 GB/s of AES-256-GCM on a quiet core (docs/card.md);
-    # a fifth of it on a busy one.
-    assert 0.3e9 < figures[("compute", "AES-256-GCM 8 KB")] < 5e9
+    # The same openssl run by hand right after gives about as much: machines differ
+    # (1.44 GB/s of AES-256-GCM on one quiet core in docs/card.md, 5.16 GB/s on a later
+    # one), and a busy machine's share of a core moves between the two runs; the bounds
+    # still catch a unit mistake (bits for bytes is 8x, k for M 1000x).
+    aes = figures[("compute", "AES-256-GCM 8 KB")]
+    by_hand = _aes_256_gcm_by_hand()
+    assert 0.2 < aes / by_hand < 5.0, (aes, by_hand)
     assert any(label.startswith("7-zip") for key, label in figures if key == "compute")
     assert "NDR" in card["summary"] and "bufferbloat grade" in card["summary"]
     # Each part says how long it took; the terminal's card came first on stdout.
