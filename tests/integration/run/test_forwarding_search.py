@@ -167,13 +167,18 @@ def test_an_fe_link_is_the_limit_at_1518_bytes(tmp_path: Path) -> None:
 
 def test_asking_far_beyond_the_generator_is_its_limit_not_device_loss(tmp_path: Path) -> None:
     prefix = unique_prefix("fwd-gen")
+    # The lab's bridge loses nothing at any rate one iperf can send, so the goal's answer
+    # is the generator's. It tolerates 5 % loss: on a machine busy with other work, a
+    # host's backlog overflowing once (a few hundred of a trial's ~100,000 datagrams,
+    # dropped in the kernel between the namespaces, not by the bridge) would otherwise
+    # make a zero-loss goal a loss answer far below the generator's ceiling.
     plan = f"""
         lab: {{link: gbe}}
         paths: [{{name: B, topology: bridge}}]
         tests:
           - id: fwd
             tool: forwarding
-            options: {{frame_sizes: [64], max_rate: 1Mpps, goals: [{{name: NDR, loss: 0}}],
+            options: {{frame_sizes: [64], max_rate: 1Mpps, goals: [{{name: PDR, loss: 5%}}],
                        max_trials: 12, {QUICK}}}
     """
     done = _run(tmp_path, plan, prefix)
@@ -184,12 +189,17 @@ def test_asking_far_beyond_the_generator_is_its_limit_not_device_loss(tmp_path: 
     assert first.intended == 1_000_000 and first.generator_limited
     ceiling = log.result.generator_ceiling
     assert ceiling is not None and 10_000 < ceiling < 1_000_000
-    # No generator-limited trial made an upper bound: whatever NDR says, it lies below
+    # No generator-limited trial made an upper bound: whatever PDR says, it lies below
     # what the generator could offer.
-    ndr = log.result.goal("NDR")
-    assert ndr.upper is None or ndr.upper <= ceiling
+    pdr = log.result.goal("PDR")
+    assert pdr.upper is None or pdr.upper <= ceiling
+    assert pdr.generator_limited, log.result.trials
     limited = [f for f in outcome.findings if f.kind is FindingKind.GENERATOR_LIMITED]
-    assert limited and f"{ceiling:,.0f}" in limited[0].message
+    assert limited and f"{ceiling:,.0f}" in limited[0].message, (
+        log.result.goals,
+        [(t.intended, t.sent, t.received, t.generator_limited) for t in log.result.trials],
+        outcome.findings,
+    )
     assert "generator" in done.stdout
 
 
