@@ -94,17 +94,15 @@ def read_one(directory: str, out: str, path: str) -> Read:
     from wirespeed.card.output import card_report
     from wirespeed.card.summary import card_summary
     from wirespeed.site.entry import describe
-    from wirespeed.store.bundle import run_record
 
     where = Path(path)
     relative = where.relative_to(directory).as_posix()
     try:
-        bundle = read_bundle(where, relative, "it is left out of the site")
+        bundle, records = read_bundle(where, relative, "it is left out of the site")
     except UsageError as error:
         return Read(relative, error=error.message)
     rows, keys, runs = [], [], []
-    for number, entry in enumerate(entries(bundle, relative), start=1):
-        record = run_record(entry.run, number)
+    for entry, record in zip(entries(bundle, relative), records, strict=True):
         report = card_report(record)
         summary = card_summary(report) if is_card_record(record) else None
         described = describe(entry, record, summary)
