@@ -18,8 +18,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -138,15 +139,30 @@ def build_site(
     for sub in ("cards", "data/cards", "devices"):
         (out / sub).mkdir(parents=True, exist_ok=True)
     built = Built(out)
-    reads = _read_all(directory, out, files, jobs, progress)
-    keys: dict[str, str] = {}
+    with _workers(jobs) as pool:
+        reads = _read_all(directory, out, files, pool, progress)
+        _trends(out, built, reads, pool)
+    keys = {key: text for read in reads for key, text in read.keys}
+    index = {"rows": built.rows, "keys": keys, "bundles": len(files), "bad": built.bad}
+    (out / "data" / "index.js").write_text(_js("wirespeedIndex", index), encoding="utf-8")
+    (out / "data" / "site.js").write_text(_js("wirespeedSite", _site_data()), encoding="utf-8")
+    (out / "index.html").write_text(index_page(), encoding="utf-8")
+    (out / "compare.html").write_text(compare_page(), encoding="utf-8")
+    for name in ASSETS:
+        text = (resources.files("wirespeed.site") / "assets" / name).read_text(encoding="utf-8")
+        (out / name).write_text(text, encoding="utf-8")
+    return built
+
+
+def _trends(out: Path, built: Built, reads: Sequence[Read], pool: Workers | None) -> None:
+    """The index's rows (each run once) in `built`, and each device's trend page of its
+    runs written, what it says in its runs' rows."""
     by_device: dict[str, list[tuple[Json, RunRecord]]] = {}
     seen: dict[str, str] = {}
     for read in reads:
         if read.error is not None:
             built.bad.append(read.error)  # it names the file
             continue
-        keys.update(read.keys)
         for row, (device, record) in zip(read.rows, read.runs, strict=True):
             if row["page"] in seen:
                 # The same run in two bundles (an export of an import): shown once.
@@ -159,7 +175,7 @@ def build_site(
     trends = _map(
         write_trend,
         [(str(out), device, [record for _, record in runs]) for device, runs in several],
-        jobs,
+        pool,
     )
     for (_, runs), said in zip(several, trends, strict=True):
         if said is None:
@@ -167,15 +183,6 @@ def build_site(
         built.devices += 1
         for row, _ in runs:
             row["trend"] = said
-    index = {"rows": built.rows, "keys": keys, "bundles": len(files), "bad": built.bad}
-    (out / "data" / "index.js").write_text(_js("wirespeedIndex", index), encoding="utf-8")
-    (out / "data" / "site.js").write_text(_js("wirespeedSite", _site_data()), encoding="utf-8")
-    (out / "index.html").write_text(index_page(), encoding="utf-8")
-    (out / "compare.html").write_text(compare_page(), encoding="utf-8")
-    for name in ASSETS:
-        text = (resources.files("wirespeed.site") / "assets" / name).read_text(encoding="utf-8")
-        (out / name).write_text(text, encoding="utf-8")
-    return built
 
 
 def _site_data() -> Json:
@@ -205,27 +212,51 @@ def write_trend(out: str, device: str, records: Sequence[RunRecord]) -> Json | N
     return {"page": found.page, "said": found.said}
 
 
+@dataclass(frozen=True)
+class Workers:
+    executor: Executor
+    count: int
+
+
+@contextmanager
+def _workers(jobs: int | None) -> Iterator[Workers | None]:
+    """One process a core (or `jobs`), for the bundles and then the trends; None: work in
+    this process. What the workers run is imported before they start, so that each
+    process (forked from this one) does not import it again."""
+    workers = max(1, jobs or os.cpu_count() or 1)
+    if workers == 1:
+        yield None
+        return
+    import wirespeed.card.output
+    import wirespeed.card.summary
+    import wirespeed.report.html
+    import wirespeed.site.entry
+    import wirespeed.site.trends  # noqa: F401
+
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield Workers(pool, workers)
+
+
 def _map(
     work: Callable[..., Any],
     args: Sequence[tuple[Any, ...]],
-    jobs: int | None,
+    pool: Workers | None,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[Any]:
-    """work(*arg) for each arg, in order: in this process, or one process a core."""
-    workers = max(1, jobs or os.cpu_count() or 1)
+    """work(*arg) for each arg, in order: in this process, or in the pool's, in chunks
+    (each process gets many at a time: what a task costs to send is shared)."""
     done: list[Any] = []
-    if workers == 1 or len(args) <= 1:
+    if pool is None or len(args) <= 1:
         for arg in args:
             done.append(work(*arg))
             if progress:
                 progress(len(done), len(args))
         return done
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        chunk = max(1, min(32, len(args) // (workers * 8) or 1))
-        for result in pool.map(work, *zip(*args, strict=True), chunksize=chunk):
-            done.append(result)
-            if progress:
-                progress(len(done), len(args))
+    chunk = max(1, min(32, len(args) // (pool.count * 8) or 1))
+    for result in pool.executor.map(work, *zip(*args, strict=True), chunksize=chunk):
+        done.append(result)
+        if progress:
+            progress(len(done), len(args))
     return done
 
 
@@ -233,8 +264,8 @@ def _read_all(
     directory: Path,
     out: Path,
     files: Sequence[Path],
-    jobs: int | None,
+    pool: Workers | None,
     progress: Callable[[int, int], None] | None,
 ) -> list[Read]:
     args = [(str(directory), str(out), str(path)) for path in files]
-    return _map(read_one, args, jobs, progress)
+    return _map(read_one, args, pool, progress)
