@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wirespeed.errors import UsageError
+from wirespeed.model import Result
 from wirespeed.site.gather import Entry, bundle_files, entries, read_bundle
 from wirespeed.store.records import RunRecord
 
@@ -59,12 +60,23 @@ class Built:
 
 
 def _slim(record: RunRecord) -> RunRecord:
-    """The run as the trend reads it: its measurements, without raw outputs and samples
-    (which a worker need not send back)."""
+    """The run as the trend reads it (analysis/trend.py): each trial, its status and its
+    measurements, a flow's from its totals; without raw outputs, samples, findings and
+    each flow's intervals and streams (which a worker need not send back and forth)."""
     return dataclasses.replace(
         record,
-        outcomes=tuple(dataclasses.replace(o, raw=(), monitors=()) for o in record.outcomes),
+        outcomes=tuple(
+            dataclasses.replace(o, raw=(), monitors=(), findings=(), result=_totals(o.result))
+            for o in record.outcomes
+        ),
     )
+
+
+def _totals(result: Result | None) -> Result | None:
+    if result is None:
+        return None
+    directions = tuple(dataclasses.replace(d, intervals=(), streams=()) for d in result.directions)
+    return dataclasses.replace(result, directions=directions)
 
 
 def _js(name: str, value: Any) -> str:

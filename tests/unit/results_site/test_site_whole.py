@@ -49,12 +49,19 @@ def test_an_exported_bundle_is_read_from_its_own_bytes_as_unpack_reads_it(
 
 
 def test_a_bundle_written_otherwise_or_of_several_runs_is_read_as_unpack_reads_it(
-    bundles: list[Path],
+    bundles: list[Path], tmp_path: Path
 ) -> None:
     document = _document(bundles[0])
     # Spaced and unsorted, as another JSON writer may write it: the same content.
     spaced = json.dumps(dict(reversed(document.items())), indent=1).encode()
     _same_as_unpack(gzip.compress(spaced))
+    # A number past 64 bits (JSON has no limit): read by unpack itself.
+    run = document["runs"][0]
+    big = pack([with_id({**run, "provenance": {**run["provenance"], "n": 2**70}})], names="k")
+    assert whole.read_whole(big, "x.wsr") is None
+    (tmp_path / "big.wsr").write_bytes(big)
+    bundle, records = read_bundle(tmp_path / "big.wsr", "x.wsr", "left out")
+    assert bundle == unpack(big, "x.wsr") and records == tuple(bundle.records())
     # Several runs in one bundle, as `wirespeed export 1 2` writes them.
     runs = [_document(path)["runs"][0] for path in bundles[:3]]
     _same_as_unpack(pack(runs, names="pseudonyms"))
