@@ -407,17 +407,17 @@ def _figure(series: Series) -> str:
         )
     for i, point in enumerate(points):
         fill = colour.get(point.group or "", "#475569")
-        at = f"{x(i):.1f}"  # the run's place, the same for its dots, median and number
+        place = f"{x(i):.1f}"  # the run's place, the same for its dots, median and number
         dot = f'" r="3" fill="{fill}" opacity="0.5"/>'
-        parts += [f'<circle cx="{at}" cy="{y(value):.1f}{dot}' for value in point.values]
+        parts += [f'<circle cx="{place}" cy="{y(value):.1f}{dot}' for value in point.values]
         parts.append(
-            f'<circle class="run" cx="{at}" cy="{y(point.median):.1f}" r="5" '
+            f'<circle class="run" cx="{place}" cy="{y(point.median):.1f}" r="5" '
             f'fill="{fill}"><title>run {point.run_id}'
             f"{html.escape(f' ({point.group})' if point.group else '')}: "
             f"{html.escape(value_text(point.median, series.unit))}</title></circle>"
         )
         parts.append(
-            f'<text x="{at}" y="{TOP + plot_h + 14}" text-anchor="middle" class="tick">'
+            f'<text x="{place}" y="{TOP + plot_h + 14}" text-anchor="middle" class="tick">'
             f"{point.run_id}</text>"
         )
     parts.append(
