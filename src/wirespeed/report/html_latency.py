@@ -148,11 +148,13 @@ def _cdf_points(values: Sequence[float], top: float) -> str:
     ordered = sorted(values)
     n = len(ordered)
     span_x, span_y = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    # Each step's height ends one probe and starts the next: formatted once for both.
+    heights = [f"{TOP + span_y * (1 - step / n):.1f}" for step in range(n + 1)]
     points = []
     for index, value in enumerate(ordered):
-        x = LEFT + span_x * min(value / top, 1.0)
-        points.append(f"{x:.1f},{TOP + span_y * (1 - index / n):.1f}")
-        points.append(f"{x:.1f},{TOP + span_y * (1 - (index + 1) / n):.1f}")
+        x = f"{LEFT + span_x * min(value / top, 1.0):.1f},"
+        points.append(x + heights[index])
+        points.append(x + heights[index + 1])
     return " ".join(points)
 
 
