@@ -37,6 +37,7 @@ import math
 import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
+from functools import cached_property
 
 from wirespeed.analysis.comparison_key import SeriesKey, series_key
 from wirespeed.analysis.stats import (
@@ -79,7 +80,9 @@ class RunPoint:
     group: str | None  # its value of the label; None: unlabelled (or no label asked)
     values: tuple[float, ...]  # its repetitions, in run order
 
-    @property
+    # Worked out once: a page reads a point's median, and a group's summary, several
+    # times (its dot, its table row, its step), and the fields never change.
+    @cached_property
     def median(self) -> float:
         return statistics.median(self.values)
 
@@ -89,15 +92,15 @@ class Group:
     name: str  # the label's value ("23.05.3"), or "run 7" for a baseline run
     points: tuple[RunPoint, ...]
 
-    @property
+    @cached_property
     def run_ids(self) -> tuple[int, ...]:
         return tuple(p.run_id for p in self.points)
 
-    @property
+    @cached_property
     def repetitions(self) -> tuple[float, ...]:
         return tuple(v for p in self.points for v in p.values)
 
-    @property
+    @cached_property
     def summary(self) -> Summary:
         """Of every repetition: what the tables show as the group's median."""
         return summarize(self.repetitions)
@@ -244,8 +247,15 @@ def _collect(records: Sequence[RunRecord], path: str | None) -> _Collected:
             trial = outcome.trial
             if path is not None and trial.path.name != path:
                 continue
+            # The trial's comparison key is the same for each of its measurements:
+            # worked out once (for the first), the others' keys differ in their
+            # measurement's name and labels only.
+            first: SeriesKey | None = None
             for m in outcome.result.measured():
-                key = series_key(trial, m, outcome.result.tool_version)
+                if first is None:
+                    key = first = series_key(trial, m, outcome.result.tool_version)
+                else:
+                    key = replace(first, name=m.name, labels=m.labels)
                 entry = collected.setdefault(
                     key, (trial.test.id, trial.test.name, m.unit, m.better, {})
                 )

@@ -36,14 +36,26 @@ def probe_series(raw: RawOutput) -> ProbeSeries | None:
         return None
 
 
-def phases(outcome: TrialOutcome) -> list[tuple[str, ProbeSeries]]:
+Parsed = list[tuple[str, RawOutput, ProbeSeries | None]]
+
+
+def parsed_probes(outcome: TrialOutcome) -> Parsed:
+    """Each phase's label, probe output and its series (None: none in it), the idle phase
+    first: parsed once for both charts (an irtt output is ~1 ms of JSON)."""
     probes = [raw for raw in outcome.raw if raw.side is Side.PROBE and raw.text]
-    found = []
-    for label, raw in zip(("idle", "loaded"), probes, strict=False):
-        series = probe_series(raw)
-        if series is not None and series.rtt_ms:
-            found.append((label, series))
-    return found
+    return [
+        (label, raw, probe_series(raw))
+        for label, raw in zip(("idle", "loaded"), probes, strict=False)
+    ]
+
+
+def phases(outcome: TrialOutcome, parsed: Parsed | None = None) -> list[tuple[str, ProbeSeries]]:
+    """The phases with answered probes; `parsed`: the outcome's `parsed_probes`."""
+    return [
+        (label, series)
+        for label, _, series in (parsed_probes(outcome) if parsed is None else parsed)
+        if series is not None and series.rtt_ms
+    ]
 
 
 def phase_seconds(raw: RawOutput) -> float | None:
@@ -57,16 +69,17 @@ def phase_seconds(raw: RawOutput) -> float | None:
     return None
 
 
-def timeline(outcome: TrialOutcome) -> list[tuple[str, list[tuple[float, float]]]]:
+def timeline(
+    outcome: TrialOutcome, parsed: Parsed | None = None
+) -> list[tuple[str, list[tuple[float, float]]]]:
     """Each phase's (seconds, round trip ms) of its answered probes, on one clock: the
     idle phase from 0, the loaded one from where in the load it started (the trial's
     own schedule, run/probes.py). A probe's time is its place in the phase, as the
-    prober sends at an even pace: its share of the phase's duration."""
-    probes = [raw for raw in outcome.raw if raw.side is Side.PROBE and raw.text]
+    prober sends at an even pace: its share of the phase's duration. `parsed`: the
+    outcome's `parsed_probes`."""
     found: list[tuple[str, list[tuple[float, float]]]] = []
     duration = outcome.trial.test.spec.duration
-    for label, raw in zip(("idle", "loaded"), probes, strict=False):
-        series = probe_series(raw)
+    for label, raw, series in parsed_probes(outcome) if parsed is None else parsed:
         seconds = phase_seconds(raw)
         if series is None or not series.seq or not seconds or series.sent == 0:
             continue
@@ -135,11 +148,13 @@ def _cdf_points(values: Sequence[float], top: float) -> str:
     ordered = sorted(values)
     n = len(ordered)
     span_x, span_y = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    # Each step's height ends one probe and starts the next: formatted once for both.
+    heights = [f"{TOP + span_y * (1 - step / n):.1f}" for step in range(n + 1)]
     points = []
     for index, value in enumerate(ordered):
-        x = LEFT + span_x * min(value / top, 1.0)
-        points.append(f"{x:.1f},{TOP + span_y * (1 - index / n):.1f}")
-        points.append(f"{x:.1f},{TOP + span_y * (1 - (index + 1) / n):.1f}")
+        x = f"{LEFT + span_x * min(value / top, 1.0):.1f},"
+        points.append(x + heights[index])
+        points.append(x + heights[index + 1])
     return " ".join(points)
 
 
@@ -186,10 +201,11 @@ def latency_section(outcomes: Sequence[TrialOutcome], tables: str = "") -> str:
     "" where it has neither."""
     figures = []
     for outcome in outcomes:
-        series = phases(outcome)
+        parsed = parsed_probes(outcome)
+        series = phases(outcome, parsed)
         if not series:
             continue
-        over_time = timeline(outcome)
+        over_time = timeline(outcome, parsed)
         if over_time:
             title = f"{outcome.trial.key}: round trips over time"
             figures.append(

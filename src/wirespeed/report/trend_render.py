@@ -376,11 +376,12 @@ def _figure(series: Series) -> str:
         f'<rect x="{LEFT}" y="{TOP}" width="{plot_w}" height="{plot_h}" fill="#f8fafc" '
         'stroke="#cbd5e1"/>',
     ]
+    digits = _digits(high / divisor - low / divisor)
     for tick in range(5):
         value = low + (high - low) * tick / 4
         parts.append(
             f'<text x="{LEFT - 6}" y="{y(value) + 4:.1f}" text-anchor="end" class="tick">'
-            f"{value / divisor:.{_digits(high / divisor - low / divisor)}f}</text>"
+            f"{value / divisor:.{digits}f}</text>"
         )
     parts.append(
         f'<text x="12" y="{TOP + plot_h / 2}" class="tick" '
@@ -406,18 +407,17 @@ def _figure(series: Series) -> str:
         )
     for i, point in enumerate(points):
         fill = colour.get(point.group or "", "#475569")
-        for value in point.values:
-            parts.append(
-                f'<circle cx="{x(i):.1f}" cy="{y(value):.1f}" r="3" fill="{fill}" opacity="0.5"/>'
-            )
+        place = f"{x(i):.1f}"  # the run's place, the same for its dots, median and number
+        dot = f'" r="3" fill="{fill}" opacity="0.5"/>'
+        parts += [f'<circle cx="{place}" cy="{y(value):.1f}{dot}' for value in point.values]
         parts.append(
-            f'<circle class="run" cx="{x(i):.1f}" cy="{y(point.median):.1f}" r="5" '
+            f'<circle class="run" cx="{place}" cy="{y(point.median):.1f}" r="5" '
             f'fill="{fill}"><title>run {point.run_id}'
             f"{html.escape(f' ({point.group})' if point.group else '')}: "
             f"{html.escape(value_text(point.median, series.unit))}</title></circle>"
         )
         parts.append(
-            f'<text x="{x(i):.1f}" y="{TOP + plot_h + 14}" text-anchor="middle" class="tick">'
+            f'<text x="{place}" y="{TOP + plot_h + 14}" text-anchor="middle" class="tick">'
             f"{point.run_id}</text>"
         )
     parts.append(
@@ -443,6 +443,12 @@ def _digits(span: float) -> int:
     return min(max(1 - math.floor(math.log10(span)), 0), 3)
 
 
+# The same for every table of every page: its head, and each column's opening tag (the
+# figures' columns right-aligned).
+_HEAD = "".join(f"<th>{html.escape(h)}</th>" for h in HEADINGS)
+_CELL_OPENINGS = tuple(f'<td class="{"num" if 1 < i < 7 else ""}">' for i in range(len(HEADINGS)))
+
+
 def render_trend_html(trend: Trend) -> str:
     """A page of its own, with no script and nothing fetched: per measurement its figure
     and its table."""
@@ -457,19 +463,20 @@ def render_trend_html(trend: Trend) -> str:
         body.append(_figure(series))
         rows = group_rows(series)
         if rows:
-            head = "".join(f"<th>{e(h)}</th>" for h in HEADINGS)
             lines = []
             for row in rows:
                 verdict = row[-1].split(" (")[0].rstrip("!+")
                 cls = verdict.replace(" ", "-") if verdict else ""
                 cells = "".join(
-                    f'<td class="{"num" if 1 < i < 7 else ""}">{e(c)}</td>'
-                    for i, c in enumerate(row)
+                    [
+                        f"{opening}{html.escape(cell)}</td>"
+                        for opening, cell in zip(_CELL_OPENINGS, row, strict=True)
+                    ]
                 )
                 lines.append(f'<tr class="{cls}">{cells}</tr>')
             # A narrow screen scrolls the table, not the page.
             body.append(
-                f'<div class="wide"><table><thead><tr>{head}</tr></thead>'
+                f'<div class="wide"><table><thead><tr>{_HEAD}</tr></thead>'
                 f"<tbody>{''.join(lines)}</tbody></table></div>"
             )
         body.append(f"<p>{e(change_points_line(series))}</p></section>")

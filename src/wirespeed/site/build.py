@@ -18,14 +18,16 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Callable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wirespeed.errors import UsageError
+from wirespeed.model import Result
 from wirespeed.site.gather import Entry, bundle_files, entries, read_bundle
 from wirespeed.store.records import RunRecord
 
@@ -58,12 +60,23 @@ class Built:
 
 
 def _slim(record: RunRecord) -> RunRecord:
-    """The run as the trend reads it: its measurements, without raw outputs and samples
-    (which a worker need not send back)."""
+    """The run as the trend reads it (analysis/trend.py): each trial, its status and its
+    measurements, a flow's from its totals; without raw outputs, samples, findings and
+    each flow's intervals and streams (which a worker need not send back and forth)."""
     return dataclasses.replace(
         record,
-        outcomes=tuple(dataclasses.replace(o, raw=(), monitors=()) for o in record.outcomes),
+        outcomes=tuple(
+            dataclasses.replace(o, raw=(), monitors=(), findings=(), result=_totals(o.result))
+            for o in record.outcomes
+        ),
     )
+
+
+def _totals(result: Result | None) -> Result | None:
+    if result is None:
+        return None
+    directions = tuple(dataclasses.replace(d, intervals=(), streams=()) for d in result.directions)
+    return dataclasses.replace(result, directions=directions)
 
 
 def _js(name: str, value: Any) -> str:
@@ -94,17 +107,15 @@ def read_one(directory: str, out: str, path: str) -> Read:
     from wirespeed.card.output import card_report
     from wirespeed.card.summary import card_summary
     from wirespeed.site.entry import describe
-    from wirespeed.store.bundle import run_record
 
     where = Path(path)
     relative = where.relative_to(directory).as_posix()
     try:
-        bundle = read_bundle(where, relative, "it is left out of the site")
+        bundle, records = read_bundle(where, relative, "it is left out of the site")
     except UsageError as error:
         return Read(relative, error=error.message)
     rows, keys, runs = [], [], []
-    for number, entry in enumerate(entries(bundle, relative), start=1):
-        record = run_record(entry.run, number)
+    for entry, record in zip(entries(bundle, relative), records, strict=True):
         report = card_report(record)
         summary = card_summary(report) if is_card_record(record) else None
         described = describe(entry, record, summary)
@@ -140,15 +151,30 @@ def build_site(
     for sub in ("cards", "data/cards", "devices"):
         (out / sub).mkdir(parents=True, exist_ok=True)
     built = Built(out)
-    reads = _read_all(directory, out, files, jobs, progress)
-    keys: dict[str, str] = {}
+    with _workers(jobs) as pool:
+        reads = _read_all(directory, out, files, pool, progress)
+        _trends(out, built, reads, pool)
+    keys = {key: text for read in reads for key, text in read.keys}
+    index = {"rows": built.rows, "keys": keys, "bundles": len(files), "bad": built.bad}
+    (out / "data" / "index.js").write_text(_js("wirespeedIndex", index), encoding="utf-8")
+    (out / "data" / "site.js").write_text(_js("wirespeedSite", _site_data()), encoding="utf-8")
+    (out / "index.html").write_text(index_page(), encoding="utf-8")
+    (out / "compare.html").write_text(compare_page(), encoding="utf-8")
+    for name in ASSETS:
+        text = (resources.files("wirespeed.site") / "assets" / name).read_text(encoding="utf-8")
+        (out / name).write_text(text, encoding="utf-8")
+    return built
+
+
+def _trends(out: Path, built: Built, reads: Sequence[Read], pool: Workers | None) -> None:
+    """The index's rows (each run once) in `built`, and each device's trend page of its
+    runs written, what it says in its runs' rows."""
     by_device: dict[str, list[tuple[Json, RunRecord]]] = {}
     seen: dict[str, str] = {}
     for read in reads:
         if read.error is not None:
             built.bad.append(read.error)  # it names the file
             continue
-        keys.update(read.keys)
         for row, (device, record) in zip(read.rows, read.runs, strict=True):
             if row["page"] in seen:
                 # The same run in two bundles (an export of an import): shown once.
@@ -161,7 +187,7 @@ def build_site(
     trends = _map(
         write_trend,
         [(str(out), device, [record for _, record in runs]) for device, runs in several],
-        jobs,
+        pool,
     )
     for (_, runs), said in zip(several, trends, strict=True):
         if said is None:
@@ -169,15 +195,6 @@ def build_site(
         built.devices += 1
         for row, _ in runs:
             row["trend"] = said
-    index = {"rows": built.rows, "keys": keys, "bundles": len(files), "bad": built.bad}
-    (out / "data" / "index.js").write_text(_js("wirespeedIndex", index), encoding="utf-8")
-    (out / "data" / "site.js").write_text(_js("wirespeedSite", _site_data()), encoding="utf-8")
-    (out / "index.html").write_text(index_page(), encoding="utf-8")
-    (out / "compare.html").write_text(compare_page(), encoding="utf-8")
-    for name in ASSETS:
-        text = (resources.files("wirespeed.site") / "assets" / name).read_text(encoding="utf-8")
-        (out / name).write_text(text, encoding="utf-8")
-    return built
 
 
 def _site_data() -> Json:
@@ -207,27 +224,51 @@ def write_trend(out: str, device: str, records: Sequence[RunRecord]) -> Json | N
     return {"page": found.page, "said": found.said}
 
 
+@dataclass(frozen=True)
+class Workers:
+    executor: Executor
+    count: int
+
+
+@contextmanager
+def _workers(jobs: int | None) -> Iterator[Workers | None]:
+    """One process a core (or `jobs`), for the bundles and then the trends; None: work in
+    this process. What the workers run is imported before they start, so that each
+    process (forked from this one) does not import it again."""
+    workers = max(1, jobs or os.cpu_count() or 1)
+    if workers == 1:
+        yield None
+        return
+    import wirespeed.card.output
+    import wirespeed.card.summary
+    import wirespeed.report.html
+    import wirespeed.site.entry
+    import wirespeed.site.trends  # noqa: F401
+
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        yield Workers(pool, workers)
+
+
 def _map(
     work: Callable[..., Any],
     args: Sequence[tuple[Any, ...]],
-    jobs: int | None,
+    pool: Workers | None,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[Any]:
-    """work(*arg) for each arg, in order: in this process, or one process a core."""
-    workers = max(1, jobs or os.cpu_count() or 1)
+    """work(*arg) for each arg, in order: in this process, or in the pool's, in chunks
+    (each process gets many at a time: what a task costs to send is shared)."""
     done: list[Any] = []
-    if workers == 1 or len(args) <= 1:
+    if pool is None or len(args) <= 1:
         for arg in args:
             done.append(work(*arg))
             if progress:
                 progress(len(done), len(args))
         return done
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        chunk = max(1, min(32, len(args) // (workers * 8) or 1))
-        for result in pool.map(work, *zip(*args, strict=True), chunksize=chunk):
-            done.append(result)
-            if progress:
-                progress(len(done), len(args))
+    chunk = max(1, min(32, len(args) // (pool.count * 8) or 1))
+    for result in pool.executor.map(work, *zip(*args, strict=True), chunksize=chunk):
+        done.append(result)
+        if progress:
+            progress(len(done), len(args))
     return done
 
 
@@ -235,8 +276,8 @@ def _read_all(
     directory: Path,
     out: Path,
     files: Sequence[Path],
-    jobs: int | None,
+    pool: Workers | None,
     progress: Callable[[int, int], None] | None,
 ) -> list[Read]:
     args = [(str(directory), str(out), str(path)) for path in files]
-    return _map(read_one, args, jobs, progress)
+    return _map(read_one, args, pool, progress)

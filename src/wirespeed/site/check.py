@@ -9,6 +9,7 @@ again from the run, and says it is valid to compare (or --allow-invalid).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -16,8 +17,9 @@ from typing import Any
 from wirespeed.analysis.validity import run_verdict
 from wirespeed.errors import UsageError
 from wirespeed.site.gather import read_bundle
-from wirespeed.store.bundle import DERIVED, Bundle, run_record
+from wirespeed.store.bundle import DERIVED, Bundle
 from wirespeed.store.pseudonyms import Pseudonyms
+from wirespeed.store.records import RunRecord
 
 NOTHING = "it cannot join the results"
 
@@ -81,11 +83,13 @@ def _first_difference(before: Any, after: Any, where: str = "") -> str:
     return ""
 
 
-def _verdicts(bundle: Bundle, allow_invalid: bool) -> tuple[list[str], list[str]]:
+def _verdicts(
+    bundle: Bundle, records: Sequence[RunRecord], allow_invalid: bool
+) -> tuple[list[str], list[str]]:
     problems: list[str] = []
     invalid: list[str] = []
-    for index, run in enumerate(bundle.runs, start=1):
-        worked_out = run_verdict(run_record(run, index))
+    for index, (run, record) in enumerate(zip(bundle.runs, records, strict=True), start=1):
+        worked_out = run_verdict(record)
         said = run.get("verdict")
         if said is None:
             problems.append(f"run {index} has no verdict; export it again with this wirespeed")
@@ -112,11 +116,11 @@ def _verdict_text(said: Any) -> str:
 
 def check_bundle(path: Path, relative: str, *, allow_invalid: bool = False) -> Checked:
     try:
-        bundle = read_bundle(path, relative, NOTHING)
+        bundle, records = read_bundle(path, relative, NOTHING)
     except UsageError as error:  # a BundleError, or a file that cannot be read
         return Checked(relative, (str(error).removeprefix(f"{relative}: "),))
     problems = _personal(bundle)
-    verdicts, invalid = _verdicts(bundle, allow_invalid)
+    verdicts, invalid = _verdicts(bundle, records, allow_invalid)
     if not bundle.runs:
         problems.append("holds no runs")
     return Checked(relative, tuple(problems + verdicts), len(bundle.runs), tuple(invalid))

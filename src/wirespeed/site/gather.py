@@ -10,7 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from wirespeed.errors import UsageError
+from wirespeed.site.whole import read_whole
 from wirespeed.store.bundle import SUFFIX, Bundle, unpack
+from wirespeed.store.records import RunRecord
 
 
 def bundle_files(directory: Path) -> list[Path]:
@@ -29,13 +31,19 @@ def bundle_files(directory: Path) -> list[Path]:
     return sorted(found, key=lambda p: p.relative_to(directory).as_posix())
 
 
-def read_bundle(path: Path, shown: str, nothing: str) -> Bundle:
-    """The bundle at `path`, checked whole (store/bundle.py): a BundleError says why not."""
+def read_bundle(path: Path, shown: str, nothing: str) -> tuple[Bundle, tuple[RunRecord, ...]]:
+    """The bundle at `path`, checked whole as store/bundle.py checks it, and its runs as
+    RunRecords (numbered 1, 2 ...): a BundleError says why not."""
     try:
         data = path.read_bytes()
     except OSError as error:
         raise UsageError(f"{shown}: cannot be read ({error.strerror or error})") from None
-    return unpack(data, shown, nothing=nothing)
+    read = read_whole(data, shown)
+    if read is not None:
+        return read
+    # Not whole, or not as this reader expects it: unpack says what is wrong, or reads it.
+    bundle = unpack(data, shown, nothing=nothing)
+    return bundle, tuple(bundle.records())
 
 
 @dataclass(frozen=True)

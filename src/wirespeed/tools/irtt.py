@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
+
 from wirespeed.tools.probing import ProbeSeries
 
 __all__ = [
@@ -54,7 +56,7 @@ def parse(text: str) -> ProbeSeries:
     """The client's JSON output -> ProbeSeries; ValueError with irtt's own words when
     there is none (no server: "connection refused"; unreachable: "no reply from server")."""
     try:
-        document = json.loads(text)
+        document = _loads(text)
     except json.JSONDecodeError:
         said = [line.strip() for line in text.strip().splitlines() if line.strip()]
         raise ValueError(said[-1] if said else "irtt printed nothing") from None
@@ -90,3 +92,13 @@ def parse(text: str) -> ProbeSeries:
         lost_down=lost_down,
         seq=tuple(places),
     )
+
+
+def _loads(text: str) -> Any:
+    """The JSON document: read by orjson (a third of json's time on irtt's outputs), and
+    by json where orjson refuses what json reads (NaN, integers past 64 bits, lone
+    surrogates): the same document either way, json's error where neither reads it."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return json.loads(text)
