@@ -18,7 +18,7 @@ from wirespeed.analysis.stats import Summary
 from wirespeed.card.compare import compare_cards, render_cards_markdown
 from wirespeed.card.output import card_report, render_card
 from wirespeed.card.summary import CardSummary, bytes_text, card_summary, is_card, rate_text
-from wirespeed.model import ForwardingLimit, TrialOutcome
+from wirespeed.model import Finding, FindingKind, ForwardingLimit, TrialOutcome
 from wirespeed.report.measured import MeasuredRow
 from wirespeed.report.model import FlowFigure, Report, cv_text
 from wirespeed.store import Store
@@ -810,3 +810,111 @@ def test_a_lab_dut_with_a_packet_limit_is_named_with_it_beside_a_tunnel_s(
             f"{tunnel} ran on a second lab DUT ({lab}), not the nat limited to 15kpps DUT of "
             "the other parts, without its limits"
         ) in vpn.findings
+
+
+# A NanoPi R4S's summary of a trial (tests/unit/sampling: its sysfs and procfs read by the
+# sampler): 52.777 °C at most, both clusters at their hardware maximum.
+R4S_SUMMARY = Path(__file__).parents[1] / "sampling" / "summary-v1-r4s.json"
+
+
+def _dut_summaries(record: RunRecord, summaries: Mapping[int, str]) -> RunRecord:
+    """The card's run with its DUT's summary of trial i replaced by summaries[i] ("": the
+    DUT not sampled in that trial)."""
+
+    def replaced(i: int, outcome: TrialOutcome) -> TrialOutcome:
+        if i not in summaries:
+            return outcome
+        monitors = tuple(
+            dataclasses.replace(m, summary=summaries[i]) if m.role == "dut" else m
+            for m in outcome.monitors
+        )
+        return dataclasses.replace(outcome, monitors=monitors)
+
+    outcomes = tuple(replaced(i, o) for i, o in enumerate(record.outcomes))
+    return dataclasses.replace(record, outcomes=outcomes)
+
+
+def test_the_device_part_has_its_hottest_its_clocks_and_whether_it_throttled(
+    records: dict[int, RunRecord],
+) -> None:
+    record = records[1]
+    r4s = R4S_SUMMARY.read_text()
+    # The same R4S in a trial whose big cores' policy dropped to 408 MHz and whose firmware
+    # said it throttled (as a Raspberry Pi's does), at 61 °C.
+    fields = json.loads(r4s)
+    fields["clocks"][0]["min_khz"] = 408_000
+    fields["temperature_max_c"] = 61.2
+    fields["throttled"] = ["under-voltage", "throttled", "under-voltage"]
+    throttling = json.dumps(fields)
+    device = summary_of(_dut_summaries(record, {0: r4s, 3: throttling, 5: r4s, 7: ""})).part(
+        "device"
+    )
+    assert [(f.label, f.value, f.unit, f.text, f.ceiling) for f in device.figures] == [
+        ("temperature, max", 61.2, "°C", "61 °C", ""),
+        ("clock policy0", 1416.0, "MHz", "408-1416 MHz", "its maximum 1416 MHz"),
+        ("clock policy4", 1800.0, "MHz", "1800-1800 MHz", "its maximum 1800 MHz"),
+        ("trials sampled", 9.0, "", "9 of 10", ""),
+    ]
+    assert device.headline == "throttled, 61 °C max"
+    assert device.findings == ("under-voltage", "throttled")
+    # Only the R4S's trials: never throttled, its hottest.
+    calm = summary_of(_dut_summaries(record, {0: r4s, 5: r4s})).part("device")
+    assert calm.headline == "never throttled, 53 °C max"
+    assert calm.figures[0].text == "53 °C" and calm.findings == ()
+    # A summary without a hardware maximum: the clocks' range only.
+    del fields["clocks"][1]["hardware_max_khz"]
+    fields["throttled"] = []
+    bare = summary_of(_dut_summaries(record, {2: json.dumps(fields)})).part("device")
+    assert [(f.label, f.text, f.ceiling) for f in bare.figures if f.unit == "MHz"] == [
+        ("clock policy0", "408-1416 MHz", "its maximum 1416 MHz"),
+        ("clock policy4", "1800-1800 MHz", ""),
+    ]
+
+
+def test_a_device_never_sampled_says_so(records: dict[int, RunRecord]) -> None:
+    record = records[1]
+    unsampled = _dut_summaries(record, dict.fromkeys(range(len(record.outcomes)), ""))
+    device = summary_of(unsampled).part("device")
+    assert device.headline == "not sampled"
+    assert [(f.label, f.text) for f in device.figures] == [("trials sampled", "0 of 10")]
+
+
+def test_a_throttling_finding_makes_the_device_throttled(records: dict[int, RunRecord]) -> None:
+    record = records[1]
+    found = Finding(FindingKind.THROTTLED, "cpu0 at 408 of 1416 MHz while busy")
+    low = Finding(FindingKind.UNDER_VOLTAGE, "the firmware reported under-voltage")
+    outcomes = list(record.outcomes)
+    outcomes[4] = dataclasses.replace(outcomes[4], findings=(*outcomes[4].findings, found, low))
+    device = summary_of(dataclasses.replace(record, outcomes=tuple(outcomes))).part("device")
+    assert device.headline == "throttled, no temperature sensor"
+    assert device.findings == (
+        "throttled: cpu0 at 408 of 1416 MHz while busy",
+        "under-voltage: the firmware reported under-voltage",
+    )
+
+
+def test_tcp_far_below_what_the_forwarding_rate_carries_is_said_with_its_budget(
+    records: dict[int, RunRecord],
+) -> None:
+    """TCP at 30 % of the line both ways: 14,818 NDR packets/s x 2/3 x 1448 bytes x 8 =
+    114.4 Mbit/s of TCP; without the forwarding part, the lab's own 15,000 pps: 115.8."""
+    report = card_report(records[1])
+    far = (
+        "TCP at 28.2 Mbit/s is far below what the forwarding rate carries: {pps} packets/s "
+        "carry about {carried} Mbit/s of TCP (2/3 of them full 1448-byte segments, the rest "
+        "ACKs). The device drops TCP's bursts rather than queueing them (a policer, or a ring "
+        "too short), or something else held TCP back"
+    )
+    card, _ = _tcp_at(report, {"tcp-up": 0.3, "tcp-down": 0.3})
+    assert card.part("throughput").findings[0] == far.format(pps="14,818", carried="114.4")
+    no_forwarding = _skipping(report, {"forwarding": "forwarding: left out"})
+    card, _ = _tcp_at(no_forwarding, {"tcp-up": 0.3, "tcp-down": 0.3})
+    assert card.part("throughput").findings[0] == far.format(pps="15,000", carried="115.8")
+    assert card.part("vpn").findings[:2] == (
+        "WireGuard at 88.0 Mbit/s within the packet budget: 76 % of the 115.8 Mbit/s that "
+        "15,000 packets/s carry of TCP",
+        "OpenVPN at 86.9 Mbit/s within the packet budget: 75 % of the 115.8 Mbit/s that "
+        "15,000 packets/s carry of TCP",
+    )
+    # At the line, nothing to say: the findings are the trials' own.
+    assert not summary_of(records[1]).part("throughput").findings[0].startswith("TCP at")
