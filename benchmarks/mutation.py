@@ -78,6 +78,10 @@ MODULES: dict[str, tuple[str, ...]] = {
     "tune/keep_script.py": ("tests/unit/tune/test_tune_keep.py",),
     "units.py": ("tests/unit/units/test_units.py", "tests/unit/latency/test_lab_queue.py"),
 }
+# Data files a module's tests read from outside their own directories (copied with them).
+TEST_DATA: dict[str, tuple[str, ...]] = {
+    "card/summary.py": ("tests/unit/sampling/summary-v1-r4s.json",),  # a DUT's samples
+}
 TIMEOUT = 1800.0  # seconds for one module's whole run, unless --limit says otherwise
 
 
@@ -112,6 +116,9 @@ def scratch_copy(module: str, tests: tuple[str, ...], into: Path, *, fast: bool 
     shutil.copytree(ROOT / "src", into / "src", ignore=ignore)
     for directory in {"tests/support", *(str(Path(test).parent) for test in tests)}:
         shutil.copytree(ROOT / directory, into / directory, ignore=ignore, dirs_exist_ok=True)
+    for data in TEST_DATA.get(module, ()):
+        (into / data).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(ROOT / data, into / data)
     shutil.copy2(ROOT / "pyproject.toml", into / "pyproject.toml")
     shutil.copytree(ROOT / "tests/fixtures", into / "mutants/tests/fixtures", symlinks=True)
     # pyproject.toml has no [tool.mutmut], so mutmut reads setup.cfg.
