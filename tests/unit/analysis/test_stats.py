@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import random
 import statistics
+from fractions import Fraction
 
 import pytest
 
@@ -16,15 +18,20 @@ from wirespeed.analysis.stats import (
     SEED,
     WELCH,
     ConfidenceInterval,
+    PermutationTest,
     Stability,
     StatsError,
+    Summary,
     bootstrap_interval,
     median_distribution,
     outlier_indices,
     permutation_test,
     ratio_interval,
+    student_t_quantile,
     student_t_two_sided,
     summarize,
+    welch_interval,
+    welch_test,
 )
 
 M = 1e6
@@ -299,3 +306,394 @@ def test_the_ratio_of_large_groups_agrees_with_resampling_the_values() -> None:
     # Both are 2000 or 20,000 draws from the same bootstrap distribution of the ratio.
     assert estimates[300] <= interval.low <= estimates[700]
     assert estimates[19_300] <= interval.high <= estimates[19_700]
+
+
+# Welch's interval of mean(b) - mean(a) and the t quantile it rests on, against SciPy 1.17.1
+# (scipy.stats.ttest_ind(b, a, equal_var=False).confidence_interval(c), and
+# scipy.stats.t.isf(p / 2, df)), computed once outside the project.
+WELCH_A = [941.2, 941.6, 939.0, 941.3, 940.9]
+WELCH_B = [944.0, 945.5, 943.1, 946.2]
+WELCH_TWO_A_SIDE_P = 0.14806674664969888  # ttest_ind([3.0, 4.5], [1.0, 2.0], equal_var=False)
+
+
+@pytest.mark.parametrize(
+    ("confidence", "low", "high"),
+    [(0.95, 1.7821202451008253, 6.017879754899356), (0.9, 2.229917965327699, 5.570082034672483)],
+)
+def test_welch_s_interval_is_scipy_s(confidence: float, low: float, high: float) -> None:
+    interval = welch_interval(WELCH_A, WELCH_B, confidence=confidence)
+    assert interval.low == pytest.approx(low) and interval.high == pytest.approx(high)
+    assert interval.confidence == confidence
+    assert interval.statistic == "difference of means"
+    assert interval.resamples is None and interval.seed is None
+
+
+def test_welch_s_interval_with_a_variance_of_the_difference_of_exactly_1() -> None:
+    # 2 / 2 + 0 / 2 = 1, one degree of freedom. SciPy 1.17.1: ttest_ind([5.0, 5.0],
+    # [0.0, 2.0], equal_var=False).confidence_interval(): 4 -+ 12.706204736174694.
+    interval = welch_interval([0.0, 2.0], [5.0, 5.0])
+    assert interval.low == pytest.approx(-8.706204736174694, rel=1e-9)
+    assert interval.high == pytest.approx(16.706204736174694, rel=1e-9)
+
+
+def test_welch_s_interval_defaults_to_95_percent_and_is_a_point_for_constant_groups() -> None:
+    assert welch_interval(WELCH_A, WELCH_B) == welch_interval(WELCH_A, WELCH_B, confidence=0.95)
+    point = welch_interval([941.0, 941.0], [943.0, 943.0, 943.0])
+    assert (point.low, point.high) == (2.0, 2.0)
+
+
+@pytest.mark.parametrize("sizes", [(1, 3), (3, 1)])
+def test_welch_needs_two_values_a_side(sizes: tuple[int, int]) -> None:
+    a, b = WELCH_A[: sizes[0]], WELCH_B[: sizes[1]]
+    with pytest.raises(StatsError, match=r"^Welch's interval needs two or more values a side$"):
+        welch_interval(a, b)
+    with pytest.raises(StatsError, match=r"^Welch's t-test needs two or more values a side$"):
+        welch_test(a, b)
+
+
+def test_welch_s_test_is_scipy_s() -> None:
+    test = welch_test(WELCH_A, WELCH_B)
+    assert test.p_value == pytest.approx(0.004674251717952526, rel=1e-9)
+    assert test.observed_difference == pytest.approx(statistics.fmean(WELCH_B) - 940.8)
+    assert (test.exact, test.permutations, test.smallest_p_value, test.method) == (
+        False,
+        0,
+        0.0,
+        WELCH,
+    )
+
+
+@pytest.mark.parametrize(
+    ("p", "df", "t"),
+    [
+        (0.05, 10, 2.2281388519862753),
+        (0.01, 3.5, 5.085702223091258),
+        (0.05, 7.3, 2.3450667365477034),
+        (0.2, 1, 3.0776835371752536),
+        (0.001, 30, 3.645958635042021),
+        (0.5, 10, 0.6998120613124317),  # below 1
+        (0.8, 3, 0.2766706623326898),
+    ],
+)
+def test_the_t_quantile_is_scipy_s(p: float, df: float, t: float) -> None:
+    assert student_t_quantile(p, df) == pytest.approx(t, rel=1e-10)
+
+
+@pytest.mark.parametrize("p", [0.0, 1.0, -0.1, 1.5])
+def test_a_t_quantile_outside_0_to_1_fails_at_the_door(p: float) -> None:
+    with pytest.raises(StatsError, match="between 0 and 1"):
+        student_t_quantile(p, 10)
+
+
+# -- the edges of each rule, and what a caller is told --------------------------------------
+
+
+def test_an_interval_holds_its_own_ends_and_may_be_a_single_point() -> None:
+    interval = ConfidenceInterval(939.0, 941.6)
+    assert interval.contains(939.0) and interval.contains(941.6) and interval.contains(940.0)
+    assert not interval.contains(938.99) and not interval.contains(941.61)
+    point = ConfidenceInterval(941.0, 941.0)
+    assert point.contains(941.0)
+
+
+@pytest.mark.parametrize("confidence", [0.0, 1.0, 1.5, -0.5])
+def test_a_confidence_outside_0_to_1_fails_at_the_door(confidence: float) -> None:
+    with pytest.raises(StatsError, match=f"confidence must be between 0 and 1, got {confidence}"):
+        ConfidenceInterval(939.0, 941.6, confidence)
+    with pytest.raises(StatsError, match=f"confidence must be between 0 and 1, got {confidence}"):
+        bootstrap_interval([940.0, 942.0], confidence=confidence)
+
+
+def _summary(values: tuple[float, ...], median: float) -> Summary:
+    return Summary(values, median, median, None, None, min(values, default=0.0),
+                   max(values, default=0.0), None, ())  # fmt: skip
+
+
+def test_a_summary_s_median_may_sit_on_its_minimum_or_maximum_but_not_outside() -> None:
+    assert _summary((941.0, 941.0, 942.0), 941.0).median == 941.0
+    assert _summary((940.0, 941.0, 941.0), 941.0).median == 941.0
+    with pytest.raises(StatsError, match="the median is outside min … max"):
+        _summary((940.0, 941.0), 943.0)
+    with pytest.raises(StatsError, match=r"^a summary needs at least one value$"):
+        _summary((), 0.0)
+
+
+def test_a_summary_is_unstable_only_above_a_cv_of_5_percent() -> None:
+    def with_cv(cv: float) -> Summary:
+        return dataclasses.replace(_summary((940.0, 941.0, 942.0), 941.0), cv=cv)
+
+    assert with_cv(0.05).stability is Stability.STABLE
+    assert with_cv(0.0501).stability is Stability.UNSTABLE
+
+
+def test_what_cannot_be_summarized_says_why() -> None:
+    with pytest.raises(StatsError, match=r"^no values to summarize$"):
+        summarize([])
+    with pytest.raises(StatsError, match=r"values must be finite numbers, got \(1.0, nan\)"):
+        summarize([1.0, float("nan")])
+
+
+def test_the_interval_of_the_median_is_said_to_be_of_the_median() -> None:
+    interval = bootstrap_interval([941.2, 941.6, 939.0, 941.3, 940.9])
+    assert (interval.statistic, interval.confidence) == ("median", 0.95)
+
+
+def test_three_values_can_hold_an_outlier() -> None:
+    # Median 11, MAD 1: 100 lies 89 / 1.4826 = 60 robust sigmas away.
+    assert outlier_indices([10.0, 11.0, 100.0]) == (2,)
+
+
+def test_identical_values_have_no_outlier() -> None:
+    assert outlier_indices([941.0, 941.0, 941.0, 941.0]) == ()
+
+
+def test_a_mad_below_one_unit_is_still_the_mad() -> None:
+    # Gbit/s: median 9.41, MAD 0.01; 9.297 lies 0.113 / 0.014826 = 7.6 robust sigmas away
+    # (the mean absolute deviation, 0.0266, would put it at 3.4 and keep it).
+    assert outlier_indices([9.41, 9.42, 9.297, 9.41, 9.42]) == (2,)
+
+
+def test_with_more_than_half_equal_a_modest_deviation_is_no_outlier() -> None:
+    # MAD 0: the mean absolute deviation 26.9 / 7 = 3.843 is 4.816 sigma / 0.7979, and
+    # 928.5 lies 12.5 / 4.816 = 2.6 sigmas away.
+    assert outlier_indices([941.0, 947.2, 928.5, 941.0, 941.0, 932.8, 941.0]) == ()
+
+
+def test_an_outlier_exactly_1_percent_from_the_median_is_one() -> None:
+    # MAD 0, mean absolute deviation 0.2: 99 lies 1.0 / (0.2 / 0.7979) = 4.0 sigmas away,
+    # and exactly 1 % of 100 from it.
+    assert outlier_indices([100.0, 100.0, 100.0, 100.0, 99.0]) == (4,)
+
+
+def _exact_p(a: list[float], b: list[float]) -> Fraction:
+    """The permutation test's p in exact arithmetic: the values as the decimals written."""
+    first = [Fraction(str(v)) for v in a]
+    pooled = first + [Fraction(str(v)) for v in b]
+    total, size_a, size_b = sum(pooled, Fraction(0)), len(a), len(b)
+
+    def difference(chosen: tuple[Fraction, ...] | list[Fraction]) -> Fraction:
+        sum_a = sum(chosen, Fraction(0))
+        return abs((total - sum_a) / size_b - sum_a / size_a)
+
+    splits = list(itertools.combinations(pooled, size_a))
+    extreme = sum(1 for chosen in splits if difference(chosen) >= difference(first))
+    return Fraction(extreme, len(splits))
+
+
+@pytest.mark.parametrize(
+    ("a", "b"),
+    [
+        # Decimal values whose sums in another order differ in the last bits.
+        ([0.3, 0.1, 0.6, 0.7], [0.7, 0.2, 0.1, 0.1]),
+        # One repetition of eight apart: every split is as extreme as the observed one.
+        ([313.3e6] * 4, [313.3e6] * 3 + [940.7e6 / 3]),
+    ],
+)
+def test_a_split_as_extreme_as_the_observed_one_counts_despite_rounding(
+    a: list[float], b: list[float]
+) -> None:
+    assert permutation_test(a, b).p_value == pytest.approx(float(_exact_p(a, b)), abs=1e-12)
+
+
+def test_identical_groups_do_not_differ_whether_enumerated_or_sampled() -> None:
+    exact = permutation_test([0.0, 0.0, 0.0], [0.0, 0.0, 0.0])
+    assert (exact.p_value, exact.observed_difference) == (1.0, 0.0)
+    sampled = permutation_test([5.0] * 12, [5.0] * 13)
+    assert sampled.method == RANDOM_PERMUTATION
+    assert sampled.p_value == 1.0  # every sampled split as extreme, and the observed one
+    assert not permutation_test([0.0] * 12, [0.0] * 13).significant()
+
+
+def test_sampled_splits_are_counted_with_the_observed_one() -> None:
+    # Disjoint groups of 12 and 13: only the two most extreme of C(25, 12) = 5,200,300
+    # splits are as extreme, and 10,000 samples meet neither: p = 1 / 10,001.
+    a = [941.0 + i / 10 for i in range(12)]
+    b = [94.0 + i / 10 for i in range(13)]
+    test = permutation_test(a, b)
+    assert test.p_value == 1 / 10_001 == test.smallest_p_value
+    assert (test.exact, test.permutations, test.method) == (False, 10_000, RANDOM_PERMUTATION)
+    assert test.observed_difference == pytest.approx(statistics.fmean(b) - statistics.fmean(a))
+
+
+def test_the_exact_test_says_its_observed_difference_and_its_smallest_p() -> None:
+    test = permutation_test([941.0, 940.0, 942.0], [94.0, 95.0, 93.0, 96.0])
+    assert test.observed_difference == pytest.approx(94.5 - 941.0)
+    # Unequal sizes: the most extreme split has no mirror image, 1 of C(7, 3) = 35.
+    assert test.smallest_p_value == pytest.approx(1 / 35) == test.p_value
+    assert (test.exact, test.permutations, test.method) == (True, 35, EXACT_PERMUTATION)
+
+
+def test_a_p_value_or_smallest_p_equal_to_alpha_is_not_significant() -> None:
+    at_alpha = PermutationTest(0.05, 1.0, True, 40, 0.05)
+    assert not at_alpha.significant() and not at_alpha.can_be_significant()
+    below = dataclasses.replace(at_alpha, p_value=0.0499, smallest_p_value=0.0499)
+    assert below.significant() and below.can_be_significant()
+
+
+def test_welch_takes_two_values_a_side() -> None:
+    # SciPy 1.17.1: ttest_ind([3.0, 4.5], [1.0, 2.0], equal_var=False).pvalue
+    assert welch_test([1.0, 2.0], [3.0, 4.5]).p_value == pytest.approx(WELCH_TWO_A_SIDE_P, rel=1e-9)
+
+
+def test_the_t_distribution_at_its_extremes() -> None:
+    assert student_t_two_sided(math.inf, 5) == 0.0 == student_t_two_sided(-math.inf, 5)
+    # Beyond the floats' range of the CDF: p is about 2 / (pi 1e200), 0 to a float.
+    assert student_t_two_sided(1e200, 1) < 1e-100
+    with pytest.raises(StatsError, match="degrees of freedom must be positive, got 0"):
+        student_t_two_sided(2.0, 0)
+    with pytest.raises(StatsError, match="degrees of freedom must be positive, got -1"):
+        student_t_two_sided(2.0, -1)
+
+
+@pytest.mark.parametrize(
+    ("t", "df", "p"),
+    [  # SciPy 1.17.1: 2 * scipy.stats.t.sf(t, df)
+        (0.1, 1000, 0.9203643690236041),
+        (0.01, 50, 0.992061081367143),
+        (0.5, 200, 0.6176247523164609),
+        (3.0, 0.5, 0.3673081559859434),
+        (1.0, 3.0, 0.3910022189557705),
+        (0.2, 30, 0.8428301570593247),
+    ],
+)
+def test_the_t_distribution_is_scipy_s(t: float, df: float, p: float) -> None:
+    assert student_t_two_sided(t, df) == pytest.approx(p, rel=1e-11)
+
+
+def _exact_medians(values: list[float]) -> dict[float, Fraction]:
+    """P(median of a resample = m) for each possible m, over all n^n resamples: each
+    multiset of drawn indices once, weighted by the number of orders it is drawn in."""
+    data = sorted(values)
+    n = len(data)
+    weights: dict[float, int] = {}
+    for picks in itertools.combinations_with_replacement(range(n), n):
+        ways = math.factorial(n)
+        for index in set(picks):
+            ways //= math.factorial(picks.count(index))
+        median = statistics.median(data[i] for i in picks)
+        weights[median] = weights.get(median, 0) + ways
+    return {m: Fraction(weights[m], n**n) for m in sorted(weights)}
+
+
+@pytest.mark.parametrize(
+    ("values", "confidence", "expected"),
+    [
+        # P(median <= 1) is exactly 1/4: the 25 % end is the next median, and so is the 75 %.
+        ([1.0, 2.0], 0.5, (1.5, 1.5)),
+        ([1.0, 2.0], 0.3, (1.5, 1.5)),
+        ([4.0, 6.0, 6.0, 6.0], 0.5, (5.0, 6.0)),
+        ([9.0, 5.0, 5.0, 7.0, 2.0, 6.0], 0.9, (3.5, 7.5)),
+        ([5.0, 7.0, 0.0, 4.0, 7.0, 8.0], 0.9, (2.5, 7.5)),  # an end from a pair (0, 5)
+        ([3.0, 3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0], 0.8, None),
+        ([9.41, 9.42, 9.297, 9.41, 9.42, 9.38, 9.40], 0.95, None),
+    ],
+)
+def test_the_interval_at_any_confidence_is_that_of_every_resample(
+    values: list[float], confidence: float, expected: tuple[float, float] | None
+) -> None:
+    tail = (1 - Fraction(str(confidence))) / 2
+    exact = _exact_medians(values)
+    cumulative = list(zip(exact, itertools.accumulate(exact.values()), strict=True))
+    low = next(m for m, p in cumulative if p > tail)
+    high = next(m for m, p in cumulative if p >= 1 - tail)
+    if expected is not None:
+        assert (low, high) == expected
+    interval = bootstrap_interval(values, confidence=confidence)
+    assert (interval.low, interval.high, interval.confidence) == (low, high, confidence)
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        [941.0, 940.0, 939.5],
+        [1.0, 2.0, 3.0, 4.0],  # the pairs (1, 4) and (2, 3) share the median 2.5
+        [5.0, 1.0, 3.0, 3.0, 2.0, 4.0, 1.0],  # ties
+        [1.0, 2.0, 2.0, 3.0, 5.0, 8.0],
+        [float(v) for v in range(1, 9)],
+        [3.0, 3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0],
+    ],
+)
+def test_the_median_distribution_is_that_of_every_resample(values: list[float]) -> None:
+    exact = _exact_medians(values)
+    medians, cumulative = median_distribution(sorted(values))
+    assert medians == list(exact)
+    expected = itertools.accumulate(exact.values())
+    assert all(abs(c - float(e)) < 1e-13 for c, e in zip(cumulative, expected, strict=True))
+
+
+@pytest.mark.parametrize("n", [21, 41, 101])
+def test_the_median_distribution_of_many_values_is_the_binomial_tail(n: int) -> None:
+    """Odd n: P(median <= x(j)) = P(k or more of n draws among the first j), k = (n+1)/2,
+    in exact arithmetic; the floats within 1e-13 of it (medians below 1e-15 left out)."""
+    k = (n + 1) // 2
+
+    def at_most(j: int) -> Fraction:
+        return sum(
+            (Fraction(math.comb(n, c) * j**c * (n - j) ** (n - c), n**n) for c in range(k, n + 1)),
+            Fraction(0),
+        )
+
+    medians, cumulative = median_distribution([float(v) for v in range(n)])
+    assert medians == [float(v) for v in range(n) if at_most(v + 1) - at_most(v) > 1e-15]
+    assert all(
+        abs(c - float(at_most(int(m) + 1))) < 1e-13
+        for m, c in zip(medians, cumulative, strict=True)
+    )
+
+
+@pytest.mark.parametrize("confidence", [0.95, 0.9])
+def test_the_ratio_of_small_groups_is_the_seeded_bootstrap_s_percentiles(
+    confidence: float,
+) -> None:
+    """RESAMPLES resamples from random.Random(SEED), each a resample of a then one of b:
+    the interval leaves (1 - confidence) / 2 of the sorted ratios outside each end."""
+    a = [93.51, 93.77, 94.14, 94.06]
+    b = [938.1, 941.5, 941.9, 944.4, 943.3, 939.1]
+    draws = random.Random(SEED)
+    ratios = []
+    for _ in range(RESAMPLES):
+        below = statistics.median(draws.choices(a, k=4))
+        ratios.append(statistics.median(draws.choices(b, k=6)) / below)
+    ratios.sort()
+    outside = round((1 - confidence) / 2 * RESAMPLES)  # 50 or 100 each side
+    interval = ratio_interval(a, b, confidence=confidence)
+    assert interval is not None
+    assert (interval.low, interval.high) == (ratios[outside], ratios[RESAMPLES - 1 - outside])
+    assert (interval.statistic, interval.confidence) == ("ratio of medians", confidence)
+    assert (interval.resamples, interval.seed) == (RESAMPLES, SEED)
+
+
+def test_twenty_a_side_draw_each_median_from_its_exact_distribution() -> None:
+    """LARGE_GROUP (20) or more a side, every value of a positive (here in Gbit/s, below
+    1): each resample's median drawn from median_distribution, a's RESAMPLES then b's."""
+    generator = random.Random(12)
+    a = [generator.gauss(0.93, 0.005) for _ in range(20)]
+    b = [generator.gauss(0.935, 0.005) for _ in range(21)]
+    medians_a, cumulative_a = median_distribution(sorted(a))
+    medians_b, cumulative_b = median_distribution(sorted(b))
+    draws = random.Random(SEED)
+    below = draws.choices(medians_a, cum_weights=cumulative_a, k=RESAMPLES)
+    above = draws.choices(medians_b, cum_weights=cumulative_b, k=RESAMPLES)
+    ratios = sorted(y / x for x, y in zip(below, above, strict=True))
+    interval = ratio_interval(a, b)
+    assert interval is not None
+    assert (interval.low, interval.high) == (ratios[50], ratios[RESAMPLES - 51])
+    assert (interval.statistic, interval.resamples, interval.seed) == (
+        "ratio of medians",
+        RESAMPLES,
+        SEED,
+    )
+
+
+def test_a_large_group_whose_resample_median_can_be_zero_has_no_ratio() -> None:
+    a = [0.0] * 12 + [0.93] * 8  # most resamples' median is 0
+    assert ratio_interval(a, [0.94] * 20) is None
+
+
+def test_exactly_20_000_splits_are_still_enumerated() -> None:
+    # One value against 19,999: C(20,000, 1) = 20,000 splits, EXACT_PERMUTATION_LIMIT.
+    others = [940.0 + (i % 7) / 10 for i in range(19_999)]
+    test = permutation_test([941.0], others)
+    assert (test.exact, test.permutations, test.method) == (True, 20_000, EXACT_PERMUTATION)
+    # As far from the others' mean as 941.0: the values 940.0 .. 940.6 never are.
+    assert test.p_value == pytest.approx(1 / 20_000)

@@ -7,16 +7,20 @@ from __future__ import annotations
 import dataclasses
 import json
 import lzma
-from collections.abc import Iterator, Mapping
+import statistics
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import pytest
 
 from support.cli import run_cli
+from wirespeed.analysis.stats import Summary
 from wirespeed.card.compare import compare_cards, render_cards_markdown
 from wirespeed.card.output import card_report, render_card
 from wirespeed.card.summary import CardSummary, bytes_text, card_summary, is_card, rate_text
-from wirespeed.report.model import FlowFigure, Report
+from wirespeed.model import Finding, FindingKind, ForwardingLimit, TrialOutcome
+from wirespeed.report.measured import MeasuredRow
+from wirespeed.report.model import FlowFigure, Report, cv_text
 from wirespeed.store import Store
 from wirespeed.store.records import RunRecord
 
@@ -543,3 +547,374 @@ def test_a_part_left_out_whole_says_why_and_one_test_of_it_only_in_its_findings(
         card_summary(_skipping(report, {"latency": "latency: left out"})).part("latency").skipped
         == "latency: left out"
     )
+
+
+# Every figure of the parts the tests above check by headline, as the two cards measured
+# them: (label, unit, text, share of the ceiling). A 1518 B NDR of 8,127 pps is the
+# frame-rate ceiling of 100 Mbit/s; run 1's TCP and UDP a hair above theirs, as iperf
+# counts them (the cards' line-rate findings).
+PLAIN_FIGURES: dict[int, dict[str, list[tuple[str, str, str, str]]]] = {
+    1: {
+        "throughput": [
+            ("TCP up", "bit/s", "94.2 Mbit/s", "100.1 % of 94.1 Mbit/s"),
+            ("TCP down", "bit/s", "94.2 Mbit/s", "100.1 % of 94.1 Mbit/s"),
+            ("TCP both ways (up)", "bit/s", "42.4 Mbit/s", "45.0 % of 94.1 Mbit/s"),
+            ("TCP both ways (down)", "bit/s", "49.1 Mbit/s", "52.2 % of 94.1 Mbit/s"),
+            ("UDP", "bit/s", "96.1 Mbit/s", "100.4 % of 95.7 Mbit/s"),
+        ],
+        "forwarding": [
+            ("NDR 64 B in", "pps", "14,818 pps", "10.0 % of the frame-rate ceiling"),
+            ("PDR 64 B in", "pps", "15,120 pps", "10.2 % of the frame-rate ceiling"),
+            ("NDR 64 B out", "pps", "14,257 pps", "9.6 % of the frame-rate ceiling"),
+            ("PDR 64 B out", "pps", "14,548 pps", "9.8 % of the frame-rate ceiling"),
+            ("NDR 1518 B in", "pps", "8,127 pps", "100.0 % of the frame-rate ceiling"),
+            ("PDR 1518 B in", "pps", "8,127 pps", "100.0 % of the frame-rate ceiling"),
+            ("NDR 1518 B out", "pps", "6,429 pps", "79.1 % of the frame-rate ceiling"),
+            ("PDR 1518 B out", "pps", "6,429 pps", "79.1 % of the frame-rate ceiling"),
+        ],
+        "compute": [
+            ("AES-128-GCM 8 KB", "B/s", "1.38 GB/s", ""),
+            ("AES-256-GCM 8 KB", "B/s", "806.5 MB/s", ""),
+            ("AES-128-CBC 8 KB", "B/s", "384.0 MB/s", ""),
+            ("AES-256-CBC 8 KB", "B/s", "226.2 MB/s", ""),
+            ("CHACHA20-POLY1305 8 KB", "B/s", "545.8 MB/s", ""),
+            ("7-zip, all threads", "MIPS", "2,138 MIPS", ""),
+        ],
+        "device": [
+            ("trials sampled", "", "10 of 10", ""),
+        ],
+    },
+    2: {
+        "throughput": [
+            ("TCP up", "bit/s", "94.3 Mbit/s", "100.1 % of 94.1 Mbit/s"),
+            ("TCP down", "bit/s", "94.2 Mbit/s", "100.0 % of 94.1 Mbit/s"),
+            ("TCP both ways (up)", "bit/s", "88.7 Mbit/s", "94.2 % of 94.1 Mbit/s"),
+            ("TCP both ways (down)", "bit/s", "90.3 Mbit/s", "95.9 % of 94.1 Mbit/s"),
+            ("UDP", "bit/s", "95.8 Mbit/s", "100.1 % of 95.7 Mbit/s"),
+        ],
+        "forwarding": [
+            ("NDR 64 B in", "pps", "22,244 pps", "14.9 % of the frame-rate ceiling"),
+            ("PDR 64 B in", "pps", "22,244 pps", "14.9 % of the frame-rate ceiling"),
+            ("NDR 64 B out", "pps", "29,251 pps", "19.7 % of the frame-rate ceiling"),
+            ("PDR 64 B out", "pps", "29,848 pps", "20.1 % of the frame-rate ceiling"),
+            ("NDR 1518 B in", "pps", "8,127 pps", "100.0 % of the frame-rate ceiling"),
+            ("PDR 1518 B in", "pps", "8,127 pps", "100.0 % of the frame-rate ceiling"),
+            ("NDR 1518 B out", "pps", "8,127 pps", "100.0 % of the frame-rate ceiling"),
+            ("PDR 1518 B out", "pps", "8,127 pps", "100.0 % of the frame-rate ceiling"),
+        ],
+        "compute": [
+            ("AES-128-GCM 8 KB", "B/s", "604.3 MB/s", ""),
+            ("AES-256-GCM 8 KB", "B/s", "681.5 MB/s", ""),
+            ("AES-128-CBC 8 KB", "B/s", "423.7 MB/s", ""),
+            ("AES-256-CBC 8 KB", "B/s", "320.9 MB/s", ""),
+            ("CHACHA20-POLY1305 8 KB", "B/s", "1.05 GB/s", ""),
+            ("7-zip, all threads", "MIPS", "1,055 MIPS", ""),
+        ],
+        "device": [
+            ("trials sampled", "", "10 of 10", ""),
+        ],
+    },
+}
+
+
+@pytest.mark.parametrize("run", sorted(LIMITS))
+def test_each_figure_of_throughput_forwarding_compute_and_device_is_as_captured(
+    records: dict[int, RunRecord], run: int
+) -> None:
+    card = summary_of(records[run])
+    for key, expected in PLAIN_FIGURES[run].items():
+        part = card.part(key)
+        assert [(f.label, f.unit, f.text, f.ceiling) for f in part.figures] == expected, key
+        # One repetition each: no spread, and no tuned twin without --tuned.
+        assert not any(f.spread or f.tuned or f.change or f.suspect for f in part.figures)
+    # Every trial of the card sampled the DUT.
+    assert len(records[run].outcomes) == 10
+
+
+def _with_rrul(
+    report: Report, edit: Callable[[str, dict[str, str], Summary], tuple[MeasuredRow, ...] | None]
+) -> Report:
+    """The card's report with each RRUL row of the measured table as `edit` makes it (None:
+    as it was; () to leave it out)."""
+    rows: list[MeasuredRow] = []
+    for row in report.measured:
+        summary = next((c.summary for c in row.cells if c is not None and c.summary), None)
+        made = None
+        if row.test_id == "rrul" and summary is not None:
+            made = edit(row.name, dict(row.labels), summary)
+        rows += [row] if made is None else list(made)
+    return dataclasses.replace(report, measured=tuple(rows))
+
+
+def _summary_row(row: MeasuredRow, labels: dict[str, str], values: list[float]) -> MeasuredRow:
+    cells = tuple(
+        None if c is None else dataclasses.replace(c, values=tuple(values)) for c in row.cells
+    )
+    return dataclasses.replace(row, labels=tuple(labels.items()), cells=cells)
+
+
+def _rrul_row(report: Report, name: str, labels: dict[str, str]) -> MeasuredRow:
+    return next(
+        r for r in report.measured
+        if r.test_id == "rrul" and r.name == name and dict(r.labels) == labels
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("increase", "shown", "letter"),
+    [(10.0, "+10", "A"), (9.94, "+9.9", "A"), (-10.0, "-10", "A+"), (41.0, "+41", "B")],
+)
+def test_a_latency_increase_of_10_ms_or_more_is_shown_in_whole_ms(
+    records: dict[int, RunRecord], increase: float, shown: str, letter: str
+) -> None:
+    report = card_report(records[1])
+    round_trip = _rrul_row(report, "latency increase", {"way": "round trip"})
+
+    def edit(name: str, labels: dict[str, str], _: Summary) -> tuple[MeasuredRow, ...] | None:
+        if name == "latency increase" and labels == {"way": "round trip"}:
+            return (_summary_row(round_trip, labels, [increase]),)
+        return None
+
+    latency = card_summary(_with_rrul(report, edit)).part("latency")
+    assert latency.headline == (
+        f"bufferbloat grade {letter} ({shown} ms, a 40ms queue at the line rate)"
+    )
+    assert (latency.figures[0].label, latency.figures[0].text) == ("bufferbloat grade", letter)
+
+
+def test_repeated_rrul_trials_give_each_latency_increase_its_spread(
+    records: dict[int, RunRecord],
+) -> None:
+    report = card_report(records[1])
+    repeated = {"round trip": [6.0, 6.6, 7.2], "up": [0.04, 0.05], "down": [6.4, 6.5, 6.6]}
+
+    def edit(name: str, labels: dict[str, str], _: Summary) -> tuple[MeasuredRow, ...] | None:
+        if name != "latency increase":
+            return None
+        row = _rrul_row(report, name, labels)
+        return (_summary_row(row, labels, repeated[labels["way"]]),)
+
+    latency = card_summary(_with_rrul(report, edit)).part("latency")
+    spreads = {f.label: f.spread for f in latency.figures}
+    for way, values in repeated.items():
+        cv = statistics.stdev(values) / statistics.fmean(values)
+        assert spreads[f"latency increase ({way})"] == f"{cv_text(cv)} over {len(values)}"
+    assert spreads["latency increase (round trip)"] == "CV 9.1 % over 3"  # 0.6 / 6.6
+    assert spreads["rtt p50 idle"] == ""  # no spread is shown for a round trip's p50
+
+
+def test_a_latency_row_without_its_way_or_load_is_the_round_trip_and_unlabelled(
+    records: dict[int, RunRecord],
+) -> None:
+    """A store written before RRUL's rows carried their way: the increase is the round
+    trip's, and the grade is judged on it."""
+    report = card_report(records[1])
+
+    def edit(name: str, labels: dict[str, str], summary: Summary) -> tuple[MeasuredRow, ...] | None:
+        row = _rrul_row(report, name, labels)
+        if name == "latency increase" and labels == {"way": "round trip"}:
+            return (_summary_row(row, {}, list(summary.values)),)
+        if name == "rtt" and labels == {"load": "loaded", "statistic": "p50"}:
+            return (_summary_row(row, {"statistic": "p50"}, list(summary.values)),)
+        return None
+
+    latency = card_summary(_with_rrul(report, edit)).part("latency")
+    figures = {f.label: (f.value, f.text) for f in latency.figures}
+    assert figures["latency increase (round trip)"] == (6.6406149999999995, "+6.6 ms")
+    assert figures["rtt p50 "] == (7.145332, "7.15 ms")
+    assert figures["rtt p50 idle"] == (0.504717, "0.50 ms")  # the captured medians
+    assert latency.headline == "bufferbloat grade A (+6.6 ms, a 40ms queue at the line rate)"
+
+
+def test_without_a_latency_increase_there_is_no_grade_and_no_headline(
+    records: dict[int, RunRecord],
+) -> None:
+    report = card_report(records[1])
+
+    def edit(name: str, labels: dict[str, str], _: Summary) -> tuple[MeasuredRow, ...] | None:
+        return () if name == "latency increase" else None
+
+    card = card_summary(_with_rrul(report, edit))
+    latency = card.part("latency")
+    assert latency.headline == "" and latency.present
+    assert [f.label for f in latency.figures] == [
+        "rtt p50 idle", "rtt p50 loaded", "RRUL goodput (up)", "RRUL goodput (down)",
+    ]  # fmt: skip
+    assert "bufferbloat" not in card.sentence
+
+
+def _marker_without(report: Report, *keys: str) -> Report:
+    assert report.info.plan_text is not None
+    lines = []
+    for line in report.info.plan_text.splitlines():
+        marker = json.loads(line.partition(":")[2]) if line.startswith("x-card:") else None
+        kept = None if marker is None else {k: v for k, v in marker.items() if k not in keys}
+        lines.append(line if kept is None else f"x-card: {json.dumps(kept)}")
+    return dataclasses.replace(
+        report, info=dataclasses.replace(report.info, plan_text="\n".join(lines))
+    )
+
+
+def test_a_marker_without_its_target_or_profile_leaves_them_empty(
+    records: dict[int, RunRecord],
+) -> None:
+    card = card_summary(_marker_without(card_report(records[1]), "target", "profile"))
+    assert (card.target, card.profile) == ("", "")
+    assert card.part("throughput").headline == HEADLINES[1]["throughput"]
+
+
+def test_a_flow_without_a_ceiling_has_no_share_and_the_headline_no_line_rate(
+    records: dict[int, RunRecord],
+) -> None:
+    report = card_report(records[1])
+    rows = tuple(
+        row
+        if row.test_id not in ("tcp-up", "tcp-down")
+        else dataclasses.replace(
+            row,
+            cells=tuple(
+                None
+                if cell is None
+                else dataclasses.replace(
+                    cell, flows=tuple(dataclasses.replace(f, ceiling=None) for f in cell.flows)
+                )
+                for cell in row.cells
+            ),
+        )
+        for row in report.rows
+    )
+    throughput = card_summary(dataclasses.replace(report, rows=rows)).part("throughput")
+    figures = {f.label: (f.text, f.ceiling) for f in throughput.figures}
+    assert figures["TCP up"] == ("94.2 Mbit/s", "") and figures["TCP down"] == ("94.2 Mbit/s", "")
+    assert figures["UDP"] == ("96.1 Mbit/s", "100.4 % of 95.7 Mbit/s")
+    assert throughput.headline == "routes NAT at 94.2 Mbit/s"
+
+
+def test_a_lab_dut_with_a_packet_limit_is_named_with_it_beside_a_tunnel_s(
+    records: dict[int, RunRecord],
+) -> None:
+    record = records[1]
+    limited = ForwardingLimit(pps=15_000)
+
+    def on_limited_paths(outcome: TrialOutcome) -> TrialOutcome:
+        path = outcome.trial.path
+        if path.name not in ("NAT", "WireGuard"):
+            return outcome
+        trial = dataclasses.replace(outcome.trial, path=dataclasses.replace(path, limit=limited))
+        return dataclasses.replace(outcome, trial=trial)
+
+    moved = dataclasses.replace(record, outcomes=tuple(map(on_limited_paths, record.outcomes)))
+    vpn = summary_of(moved).part("vpn")
+    for tunnel, lab in (("WireGuard", "endpoint limited to 15kpps"), ("OpenVPN", "endpoint")):
+        assert (
+            f"{tunnel} ran on a second lab DUT ({lab}), not the nat limited to 15kpps DUT of "
+            "the other parts, without its limits"
+        ) in vpn.findings
+
+
+# A NanoPi R4S's summary of a trial (tests/unit/sampling: its sysfs and procfs read by the
+# sampler): 52.777 °C at most, both clusters at their hardware maximum.
+R4S_SUMMARY = Path(__file__).parents[1] / "sampling" / "summary-v1-r4s.json"
+
+
+def _dut_summaries(record: RunRecord, summaries: Mapping[int, str]) -> RunRecord:
+    """The card's run with its DUT's summary of trial i replaced by summaries[i] ("": the
+    DUT not sampled in that trial)."""
+
+    def replaced(i: int, outcome: TrialOutcome) -> TrialOutcome:
+        if i not in summaries:
+            return outcome
+        monitors = tuple(
+            dataclasses.replace(m, summary=summaries[i]) if m.role == "dut" else m
+            for m in outcome.monitors
+        )
+        return dataclasses.replace(outcome, monitors=monitors)
+
+    outcomes = tuple(replaced(i, o) for i, o in enumerate(record.outcomes))
+    return dataclasses.replace(record, outcomes=outcomes)
+
+
+def test_the_device_part_has_its_hottest_its_clocks_and_whether_it_throttled(
+    records: dict[int, RunRecord],
+) -> None:
+    record = records[1]
+    r4s = R4S_SUMMARY.read_text()
+    # The same R4S in a trial whose big cores' policy dropped to 408 MHz and whose firmware
+    # said it throttled (as a Raspberry Pi's does), at 61 °C.
+    fields = json.loads(r4s)
+    fields["clocks"][0]["min_khz"] = 408_000
+    fields["temperature_max_c"] = 61.2
+    fields["throttled"] = ["under-voltage", "throttled", "under-voltage"]
+    throttling = json.dumps(fields)
+    device = summary_of(_dut_summaries(record, {0: r4s, 3: throttling, 5: r4s, 7: ""})).part(
+        "device"
+    )
+    assert [(f.label, f.value, f.unit, f.text, f.ceiling) for f in device.figures] == [
+        ("temperature, max", 61.2, "°C", "61 °C", ""),
+        ("clock policy0", 1416.0, "MHz", "408-1416 MHz", "its maximum 1416 MHz"),
+        ("clock policy4", 1800.0, "MHz", "1800-1800 MHz", "its maximum 1800 MHz"),
+        ("trials sampled", 9.0, "", "9 of 10", ""),
+    ]
+    assert device.headline == "throttled, 61 °C max"
+    assert device.findings == ("under-voltage", "throttled")
+    # Only the R4S's trials: never throttled, its hottest.
+    calm = summary_of(_dut_summaries(record, {0: r4s, 5: r4s})).part("device")
+    assert calm.headline == "never throttled, 53 °C max"
+    assert calm.figures[0].text == "53 °C" and calm.findings == ()
+    # A summary without a hardware maximum: the clocks' range only.
+    del fields["clocks"][1]["hardware_max_khz"]
+    fields["throttled"] = []
+    bare = summary_of(_dut_summaries(record, {2: json.dumps(fields)})).part("device")
+    assert [(f.label, f.text, f.ceiling) for f in bare.figures if f.unit == "MHz"] == [
+        ("clock policy0", "408-1416 MHz", "its maximum 1416 MHz"),
+        ("clock policy4", "1800-1800 MHz", ""),
+    ]
+
+
+def test_a_device_never_sampled_says_so(records: dict[int, RunRecord]) -> None:
+    record = records[1]
+    unsampled = _dut_summaries(record, dict.fromkeys(range(len(record.outcomes)), ""))
+    device = summary_of(unsampled).part("device")
+    assert device.headline == "not sampled"
+    assert [(f.label, f.text) for f in device.figures] == [("trials sampled", "0 of 10")]
+
+
+def test_a_throttling_finding_makes_the_device_throttled(records: dict[int, RunRecord]) -> None:
+    record = records[1]
+    found = Finding(FindingKind.THROTTLED, "cpu0 at 408 of 1416 MHz while busy")
+    low = Finding(FindingKind.UNDER_VOLTAGE, "the firmware reported under-voltage")
+    outcomes = list(record.outcomes)
+    outcomes[4] = dataclasses.replace(outcomes[4], findings=(*outcomes[4].findings, found, low))
+    device = summary_of(dataclasses.replace(record, outcomes=tuple(outcomes))).part("device")
+    assert device.headline == "throttled, no temperature sensor"
+    assert device.findings == (
+        "throttled: cpu0 at 408 of 1416 MHz while busy",
+        "under-voltage: the firmware reported under-voltage",
+    )
+
+
+def test_tcp_far_below_what_the_forwarding_rate_carries_is_said_with_its_budget(
+    records: dict[int, RunRecord],
+) -> None:
+    """TCP at 30 % of the line both ways: 14,818 NDR packets/s x 2/3 x 1448 bytes x 8 =
+    114.4 Mbit/s of TCP; without the forwarding part, the lab's own 15,000 pps: 115.8."""
+    report = card_report(records[1])
+    far = (
+        "TCP at 28.2 Mbit/s is far below what the forwarding rate carries: {pps} packets/s "
+        "carry about {carried} Mbit/s of TCP (2/3 of them full 1448-byte segments, the rest "
+        "ACKs). The device drops TCP's bursts rather than queueing them (a policer, or a ring "
+        "too short), or something else held TCP back"
+    )
+    card, _ = _tcp_at(report, {"tcp-up": 0.3, "tcp-down": 0.3})
+    assert card.part("throughput").findings[0] == far.format(pps="14,818", carried="114.4")
+    no_forwarding = _skipping(report, {"forwarding": "forwarding: left out"})
+    card, _ = _tcp_at(no_forwarding, {"tcp-up": 0.3, "tcp-down": 0.3})
+    assert card.part("throughput").findings[0] == far.format(pps="15,000", carried="115.8")
+    assert card.part("vpn").findings[:2] == (
+        "WireGuard at 88.0 Mbit/s within the packet budget: 76 % of the 115.8 Mbit/s that "
+        "15,000 packets/s carry of TCP",
+        "OpenVPN at 86.9 Mbit/s within the packet budget: 75 % of the 115.8 Mbit/s that "
+        "15,000 packets/s carry of TCP",
+    )
+    # At the line, nothing to say: the findings are the trials' own.
+    assert not summary_of(records[1]).part("throughput").findings[0].startswith("TCP at")

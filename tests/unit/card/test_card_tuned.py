@@ -246,3 +246,128 @@ def test_a_plain_card_beside_a_tuned_one_shares_the_stock_figures_rows(
     tuned = [r for r in up if r.variant == "tuned"]
     assert tuned and all(r.cells[0] is None and r.cells[1] is not None for r in tuned)
     assert not any(r.variant == "stock" for r in rows)
+
+
+# The tuned card's figures: (label, unit, text, share of the ceiling, spread over the two
+# stock repetitions, the tuned variant's, compare's change). Compute ran in stock only.
+TUNED_FIGURES: dict[str, list[tuple[str, ...]]] = {
+    "throughput": [
+        (
+            "TCP up",
+            "bit/s",
+            "94.4 Mbit/s",
+            "100.3 % of 94.1 Mbit/s",
+            "CV 0.2 % over 2",
+            "94.2 Mbit/s",
+            "\N{MINUS SIGN}0.2 %~",
+        ),
+        (
+            "TCP down",
+            "bit/s",
+            "94.4 Mbit/s",
+            "100.3 % of 94.1 Mbit/s",
+            "CV 0.09 % over 2",
+            "94.1 Mbit/s",
+            "\N{MINUS SIGN}0.3 %~",
+        ),
+        (
+            "TCP both ways (up)",
+            "bit/s",
+            "88.7 Mbit/s",
+            "94.3 % of 94.1 Mbit/s",
+            "CV 1.7 % over 2",
+            "90.8 Mbit/s",
+            "+2.3 %~",
+        ),
+        (
+            "TCP both ways (down)",
+            "bit/s",
+            "89.5 Mbit/s",
+            "95.1 % of 94.1 Mbit/s",
+            "CV 4.2 % over 2",
+            "88.7 Mbit/s",
+            "\N{MINUS SIGN}0.9 %~",
+        ),
+        (
+            "UDP",
+            "bit/s",
+            "95.6 Mbit/s",
+            "99.9 % of 95.7 Mbit/s",
+            "CV 0.01 % over 2",
+            "95.7 Mbit/s",
+            "+0.1 %~",
+        ),
+    ],
+    "forwarding": [
+        (
+            "NDR 64 B in",
+            "pps",
+            "19,147 pps",
+            "12.9 % of the frame-rate ceiling",
+            "CV 77.9 % over 2",
+            "29,658 pps",
+            "+54.9 %~",
+        ),
+        (
+            "PDR 64 B in",
+            "pps",
+            "19,450 pps",
+            "13.1 % of the frame-rate ceiling",
+            "CV 78.9 % over 2",
+            "30,263 pps",
+            "+55.6 %~",
+        ),
+        (
+            "NDR 64 B out",
+            "pps",
+            "29,685 pps",
+            "19.9 % of the frame-rate ceiling",
+            "CV 0.04 % over 2",
+            "29,668 pps",
+            "\N{MINUS SIGN}0.1 %~",
+        ),
+        (
+            "PDR 64 B out",
+            "pps",
+            "30,290 pps",
+            "20.4 % of the frame-rate ceiling",
+            "CV 0.04 % over 2",
+            "30,273 pps",
+            "\N{MINUS SIGN}0.1 %~",
+        ),
+    ],
+    "compute": [
+        ("AES-128-GCM 8 KB", "B/s", "2.26 GB/s", "", "CV 29.4 % over 2", "", ""),
+        ("AES-256-GCM 8 KB", "B/s", "1.28 GB/s", "", "CV 41.0 % over 2", "", ""),
+        ("AES-128-CBC 8 KB", "B/s", "631.9 MB/s", "", "CV 26.7 % over 2", "", ""),
+        ("AES-256-CBC 8 KB", "B/s", "619.6 MB/s", "", "CV 4.7 % over 2", "", ""),
+        ("CHACHA20-POLY1305 8 KB", "B/s", "2.20 GB/s", "", "CV 1.2 % over 2", "", ""),
+        ("7-zip, all threads", "MIPS", "3,021 MIPS", "", "CV 5.7 % over 2", "", ""),
+    ],
+    "device": [
+        ("trials sampled", "", "24 of 24", "", "", "", ""),
+    ],
+}
+
+
+def test_each_figure_of_the_tuned_card_is_stock_with_its_spread_then_tuned(
+    card: CardSummary, record: RunRecord
+) -> None:
+    for key, expected in TUNED_FIGURES.items():
+        part = card.part(key)
+        assert [
+            (f.label, f.unit, f.text, f.ceiling, f.spread, f.tuned, f.change) for f in part.figures
+        ] == expected, key
+    # The device across the whole card, both variants: every one of its 24 trials.
+    assert len(record.outcomes) == 24
+    assert card.part("device").headline == "never throttled, no temperature sensor"
+    # Good for: the stock variant's slower TCP way, not the tuned one's.
+    assert card.good_for == (
+        "through the device (94.4 Mbit/s, the slower way): 15 streams of 6 Mbit/s, "
+        "3 streams of 25 Mbit/s, 2.95 Msps sc16",
+    )
+    assert card.sentence == (
+        "routes NAT at line rate (94.4 Mbit/s); 64 B NDR 19,147 pps in, 29,685 pps out; "
+        "AES-256-GCM 1.28 GB/s; CHACHA20-POLY1305 2.20 GB/s; 7-zip 3,021 MIPS; "
+        "never throttled, no temperature sensor"
+    )
