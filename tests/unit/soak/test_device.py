@@ -206,7 +206,11 @@ class _Sampler:
     def send_signal(self, sig: int = 15) -> None:
         pass
 
+    stop_fails = False  # its session lost: stopping it cannot reach the device
+
     def stop(self, grace: float = 1.0) -> int:
+        if self.stop_fails:
+            raise HostError("lost the connection to root@router: No existing session")
         if self.status is None:
             self.status = 0
         return self.status
@@ -235,17 +239,21 @@ class _Device:
         self.no_proc = False
         self.kmsg_readable = True
         self.sampler_fails = False
+        self.sampler_text = (FIXTURES / "link_fault.sampler.txt").read_text()
+        self.dmesg_missing = False
         self.thawed = threading.Event()
         self.thawed.set()
 
     def start(self, argv: Sequence[str], *, on_line: object = None) -> _Sampler:
         if self.sampler_fails:
             raise HostError("sh: can't fork")
-        sampler = _Sampler((FIXTURES / "link_fault.sampler.txt").read_text())
+        sampler = _Sampler(self.sampler_text)
         self.samplers.append(sampler)
         return sampler
 
     def run(self, argv: Sequence[str], *, timeout: float = 30.0) -> Completed:
+        # Every question is one short shell command.
+        assert len(argv) == 3 and tuple(argv[:2]) == ("sh", "-c"), argv
         command = argv[-1]
         if not self.thawed.wait(timeout):
             raise HostError("lost the connection to root@router: No existing session")
@@ -265,6 +273,8 @@ class _Device:
             self.dmesg_reads += 1
             if self.dmesg_fails:
                 raise HostError("lost the connection to root@router: No existing session")
+            if self.dmesg_missing:  # neither cat nor dmesg: a shell of its own
+                return Completed(tuple(argv), 127, "", "sh: cat: not found\nsh: dmesg: not found\n")
             # The read's last line (641.514 s since boot) written 0.1 s ago.
             dmesg = (FIXTURES / "dmesg_busybox.txt").read_text()
             return Completed(tuple(argv), 0, f"{self.dmesg_uptime:.2f} 0.00\n" + dmesg, "")
@@ -608,3 +618,137 @@ def test_each_kernel_line_is_dated_from_its_samplers_start_and_kept_once() -> No
     ]
     assert events[0].at == pytest.approx(started + 1.024399, abs=1e-6)
     assert events[1].at == pytest.approx(started + 1.544876, abs=1e-6)
+
+
+def test_an_uptime_in_days_is_rounded_at_its_tenth() -> None:
+    # 25.2 h is 1.05 d: rounded up, as a day of 86,400 s makes it.
+    assert restart_detail((90720.0, "a"), (5.0, "a")) == "uptime went from 1.1 d to 5 s"
+
+
+def test_a_kernel_reader_that_never_starts_is_said_once_with_its_own_reason() -> None:
+    device = _Device(100.0, "a")
+    device.sampler_text = ""  # killed before it wrote a word
+    start = device.start
+
+    def killed(argv: Sequence[str], *, on_line: object = None) -> _Sampler:
+        sampler = start(argv)
+        sampler.status = 137
+        return sampler
+
+    device.start = killed  # type: ignore[method-assign]
+    follower = DeviceFollower(device, check_every=60.0)
+    follower.start()
+    follower.stop()
+    assert follower.take().notes == [
+        "the kernel log could not be followed: the sampler never started (exit status 137)"
+    ]
+
+
+def test_a_kernel_reader_that_cannot_be_stopped_is_said_lost_with_the_device_not_answering() -> (
+    None
+):
+    device = _Device(100.0, "a")
+    follower = DeviceFollower(device, check_every=60.0)
+    follower.start()
+    device.samplers[0].stop_fails = True
+    follower.stop()
+    taken = follower.take()
+    assert taken.notes == ["a kernel log reader was lost: the device router does not answer"]
+    assert taken.kernel == []
+
+
+def test_a_kernel_reader_lost_before_any_kernel_line_is_said_lost_not_never_followed() -> None:
+    device = _Device(100.0, "a")
+    # The captured stream up to its first tick's end: before the kernel wrote anything.
+    lines = device.sampler_text.splitlines(keepends=True)
+    device.sampler_text = "".join(lines[: lines.index("@@end 1\n") + 1])
+    follower = DeviceFollower(device, check_every=0.02, answer_timeout=1.0)
+    follower.start()
+    try:
+        device.samplers[0].end()
+        _until(lambda: len(device.samplers) == 2 and device.dmesg_reads == 1)
+    finally:
+        follower.stop()
+    assert follower.take().notes == [
+        "a kernel log reader was lost: the sampler ended before it was stopped (exit status "
+        "137); a new one took its place, and what the kernel logged meanwhile was read back "
+        "with dmesg"
+    ]
+
+
+def test_a_samplers_kernel_lines_are_known_by_their_microsecond_since_boot_as_dmesg_prints() -> (
+    None
+):
+    # The captured stream: its sampler started at 34145.42 s since boot, and the kernel
+    # dated its two lines 34146.444399 and 34146.964876 (`@@kmsg SEQ USEC ...`): so
+    # would dmesg, and a line read by both is known as one.
+    device = _Device(100.0, "a")
+    follower = DeviceFollower(device, check_every=60.0)
+    follower.start()
+    follower.stop()
+    hang = "wirespeed-lab[soak-capture]: igb 0000:01:00.0 wan: Detected Tx Unit Hang"
+    up = "wirespeed-lab[soak-capture]: igb 0000:01:00.0 wan: igb: wan NIC Link is Up 1000 Mbps"
+    assert sorted(follower._seen) == [(34146444399, hang), (34146964876, up + " Full Duplex")]
+
+
+class _Clock:
+    """This machine's clock at 1000.0 s, standing still while dmesg is read."""
+
+    @staticmethod
+    def time() -> float:
+        return 1000.0
+
+
+def test_a_silences_kernel_line_is_dated_to_the_microsecond_and_kept_from_exactly_2_s_before(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from wirespeed.soak import device as module
+
+    device = _Device(100.0, "a")
+    device.dmesg_uptime = 643.01  # the read's last line (641.514421 s) written 1.495579 s before
+    follower = DeviceFollower(device, check_every=60.0)
+    monkeypatch.setattr(module, "time", _Clock)
+    last = 1000.0 - (643.01 - 641514421 / 1e6)
+    follower._read_back(last + 2.0 + 0.0003)  # 0.3 ms too late for it
+    assert follower.take().kernel == []
+    since = last + 2.0
+    assert since - 2.0 == last  # exactly at the edge
+    follower._read_back(since)
+    [event] = follower.take().kernel
+    assert event.message.endswith("NIC Link is Up 1000 Mbps Full Duplex")
+    assert event.at == pytest.approx(998.504421, abs=1e-6)
+    assert event.host == "router"
+
+
+def test_a_silences_kernel_log_that_cannot_be_read_says_what_the_device_said() -> None:
+    device = _Device(100.0, "a")
+    device.dmesg_missing = True
+    follower = DeviceFollower(device, check_every=60.0)
+    follower._read_back(time.time())
+    taken = follower.take()
+    assert taken.notes == [
+        "the kernel log of the silence was not read: sh: cat: not found\nsh: dmesg: not found"
+    ]
+    assert taken.kernel == []
+
+
+def test_lines_seen_or_of_another_lab_are_passed_over_and_the_rest_kept_by_host() -> None:
+    follower = DeviceFollower(_Device(100.0, "a"), lab="this")
+    follower._keep_new([(1, "wirespeed-lab[other]: eth0: link down", 1.0), (2, "eth0: up", 2.0)])
+    assert [(e.message, e.host, e.at) for e in follower.take().kernel] == [
+        ("eth0: up", "router", 2.0)
+    ]
+    follower._keep_new([(2, "eth0: up", 2.0), (3, "eth0: down", 3.0)])
+    assert [e.message for e in follower.take().kernel] == ["eth0: down"]
+
+
+def test_kernel_lines_are_compared_with_those_of_the_600_s_before_the_newest_and_no_more() -> None:
+    follower = DeviceFollower(_Device(100.0, "a"))
+    follower._keep_new([(0, "old", 0.0)])
+    follower._keep_new([(600_000_000, "new", 600.0)])  # "old" exactly 600 s before
+    follower._keep_new([(0, "old", 0.0)])
+    assert [e.message for e in follower.take().kernel] == ["old", "new"]
+    follower._keep_new([(600_000_001, "newer", 600.000001)])  # "old" 1 us too far back
+    assert [e.message for e in follower.take().kernel] == ["newer"]
+    follower._keep_new([(0, "old", 0.0), (600_000_000, "new", 600.0)])
+    assert [e.message for e in follower.take().kernel] == ["old"]
