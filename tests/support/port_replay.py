@@ -49,7 +49,7 @@ class PortHost:
             self.files[f"/proc/{comm.stem.removeprefix('comm-')}/comm"] = comm.read_text()
         self.refused_writes: set[str] = set()
         self._then: dict[tuple[str, ...], Callable[[], None]] = {}
-        self.answer(["ip", "link", "show", "dev", OTHER_PORT], "")
+        self.answer(["ip", "link", "show", "dev", OTHER_PORT], captured("before-pt-cap2/link.txt"))
         self.answer(["ip", "-j", "addr", "show"], captured("all-addr.json"))
         for family in ("4", "6"):
             argv = ["ip", f"-{family}", "-j", "route", "show", "table", "all", "default"]
@@ -65,24 +65,24 @@ class PortHost:
     def answer(self, argv: Sequence[str], stdout: str, returncode: int = 0) -> None:
         self.answers[tuple(argv)] = Completed(tuple(argv), returncode, stdout, "")
 
-    def show(self, where: str) -> None:
+    def show(self, where: str, port: str = PORT) -> None:
         """The port in this machine's namespace as captured in directory `where`."""
-        self.answer(["ip", "link", "show", "dev", PORT], captured(f"{where}/link.txt"))
+        self.answer(["ip", "link", "show", "dev", port], captured(f"{where}/link.txt"))
         for what in ("link", "addr"):
-            self.answer(["ip", "-j", what, "show", "dev", PORT], captured(f"{where}/{what}.json"))
+            self.answer(["ip", "-j", what, "show", "dev", port], captured(f"{where}/{what}.json"))
         self.answer(["ip", "-j", "route", "show", "table", "all"], captured(f"{where}/route.json"))
         text = captured(f"{where}/sysctl.txt")
-        self.answer(["sh", "-c", SYSCTL_SCRIPT, "sh", PORT], text)
+        self.answer(["sh", "-c", SYSCTL_SCRIPT, "sh", port], text)
         for line in text.splitlines():
             path, _, value = line.partition("\t")
             self.files[f"/proc/sys/net/{path}"] = value + "\n"
 
-    def moved_away(self) -> None:
+    def moved_away(self, port: str = PORT) -> None:
         """The port in no namespace of this machine's: ip's captured "does not exist"."""
         for argv in (
-            ["ip", "link", "show", "dev", PORT],
-            ["ip", "-j", "link", "show", "dev", PORT],
-            ["ip", "-j", "addr", "show", "dev", PORT],
+            ["ip", "link", "show", "dev", port],
+            ["ip", "-j", "link", "show", "dev", port],
+            ["ip", "-j", "addr", "show", "dev", port],
         ):
             self.answers[tuple(argv)] = refusal("moved-away", argv)
 

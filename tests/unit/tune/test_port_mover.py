@@ -90,14 +90,17 @@ def host(where: str = "before") -> PortHost:
     return made
 
 
-def in_namespace(pc: PortHost, pids: str = "inside/no-pids.txt") -> None:
+def in_namespace(
+    pc: PortHost, pids: str = "inside/no-pids.txt", port: str = PORT, back_as: str = "after"
+) -> None:
     """The port moved into its namespace by a run; `ip netns pids` as captured."""
-    pc.moved_away()
-    pc.namespaces.add(NS)
-    pc.answer(["ip", "-n", NS, "link", "show", "dev", PORT], captured("before/link.txt"))
-    pc.answer(["ip", "netns", "pids", NS], captured(pids))
-    back = ["ip", "-n", NS, "link", "set", "dev", PORT, "netns", str(os.getpid())]
-    pc.when(back, lambda: pc.show("after"))
+    ns = f"{port}-port"
+    pc.moved_away(port)
+    pc.namespaces.add(ns)
+    pc.answer(["ip", "-n", ns, "link", "show", "dev", port], captured("before/link.txt"))
+    pc.answer(["ip", "netns", "pids", ns], captured(pids))
+    back = ["ip", "-n", ns, "link", "set", "dev", port, "netns", str(os.getpid())]
+    pc.when(back, lambda: pc.show(back_as, port))
 
 
 @pytest.fixture
@@ -179,8 +182,41 @@ def test_restore_brings_the_port_back_from_its_namespace_with_everything_it_had(
     assert pc.ran[17:] == [("ip", "netns", "del", NS)]
     # MTU first, then the sysctls: before the addresses and the link going up.
     assert pc.writes == SYSCTL_WRITES
-    assert pc.namespaces == set()
+    assert pc.namespaces == set() and set(pc.timeouts) == {15.0}
     assert port_is_back(pc, state)
+
+
+def test_a_restore_cut_short_after_the_port_came_back_finishes_and_deletes_the_namespace() -> None:
+    pc = host()
+    state = read_port(pc, PORT)
+    in_namespace(pc)
+    pc.show("after")  # back in this machine's namespace, bare, its namespace still there
+    pc.ran.clear()
+    restore_port(pc, state)
+    assert pc.ran[:2] == [("ip", "netns", "pids", NS), ("ip", "link", "show", "dev", PORT)]
+    assert pc.ran[2:6] == READS
+    assert not any("netns" in argv[5:] for argv in pc.ran)  # not moved again
+    assert pc.ran[7:10] == ADDRESS_ADDS and pc.ran[-1] == ("ip", "netns", "del", NS)
+    assert pc.namespaces == set()
+
+
+def test_a_route_someone_added_again_meanwhile_is_no_error() -> None:
+    pc = host()
+    state = read_port(pc, PORT)
+    pc.show("after")
+    for route in ROUTE_ADDS:
+        pc.answers[route] = refusal("route-exists", route)
+    restore_port(pc, state)
+    assert set(pc.ran) >= ROUTE_ADDS
+    # Any other refusal is an error that says what ip said.
+    pc.show("after")
+    route = min(ROUTE_ADDS)
+    pc.answers[route] = refusal("address-exists", route)
+    with pytest.raises(HostError) as error:
+        restore_port(pc, state)
+    assert error.value.message == (
+        f"{' '.join(route)} failed on pc: Error: ipv4: Address already assigned."
+    )
 
 
 def test_restore_of_a_port_already_back_changes_nothing() -> None:
@@ -370,6 +406,7 @@ def test_a_port_another_run_moved_is_in_use_and_says_what_runs_there() -> None:
         f"sleep (pid {pids[2]}), sleep (pid {pids[3]}) and 2 more)"
     )
     assert error.hint == HINT_IN_USE
+    assert set(pc.timeouts) == {15.0}
     del pc.files[f"/proc/{pids[1]}/comm"]  # the process ended meanwhile
     assert f"? (pid {pids[1]})" in check(pc).message
 
@@ -527,12 +564,18 @@ def test_an_address_entry_ip_printed_without_a_local_address_is_passed_over() ->
     assert ssh_session_port(pc, "192.168.71.1 50000 10.9.0.5 22") == PORT
 
 
-def inside(pc: PortHost, link: str = "inside/link.json") -> None:
+def inside(
+    pc: PortHost, link: str = "inside/link.json", port: str = PORT, before: str = "before"
+) -> None:
     """The port in its namespace once moved: ip inside it shows it as captured."""
-    pc.when(["ip", "link", "set", "dev", PORT, "netns", NS], lambda: in_namespace(pc))
-    pc.answer(["ip", "-n", NS, "-j", "link", "show", "dev", PORT], captured(link))
+    ns = f"{port}-port"
+    pc.when(
+        ["ip", "link", "set", "dev", port, "netns", ns],
+        lambda: in_namespace(pc, port=port, back_as="after" if port == PORT else before),
+    )
+    pc.answer(["ip", "-n", ns, "-j", "link", "show", "dev", port], captured(link))
     # Restored: the port back as it was before the run.
-    pc.when(["ip", "netns", "del", NS], lambda: pc.show("before"))
+    pc.when(["ip", "netns", "del", ns], lambda: pc.show(before, port))
 
 
 def test_a_moved_port_is_journaled_first_then_set_up_in_its_namespace(journal: Journal) -> None:
@@ -694,3 +737,24 @@ def test_a_run_that_failed_keeps_its_own_error_over_the_restores(journal: Journa
     ):
         raise RuntimeError("the benchmark failed")
     assert ("ip", "netns", "del", NS) in pc.ran  # the restore was tried
+
+
+def test_two_ports_are_read_before_either_moves_and_given_back_last_moved_first(
+    journal: Journal,
+) -> None:
+    pc = host()
+    pc.show("before-pt-cap2", "pt-cap2")
+    inside(pc)
+    inside(pc, port="pt-cap2", before="before-pt-cap2")
+    # Forced: checked for the port's name and whether another run holds it only.
+    second = PortSetup(host="wan", interface="pt-cap2", address="192.168.201.2/24", force=True)
+    with ports_moved(pc, journal, [SETUP, second], None) as namespaces:
+        assert namespaces == {PORT: NS, "pt-cap2": "pt-cap2-port"}
+        reads = [pc.ran.index(argv) for argv in READS]
+        other = pc.ran.index(("sh", "-c", SYSCTL_SCRIPT, "sh", "pt-cap2"))
+        assert max(*reads, other) < pc.ran.index(("ip", "netns", "add", NS))
+        rows = journal.open_entries()
+        assert sorted(row.target for row in rows) == ["port:pt-cap0", "port:pt-cap2"]
+    deleted = [argv[3] for argv in pc.ran if argv[:3] == ("ip", "netns", "del")]
+    assert deleted[:2] == ["pt-cap2-port", NS]
+    assert journal.open_entries() == [] and pc.namespaces == set()
