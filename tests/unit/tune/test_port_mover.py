@@ -252,12 +252,12 @@ def test_a_multipath_route_through_a_port_still_moved_waits_for_that_port() -> N
     state = read_port(pc, PORT)
     pc.show("after")
     argv = ["ip", "link", "show", "dev", "pt-cap2"]
-    pc.answers[tuple(argv)] = refusal("no-such-port", argv)
+    pc.answers[tuple(argv)] = refusal("pt-cap2-away", argv)
     restore_port(pc, state)
     routes = {argv for argv in pc.ran if argv[1:3] in (("route", "add"), ("route", "replace"))}
     assert routes == {next(r for r in ROUTE_ADDS if "add" in r)}
     assert not any("-6" in argv for argv in pc.ran)
-    pc.show("before")
+    pc.show("back-alone")  # as it then is
     assert port_is_back(pc, state)
 
 
@@ -758,3 +758,67 @@ def test_two_ports_are_read_before_either_moves_and_given_back_last_moved_first(
     deleted = [argv[3] for argv in pc.ran if argv[:3] == ("ip", "netns", "del")]
     assert deleted[:2] == ["pt-cap2-port", NS]
     assert journal.open_entries() == [] and pc.namespaces == set()
+
+
+@pytest.mark.parametrize("left", ["pids-four.txt", "pids-one.txt"])
+def test_up_to_four_programs_in_the_namespace_are_each_named(left: str) -> None:
+    pc = host()
+    in_namespace(pc, f"inside/{left}")
+    pids = captured(f"inside/{left}").split()
+    names = [captured(f"inside/comm-{pid}.txt").strip() for pid in pids]
+    running = ", ".join(f"{name} (pid {pid})" for name, pid in zip(names, pids, strict=True))
+    assert check(pc).message.endswith(f"moved it (running there: {running})")
+
+
+def test_every_nexthop_object_on_the_port_is_named() -> None:
+    pc = host()
+    pc.answer(["ip", "-j", "nexthop", "show", "dev", PORT], captured("nexthop-two.json"))
+    assert f"port {PORT} is used by nexthop object(s) 7, 8 (`ip nexthop`)" in check(pc).message
+
+
+def test_a_port_back_while_the_other_port_of_its_multipath_routes_is_still_moved_is_back() -> None:
+    pc = host()
+    state = read_port(pc, PORT)
+    pc.show("back-alone")
+    assert not port_is_back(pc, state)  # pt-cap2 here: its multipath routes are missing
+    argv = ["ip", "link", "show", "dev", "pt-cap2"]
+    pc.answers[tuple(argv)] = refusal("pt-cap2-away", argv)
+    assert port_is_back(pc, state)
+
+
+def test_a_sysctl_the_host_cannot_read_is_said_with_the_hosts_words() -> None:
+    pc = host()
+    state = read_port(pc, PORT)
+    pc.show("after")
+    path = "/proc/sys/net/ipv4/conf/pt-cap0/rp_filter"
+    read_file = pc.read_file
+
+    def lost(wanted: str) -> str:
+        if wanted == path:
+            raise HostError("lost the connection to root@pc: No existing session")
+        return read_file(wanted)
+
+    pc.read_file = lost  # type: ignore[assignment]
+    with pytest.raises(HostError) as error:
+        restore_port(pc, state)
+    assert error.value.message == (
+        f"{PORT}: could not write back {path} = 2 "
+        "(lost the connection to root@pc: No existing session)"
+    )
+
+
+def test_a_port_that_fails_to_come_up_gives_back_only_itself(
+    journal: Journal, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pc = host()
+    pc.show("before-pt-cap2", "pt-cap2")
+    inside(pc)
+    inside(pc, "inside/no-link.json", port="pt-cap2", before="before-pt-cap2")
+    move_port(pc, journal, SETUP)
+    monkeypatch.setattr(ports, "time", Clock())
+    second = PortSetup(host="wan", interface="pt-cap2", address="192.168.201.2/24")
+    with pytest.raises(HostError, match="port pt-cap2 \\(host wan\\) has no link"):
+        move_port(pc, journal, second)
+    # The first port stays moved for the caller (ports_moved) to give back with the rest.
+    [entry] = journal.open_entries()
+    assert entry.target == f"port:{PORT}" and pc.namespaces == {NS}
