@@ -822,3 +822,11 @@ def test_a_port_that_fails_to_come_up_gives_back_only_itself(
     # The first port stays moved for the caller (ports_moved) to give back with the rest.
     [entry] = journal.open_entries()
     assert entry.target == f"port:{PORT}" and pc.namespaces == {NS}
+
+
+def test_a_link_whose_state_is_unknown_is_taken_as_up(journal: Journal) -> None:
+    # Drivers that tell no carrier state show UNKNOWN (as the loopback does): no wait.
+    pc = host()
+    inside(pc, "inside/unknown-link.json")
+    move_port(pc, journal, SETUP)
+    assert pc.ran.count(("ip", "-n", NS, "-j", "link", "show", "dev", PORT)) == 1
