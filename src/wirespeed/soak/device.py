@@ -370,6 +370,8 @@ class DeviceFollower:
             return
         if samples.partial and not samples.kernel and not samples.snapshots:
             self._note(f"the kernel log could not be followed: {samples.reason}")
+            # Said with its own reason: not again by _attach as the device not answering.
+            self._failed_to_follow = True
         elif lost:
             why = samples.reason or "it ended before it was stopped"
             self._note(
