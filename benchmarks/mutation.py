@@ -74,6 +74,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "tune/ports.py": (
         "tests/unit/tune/test_port_state.py",
         "tests/unit/tune/test_tunnel_undo.py",
+        "tests/unit/tune/test_port_mover.py",
     ),
     "tune/keep_script.py": ("tests/unit/tune/test_tune_keep.py",),
     "units.py": ("tests/unit/units/test_units.py", "tests/unit/latency/test_lab_queue.py"),
