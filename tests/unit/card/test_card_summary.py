@@ -918,3 +918,15 @@ def test_tcp_far_below_what_the_forwarding_rate_carries_is_said_with_its_budget(
     )
     # At the line, nothing to say: the findings are the trials' own.
     assert not summary_of(records[1]).part("throughput").findings[0].startswith("TCP at")
+
+
+def test_a_card_whose_forwarding_searches_left_no_table_has_no_forwarding_figures(
+    records: dict[int, RunRecord],
+) -> None:
+    report = card_report(records[1])
+    card = card_summary(dataclasses.replace(report, forwarding=()))
+    forwarding = card.part("forwarding")
+    assert (forwarding.headline, forwarding.figures, forwarding.present) == ("", (), False)
+    # Its own trials' findings still: the lab's load and the kernel's events.
+    assert len(forwarding.findings) == 5 and forwarding.findings[0].startswith("lab-limited: ")
+    assert "64 B NDR" not in card.sentence

@@ -351,8 +351,9 @@ TUNED_FIGURES: dict[str, list[tuple[str, ...]]] = {
 
 
 def test_each_figure_of_the_tuned_card_is_stock_with_its_spread_then_tuned(
-    card: CardSummary, record: RunRecord
+    record: RunRecord,
 ) -> None:
+    card = card_summary(card_report(record))  # made here: the fixture's may be cached
     for key, expected in TUNED_FIGURES.items():
         part = card.part(key)
         assert [
