@@ -509,6 +509,7 @@ def test_what_the_card_measured_is_its_duts_with_what_was_read_of_them(
         (5e6, "5.0 Mbit/s"),
         (10**6, "1.0 Mbit/s"),
         (999_000, "999.0 kbit/s"),
+        (1_235_000_001, "1.24 Gbit/s"),  # half a digit and a bit: rounded up
         (500, "0.5 kbit/s"),
     ],
 )
@@ -525,6 +526,9 @@ def test_a_rate_is_written_in_the_largest_unit_it_reaches(bps: float, text: str)
         (5e6, "5.0 MB/s"),
         (10**6, "1.0 MB/s"),
         (500, "0.5 kB/s"),
+        (1_235_000_001, "1.24 GB/s"),  # half a digit and a bit: rounded up
+        (1_250_001, "1.3 MB/s"),
+        (1_251, "1.3 kB/s"),
     ],
 )
 def test_a_byte_rate_is_written_in_the_largest_unit_it_reaches(rate: float, text: str) -> None:
@@ -930,3 +934,255 @@ def test_a_card_whose_forwarding_searches_left_no_table_has_no_forwarding_figure
     # Its own trials' findings still: the lab's load and the kernel's events.
     assert len(forwarding.findings) == 5 and forwarding.findings[0].startswith("lab-limited: ")
     assert "64 B NDR" not in card.sentence
+
+
+# -- variants of the captured cards: cases no capture has --------------------------------
+
+
+def _with_flows(report: Report, tests: Mapping[str, Callable[[FlowFigure], FlowFigure]]) -> Report:
+    """The card's report with each flow of these tests' rows as `tests[test_id]` makes it."""
+    rows = tuple(
+        row
+        if row.test_id not in tests
+        else dataclasses.replace(
+            row,
+            cells=tuple(
+                None
+                if cell is None
+                else dataclasses.replace(cell, flows=tuple(map(tests[row.test_id], cell.flows)))
+                for cell in row.cells
+            ),
+        )
+        for row in report.rows
+    )
+    return dataclasses.replace(report, rows=rows)
+
+
+def _at_share(share: float) -> Callable[[FlowFigure], FlowFigure]:
+    def made(flow: FlowFigure) -> FlowFigure:
+        assert flow.ceiling is not None
+        return dataclasses.replace(flow, values_bps=(flow.ceiling.bits_per_second * share,))
+
+    return made
+
+
+def _without_rows(report: Report, *test_ids: str) -> Report:
+    return dataclasses.replace(
+        report, rows=tuple(row for row in report.rows if row.test_id not in test_ids)
+    )
+
+
+def _with_lab(report: Report, lab: Mapping[str, object] | None) -> Report:
+    """The card's report as if its plan's `lab:` were this (None: a card of a real device,
+    whose plan has none)."""
+    assert report.info.plan_text is not None
+    lines = [line for line in report.info.plan_text.splitlines() if not line.startswith("lab: ")]
+    assert len(lines) == len(report.info.plan_text.splitlines()) - 1
+    if lab is not None:
+        lines.append(f"lab: {json.dumps(lab)}")
+    info = dataclasses.replace(report.info, plan_text="\n".join(lines))
+    return dataclasses.replace(report, info=info)
+
+
+FAR_BELOW = (
+    "TCP at {tcp} Mbit/s is far below what the forwarding rate carries: {pps} packets/s "
+    "carry about {carried} Mbit/s of TCP (2/3 of them full {mss}-byte segments, the rest "
+    "ACKs). The device drops TCP's bursts rather than queueing them (a policer, or a ring "
+    "too short), or something else held TCP back"
+)
+
+
+@pytest.mark.parametrize(
+    ("topology", "verb"),
+    [("router", "routes"), ("bridge", "bridges"), ("endpoint", "takes TCP"),
+     ("device", "moves TCP"), ("nat", "routes NAT")],
+)  # fmt: skip
+def test_the_headline_s_verb_is_what_the_routed_path_does(
+    records: dict[int, RunRecord], topology: str, verb: str
+) -> None:
+    from wirespeed.model import Topology
+
+    def on_its_topology(outcome: TrialOutcome) -> TrialOutcome:
+        path = outcome.trial.path
+        if path.name != "NAT":
+            return outcome
+        moved = dataclasses.replace(path, topology=Topology(topology))
+        return dataclasses.replace(outcome, trial=dataclasses.replace(outcome.trial, path=moved))
+
+    record = records[1]
+    moved = dataclasses.replace(record, outcomes=tuple(map(on_its_topology, record.outcomes)))
+    card = summary_of(moved)
+    assert card.part("throughput").headline == f"{verb} at line rate (94.2 Mbit/s)"
+    assert card.sentence.startswith(f"{verb} at line rate")
+
+
+def test_a_marker_without_its_routed_path_routes(records: dict[int, RunRecord]) -> None:
+    card = card_summary(_marker_without(card_report(records[1]), "routed"))
+    assert card.part("throughput").headline == "routes at line rate (94.2 Mbit/s)"
+    # No path of the card is the device's: nothing said as through it.
+    assert [line.split(" (")[0] for line in card.good_for] == [
+        "through WireGuard", "through OpenVPN",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(("kept", "gone"), [("tcp-up", "tcp-down"), ("tcp-down", "tcp-up")])
+def test_a_card_with_one_tcp_way_reads_its_ceiling_and_budget_from_that_way(
+    records: dict[int, RunRecord], kept: str, gone: str
+) -> None:
+    report = _without_rows(card_report(records[1]), gone)
+    label = {"tcp-up": "TCP up", "tcp-down": "TCP down"}[kept]
+    # At 55 % of the line: below it, but not far below what 14,818 packets/s carry of
+    # TCP once the line (94.1 Mbit/s) is the lower bound; far below the 114.4 alone.
+    card = card_summary(_with_flows(report, {kept: _at_share(0.55)}))
+    throughput = card.part("throughput")
+    value = figure(card, "throughput", label)
+    assert value == pytest.approx(0.55 * TCP_CEILING, rel=1e-3)
+    assert throughput.headline == f"routes NAT at {rate_text(value)} (55 % of line rate)"
+    assert not any(f.startswith("TCP at") for f in throughput.findings), throughput.findings
+    assert card.good_for[0].startswith(f"through the device ({rate_text(value)}, the slower way)")
+    # At 30 %: far below, said of the one way measured.
+    card = card_summary(_with_flows(report, {kept: _at_share(0.3)}))
+    assert card.part("throughput").findings[0] == FAR_BELOW.format(
+        tcp="28.2", pps="14,818", carried="114.4", mss=1448
+    )
+
+
+def test_a_card_without_tcp_has_no_throughput_headline(records: dict[int, RunRecord]) -> None:
+    card = card_summary(_without_rows(card_report(records[1]), "tcp-up", "tcp-down"))
+    throughput = card.part("throughput")
+    assert throughput.present and throughput.headline == ""
+    assert [f.label for f in throughput.figures] == [
+        "TCP both ways (up)", "TCP both ways (down)", "UDP",
+    ]  # fmt: skip
+    assert not any(f.startswith("TCP at") for f in throughput.findings)
+    assert card.sentence.startswith("64 B NDR 14,818 pps in")
+    assert not any(line.startswith("through the device") for line in card.good_for)
+
+
+def test_the_device_is_good_for_its_slower_tcp_way_whichever_it_is(
+    records: dict[int, RunRecord],
+) -> None:
+    report = card_report(records[1])
+    card, ceiling = _tcp_at(report, {"tcp-up": 0.5, "tcp-down": 0.95})
+    assert card.good_for[0].startswith(
+        f"through the device ({rate_text(ceiling * 0.5)}, the slower way): 7 streams of 6 Mbit/s"
+    )
+    card, _ = _tcp_at(report, {"tcp-up": 0.95, "tcp-down": 0.5})
+    assert card.good_for[0].startswith(f"through the device ({rate_text(ceiling * 0.5)},")
+
+
+def test_a_tcp_way_not_measured_says_so_and_the_other_way_speaks(
+    records: dict[int, RunRecord],
+) -> None:
+    report = card_report(records[1])
+
+    def unmeasured(flow: FlowFigure) -> FlowFigure:
+        return dataclasses.replace(flow, values_bps=())
+
+    card = card_summary(_with_flows(report, {"tcp-up": unmeasured}))
+    up = next(f for f in card.part("throughput").figures if f.label == "TCP up")
+    assert (up.value, up.text, up.ceiling, up.spread) == (None, "not measured", "", "")
+    assert card.part("throughput").headline == "routes NAT at line rate (94.2 Mbit/s)"
+    assert card.good_for[0].startswith("through the device (94.2 Mbit/s, the slower way)")
+
+
+def test_a_figure_above_its_ceiling_says_so_beside_its_share_and_in_the_headline(
+    records: dict[int, RunRecord],
+) -> None:
+    from wirespeed.card.summary import SUSPECT
+
+    report = card_report(records[1])
+    card = card_summary(_with_flows(report, {"udp": _at_share(1.2), "vpn": _at_share(1.2)}))
+    udp = next(f for f in card.part("throughput").figures if f.label == "UDP")
+    assert udp.suspect and udp.ceiling == f"120.0 % of 95.7 Mbit/s: {SUSPECT}"
+    vpn = card.part("vpn")
+    assert [(f.label, f.ceiling) for f in vpn.figures] == [
+        ("WireGuard", f"120.0 % of 90.1 Mbit/s: {SUSPECT}"),
+        ("OpenVPN", f"120.0 % of 90.7 Mbit/s: {SUSPECT}"),
+    ]
+    assert vpn.headline == (f"WireGuard 108.1 Mbit/s ({SUSPECT}); OpenVPN 108.9 Mbit/s ({SUSPECT})")
+
+
+def test_a_card_with_one_tunnel_names_it(records: dict[int, RunRecord]) -> None:
+    """OpenVPN left out: the routed path and WireGuard's, two columns."""
+    report = card_report(records[1])
+    at = [c.path for c in report.columns].index("OpenVPN")
+    rows = tuple(
+        dataclasses.replace(row, cells=row.cells[:at] + row.cells[at + 1 :]) for row in report.rows
+    )
+    columns = report.columns[:at] + report.columns[at + 1 :]
+    card = card_summary(dataclasses.replace(report, columns=columns, rows=rows))
+    vpn = card.part("vpn")
+    assert [(f.label, f.text) for f in vpn.figures] == [("WireGuard", "88.0 Mbit/s")]
+    assert vpn.headline == "WireGuard 88.0 Mbit/s"
+
+
+def test_parts_left_out_get_nothing_read_across_from_the_others(
+    records: dict[int, RunRecord],
+) -> None:
+    """A part left out has its reason only: no queue words, tunnels' labs or compute's
+    lab words, though its trials (run before) are in the report."""
+    report = card_report(records[1])
+    left_out = {
+        "latency": "latency: left out",
+        "crypto": "crypto: openssl is not installed",
+        "7z": "7-zip benchmark: 7zz is not installed",
+        "WireGuard": "WireGuard: wireguard-go is not installed",
+        "OpenVPN": "OpenVPN: openvpn is not installed",
+    }
+    card = card_summary(_skipping(report, left_out))
+    for key in ("latency", "compute", "vpn"):
+        part = card.part(key)
+        assert (part.present, part.headline, part.findings) == (False, "", ()), key
+    assert card.sentence == "routes NAT at line rate (94.2 Mbit/s); 64 B NDR 14,818 pps in, " + (
+        "14,257 pps out; " + card.part("device").headline
+    )
+
+
+def test_a_lab_card_says_its_compute_ran_on_this_machine(records: dict[int, RunRecord]) -> None:
+    compute = summary_of(records[1]).part("compute")
+    assert compute.findings[0] == (
+        "crypto and compute ran in a lab namespace on this machine's CPUs, as every lab "
+        "DUT's programs do: the DUT's limits are on what it forwards, not on its compute"
+    )
+
+
+def test_a_real_device_s_card_has_no_lab_words_and_a_1500_byte_mtu(
+    records: dict[int, RunRecord],
+) -> None:
+    """A card of a router on the bench: its plan has no `lab:`, so nothing is said of a
+    queue or of where compute ran; its forwarding rate is still its TCP budget."""
+    report = _with_lab(card_report(records[1]), None)
+    card = card_summary(report)
+    lab_card = card_summary(card_report(records[1]))
+    latency = card.part("latency")
+    assert latency.headline == "bufferbloat grade A (+6.6 ms)"
+    assert latency.findings == lab_card.part("latency").findings[1:]
+    assert card.part("compute").findings == lab_card.part("compute").findings[1:]
+    far, _ = _tcp_at(report, {"tcp-up": 0.3, "tcp-down": 0.3})
+    assert far.part("throughput").findings[0] == FAR_BELOW.format(
+        tcp="28.2", pps="14,818", carried="114.4", mss=1448
+    )
+
+
+def test_a_lab_s_mtu_sets_the_segments_the_packet_budget_carries(
+    records: dict[int, RunRecord],
+) -> None:
+    lab = {"link": "fe", "queue": "40ms", "mtu": 1400, "dut": {"forward_pps": 15000}}
+    report = _with_lab(card_report(records[1]), lab)
+    card, _ = _tcp_at(report, {"tcp-up": 0.3, "tcp-down": 0.3})
+    # 14,818 x 2/3 x 1348 bytes x 8 = 106.5 Mbit/s
+    assert card.part("throughput").findings[0] == FAR_BELOW.format(
+        tcp="28.2", pps="14,818", carried="106.5", mss=1348
+    )
+
+
+def test_a_lab_limited_by_bit_rate_only_gives_no_packet_budget(
+    records: dict[int, RunRecord],
+) -> None:
+    lab = {"link": "fe", "queue": "40ms", "dut": {"forward_rate": "50M"}}
+    report = _with_lab(card_report(records[1]), lab)
+    no_forwarding = _skipping(report, {"forwarding": "forwarding: left out"})
+    card, _ = _tcp_at(no_forwarding, {"tcp-up": 0.3, "tcp-down": 0.3})
+    assert not any(f.startswith("TCP at") for f in card.part("throughput").findings)
+    assert not any("packet budget" in f for f in card.part("vpn").findings)
