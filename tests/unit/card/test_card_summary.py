@@ -19,7 +19,8 @@ from wirespeed.card.compare import compare_cards, render_cards_markdown
 from wirespeed.card.output import card_report, render_card
 from wirespeed.card.summary import CardSummary, bytes_text, card_summary, is_card, rate_text
 from wirespeed.model import Finding, FindingKind, ForwardingLimit, TrialOutcome
-from wirespeed.report.measured import MeasuredRow
+from wirespeed.report.forwarding import ForwardingCell
+from wirespeed.report.measured import MeasuredCell, MeasuredRow
 from wirespeed.report.model import FlowFigure, Report, cv_text
 from wirespeed.store import Store
 from wirespeed.store.records import RunRecord
@@ -509,6 +510,7 @@ def test_what_the_card_measured_is_its_duts_with_what_was_read_of_them(
         (5e6, "5.0 Mbit/s"),
         (10**6, "1.0 Mbit/s"),
         (999_000, "999.0 kbit/s"),
+        (1_235_000_001, "1.24 Gbit/s"),  # half a digit and a bit: rounded up
         (500, "0.5 kbit/s"),
     ],
 )
@@ -525,6 +527,9 @@ def test_a_rate_is_written_in_the_largest_unit_it_reaches(bps: float, text: str)
         (5e6, "5.0 MB/s"),
         (10**6, "1.0 MB/s"),
         (500, "0.5 kB/s"),
+        (1_235_000_001, "1.24 GB/s"),  # half a digit and a bit: rounded up
+        (1_250_001, "1.3 MB/s"),
+        (1_251, "1.3 kB/s"),
     ],
 )
 def test_a_byte_rate_is_written_in_the_largest_unit_it_reaches(rate: float, text: str) -> None:
@@ -930,3 +935,508 @@ def test_a_card_whose_forwarding_searches_left_no_table_has_no_forwarding_figure
     # Its own trials' findings still: the lab's load and the kernel's events.
     assert len(forwarding.findings) == 5 and forwarding.findings[0].startswith("lab-limited: ")
     assert "64 B NDR" not in card.sentence
+
+
+# -- variants of the captured cards: cases no capture has --------------------------------
+
+
+def _with_flows(report: Report, tests: Mapping[str, Callable[[FlowFigure], FlowFigure]]) -> Report:
+    """The card's report with each flow of these tests' rows as `tests[test_id]` makes it."""
+    rows = tuple(
+        row
+        if row.test_id not in tests
+        else dataclasses.replace(
+            row,
+            cells=tuple(
+                None
+                if cell is None
+                else dataclasses.replace(cell, flows=tuple(map(tests[row.test_id], cell.flows)))
+                for cell in row.cells
+            ),
+        )
+        for row in report.rows
+    )
+    return dataclasses.replace(report, rows=rows)
+
+
+def _at_share(share: float) -> Callable[[FlowFigure], FlowFigure]:
+    def made(flow: FlowFigure) -> FlowFigure:
+        assert flow.ceiling is not None
+        return dataclasses.replace(flow, values_bps=(flow.ceiling.bits_per_second * share,))
+
+    return made
+
+
+def _without_rows(report: Report, *test_ids: str) -> Report:
+    return dataclasses.replace(
+        report, rows=tuple(row for row in report.rows if row.test_id not in test_ids)
+    )
+
+
+def _with_lab(report: Report, lab: Mapping[str, object] | None) -> Report:
+    """The card's report as if its plan's `lab:` were this (None: a card of a real device,
+    whose plan has none)."""
+    assert report.info.plan_text is not None
+    lines = [line for line in report.info.plan_text.splitlines() if not line.startswith("lab: ")]
+    assert len(lines) == len(report.info.plan_text.splitlines()) - 1
+    if lab is not None:
+        lines.append(f"lab: {json.dumps(lab)}")
+    info = dataclasses.replace(report.info, plan_text="\n".join(lines))
+    return dataclasses.replace(report, info=info)
+
+
+FAR_BELOW = (
+    "TCP at {tcp} Mbit/s is far below what the forwarding rate carries: {pps} packets/s "
+    "carry about {carried} Mbit/s of TCP (2/3 of them full {mss}-byte segments, the rest "
+    "ACKs). The device drops TCP's bursts rather than queueing them (a policer, or a ring "
+    "too short), or something else held TCP back"
+)
+
+
+@pytest.mark.parametrize(
+    ("topology", "verb"),
+    [("router", "routes"), ("bridge", "bridges"), ("endpoint", "takes TCP"),
+     ("device", "moves TCP"), ("nat", "routes NAT")],
+)  # fmt: skip
+def test_the_headline_s_verb_is_what_the_routed_path_does(
+    records: dict[int, RunRecord], topology: str, verb: str
+) -> None:
+    from wirespeed.model import Topology
+
+    def on_its_topology(outcome: TrialOutcome) -> TrialOutcome:
+        path = outcome.trial.path
+        if path.name != "NAT":
+            return outcome
+        moved = dataclasses.replace(path, topology=Topology(topology))
+        return dataclasses.replace(outcome, trial=dataclasses.replace(outcome.trial, path=moved))
+
+    record = records[1]
+    moved = dataclasses.replace(record, outcomes=tuple(map(on_its_topology, record.outcomes)))
+    card = summary_of(moved)
+    assert card.part("throughput").headline == f"{verb} at line rate (94.2 Mbit/s)"
+    assert card.sentence.startswith(f"{verb} at line rate")
+
+
+def test_a_marker_without_its_routed_path_routes(records: dict[int, RunRecord]) -> None:
+    card = card_summary(_marker_without(card_report(records[1]), "routed"))
+    assert card.part("throughput").headline == "routes at line rate (94.2 Mbit/s)"
+    # No path of the card is the device's: nothing said as through it.
+    assert [line.split(" (")[0] for line in card.good_for] == [
+        "through WireGuard", "through OpenVPN",
+    ]  # fmt: skip
+
+
+@pytest.mark.parametrize(("kept", "gone"), [("tcp-up", "tcp-down"), ("tcp-down", "tcp-up")])
+def test_a_card_with_one_tcp_way_reads_its_ceiling_and_budget_from_that_way(
+    records: dict[int, RunRecord], kept: str, gone: str
+) -> None:
+    report = _without_rows(card_report(records[1]), gone)
+    label = {"tcp-up": "TCP up", "tcp-down": "TCP down"}[kept]
+    # At 55 % of the line: below it, but not far below what 14,818 packets/s carry of
+    # TCP once the line (94.1 Mbit/s) is the lower bound; far below the 114.4 alone.
+    card = card_summary(_with_flows(report, {kept: _at_share(0.55)}))
+    throughput = card.part("throughput")
+    value = figure(card, "throughput", label)
+    assert value == pytest.approx(0.55 * TCP_CEILING, rel=1e-3)
+    assert throughput.headline == f"routes NAT at {rate_text(value)} (55 % of line rate)"
+    assert not any(f.startswith("TCP at") for f in throughput.findings), throughput.findings
+    assert card.good_for[0].startswith(f"through the device ({rate_text(value)}, the slower way)")
+    # At 30 %: far below, said of the one way measured.
+    card = card_summary(_with_flows(report, {kept: _at_share(0.3)}))
+    assert card.part("throughput").findings[0] == FAR_BELOW.format(
+        tcp="28.2", pps="14,818", carried="114.4", mss=1448
+    )
+
+
+def test_a_card_without_tcp_has_no_throughput_headline(records: dict[int, RunRecord]) -> None:
+    card = card_summary(_without_rows(card_report(records[1]), "tcp-up", "tcp-down"))
+    throughput = card.part("throughput")
+    assert throughput.present and throughput.headline == ""
+    assert [f.label for f in throughput.figures] == [
+        "TCP both ways (up)", "TCP both ways (down)", "UDP",
+    ]  # fmt: skip
+    assert not any(f.startswith("TCP at") for f in throughput.findings)
+    assert card.sentence.startswith("64 B NDR 14,818 pps in")
+    assert not any(line.startswith("through the device") for line in card.good_for)
+
+
+def test_the_device_is_good_for_its_slower_tcp_way_whichever_it_is(
+    records: dict[int, RunRecord],
+) -> None:
+    report = card_report(records[1])
+    card, ceiling = _tcp_at(report, {"tcp-up": 0.5, "tcp-down": 0.95})
+    assert card.good_for[0].startswith(
+        f"through the device ({rate_text(ceiling * 0.5)}, the slower way): 7 streams of 6 Mbit/s"
+    )
+    card, _ = _tcp_at(report, {"tcp-up": 0.95, "tcp-down": 0.5})
+    assert card.good_for[0].startswith(f"through the device ({rate_text(ceiling * 0.5)},")
+
+
+def test_a_tcp_way_not_measured_says_so_and_the_other_way_speaks(
+    records: dict[int, RunRecord],
+) -> None:
+    report = card_report(records[1])
+
+    def unmeasured(flow: FlowFigure) -> FlowFigure:
+        return dataclasses.replace(flow, values_bps=())
+
+    card = card_summary(_with_flows(report, {"tcp-up": unmeasured}))
+    up = next(f for f in card.part("throughput").figures if f.label == "TCP up")
+    assert (up.value, up.text, up.ceiling, up.spread) == (None, "not measured", "", "")
+    assert card.part("throughput").headline == "routes NAT at line rate (94.2 Mbit/s)"
+    assert card.good_for[0].startswith("through the device (94.2 Mbit/s, the slower way)")
+
+
+def test_repeated_trials_give_each_flow_forwarding_and_compute_figure_its_spread(
+    records: dict[int, RunRecord],
+) -> None:
+    report = card_report(records[1])
+
+    def three(flow: FlowFigure) -> FlowFigure:
+        (value,) = flow.values_bps
+        return dataclasses.replace(flow, values_bps=(0.98 * value, value, 1.02 * value))
+
+    def nothing_twice(flow: FlowFigure) -> FlowFigure:
+        return dataclasses.replace(flow, values_bps=(0.0, 0.0))  # a mean of 0: no CV
+
+    report = _with_flows(report, {"tcp-up": three, "udp": nothing_twice})
+    report = _with_forwarding(report, lambda cell: _cell_values(cell, "NDR", (0.98, 1, 1.02)))
+
+    def crypto_three(row: MeasuredRow) -> tuple[MeasuredRow, ...]:
+        if row.test_id != "crypto" or row.name != "AES-256-GCM":
+            return (row,)
+        (value,) = next(c for c in row.cells if c is not None).values
+        return (_summary_row(row, dict(row.labels), [0.98 * value, value, 1.02 * value]),)
+
+    card = card_summary(_with_measured(report, crypto_three))
+    cv = cv_text(statistics.stdev([0.98, 1, 1.02]) / statistics.fmean([0.98, 1, 1.02]))
+    assert cv == "CV 2.0 %"
+    spreads = {
+        f.label: f.spread
+        for key in ("throughput", "forwarding", "compute")
+        for f in card.part(key).figures
+    }
+    assert {label: spread for label, spread in spreads.items() if spread} == {
+        "TCP up": f"{cv} over 3",
+        "NDR 64 B in": f"{cv} over 3",
+        "NDR 64 B out": f"{cv} over 3",
+        "NDR 1518 B in": f"{cv} over 3",
+        "NDR 1518 B out": f"{cv} over 3",
+        "AES-256-GCM 8 KB": f"{cv} over 3",
+    }
+    udp = next(f for f in card.part("throughput").figures if f.label == "UDP")
+    assert (udp.value, udp.text, udp.spread) == (0.0, "0.0 kbit/s", "")
+
+
+def test_a_figure_above_its_ceiling_says_so_beside_its_share_and_in_the_headline(
+    records: dict[int, RunRecord],
+) -> None:
+    from wirespeed.card.summary import SUSPECT
+
+    report = card_report(records[1])
+    card = card_summary(_with_flows(report, {"udp": _at_share(1.2), "vpn": _at_share(1.2)}))
+    udp = next(f for f in card.part("throughput").figures if f.label == "UDP")
+    assert udp.suspect and udp.ceiling == f"120.0 % of 95.7 Mbit/s: {SUSPECT}"
+    vpn = card.part("vpn")
+    assert [(f.label, f.ceiling) for f in vpn.figures] == [
+        ("WireGuard", f"120.0 % of 90.1 Mbit/s: {SUSPECT}"),
+        ("OpenVPN", f"120.0 % of 90.7 Mbit/s: {SUSPECT}"),
+    ]
+    assert vpn.headline == (f"WireGuard 108.1 Mbit/s ({SUSPECT}); OpenVPN 108.9 Mbit/s ({SUSPECT})")
+
+
+def test_a_card_with_one_tunnel_names_it(records: dict[int, RunRecord]) -> None:
+    """OpenVPN left out: the routed path and WireGuard's, two columns."""
+    report = card_report(records[1])
+    at = [c.path for c in report.columns].index("OpenVPN")
+    rows = tuple(
+        dataclasses.replace(row, cells=row.cells[:at] + row.cells[at + 1 :]) for row in report.rows
+    )
+    columns = report.columns[:at] + report.columns[at + 1 :]
+    card = card_summary(dataclasses.replace(report, columns=columns, rows=rows))
+    vpn = card.part("vpn")
+    assert [(f.label, f.text) for f in vpn.figures] == [("WireGuard", "88.0 Mbit/s")]
+    assert vpn.headline == "WireGuard 88.0 Mbit/s"
+
+
+def test_parts_left_out_get_nothing_read_across_from_the_others(
+    records: dict[int, RunRecord],
+) -> None:
+    """A part left out has its reason only: no queue words, tunnels' labs or compute's
+    lab words, though its trials (run before) are in the report."""
+    report = card_report(records[1])
+    left_out = {
+        "latency": "latency: left out",
+        "crypto": "crypto: openssl is not installed",
+        "7z": "7-zip benchmark: 7zz is not installed",
+        "WireGuard": "WireGuard: wireguard-go is not installed",
+        "OpenVPN": "OpenVPN: openvpn is not installed",
+    }
+    card = card_summary(_skipping(report, left_out))
+    for key in ("latency", "compute", "vpn"):
+        part = card.part(key)
+        assert (part.present, part.headline, part.findings) == (False, "", ()), key
+    assert card.sentence == "routes NAT at line rate (94.2 Mbit/s); 64 B NDR 14,818 pps in, " + (
+        "14,257 pps out; " + card.part("device").headline
+    )
+
+
+def test_a_lab_card_says_its_compute_ran_on_this_machine(records: dict[int, RunRecord]) -> None:
+    compute = summary_of(records[1]).part("compute")
+    assert compute.findings[0] == (
+        "crypto and compute ran in a lab namespace on this machine's CPUs, as every lab "
+        "DUT's programs do: the DUT's limits are on what it forwards, not on its compute"
+    )
+
+
+def test_a_real_device_s_card_has_no_lab_words_and_a_1500_byte_mtu(
+    records: dict[int, RunRecord],
+) -> None:
+    """A card of a router on the bench: its plan has no `lab:`, so nothing is said of a
+    queue or of where compute ran; its forwarding rate is still its TCP budget."""
+    report = _with_lab(card_report(records[1]), None)
+    card = card_summary(report)
+    lab_card = card_summary(card_report(records[1]))
+    latency = card.part("latency")
+    assert latency.headline == "bufferbloat grade A (+6.6 ms)"
+    assert latency.findings == lab_card.part("latency").findings[1:]
+    assert card.part("compute").findings == lab_card.part("compute").findings[1:]
+    far, _ = _tcp_at(report, {"tcp-up": 0.3, "tcp-down": 0.3})
+    assert far.part("throughput").findings[0] == FAR_BELOW.format(
+        tcp="28.2", pps="14,818", carried="114.4", mss=1448
+    )
+
+
+def test_a_lab_s_mtu_sets_the_segments_the_packet_budget_carries(
+    records: dict[int, RunRecord],
+) -> None:
+    lab = {"link": "fe", "queue": "40ms", "mtu": 1400, "dut": {"forward_pps": 15000}}
+    report = _with_lab(card_report(records[1]), lab)
+    card, _ = _tcp_at(report, {"tcp-up": 0.3, "tcp-down": 0.3})
+    # 14,818 x 2/3 x 1348 bytes x 8 = 106.5 Mbit/s
+    assert card.part("throughput").findings[0] == FAR_BELOW.format(
+        tcp="28.2", pps="14,818", carried="106.5", mss=1348
+    )
+
+
+def test_a_lab_limited_by_bit_rate_only_gives_no_packet_budget(
+    records: dict[int, RunRecord],
+) -> None:
+    lab = {"link": "fe", "queue": "40ms", "dut": {"forward_rate": "50M"}}
+    report = _with_lab(card_report(records[1]), lab)
+    no_forwarding = _skipping(report, {"forwarding": "forwarding: left out"})
+    card, _ = _tcp_at(no_forwarding, {"tcp-up": 0.3, "tcp-down": 0.3})
+    assert not any(f.startswith("TCP at") for f in card.part("throughput").findings)
+    assert not any("packet budget" in f for f in card.part("vpn").findings)
+
+
+# -- forwarding tables as other searches leave them -------------------------------------
+
+
+def _with_forwarding(
+    report: Report, edit: Callable[[ForwardingCell], ForwardingCell | None]
+) -> Report:
+    tables = tuple(
+        dataclasses.replace(
+            table,
+            rows=tuple(
+                dataclasses.replace(
+                    row, cells=tuple(None if c is None else edit(c) for c in row.cells)
+                )
+                for row in table.rows
+            ),
+        )
+        for table in report.forwarding
+    )
+    return dataclasses.replace(report, forwarding=tables)
+
+
+def _cell_values(cell: ForwardingCell, name: str, factors: tuple[float, ...]) -> ForwardingCell:
+    def scaled(measured: MeasuredCell) -> MeasuredCell:
+        (value,) = measured.values
+        return dataclasses.replace(measured, values=tuple(value * f for f in factors))
+
+    figures = tuple((n, scaled(m) if n == name else m) for n, m in cell.figures)
+    return dataclasses.replace(cell, figures=figures)
+
+
+def _forwarding_of(report: Report) -> tuple[str, list[tuple[str, str, str]]]:
+    part = card_summary(report).part("forwarding")
+    return part.headline, [(f.label, f.text, f.ceiling) for f in part.figures]
+
+
+def test_a_search_for_the_pdr_only_heads_the_card_with_it(records: dict[int, RunRecord]) -> None:
+    report = card_report(records[1])
+    pdr = tuple(dataclasses.replace(t, goals=("PDR",)) for t in report.forwarding)
+    headline, figures = _forwarding_of(dataclasses.replace(report, forwarding=pdr))
+    assert headline == "64 B PDR 15,120 pps in, 14,548 pps out"
+    assert [label for label, _, _ in figures] == [
+        "PDR 64 B in", "PDR 64 B out", "PDR 1518 B in", "PDR 1518 B out",
+    ]  # fmt: skip
+    # No goal at all: no figure and no headline.
+    none = tuple(dataclasses.replace(t, goals=()) for t in report.forwarding)
+    assert _forwarding_of(dataclasses.replace(report, forwarding=none)) == ("", [])
+
+
+def test_a_search_one_way_or_without_its_ndr_shows_what_it_found(
+    records: dict[int, RunRecord],
+) -> None:
+    report = card_report(records[1])
+    one_way = _with_forwarding(report, lambda c: None if c.direction == "in" else c)
+    headline, figures = _forwarding_of(one_way)
+    assert headline == "64 B NDR 14,257 pps out"
+    assert [label for label, _, _ in figures] == [
+        "NDR 64 B out", "PDR 64 B out", "NDR 1518 B out", "PDR 1518 B out",
+    ]  # fmt: skip
+
+    def without_ndr(cell: ForwardingCell) -> ForwardingCell:
+        if (cell.frame, cell.direction) != (64, "in"):
+            return cell
+        return dataclasses.replace(cell, figures=tuple(f for f in cell.figures if f[0] != "NDR"))
+
+    headline, figures = _forwarding_of(_with_forwarding(report, without_ndr))
+    assert headline == "64 B NDR 14,257 pps out"
+    assert [label for label, _, _ in figures][:3] == ["PDR 64 B in", "NDR 64 B out", "PDR 64 B out"]
+
+
+def test_a_search_without_its_share_of_the_ceiling_has_no_ceiling_words(
+    records: dict[int, RunRecord],
+) -> None:
+    def unshared(cell: ForwardingCell) -> ForwardingCell:
+        kept = tuple(f for f in cell.figures if not f[0].endswith(" of ceiling"))
+        return dataclasses.replace(cell, figures=kept)
+
+    _, figures = _forwarding_of(_with_forwarding(card_report(records[1]), unshared))
+    assert figures[:2] == [("NDR 64 B in", "14,818 pps", ""), ("PDR 64 B in", "15,120 pps", "")]
+    assert all(ceiling == "" for _, _, ceiling in figures)
+
+
+# What the lab's DUT reported of its busiest core (analysis/findings.py's words).
+CPU_BOUND = Finding(
+    FindingKind.CPU_BOUND,
+    "DUT: cpu1 97 % busy (peak 100 %), mostly softirq (91 %); on it: IRQ 41 eth1 "
+    "(14902/s); the other cores idle (at most 3 %)",
+)
+
+
+def _forwarding_findings(
+    record: RunRecord, edit: Callable[[tuple[Finding, ...]], tuple[Finding, ...]]
+) -> str:
+    outcomes = tuple(
+        dataclasses.replace(o, findings=edit(o.findings)) if o.trial.test.id == "fwd" else o
+        for o in record.outcomes
+    )
+    return summary_of(dataclasses.replace(record, outcomes=outcomes)).part("forwarding").headline
+
+
+def test_a_cpu_bound_dut_is_named_in_the_forwarding_headline_unless_the_lab_was_the_limit(
+    records: dict[int, RunRecord],
+) -> None:
+    record = records[1]
+    plain = HEADLINES[1]["forwarding"]
+
+    def no_lab_limit(found: tuple[Finding, ...]) -> tuple[Finding, ...]:
+        return tuple(f for f in found if f.kind is not FindingKind.LAB_LIMITED)
+
+    assert any(f.kind is not FindingKind.LAB_LIMITED for o in record.outcomes for f in o.findings)
+    bound = _forwarding_findings(record, lambda found: (*no_lab_limit(found), CPU_BOUND))
+    assert bound == (
+        f"{plain} (CPU-bound: DUT: cpu1 97 % busy (peak 100 %), mostly softirq (91 %))"
+    )
+    # The lab's generator was the limit: its busy core is the lab's, not the DUT's.
+    assert _forwarding_findings(record, lambda found: (*found, CPU_BOUND)) == plain
+    # Neither: nothing said.
+    assert _forwarding_findings(record, no_lab_limit) == plain
+
+
+def test_the_device_part_reads_the_dut_s_monitor_beside_another_host_s(
+    records: dict[int, RunRecord],
+) -> None:
+    r4s = R4S_SUMMARY.read_text()
+    record = _dut_summaries(records[1], {0: r4s})
+
+    def client_first(outcome: TrialOutcome) -> TrialOutcome:
+        monitors = tuple(dataclasses.replace(m, role="client") for m in outcome.monitors)
+        return dataclasses.replace(outcome, monitors=monitors + outcome.monitors)
+
+    both = dataclasses.replace(record, outcomes=tuple(map(client_first, record.outcomes)))
+    device = summary_of(both).part("device")
+    assert device.headline == "never throttled, 53 °C max"
+    assert [f.text for f in device.figures] == [
+        "53 °C", "1416-1416 MHz", "1800-1800 MHz", "10 of 10",
+    ]  # fmt: skip
+
+
+def test_the_facts_part_lists_the_marker_s_facts_and_each_host(
+    records: dict[int, RunRecord],
+) -> None:
+    card = summary_of(records[1])
+    facts = card.part("facts")
+    assert facts.headline == ""
+    hosts = [(f.label, f.value, f.unit, f.text) for f in facts.figures if f.text in card.what]
+    assert hosts == [("host", None, "", card.what[0])]
+    assert [f.label for f in facts.figures][-1] == "host"
+    # A host of which nothing was read is named bare.
+    report = _with_hosts(card_report(records[1]), {"box": None})  # type: ignore[dict-item]
+    assert card_summary(report).what == ("box",)
+
+
+# -- compute as other boards measure it ---------------------------------------------------
+
+
+def _with_measured(
+    report: Report, edit: Callable[[MeasuredRow], tuple[MeasuredRow, ...]]
+) -> Report:
+    """The card's report with each row of its measured table as `edit` makes it."""
+    return dataclasses.replace(
+        report, measured=tuple(made for row in report.measured for made in edit(row))
+    )
+
+
+def _scaled(row: MeasuredRow, labels: dict[str, str], factor: float) -> MeasuredRow:
+    (value,) = next(c for c in row.cells if c is not None).values
+    return _summary_row(row, labels, [value * factor])
+
+
+def test_compute_on_a_big_little_board_shows_each_block_cluster_and_thread_count(
+    records: dict[int, RunRecord],
+) -> None:
+    """A board with two clusters: AES-256-GCM at 16 KB on its big cores too (the 8 KB
+    figure, first, is the best), CHACHA20 measured without a block label, 7-zip on one
+    thread (first), on all, and as a store older than its threads label left it."""
+
+    def board(row: MeasuredRow) -> tuple[MeasuredRow, ...]:
+        if row.name == "AES-256-GCM":
+            big = _scaled(row, {"block": "16 KB", "cluster": "big cores", "api": "EVP"}, 0.5)
+            return (row, big)
+        if row.name == "CHACHA20-POLY1305":
+            return (_scaled(row, {"api": "EVP"}, 1.0),)
+        if row.test_id == "7z" and row.name == "total":
+            return (_scaled(row, {"threads": "1 thread"}, 0.3), row, _scaled(row, {}, 0.2))
+        return (row,)
+
+    report = _with_measured(card_report(records[1]), board)
+    compute = card_summary(report).part("compute")
+    assert [(f.label, f.text) for f in compute.figures] == [
+        ("AES-128-GCM 8 KB", "1.38 GB/s"),
+        ("AES-256-GCM 8 KB", "806.5 MB/s"),
+        ("AES-256-GCM 16 KB, big cores", "403.2 MB/s"),
+        ("AES-128-CBC 8 KB", "384.0 MB/s"),
+        ("AES-256-CBC 8 KB", "226.2 MB/s"),
+        ("CHACHA20-POLY1305", "545.8 MB/s"),
+        ("7-zip, 1 thread", "641 MIPS"),
+        ("7-zip, all threads", "2,138 MIPS"),
+        ("7-zip, ?", "428 MIPS"),
+    ]
+    # Each figure's value is its row's median, in the rows' order.
+    medians = [
+        cell.summary.median
+        for row in report.measured
+        if row.test_id == "crypto" or (row.test_id == "7z" and row.name == "total")
+        for cell in row.cells
+        if cell is not None and cell.summary is not None
+    ]
+    assert [f.value for f in compute.figures] == medians
+    assert compute.headline == (
+        "AES-256-GCM 806.5 MB/s; CHACHA20-POLY1305 545.8 MB/s; 7-zip 2,138 MIPS"
+    )
