@@ -57,11 +57,21 @@ def test_a_40_ms_queue_adds_40_ms_under_an_upload_and_grades_b(tmp_path: Path) -
     found = figures(outcome)
     assert found["rtt idle, p50"].value < 1.0
     increase = found["latency increase round trip"].value
-    # The queue's truth is its full size: the loaded p99 reaches it, not beyond. The max
-    # is one probe of hundreds and a stalled core on a busy machine adds to it whatever
-    # the stall lasted (62.7 ms seen once): it is only checked to lie above the p99.
-    assert QUEUE_MS * 0.85 < found["rtt loaded, p99"].value < QUEUE_MS * 1.15
-    assert found["rtt loaded, max"].value >= found["rtt loaded, p99"].value
+    # The queue's truth is its full size: cubic's sawtooth fills it at each peak, so the
+    # loaded p90 reaches it, not beyond.
+    p90, p99 = found["rtt loaded, p90"].value, found["rtt loaded, p99"].value
+    assert QUEUE_MS * 0.85 < p90 < QUEUE_MS * 1.15
+    # The p99 is the slowest 1 %: on a machine whose every core is busy with other work a
+    # probe also waits for a CPU (54.5 ms seen once, with the fast tests on both cores),
+    # which the run says as a finding. Only then may it lie further above the queue, and
+    # never by more than half of it.
+    saturated = [
+        f for f in outcome.findings if f.kind is FindingKind.PROBES and "every core" in f.message
+    ]
+    assert p90 <= p99 < QUEUE_MS * (1.5 if saturated else 1.15), (p99, outcome.findings)
+    # The max is one probe of hundreds and a stalled core adds to it whatever the stall
+    # lasted (62.7 ms seen once): it is only checked to lie above the p99.
+    assert found["rtt loaded, max"].value >= p99
     # The median: cubic's sawtooth below the full queue (loose: a busy machine).
     assert QUEUE_MS * 0.7 < increase < QUEUE_MS * 1.15
     # The queue is on the way up (the DUT's WAN port), the way down carries ACKs only.
