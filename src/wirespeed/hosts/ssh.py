@@ -30,13 +30,9 @@ from typing import TYPE_CHECKING
 from wirespeed.errors import HostError, MissingToolError
 from wirespeed.hosts import ssh_scripts as scripts
 from wirespeed.hosts.base import Completed
-from wirespeed.hosts.ssh_connection import (
-    SshConnection,
-    SshError,
-    SshSettings,
-    quote_argv,
-    resolve,
-)
+from wirespeed.hosts.ssh_channel import quote_argv
+from wirespeed.hosts.ssh_connection import SshConnection
+from wirespeed.hosts.ssh_destination import SshError, SshSettings, resolve
 
 if TYPE_CHECKING:
     from wirespeed.hosts.ssh_target import SshTarget

@@ -10,13 +10,9 @@ from pathlib import Path
 import pytest
 
 from wirespeed.hosts.ssh import LOST, parse_poll
-from wirespeed.hosts.ssh_connection import (
-    SshError,
-    SshSettings,
-    fingerprint,
-    quote_argv,
-    resolve,
-)
+from wirespeed.hosts.ssh_channel import quote_argv
+from wirespeed.hosts.ssh_connection import fingerprint
+from wirespeed.hosts.ssh_destination import SshError, SshSettings, resolve
 from wirespeed.hosts.ssh_target import SshTarget
 
 CONFIG = """\
