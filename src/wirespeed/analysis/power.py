@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from statistics import fmean
 
 from wirespeed.model import Better, Measurement, Result
-from wirespeed.sampling.summary import PowerTimeline
+from wirespeed.sampling.timelines import PowerTimeline
 
 IDLE = "power idle"
 LOAD = "power load"

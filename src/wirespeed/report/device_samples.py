@@ -16,7 +16,7 @@ from wirespeed.model import MonitorRecord
 from wirespeed.report.html_monitor import CoreLoadSeries, DeviceSamples, IrqDistribution
 from wirespeed.report.stored_summary import summary_fields
 from wirespeed.sampling.stream import parse_stream
-from wirespeed.sampling.summary import cpu_timeline
+from wirespeed.sampling.timelines import cpu_timeline
 from wirespeed.store.direct import field_setter
 from wirespeed.store.records import RunRecord
 
