@@ -23,31 +23,38 @@ _BINARY = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30}
 
 def parse_rate(text: str | int | float) -> int:
     """'1000M', '1G', '300mbit', '2.5gbit', 94100000 -> bit/s (SI)."""
-    if isinstance(text, int | float) and not isinstance(text, bool):
-        if text < 1:
-            raise ValueError(f"a rate must be at least 1 bit/s, got {text}")
-        return int(text)
-    match = _RATE.match(str(text))
-    if not match:
-        raise ValueError(f"not a rate: {text!r} (write e.g. 1000M, 1G, 300mbit or 94100000)")
-    value = float(match["num"]) * _SI[match["prefix"].lower()]
-    if value < 1:  # 0.4 would round to a rate of nothing
-        raise ValueError(f"a rate must be at least 1 bit/s, got {text!r}")
-    return round(value)
+    return _parse_count(
+        text, _RATE, _SI, noun="rate", unit="bit/s", examples="1000M, 1G, 300mbit or 94100000"
+    )
 
 
 def parse_size(text: str | int | float) -> int:
     """'64K', '128KB', '1M', 1470 -> bytes (binary prefixes, as iperf's -w and -l)."""
+    return _parse_count(
+        text, _SIZE, _BINARY, noun="size", unit="byte", examples="64K, 128KB, 1M or 1470"
+    )
+
+
+def _parse_count(
+    text: str | int | float,
+    pattern: re.Pattern[str],
+    prefixes: dict[str, int],
+    *,
+    noun: str,
+    unit: str,
+    examples: str,
+) -> int:
+    """A whole number of at least one unit, given bare or with a prefix from `prefixes`."""
     if isinstance(text, int | float) and not isinstance(text, bool):
         if text < 1:
-            raise ValueError(f"a size must be at least 1 byte, got {text}")
+            raise ValueError(f"a {noun} must be at least 1 {unit}, got {text}")
         return int(text)
-    match = _SIZE.match(str(text))
+    match = pattern.match(str(text))
     if not match:
-        raise ValueError(f"not a size: {text!r} (write e.g. 64K, 128KB, 1M or 1470)")
-    value = float(match["num"]) * _BINARY[match["prefix"].lower()]
-    if value < 1:
-        raise ValueError(f"a size must be at least 1 byte, got {text!r}")
+        raise ValueError(f"not a {noun}: {text!r} (write e.g. {examples})")
+    value = float(match["num"]) * prefixes[match["prefix"].lower()]
+    if value < 1:  # 0.4 would round to nothing
+        raise ValueError(f"a {noun} must be at least 1 {unit}, got {text!r}")
     return round(value)
 
 
