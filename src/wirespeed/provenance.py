@@ -7,10 +7,10 @@ trials, its provenance just says "unknown".
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from wirespeed.errors import WirespeedError
-from wirespeed.hosts.base import Host
+from wirespeed.hosts.base import Completed, Host
 
 _PRETTY_NAME = re.compile(r'^PRETTY_NAME="?(?P<name>[^"\n]*)"?', re.MULTILINE)
 
@@ -98,28 +98,28 @@ def _os_name(host: Host) -> str | None:
 
 
 def _iperf2_version(host: Host) -> str | None:
-    if _which(host, "iperf") is None:
-        return None
     from wirespeed.tools.iperf2 import parse_version
 
-    try:
-        done = host.run(["iperf", "-v"], timeout=5.0)
-    except (OSError, TimeoutError, WirespeedError):
-        return None
     # iperf2 prints its version on stderr.
-    return parse_version(done.stderr + done.stdout)
+    return _tool_version(host, "iperf", lambda done: parse_version(done.stderr + done.stdout))
 
 
 def _iperf3_version(host: Host) -> str | None:
-    if _which(host, "iperf3") is None:
-        return None
     from wirespeed.tools.iperf3 import parse_version
 
+    return _tool_version(host, "iperf3", lambda done: parse_version(done.stdout + done.stderr))
+
+
+def _tool_version(host: Host, program: str, parse: Callable[[Completed], str | None]) -> str | None:
+    """What `program -v` says its version is; None where it is not installed or says
+    nothing that parses."""
+    if _which(host, program) is None:
+        return None
     try:
-        done = host.run(["iperf3", "-v"], timeout=5.0)
+        done = host.run([program, "-v"], timeout=5.0)
     except (OSError, TimeoutError, WirespeedError):
         return None
-    return parse_version(done.stdout + done.stderr)
+    return parse(done)
 
 
 def _which(host: Host, program: str) -> str | None:
