@@ -26,6 +26,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 
 from wirespeed.model import Better, Measurement, Tool
 from wirespeed.tools.bench import ALL, BenchParseError, Command, HostCpus, count_or_all
+from wirespeed.tools.count_settings import distinct_counts, refuse_repeats
 
 __all__ = [
     "PACKAGES",
@@ -80,10 +81,7 @@ class SevenZipOptions(BaseModel):
     @field_validator("threads")
     @classmethod
     def _no_repeats(cls, threads: list[int | str]) -> list[int | str]:
-        repeated = next((t for i, t in enumerate(threads) if t in threads[:i]), None)
-        if repeated is not None:
-            raise ValueError(f"threads: {repeated!r} is given twice")
-        return threads
+        return refuse_repeats("threads", threads)
 
 
 # The protocol's name for it. Typed as the protocol declares it (a settable attribute
@@ -115,12 +113,7 @@ def commands(
         tail.append(str(chosen.passes))
     timeout = SECONDS_PER_PASS * (chosen.passes or 1)
     runs: list[Command] = []
-    seen: set[int] = set()
-    for setting in chosen.threads:
-        count = setting if isinstance(setting, int) else max(1, cpus.count)
-        if count in seen:
-            continue
-        seen.add(count)
+    for setting, count in distinct_counts(chosen.threads, cpus):
         runs.append(
             Command(
                 argv=(program, "b", f"-mmt{count}", *tail),

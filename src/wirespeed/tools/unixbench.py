@@ -34,6 +34,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_valida
 
 from wirespeed.model import Better, Measurement, Tool
 from wirespeed.tools.bench import BenchParseError, Command, HostCpus, count_or_all
+from wirespeed.tools.count_settings import distinct_counts, refuse_repeats
 
 __all__ = [
     "PACKAGES",
@@ -119,10 +120,7 @@ class UnixBenchOptions(BaseModel):
     @field_validator("copies")
     @classmethod
     def _no_repeats(cls, copies: list[int | str]) -> list[int | str]:
-        repeated = next((c for i, c in enumerate(copies) if c in copies[:i]), None)
-        if repeated is not None:
-            raise ValueError(f"copies: {repeated!r} is given twice")
-        return copies
+        return refuse_repeats("copies", copies)
 
     @field_validator("tests")
     @classmethod
@@ -154,11 +152,7 @@ def commands(
     count that comes to an earlier one ("all" on a one-CPU host after 1) is dropped:
     Run would spend half an hour on it again, and both sections would carry one label."""
     chosen = UnixBenchOptions.model_validate(options)
-    counts: list[int] = []
-    for setting in chosen.copies:
-        count = setting if isinstance(setting, int) else max(1, cpus.count)
-        if count not in counts:
-            counts.append(count)
+    counts = [count for _, count in distinct_counts(chosen.copies, cpus)]
     argv = [program]
     for count in counts:
         argv += ["-c", str(count)]
