@@ -24,6 +24,7 @@ __all__ = [
     "PROGRAM",
     "client_argv",
     "parse",
+    "server_address",
     "server_argv",
 ]
 
@@ -41,15 +42,20 @@ def server_argv(port: int = DEFAULT_PORT) -> list[str]:
 def client_argv(
     target: str, duration: float, *, port: int = DEFAULT_PORT, interval: float = INTERVAL
 ) -> list[str]:
-    host = f"[{target}]" if ":" in target and not target.startswith("[") else target
     return [
         PROGRAM, "client",
         "-i", f"{round(interval * 1000)}ms",
         "-d", f"{round(duration * 1000)}ms",
         "-Q", "-o", "-",
         "--wait=3x1s",
-        f"{host}:{port}",
+        server_address(target, port),
     ]  # fmt: skip
+
+
+def server_address(target: str, port: int) -> str:
+    """The server as irtt's client names it: host:port, an IPv6 address in brackets."""
+    host = f"[{target}]" if ":" in target and not target.startswith("[") else target
+    return f"{host}:{port}"
 
 
 def parse(text: str) -> ProbeSeries:

@@ -120,14 +120,7 @@ def combine(by_flow: dict[Flow, Result]) -> Result:
         direction = result.direction(flow) if result is not None else None
         if direction is not None:
             directions.append(direction)
-    results = [by_flow[flow] for flow in FLOWS if flow in by_flow]
-    return Result(
-        tool=Tool.RRUL,
-        protocol=Proto.TCP,
-        directions=tuple(directions),
-        warnings=dedupe_warnings(w for r in results for w in r.warnings),
-        tool_version=next((r.tool_version for r in results if r.tool_version), None),
-    )
+    return _rrul_result(directions, [by_flow[flow] for flow in FLOWS if flow in by_flow])
 
 
 def combine_stages(stages: Sequence[Result], offsets: Sequence[float] = ()) -> Result:
@@ -154,12 +147,18 @@ def combine_stages(stages: Sequence[Result], offsets: Sequence[float] = ()) -> R
                 streams=tuple(s for d, _ in found for s in d.streams),
             )
         )
+    return _rrul_result(directions, stages)
+
+
+def _rrul_result(directions: Sequence[DirectionResult], parts: Sequence[Result]) -> Result:
+    """One RRUL result of its ways, with the warnings and the tool version of the
+    results it was made of."""
     return Result(
         tool=Tool.RRUL,
         protocol=Proto.TCP,
         directions=tuple(directions),
-        warnings=dedupe_warnings(w for r in stages for w in r.warnings),
-        tool_version=next((r.tool_version for r in stages if r.tool_version), None),
+        warnings=dedupe_warnings(w for r in parts for w in r.warnings),
+        tool_version=next((r.tool_version for r in parts if r.tool_version), None),
     )
 
 
