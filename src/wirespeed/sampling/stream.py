@@ -241,11 +241,7 @@ class _Reader:
 
     def _on_tick(self, rest: str) -> None:
         seq, _, uptime = rest.partition(" ")
-        self.tick = (int(seq), float(uptime))
-        self.files = {}
-        self.processes = None
-        self.throttled = None
-        self.current = None
+        self._begin_tick((int(seq), float(uptime)))
 
     def _on_procs(self, _: str) -> None:
         self.current = None
@@ -261,7 +257,12 @@ class _Reader:
                     seq, uptime - start, self._resolved(), processes, self.throttled
                 )
             )
-        self.tick = None
+        self._begin_tick(None)
+
+    def _begin_tick(self, tick: tuple[int, float] | None) -> None:
+        """Forget what the last tick read: each tick's files, processes and throttling
+        bits belong to that tick's snapshot only."""
+        self.tick = tick
         self.files = {}
         self.processes = None
         self.throttled = None
