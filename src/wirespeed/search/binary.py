@@ -15,7 +15,6 @@ from wirespeed.search.bounds import TOLERANCE
 from wirespeed.search.generator import GeneratorWatch, describe_trial
 from wirespeed.search.model import (
     Goal,
-    GoalResult,
     Measurer,
     SearchLimits,
     SearchResult,
@@ -96,13 +95,7 @@ def rfc2544_binary(
                 upper, verdict = trial.intended, f"{goal.name} upper bound"
         if progress is not None:
             progress(describe_trial(len(trials), trial, verdict))
-    result = GoalResult(
-        goal=goal,
-        lower=None if lower is None else lower.intended,
-        upper=upper,
-        conditional_throughput=None if lower is None else lower.forwarding_rate,
-        generator_limited=watch.ceiling is not None and upper is None,
-    )
+    result = watch.bisected(goal, None if lower is None else lower.intended, upper, lower)
     return SearchResult(
         goals=(result,),
         trials=tuple(trials),

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from wirespeed.search.model import TrialResult
+from wirespeed.search.model import Goal, GoalResult, TrialResult
 
 # After a generator-limited trial the search asks at most this share of what the
 # generator managed, so that the next trials are not limited again by its jitter.
@@ -40,6 +40,20 @@ class GeneratorWatch:
         if at_top or self._shortfalls[trial.intended] >= 2:
             self.max_load = min(self.max_load, offered * BELOW_CEILING)
         return True
+
+    def bisected(
+        self, goal: Goal, lower: float | None, upper: float | None, best: TrialResult | None
+    ) -> GoalResult:
+        """A bisecting search's result for its goal: its bounds, the throughput of its best
+        trial, and generator-limited where the generator fell short and no load was
+        found too much for the device."""
+        return GoalResult(
+            goal=goal,
+            lower=lower,
+            upper=upper,
+            conditional_throughput=None if best is None else best.forwarding_rate,
+            generator_limited=self.ceiling is not None and upper is None,
+        )
 
     def too_low(self, min_load: float) -> str | None:
         """Why the search cannot go on, when the generator cannot offer even min_load."""

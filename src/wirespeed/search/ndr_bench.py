@@ -153,10 +153,4 @@ def _result(
     upper = min(failed) if failed else None
     width = error if upper is None else min(0.99, max(error, error * max_rate / upper))
     goal = Goal(name=name, loss_ratio=loss_ratio, final_duration=duration, width=width)
-    return GoalResult(
-        goal=goal,
-        lower=lower,
-        upper=upper,
-        conditional_throughput=None if best is None else best.forwarding_rate,
-        generator_limited=watch.ceiling is not None and upper is None,
-    )
+    return watch.bisected(goal, lower, upper, best)
