@@ -35,31 +35,20 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from wirespeed.hosts.ssh_channel import ChannelLost, ExecResult, quote_argv, run_channel
-from wirespeed.hosts.ssh_destination import (
-    CONNECT_TIMEOUT,
-    Destination,
-    SshError,
-    SshSettings,
-    resolve,
-)
+from wirespeed.hosts.ssh_channel import ChannelLost, ExecResult, run_channel
+from wirespeed.hosts.ssh_destination import Destination, SshError, SshSettings, resolve
 
 if TYPE_CHECKING:
     import paramiko
 
-# What callers of a connection use; the settings and the target's resolution are written
-# in ssh_destination.py, the running of one command in ssh_channel.py.
+# The settings and resolve are written in ssh_destination.py; they stay importable from
+# here too, where the runner, the lab, soak, tune and the card import them.
 __all__ = [
-    "CONNECT_TIMEOUT",
     "PASSWORD_VARIABLE",
     "UNREACHABLE_COOLDOWN",
-    "Destination",
-    "ExecResult",
     "SshConnection",
-    "SshError",
     "SshSettings",
     "fingerprint",
-    "quote_argv",
     "resolve",
 ]
 

@@ -29,7 +29,7 @@ from wirespeed.errors import MissingToolError
 from wirespeed.hosts import ssh_connection
 from wirespeed.hosts.sockets import listening
 from wirespeed.hosts.ssh import LOST, SshHost
-from wirespeed.hosts.ssh_connection import SshError
+from wirespeed.hosts.ssh_destination import CONNECT_TIMEOUT, SshError
 from wirespeed.hosts.ssh_target import SshTarget
 from wirespeed.lab import ssh_dut
 from wirespeed.lab.lab import Lab
@@ -491,7 +491,7 @@ def test_a_refused_connection_fails_fast_and_then_at_once(make_host: MakeHost) -
         host.connect()
     took = time.monotonic() - started
     assert "refused" in raised.value.message
-    assert took < ssh_connection.CONNECT_TIMEOUT + 3
+    assert took < CONNECT_TIMEOUT + 3
     started = time.monotonic()
     for _ in range(3):
         with pytest.raises(SshError):
@@ -533,7 +533,7 @@ def test_a_device_gone_mid_session_loses_its_programs_quickly(
     started = time.monotonic()
     assert process.wait(30) == LOST
     assert "lost contact" in process.stderr()
-    assert time.monotonic() - started < ssh_connection.CONNECT_TIMEOUT * 2 + 5
+    assert time.monotonic() - started < CONNECT_TIMEOUT * 2 + 5
     started = time.monotonic()
     with pytest.raises(SshError):
         host.run(["true"])

@@ -22,7 +22,7 @@ from pathlib import Path
 import pytest
 
 from wirespeed.hosts.ssh import SshHost
-from wirespeed.hosts.ssh_connection import SshError, SshSettings
+from wirespeed.hosts.ssh_destination import SshError, SshSettings
 from wirespeed.hosts.ssh_target import SshTarget
 from wirespeed.lab import ssh_dut
 from wirespeed.lab.lab import Lab
