@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from wirespeed.analysis.ceiling import (
+from wirespeed.analysis.link_ceiling import (
     ETHERNET_OVERHEAD,
     IP_HEADER,
     IPERF2_UDP_LENGTH,
