@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, Protocol
 
 from wirespeed.errors import LabError, MissingToolError, UsageError
 from wirespeed.lab import system
@@ -47,14 +47,12 @@ from wirespeed.lab.topology import ALL_NODES, WAN_PREFIX, Node, TopologyPlan
 from wirespeed.model import Finding, FindingKind, Role, Topology, TunnelEnds, TunnelKind, TunnelSpec
 from wirespeed.tools import openvpn, tunnels, wireguard
 
-if TYPE_CHECKING:
-    from wirespeed.lab.lab import Lab
-
 __all__ = [
     "FAR_ADDRESS",
     "NEAR_ADDRESS",
     "TUNNEL_DIR",
     "TUNNEL_SUBNET",
+    "BuiltLab",
     "LabTunnel",
     "Placement",
     "describe_mtus",
@@ -476,8 +474,25 @@ def _last_words(text: str) -> str:
     return " / ".join(lines[-3:]) if lines else "no output"
 
 
+class BuiltLab(Protocol):
+    """What a tunnel needs of the built lab it crosses (lab/lab.py's Lab), named here so
+    that the lab, which removes its tunnels' leftovers, and the tunnel import one way."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def namespaces(self) -> Mapping[Node, str]: ...
+
+    @property
+    def plan(self) -> TopologyPlan: ...
+
+    @property
+    def mtu(self) -> int: ...
+
+
 @contextlib.contextmanager
-def lab_tunnel(lab: Lab, spec: TunnelSpec) -> Iterator[LabTunnel]:
+def lab_tunnel(lab: BuiltLab, spec: TunnelSpec) -> Iterator[LabTunnel]:
     """The tunnel up across the lab for the block; down after it whatever happens."""
     tunnel = LabTunnel(
         lab_name=lab.name,
