@@ -16,7 +16,7 @@ import pytest
 from support.port_replay import MOVED, PORT, PortHost, captured, refusal
 from wirespeed.errors import HostError, UsageError
 from wirespeed.hosts.base import Completed
-from wirespeed.tune import ports
+from wirespeed.tune import port_restore, ports
 from wirespeed.tune.apply import RestoreError
 from wirespeed.tune.journal import Journal, State
 from wirespeed.tune.port_state import SYSCTL_SCRIPT
@@ -73,9 +73,10 @@ def no_real_namespaces(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[i
     """The mover's namespaces and kills are the replaying host's: nothing real is looked
     at or signalled."""
     killed: list[tuple[int, int]] = []
-    monkeypatch.setattr(
-        ports, "namespace_exists", lambda name: any(name in h.namespaces for h in _hosts)
-    )
+    for module in (ports, port_restore):
+        monkeypatch.setattr(
+            module, "namespace_exists", lambda name: any(name in h.namespaces for h in _hosts)
+        )
     monkeypatch.setattr(os, "kill", lambda pid, sig: killed.append((pid, sig)))
     yield killed
     _hosts.clear()
