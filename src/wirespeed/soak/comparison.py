@@ -20,7 +20,7 @@ from wirespeed.analysis.compare_many import (
     compare_repetitions,
     verdict_of,
 )
-from wirespeed.analysis.stats import PermutationTest
+from wirespeed.analysis.group_tests import PermutationTest
 from wirespeed.errors import UsageError
 from wirespeed.soak.durations import duration_text
 from wirespeed.soak.group import variant_of
