@@ -55,6 +55,31 @@ class Ceiling:
     fragments: int  # IP packets per datagram or segment: more than 1 means fragmentation
     formula: str  # for reports: "1 Gbit/s x (1500-52)/(1500+38)", with the proper signs
 
+    @classmethod
+    def of_share(
+        cls,
+        link_rate_bps: int,
+        protocol: Proto,
+        *,
+        mtu: int,
+        payload: int,
+        wire: float,
+        fragments: int,
+        formula: str,
+    ) -> Ceiling:
+        """The ceiling where every `payload` bytes carried cost `wire` bytes of wire time:
+        the line rate times that share."""
+        return cls(
+            bits_per_second=link_rate_bps * payload / wire,
+            link_rate_bps=link_rate_bps,
+            protocol=protocol,
+            mtu=mtu,
+            payload_bytes=payload,
+            wire_bytes=round(wire),
+            fragments=fragments,
+            formula=formula,
+        )
+
     @property
     def packets_per_second(self) -> float:
         """Segments or datagrams per second at the ceiling (not fragments)."""
@@ -129,13 +154,12 @@ def ceiling(
             formula = f"{rate} {TIMES} {payload}/{wire} (padded to a 64-byte frame)"
         else:
             formula = f"{rate} {TIMES} {payload}/{wire} ({fragments} IP fragments at MTU {mtu})"
-    return Ceiling(
-        bits_per_second=link_rate_bps * payload / wire,
-        link_rate_bps=link_rate_bps,
-        protocol=protocol,
+    return Ceiling.of_share(
+        link_rate_bps,
+        protocol,
         mtu=mtu,
-        payload_bytes=payload,
-        wire_bytes=wire,
+        payload=payload,
+        wire=wire,
         fragments=fragments,
         formula=formula,
     )
