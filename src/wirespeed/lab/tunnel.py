@@ -230,26 +230,25 @@ class LabTunnel:
             os.chmod(key, 0o600)
             fingerprint = openvpn.parse_fingerprint(system.run(openvpn.fingerprint_argv(cert)))
             identities[node] = (cert, key, fingerprint)
+
+        def end(node: Node, other: Node, local: str, peer: str) -> openvpn.OpenVpnEnd:
+            # The far end listens; the near one connects to the far end's outer address.
+            cert, key, _ = identities[node]
+            server = node == far
+            return openvpn.OpenVpnEnd(
+                dev=self._dev(node),
+                local=local,
+                peer=peer,
+                cert=cert,
+                key=key,
+                peer_fingerprint=identities[other][2],
+                server=server,
+                remote=None if server else self.placement.far_outer,
+            )
+
         ends = {
-            far: openvpn.OpenVpnEnd(
-                dev=self._dev(far),
-                local=FAR_ADDRESS,
-                peer=NEAR_ADDRESS,
-                cert=identities[far][0],
-                key=identities[far][1],
-                peer_fingerprint=identities[near][2],
-                server=True,
-            ),
-            near: openvpn.OpenVpnEnd(
-                dev=self._dev(near),
-                local=NEAR_ADDRESS,
-                peer=FAR_ADDRESS,
-                cert=identities[near][0],
-                key=identities[near][1],
-                peer_fingerprint=identities[far][2],
-                server=False,
-                remote=self.placement.far_outer,
-            ),
+            far: end(far, near, FAR_ADDRESS, NEAR_ADDRESS),
+            near: end(near, far, NEAR_ADDRESS, FAR_ADDRESS),
         }
         deadline = time.monotonic() + READY_SECONDS
         # The connecting end only once the other listens: a first handshake packet that
