@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.common import emit
-from wirespeed.analysis.stats import ALPHA, permutation_test
+from wirespeed.analysis.group_tests import permutation_test
+from wirespeed.analysis.stats import ALPHA
 from wirespeed.model import Tool
 from wirespeed.store import Store
 from wirespeed.store.records import RunRecord

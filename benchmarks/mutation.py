@@ -43,8 +43,13 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/unit/analysis/test_ceiling.py",
         "tests/unit/analysis/test_stream_sums_ceiling.py",
     ),
+    "analysis/link_ceiling.py": (
+        "tests/unit/analysis/test_ceiling.py",
+        "tests/unit/analysis/test_stream_sums_ceiling.py",
+    ),
     "analysis/latency.py": ("tests/unit/latency/test_latency_figures.py",),
     "analysis/stats.py": ("tests/unit/analysis/test_stats.py",),
+    "analysis/group_tests.py": ("tests/unit/analysis/test_group_tests.py",),
     "soak/outages.py": ("tests/unit/soak/test_outages.py",),
     "tune/journal.py": ("tests/unit/tune/test_tune_apply.py",),
     "card/summary.py": (
@@ -52,6 +57,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/unit/card/test_card_tuned.py",
         "tests/unit/card/test_card_above_ceiling.py",
     ),
+    "card/read_across.py": ("tests/unit/card/test_card_summary.py",),
     "analysis/expectations.py": (
         "tests/unit/analysis/test_expectations.py",
         "tests/unit/report/test_report_expectations.py",
@@ -76,12 +82,14 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/unit/tune/test_tunnel_undo.py",
         "tests/unit/tune/test_port_mover.py",
     ),
+    "tune/port_restore.py": ("tests/unit/tune/test_port_mover.py",),
     "tune/keep_script.py": ("tests/unit/tune/test_tune_keep.py",),
     "units.py": ("tests/unit/units/test_units.py", "tests/unit/latency/test_lab_queue.py"),
 }
 # Data files a module's tests read from outside their own directories (copied with them).
 TEST_DATA: dict[str, tuple[str, ...]] = {
     "card/summary.py": ("tests/unit/sampling/summary-v1-r4s.json",),  # a DUT's samples
+    "card/read_across.py": ("tests/unit/sampling/summary-v1-r4s.json",),
 }
 TIMEOUT = 1800.0  # seconds for one module's whole run, unless --limit says otherwise
 

@@ -39,7 +39,8 @@ import time
 from collections.abc import Callable, Sequence
 
 from benchmarks.common import emit
-from wirespeed.analysis.stats import permutation_test, ratio_interval
+from wirespeed.analysis.group_tests import permutation_test
+from wirespeed.analysis.stats import ratio_interval
 from wirespeed.analysis.trend import Change, Group, RunPoint, change_points, judge
 from wirespeed.model import Better
 

@@ -22,15 +22,8 @@ import enum
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from wirespeed.analysis.stats import (
-    ALPHA,
-    ConfidenceInterval,
-    PermutationTest,
-    Summary,
-    permutation_test,
-    ratio_interval,
-    summarize,
-)
+from wirespeed.analysis.group_tests import PermutationTest, permutation_test
+from wirespeed.analysis.stats import ALPHA, ConfidenceInterval, Summary, ratio_interval, summarize
 from wirespeed.model import Better, Measurement, TrialStatus
 from wirespeed.store.records import RunRecord
 

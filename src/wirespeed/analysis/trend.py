@@ -40,16 +40,8 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 
 from wirespeed.analysis.comparison_key import SeriesKey, series_key
-from wirespeed.analysis.stats import (
-    ALPHA,
-    WELCH,
-    ConfidenceInterval,
-    Summary,
-    outlier_indices,
-    summarize,
-    welch_interval,
-    welch_test,
-)
+from wirespeed.analysis.group_tests import WELCH, welch_interval, welch_test
+from wirespeed.analysis.stats import ALPHA, ConfidenceInterval, Summary, outlier_indices, summarize
 from wirespeed.model import Better, TrialStatus
 from wirespeed.store.records import RunRecord
 

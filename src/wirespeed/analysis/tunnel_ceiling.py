@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 
-from wirespeed.analysis.ceiling import (
+from wirespeed.analysis.link_ceiling import (
     ETHERNET_OVERHEAD,
     IP_HEADER,
     IPERF2_UDP_LENGTH,
@@ -98,13 +98,12 @@ def tunnel_ceiling(
            if frames > 1 else "")
         + ")"
     )  # fmt: skip
-    return Ceiling(
-        bits_per_second=link_rate_bps * payload / wire,
-        link_rate_bps=link_rate_bps,
-        protocol=protocol,
+    return Ceiling.of_share(
+        link_rate_bps,
+        protocol,
         mtu=mtu,
-        payload_bytes=payload,
-        wire_bytes=round(wire),
+        payload=payload,
+        wire=wire,
         fragments=frames,
         formula=formula,
     )

@@ -11,18 +11,11 @@ from __future__ import annotations
 import dataclasses
 import statistics
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from wirespeed.analysis.identity import identity_line
 from wirespeed.analysis.latency import grade
 from wirespeed.analysis.stats import Summary
-from wirespeed.card.across import (
-    card_lab,
-    compute_words,
-    elsewhere,
-    tcp_against_forwarding,
-    tunnels_against_budget,
-)
+from wirespeed.card.figures import CardSummary, Figure, PartSummary, bytes_text, rate_text
 from wirespeed.card.parts import (
     COMPUTE,
     DEVICE,
@@ -35,10 +28,26 @@ from wirespeed.card.parts import (
     Part,
 )
 from wirespeed.card.plan_text import card_marker
+from wirespeed.card.read_across import read_across
+from wirespeed.card.report_rows import believable, line_ceiling, row_of
+from wirespeed.card.tuned import tuned_pairs, tuned_words, variant_report
 from wirespeed.model import Finding, FindingKind, Topology, TrialOutcome
 from wirespeed.report.budgets import Budget, parse_budget
-from wirespeed.report.model import ABOVE_CEILING_HINT, FlowFigure, Report, Row, cv_text
+from wirespeed.report.model import ABOVE_CEILING_HINT, Report, cv_text
 from wirespeed.report.stored_summary import summary_fields
+
+__all__ = [
+    "LINE_RATE_SHARE",
+    "NETWORK_PARTS",
+    "SUSPECT",
+    "CardSummary",
+    "Figure",
+    "PartSummary",
+    "bytes_text",
+    "card_summary",
+    "is_card",
+    "rate_text",
+]
 
 # The parts `--tuned` runs again: the ones whose packets cross the tuned NICs.
 NETWORK_PARTS = (THROUGHPUT, FORWARDING, LATENCY, VPN)
@@ -48,62 +57,6 @@ SUSPECT = "above the physical ceiling, suspect"  # a figure report/model.py note
 GOOD_FOR = ("video:6M", "video:25M", "sdr:sc16")
 
 
-@dataclass(frozen=True)
-class Figure:
-    """One figure of a part: its label, value in its unit, and the words that qualify it."""
-
-    label: str  # "TCP up", "NDR 64 B in", "AES-256-GCM 8 KB"
-    value: float | None  # in `unit`; None: not measured
-    unit: str  # "bit/s", "pps", "ms", "B/s", "MIPS", "°C"
-    text: str  # "941.2 Mbit/s"
-    ceiling: str = ""  # "99.9 % of 941.5 Mbit/s"
-    spread: str = ""  # "CV 0.3 % over 3"
-    # Under --tuned: the same figure in the tuned variant, and its change against this
-    # one as `compare` says it ("+4.1 %*"); "" when there is none.
-    tuned: str = ""
-    change: str = ""
-    tuned_value: float | None = None
-    # Above its physical ceiling: never "line rate", never a budget; its ceiling text
-    # says so, as the report's note does.
-    suspect: bool = False
-
-
-@dataclass(frozen=True)
-class PartSummary:
-    part: Part
-    headline: str  # the part's words in the card's sentence; "" when it has none
-    figures: tuple[Figure, ...] = ()
-    findings: tuple[str, ...] = ()  # what the part's trials found, each once
-    skipped: str = ""  # why the part was left out
-    seconds: float | None = None  # how long its trials took together
-    unfinished: str = ""  # the trials its card did not reach (card/unfinished.py)
-
-    @property
-    def present(self) -> bool:
-        return bool(self.figures) and not self.skipped
-
-
-@dataclass(frozen=True)
-class CardSummary:
-    run_id: int
-    title: str
-    target: str
-    profile: str
-    what: tuple[str, ...]  # what the device is: OS, kernel, machine
-    parts: tuple[PartSummary, ...]
-    good_for: tuple[str, ...]
-    # --tuned: what was changed (or why nothing was), in words; () without --tuned.
-    tuned: tuple[str, ...] = ()
-    unfinished: str = ""  # "interrupted after 1 of 9 trials: ...": "" for a whole card
-
-    @property
-    def sentence(self) -> str:
-        return "; ".join(p.headline for p in self.parts if p.headline)
-
-    def part(self, key: str) -> PartSummary:
-        return next(p for p in self.parts if p.part.key == key)
-
-
 def is_card(report: Report) -> bool:
     return card_marker(report.info.plan_text) is not None
 
@@ -111,7 +64,6 @@ def is_card(report: Report) -> bool:
 def card_summary(report: Report) -> CardSummary:
     """The card; under --tuned, each part's figures are the stock variant's, the network
     parts' each with its tuned twin and the change (card/tuned.py)."""
-    from wirespeed.card.tuned import tuned_pairs, tuned_words, variant_report
     from wirespeed.card.unfinished import unfinished
 
     gaps = unfinished(report)
@@ -150,7 +102,7 @@ def card_summary(report: Report) -> CardSummary:
                 unfinished=gaps.parts.get(part.key, ""),
             )
         )
-    built = _read_across(built, stock, routed)
+    built = read_across(built, stock, routed)
     return CardSummary(
         run_id=report.run_id,
         title=report.title,
@@ -218,22 +170,6 @@ def _what(report: Report) -> tuple[str, ...]:
 # -- numbers in words ----------------------------------------------------------------------
 
 
-def rate_text(bps: float) -> str:
-    if bps >= 10**9:
-        return f"{bps / 1e9:.2f} Gbit/s"
-    if bps >= 10**6:
-        return f"{bps / 1e6:.1f} Mbit/s"
-    return f"{bps / 1e3:.1f} kbit/s"
-
-
-def bytes_text(bytes_per_s: float) -> str:
-    if bytes_per_s >= 10**9:
-        return f"{bytes_per_s / 1e9:.2f} GB/s"
-    if bytes_per_s >= 10**6:
-        return f"{bytes_per_s / 1e6:.1f} MB/s"
-    return f"{bytes_per_s / 1e3:.1f} kB/s"
-
-
 def _spread(summary: Summary | None) -> str:
     if summary is None or summary.n < 2 or summary.cv is None:
         return ""
@@ -269,13 +205,9 @@ def _findings_of(outcomes: Sequence[TrialOutcome]) -> tuple[str, ...]:
 # -- the parts -----------------------------------------------------------------------------
 
 
-def _row(report: Report, test_id: str) -> Row | None:
-    return next((row for row in report.rows if row.test_id == test_id), None)
-
-
 def _flow_figures(report: Report, test_id: str, label: str) -> list[Figure]:
     """A traffic test's flows on every column it ran on, each with its ceiling."""
-    row = _row(report, test_id)
+    row = row_of(report, test_id)
     if row is None:
         return []
     figures = []
@@ -307,11 +239,6 @@ def _flow_figures(report: Report, test_id: str, label: str) -> list[Figure]:
     return figures
 
 
-def _believable(flows: Iterable[FlowFigure]) -> list[float]:
-    """The flows' figures that can be true: none above its ceiling."""
-    return [f.goodput_bps for f in flows if f.goodput_bps is not None and not f.above_ceiling]
-
-
 def _throughput(
     report: Report, outcomes: list[TrialOutcome], topology: Topology | None
 ) -> PartSummary:
@@ -327,8 +254,8 @@ def _throughput(
     headline = ""
     if tcp:
         best = max(tcp, key=lambda f: f.value or 0.0)
-        row = _row(report, "tcp-up") or _row(report, "tcp-down")
-        ceiling = _ceiling_of(row)
+        row = row_of(report, "tcp-up") or row_of(report, "tcp-down")
+        ceiling = line_ceiling(row)
         verb = {
             Topology.NAT: "routes NAT",
             Topology.ROUTER: "routes",
@@ -352,17 +279,6 @@ def _throughput(
         else:
             headline = f"{verb} at {rate_text(best.value)}"
     return PartSummary(THROUGHPUT, headline, tuple(figures), _findings_of(outcomes))
-
-
-def _ceiling_of(row: Row | None) -> float | None:
-    if row is None:
-        return None
-    for cell in row.cells:
-        if cell is not None:
-            for flow in cell.flows:
-                if flow.ceiling is not None:
-                    return flow.ceiling.bits_per_second
-    return None
 
 
 def _forwarding(report: Report, outcomes: list[TrialOutcome], _: Topology | None) -> PartSummary:
@@ -584,86 +500,6 @@ _PART_BUILDERS = {
 }
 
 
-# -- across the parts -------------------------------------------------------------------
-
-
-def _read_across(parts: list[PartSummary], report: Report, routed: str) -> list[PartSummary]:
-    """Each part's findings with what the others' figures say of it (card/across.py)."""
-    lab = card_lab(report.info.plan_text)
-    mtu = lab.link.mtu if lab is not None else 1500
-    by_key = {p.part.key: p for p in parts}
-    budget = _forwarding_budget(by_key.get(FORWARDING.key))
-    if budget is None and lab is not None and lab.limit is not None:
-        budget = float(lab.limit.pps) if lab.limit.pps is not None else None
-    more: dict[str, tuple[str, ...]] = {}
-    throughput = by_key.get(THROUGHPUT.key)
-    if throughput is not None and throughput.present:
-        tcp = [f.value for f in throughput.figures if f.label in ("TCP up", "TCP down") and f.value]
-        line = _ceiling_of(_row(report, "tcp-up") or _row(report, "tcp-down"))
-        said = tcp_against_forwarding(max(tcp) if tcp else None, budget, mtu, line)
-        more[THROUGHPUT.key] = (said,) if said else ()
-    vpn = by_key.get(VPN.key)
-    if vpn is not None and vpn.present:
-        tunnels = [(f.label, f.value) for f in vpn.figures if f.value is not None]
-        more[VPN.key] = tunnels_against_budget(tunnels, budget, mtu) + elsewhere(
-            _tunnel_labs(report), _lab_of_path(report, routed)
-        )
-    latency = by_key.get(LATENCY.key)
-    words = lab.queue_words() if lab is not None else None
-    compute = by_key.get(COMPUTE.key)
-    if compute is not None and compute.present and compute_words(lab):
-        more[COMPUTE.key] = (compute_words(lab),)
-    short = lab.queue_short() if lab is not None else None
-    headlines = {}
-    if latency is not None and latency.present and words and short:
-        more[LATENCY.key] = (f"the queue under load: {words}",)
-        if latency.headline.endswith(")"):
-            headlines[LATENCY.key] = f"{latency.headline[:-1]}, {short})"
-    return [
-        dataclasses.replace(
-            p,
-            headline=headlines.get(p.part.key, p.headline),
-            findings=more.get(p.part.key, ()) + p.findings,
-        )
-        for p in parts
-    ]
-
-
-def _forwarding_budget(part: PartSummary | None) -> float | None:
-    """The most the device forwarded with no loss: the smallest frames' best NDR (one
-    direction's search gets the whole budget, as a CPU serves whichever way is busy)."""
-    if part is None or not part.present:
-        return None
-    ndr = [
-        (int(f.label.split()[1]), f.value)
-        for f in part.figures
-        if f.label.startswith("NDR ") and f.value is not None
-    ]
-    if not ndr:
-        return None
-    smallest = min(frame for frame, _ in ndr)
-    return max(value for frame, value in ndr if frame == smallest)
-
-
-def _lab_of_path(report: Report, name: str) -> str:
-    for detail in report.trials:
-        path = detail.outcome.trial.path
-        if path.name == name:
-            limit = f" limited to {path.limit.label}" if path.limit is not None else ""
-            return f"{path.topology.value}{limit}"
-    return ""
-
-
-def _tunnel_labs(report: Report) -> dict[str, str]:
-    """Each tunnel path of the card, and the lab DUT it ran on ("nat limited to 20kpps")."""
-    found = {}
-    for detail in report.trials:
-        trial = detail.outcome.trial
-        if trial.test.id in VPN.tests and trial.path.tunnel is not None:
-            found[trial.path.name] = _lab_of_path(report, trial.path.name)
-    return found
-
-
 # -- good for ----------------------------------------------------------------------------------
 
 
@@ -673,20 +509,20 @@ def _good_for(report: Report, routed: str) -> tuple[str, ...]:
     budgets: list[Budget] = [parse_budget(text) for text in GOOD_FOR]
     ways = []
     for test_id in ("tcp-up", "tcp-down"):
-        row = _row(report, test_id)
+        row = row_of(report, test_id)
         if row is None:
             continue
         for column, cell in zip(report.columns, row.cells, strict=True):
             if cell is not None and column.path == routed:
-                ways += _believable(cell.flows)
+                ways += believable(cell.flows)
     if ways:
         slower = min(ways)
         texts = ", ".join(b.text(slower) for b in budgets)
         said.append(f"through the device ({rate_text(slower)}, the slower way): {texts}")
-    row = _row(report, "vpn")
+    row = row_of(report, "vpn")
     if row is not None:
         for column, cell in zip(report.columns, row.cells, strict=True):
-            values = [v for v in _believable(cell.flows) if v] if cell else []
+            values = [v for v in believable(cell.flows) if v] if cell else []
             if values:
                 value = statistics.median(values)
                 video = budgets[0]

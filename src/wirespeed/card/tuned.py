@@ -15,15 +15,13 @@ import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from wirespeed.analysis.compare_many import ManyRow
+from wirespeed.card.figures import Figure, PartSummary
 from wirespeed.card.plan_text import STOCK, TUNED
 from wirespeed.model import TrialOutcome
 from wirespeed.report.model import Report, build_report
-
-if TYPE_CHECKING:
-    from wirespeed.card.summary import Figure, PartSummary
 
 
 def variant_report(report: Report, variant: str) -> Report:

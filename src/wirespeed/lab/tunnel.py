@@ -38,7 +38,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, TYPE_CHECKING
+from typing import IO, Protocol
 
 from wirespeed.errors import LabError, MissingToolError, UsageError
 from wirespeed.lab import system
@@ -47,14 +47,12 @@ from wirespeed.lab.topology import ALL_NODES, WAN_PREFIX, Node, TopologyPlan
 from wirespeed.model import Finding, FindingKind, Role, Topology, TunnelEnds, TunnelKind, TunnelSpec
 from wirespeed.tools import openvpn, tunnels, wireguard
 
-if TYPE_CHECKING:
-    from wirespeed.lab.lab import Lab
-
 __all__ = [
     "FAR_ADDRESS",
     "NEAR_ADDRESS",
     "TUNNEL_DIR",
     "TUNNEL_SUBNET",
+    "BuiltLab",
     "LabTunnel",
     "Placement",
     "describe_mtus",
@@ -232,26 +230,25 @@ class LabTunnel:
             os.chmod(key, 0o600)
             fingerprint = openvpn.parse_fingerprint(system.run(openvpn.fingerprint_argv(cert)))
             identities[node] = (cert, key, fingerprint)
+
+        def end(node: Node, other: Node, local: str, peer: str) -> openvpn.OpenVpnEnd:
+            # The far end listens; the near one connects to the far end's outer address.
+            cert, key, _ = identities[node]
+            server = node == far
+            return openvpn.OpenVpnEnd(
+                dev=self._dev(node),
+                local=local,
+                peer=peer,
+                cert=cert,
+                key=key,
+                peer_fingerprint=identities[other][2],
+                server=server,
+                remote=None if server else self.placement.far_outer,
+            )
+
         ends = {
-            far: openvpn.OpenVpnEnd(
-                dev=self._dev(far),
-                local=FAR_ADDRESS,
-                peer=NEAR_ADDRESS,
-                cert=identities[far][0],
-                key=identities[far][1],
-                peer_fingerprint=identities[near][2],
-                server=True,
-            ),
-            near: openvpn.OpenVpnEnd(
-                dev=self._dev(near),
-                local=NEAR_ADDRESS,
-                peer=FAR_ADDRESS,
-                cert=identities[near][0],
-                key=identities[near][1],
-                peer_fingerprint=identities[far][2],
-                server=False,
-                remote=self.placement.far_outer,
-            ),
+            far: end(far, near, FAR_ADDRESS, NEAR_ADDRESS),
+            near: end(near, far, NEAR_ADDRESS, FAR_ADDRESS),
         }
         deadline = time.monotonic() + READY_SECONDS
         # The connecting end only once the other listens: a first handshake packet that
@@ -476,8 +473,25 @@ def _last_words(text: str) -> str:
     return " / ".join(lines[-3:]) if lines else "no output"
 
 
+class BuiltLab(Protocol):
+    """What a tunnel needs of the built lab it crosses (lab/lab.py's Lab), named here so
+    that the lab, which removes its tunnels' leftovers, and the tunnel import one way."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def namespaces(self) -> Mapping[Node, str]: ...
+
+    @property
+    def plan(self) -> TopologyPlan: ...
+
+    @property
+    def mtu(self) -> int: ...
+
+
 @contextlib.contextmanager
-def lab_tunnel(lab: Lab, spec: TunnelSpec) -> Iterator[LabTunnel]:
+def lab_tunnel(lab: BuiltLab, spec: TunnelSpec) -> Iterator[LabTunnel]:
     """The tunnel up across the lab for the block; down after it whatever happens."""
     tunnel = LabTunnel(
         lab_name=lab.name,

@@ -20,11 +20,11 @@ from wirespeed.analysis.compare_many import (
     compare_repetitions,
     verdict_of,
 )
-from wirespeed.analysis.stats import PermutationTest
+from wirespeed.analysis.group_tests import PermutationTest
 from wirespeed.errors import UsageError
+from wirespeed.soak.durations import duration_text
 from wirespeed.soak.group import variant_of
 from wirespeed.soak.measurements import PER_HOUR, SOAK_TEST, exact_rate_p_value, repetitions
-from wirespeed.soak.sentence import duration_text
 from wirespeed.soak.summary import SoakSummary
 from wirespeed.store import Store
 

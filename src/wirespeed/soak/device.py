@@ -45,8 +45,8 @@ from wirespeed.errors import HostError
 from wirespeed.hosts.base import Host
 from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.session import RunningSampler, Sampler
+from wirespeed.soak.durations import duration_text
 from wirespeed.soak.matching import KernelEvent, kernel_event
-from wirespeed.soak.sentence import duration_text
 
 __all__ = ["DeviceEvent", "DeviceFollower", "Taken", "parse_dmesg", "restart_detail"]
 

@@ -16,20 +16,13 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from wirespeed.soak.durations import duration_text
 from wirespeed.soak.matching import DEFAULT_WINDOW, KernelEvent, Matched
 
 if TYPE_CHECKING:
     from wirespeed.soak.device import DeviceEvent
 
 __all__ = ["describe_event", "duration_text", "sentence"]
-
-
-def duration_text(seconds: float) -> str:
-    if seconds >= 3600:
-        return f"{seconds / 3600:.1f} h"
-    if seconds >= 60:
-        return f"{seconds / 60:.1f} min"
-    return f"{seconds:.0f} s"
 
 
 def _length(seconds: float) -> str:

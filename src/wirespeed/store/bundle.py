@@ -44,7 +44,7 @@ from wirespeed.model import (
     WarningKind,
 )
 from wirespeed.store import codec, schema, writing
-from wirespeed.store.records import RunInfo, RunRecord, RunStatus
+from wirespeed.store.records import RunRecord
 from wirespeed.store.store import Store
 
 FORMAT = "wirespeed-bundle"
@@ -264,14 +264,7 @@ def with_id(run: Json) -> Json:
 
 def run_record(run: Mapping[str, Any], number: int) -> RunRecord:
     """A bundle's run as the store would give it back; `number` stands for its id."""
-    info = RunInfo.from_fields(run)
-    return RunRecord(
-        id=number,
-        info=info,
-        status=RunStatus(run["status"]),
-        finished_at=run["finished_at"],
-        outcomes=tuple(_un_outcome(t) for t in run["trials"]),
-    )
+    return RunRecord.from_fields(run, number, tuple(_un_outcome(t) for t in run["trials"]))
 
 
 # -- the file -----------------------------------------------------------------------------

@@ -1,7 +1,7 @@
-"""The tuning journal's table, on the store's own schema.metadata.
+"""The tuning journal's table, on the store's own metadata (store/columns.py).
 
 Defined here rather than in store/schema.py so that importing it is what adds it: the
-Store creates every table of schema.metadata that is missing when it opens, so a store
+Store creates every table of that metadata that is missing when it opens, so a store
 opened after this import has the table (an older store gets it added), and no schema
 version changes: the other tables are untouched.
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from sqlalchemy import Column, Double, Index, Integer, String, Table
 
-from wirespeed.store.schema import FreeText, Id, metadata
+from wirespeed.store.columns import FreeText, Id, metadata
 
 tune_journal = Table(
     "tune_journal",

@@ -45,7 +45,7 @@ from wirespeed.store.rebuilding import (
     set_result,
     set_trial,
 )
-from wirespeed.store.records import PackedDirection, RunInfo, RunRecord, RunStatus, RunSummary
+from wirespeed.store.records import PackedDirection, RunRecord, RunStatus, RunSummary
 
 
 def list_runs(conn: Connection) -> list[RunSummary]:
@@ -101,15 +101,7 @@ def load_run(
             outputs=outputs,
             commands=commands,
         )
-    info = RunInfo.from_fields(run)
-    return RunRecord(
-        id=run_id,
-        info=info,
-        status=RunStatus(run["status"]),
-        finished_at=run["finished_at"],
-        outcomes=outcomes,
-        packed=None if packed is None else tuple(packed),
-    )
+    return RunRecord.from_fields(run, run_id, outcomes, None if packed is None else tuple(packed))
 
 
 def require_run(conn: Connection, run_id: int) -> RowMapping:

@@ -129,6 +129,24 @@ class RunRecord:
     # reports that show series write them from these without an object per interval.
     packed: tuple[tuple[PackedDirection, ...], ...] | None = None
 
+    @classmethod
+    def from_fields(
+        cls,
+        run: Mapping[Any, Any],
+        run_id: int,
+        outcomes: tuple[TrialOutcome, ...],
+        packed: tuple[tuple[PackedDirection, ...], ...] | None = None,
+    ) -> RunRecord:
+        """A run from its stored fields (a runs row, or a bundle's run) and its outcomes."""
+        return cls(
+            id=run_id,
+            info=RunInfo.from_fields(run),
+            status=RunStatus(run["status"]),
+            finished_at=run["finished_at"],
+            outcomes=outcomes,
+            packed=packed,
+        )
+
     @property
     def trials_ok(self) -> int:
         return sum(1 for o in self.outcomes if o.status is TrialStatus.OK)

@@ -28,61 +28,40 @@ Version history of the schema (SCHEMA_VERSION, kept in the meta table):
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 from sqlalchemy import (
     JSON,
     BigInteger,
     Boolean,
     Column,
-    Dialect,
     Double,
     ForeignKey,
     Index,
     Integer,
     LargeBinary,
-    MetaData,
     String,
     Table,
     Text,
-    TypeDecorator,
 )
+from sqlalchemy.schema import SchemaItem
 
-# Row ids: BIGINT on PostgreSQL (BIGSERIAL; a lab's store shared for years may pass 2^31
-# rows), INTEGER on SQLite, where only `INTEGER PRIMARY KEY` is the auto-incrementing rowid.
-Id = BigInteger().with_variant(Integer(), "sqlite")
-
-# Marks a PostgreSQL text value stored JSON-escaped. U+FDD0 is a Unicode noncharacter:
-# no tool output or plan starts with it, and one that does is escaped too, so it is exact.
-_ESCAPED = "\ufdd0"
-
-
-class FreeText(TypeDecorator[str]):
-    """Any str, kept exactly. PostgreSQL refuses NUL in text, and a raw tool output
-    decoded with errors="replace" can hold one: there, such a value is stored JSON-escaped
-    behind a marker. Every other value, and every value on SQLite, is stored as it is."""
-
-    impl = Text
-    cache_ok = True
-
-    def process_bind_param(self, value: str | None, dialect: Dialect) -> str | None:
-        if value is None or dialect.name != "postgresql":
-            return value
-        if "\x00" in value or value.startswith(_ESCAPED):
-            return _ESCAPED + json.dumps(value)
-        return value
-
-    def process_result_value(self, value: Any, dialect: Dialect) -> str | None:
-        if value is None or dialect.name != "postgresql" or not value.startswith(_ESCAPED):
-            return value  # type: ignore[no-any-return]
-        decoded: str = json.loads(value[len(_ESCAPED) :])
-        return decoded
-
+from wirespeed.store.columns import FreeText, Id, metadata
 
 SCHEMA_VERSION = 6
 
-metadata = MetaData()
+
+def _of_a_trial(name: str, *items: SchemaItem) -> Table:
+    """A table of one kind of a trial's rows, in the trial's own order: each row's id, its
+    trial's (the row goes with it) and its position, indexed by trial and position."""
+    return Table(
+        name,
+        metadata,
+        Column("id", Id, primary_key=True, autoincrement=True),
+        Column("trial_id", Id, ForeignKey("trials.id", ondelete="CASCADE"), nullable=False),
+        Column("position", Integer, nullable=False),
+        *items,
+        Index(f"ix_{name}_trial", "trial_id", "position"),
+    )
+
 
 meta = Table(
     "meta",
@@ -185,27 +164,18 @@ results = Table(
 )
 
 # What a benchmark measured: one row per Measurement of its result, in the parser's order.
-measurements = Table(
+measurements = _of_a_trial(
     "measurements",
-    metadata,
-    Column("id", Id, primary_key=True, autoincrement=True),
-    Column("trial_id", Id, ForeignKey("trials.id", ondelete="CASCADE"), nullable=False),
-    Column("position", Integer, nullable=False),
     Column("name", FreeText, nullable=False),
     Column("unit", FreeText, nullable=False),
     Column("better", String(8), nullable=False),
     Column("value", Double, nullable=False),
     Column("labels", JSON(none_as_null=True), nullable=False),  # [[key, value], ...]
-    Index("ix_measurements_trial", "trial_id", "position"),
     Index("ix_measurements_name", "name"),
 )
 
-raw_outputs = Table(
+raw_outputs = _of_a_trial(
     "raw_outputs",
-    metadata,
-    Column("id", Id, primary_key=True, autoincrement=True),
-    Column("trial_id", Id, ForeignKey("trials.id", ondelete="CASCADE"), nullable=False),
-    Column("position", Integer, nullable=False),
     Column("host", FreeText, nullable=False),
     Column("side", String(16), nullable=False),
     Column("argv", JSON(none_as_null=True), nullable=False),
@@ -213,17 +183,12 @@ raw_outputs = Table(
     Column("text", FreeText, nullable=False),
     Column("stderr", FreeText, nullable=False),
     Column("exit_status", Integer),
-    Index("ix_raw_outputs_trial", "trial_id", "position"),
 )
 
 # What a sampler saw on a host during a trial: the raw stream (parsing can be redone,
 # the per-core series are rebuilt from it) and its summary as versioned JSON.
-monitors = Table(
+monitors = _of_a_trial(
     "monitors",
-    metadata,
-    Column("id", Id, primary_key=True, autoincrement=True),
-    Column("trial_id", Id, ForeignKey("trials.id", ondelete="CASCADE"), nullable=False),
-    Column("position", Integer, nullable=False),
     Column("host", FreeText, nullable=False),
     Column("role", String(16), nullable=False),
     Column("interval", Double, nullable=False),
@@ -231,31 +196,20 @@ monitors = Table(
     Column("reason", FreeText),
     Column("summary", FreeText, nullable=False),
     Column("raw", FreeText, nullable=False),
-    Index("ix_monitors_trial", "trial_id", "position"),
 )
 
 # Verdicts on a trial (analysis/findings.py), kept as they were judged at the time.
-findings = Table(
+findings = _of_a_trial(
     "findings",
-    metadata,
-    Column("id", Id, primary_key=True, autoincrement=True),
-    Column("trial_id", Id, ForeignKey("trials.id", ondelete="CASCADE"), nullable=False),
-    Column("position", Integer, nullable=False),
     Column("kind", String(32), nullable=False),
     Column("flow", String(8)),
     Column("message", FreeText, nullable=False),
-    Index("ix_findings_trial", "trial_id", "position"),
 )
 
-warnings = Table(
+warnings = _of_a_trial(
     "warnings",
-    metadata,
-    Column("id", Id, primary_key=True, autoincrement=True),
-    Column("trial_id", Id, ForeignKey("trials.id", ondelete="CASCADE"), nullable=False),
-    Column("position", Integer, nullable=False),
     Column("kind", String(32), nullable=False),
     Column("message", FreeText, nullable=False),
-    Index("ix_warnings_trial", "trial_id", "position"),
     Index("ix_warnings_kind", "kind"),
 )
 

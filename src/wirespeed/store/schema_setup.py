@@ -10,7 +10,7 @@ import shlex
 from sqlalchemy import Connection, Engine, func, insert, select
 
 from wirespeed.errors import UsageError
-from wirespeed.store import migrations, schema, sqlite_file
+from wirespeed.store import columns, migrations, schema, sqlite_file
 from wirespeed.store.postgres import MIGRATION_TIMEOUT_S, Watchdog
 
 # Serializes creating the tables of a new PostgreSQL store: two runs started at once on an
@@ -68,7 +68,7 @@ def create_schema(engine: Engine, shown_url: str, watchdog: Watchdog | None) -> 
         with conn.begin():
             if conn.dialect.name == "postgresql":
                 conn.execute(select(func.pg_advisory_xact_lock(_SCHEMA_LOCK)))
-            schema.metadata.create_all(conn)
+            columns.metadata.create_all(conn)
             found = conn.execute(
                 select(schema.meta.c.value).where(schema.meta.c.key == "schema_version")
             ).scalar_one_or_none()

@@ -1,4 +1,4 @@
-"""The soak tables, on the store's own schema.metadata (as journal_table.py: importing
+"""The soak tables, on the store's own metadata (store/columns.py) (as journal_table.py: importing
 this module is what adds them; an older store gets them when next opened for writing,
 no schema version changes).
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from sqlalchemy import Column, Double, ForeignKey, Index, Integer, String, Table, Text
 
-from wirespeed.store.schema import FreeText, Id, metadata
+from wirespeed.store.columns import FreeText, Id, metadata
 
 __all__ = ["soak", "soak_chunk"]
 

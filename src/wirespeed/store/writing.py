@@ -7,7 +7,10 @@ Each function may be run again after an outage (Store.write retries it): `retrie
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, delete, func, insert, select, update
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from sqlalchemy import Connection, Table, delete, func, insert, select, update
 
 from wirespeed.model import DirectionResult, Result, StreamResult, TrialOutcome, TrialStatus
 from wirespeed.store import codec, packed_intervals, schema
@@ -83,24 +86,25 @@ def insert_outcome(
     trial_id = _insert_trial(conn, run_id, int(position) + 1, outcome)
     if outcome.result is not None:
         _insert_result(conn, trial_id, outcome.result)
-    if outcome.raw:
-        conn.execute(
-            insert(schema.raw_outputs),
-            [
-                {"trial_id": trial_id, "position": i, **codec.encode_raw(raw)}
-                for i, raw in enumerate(outcome.raw)
-            ],
-        )
-    for table, rows in (
-        (schema.monitors, [codec.encode_monitor(m) for m in outcome.monitors]),
-        (schema.findings, [codec.encode_finding(f) for f in outcome.findings]),
-    ):
-        if rows:
-            conn.execute(
-                insert(table),
-                [{"trial_id": trial_id, "position": i, **r} for i, r in enumerate(rows)],
-            )
+    _insert_in_order(conn, schema.raw_outputs, trial_id, [codec.encode_raw(r) for r in outcome.raw])
+    _insert_in_order(
+        conn, schema.monitors, trial_id, [codec.encode_monitor(m) for m in outcome.monitors]
+    )
+    _insert_in_order(
+        conn, schema.findings, trial_id, [codec.encode_finding(f) for f in outcome.findings]
+    )
     return trial_id
+
+
+def _insert_in_order(
+    conn: Connection, table: Table, trial_id: int, rows: Sequence[Mapping[str, Any]]
+) -> None:
+    """A trial's rows of one table, numbered in the order the trial holds them."""
+    if rows:
+        conn.execute(
+            insert(table),
+            [{"trial_id": trial_id, "position": i, **row} for i, row in enumerate(rows)],
+        )
 
 
 def finish_run(conn: Connection, run_id: int, status: RunStatus, finished_at: float) -> None:
@@ -176,19 +180,15 @@ def _insert_result(conn: Connection, trial_id: int, result: Result) -> None:
         direction_row = add_row(None, direction, None)
         for stream in direction.streams:
             add_row(direction_row, stream, stream.id)
-    if result.measurements:
-        conn.execute(
-            insert(schema.measurements),
-            [
-                {"trial_id": trial_id, "position": i, **codec.encode_measurement(m)}
-                for i, m in enumerate(result.measurements)
-            ],
-        )
-    if result.warnings:
-        conn.execute(
-            insert(schema.warnings),
-            [
-                {"trial_id": trial_id, "position": i, "kind": w.kind.value, "message": w.message}
-                for i, w in enumerate(result.warnings)
-            ],
-        )
+    _insert_in_order(
+        conn,
+        schema.measurements,
+        trial_id,
+        [codec.encode_measurement(m) for m in result.measurements],
+    )
+    _insert_in_order(
+        conn,
+        schema.warnings,
+        trial_id,
+        [{"kind": w.kind.value, "message": w.message} for w in result.warnings],
+    )

@@ -29,6 +29,7 @@ from wirespeed.process_owner import BOOT_ID, owner_alive
 from wirespeed.signals import deferred_signals
 from wirespeed.tune.journal import Entry, Journal, State
 from wirespeed.tune.model import Change, same_mask
+from wirespeed.tune.port_restore import port_is_back, read_port, restore_port
 from wirespeed.tune.targets import (
     Kind,
     RefusedError,
@@ -111,8 +112,6 @@ def interface_exists(host: Host, name: str) -> bool:
 def read_current(host: Host, target: Target) -> str:
     """The knob's value as the host shows it now (raw for files: exact restore)."""
     if target.kind is Kind.PORT:
-        from wirespeed.tune.ports import read_port
-
         assert target.interface is not None
         return read_port(host, target.interface).to_json()
     if target.kind is Kind.OFFLOAD:
@@ -132,7 +131,6 @@ def write_value(host: Host, target: Target, value: str) -> None:
     check_value(target, value)  # a journal row is input too: it may have been edited
     if target.kind is Kind.PORT:
         from wirespeed.tune.port_state import PortState
-        from wirespeed.tune.ports import restore_port
 
         restore_port(host, PortState.from_json(value.strip()))
         return
@@ -169,7 +167,6 @@ def has_value(host: Host, target: Target, wanted: str) -> bool:
             return False
     if target.kind is Kind.PORT:
         from wirespeed.tune.port_state import PortState
-        from wirespeed.tune.ports import port_is_back
 
         try:
             return port_is_back(host, PortState.from_json(wanted.strip()))

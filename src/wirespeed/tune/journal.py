@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wirespeed.process_owner import process_owner
-from wirespeed.store import journal_table  # adds tune_journal to schema.metadata
+from wirespeed.store import journal_table  # adds tune_journal to the store's metadata
 
 if TYPE_CHECKING:
     from sqlalchemy import Connection

@@ -44,7 +44,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from wirespeed.tune.targets import RefusedError, check_interface
+from wirespeed.tune.refused import RefusedError, check_interface
 
 # Route keys of `ip -j route` that restore passes back to `ip route add`, in its order.
 _ROUTE_KEYS = ("type", "dst", "gateway", "protocol", "scope", "metric", "prefsrc", "table", "pref")

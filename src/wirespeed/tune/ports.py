@@ -8,10 +8,10 @@ before the move its state (addresses, routes, MTU, up/down, per-interface sysctl
 port_state.py) is journaled
 in the store as a row `port:IF` of the tune journal, and only then is the port moved and
 given the plan's address, route and MTU. At the end of the run, on Ctrl-C or SIGTERM the
-row is restored: the port comes back to this machine's namespace and gets its state back,
-and the namespace is deleted. After a SIGKILL the row stays open with a dead owner, and
-the next start of `wirespeed run` (or `wirespeed tune restore`) restores it like any
-other journaled knob (tune/apply.py recover).
+row is restored (tune/port_restore.py): the port comes back to this machine's namespace
+and gets its state back, and the namespace is deleted. After a SIGKILL the row stays open
+with a dead owner, and the next start of `wirespeed run` (or `wirespeed tune restore`)
+restores it like any other journaled knob (tune/apply.py recover).
 
 A port that carries this machine's default route, or the SSH session wirespeed runs in,
 is refused unless forced: moved, it would cut the way in for the whole run. So is a port
@@ -24,27 +24,46 @@ from __future__ import annotations
 import contextlib
 import ipaddress
 import json
-import os
-import signal
 import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from wirespeed.errors import HostError, UsageError, WirespeedError
-from wirespeed.hosts.base import Completed, Host
+from wirespeed.hosts.base import Host
 from wirespeed.hosts.netns import namespace_exists
 from wirespeed.signals import deferred_signals
+from wirespeed.tune.apply import RestoreError, host_boot_id, restore_session
 from wirespeed.tune.journal import Journal, State
+from wirespeed.tune.port_restore import (
+    port_is_back,
+    port_namespace,
+    port_present,
+    port_target,
+    read_port,
+    restore_port,
+    run_ip,
+)
 from wirespeed.tune.port_state import (
-    SYSCTL_SCRIPT,
     PortState,
     added_qdiscs,
     nexthop_ids,
     qdisc_deletes,
-    read_state,
     route_ports,
 )
-from wirespeed.tune.targets import check_interface
+
+__all__ = [
+    "PortSetup",
+    "check_port",
+    "move_port",
+    "port_is_back",
+    "port_namespace",
+    "port_target",
+    "ports_moved",
+    "read_port",
+    "restore_port",
+    "restored_words",
+    "ssh_session_port",
+]
 
 _LINK_WAIT = 15.0  # seconds for a real port's autonegotiation after it comes up
 _POLL = 0.05
@@ -64,115 +83,6 @@ class PortSetup:
     @property
     def namespace(self) -> str:
         return port_namespace(self.interface)
-
-
-def port_namespace(interface: str) -> str:
-    """The namespace a port is moved into: named after it, so recovery finds it again."""
-    return f"{check_interface(interface)}-port"
-
-
-def port_target(interface: str) -> str:
-    return f"port:{check_interface(interface)}"
-
-
-def _ip(host: Host, argv: Sequence[str], *, ok_if: str | None = None) -> Completed:
-    done = host.run(["ip", *argv], timeout=15.0)
-    if done.returncode != 0 and not (ok_if and ok_if in done.stderr):
-        raise HostError(f"ip {' '.join(argv)} failed on {host.name}: {done.stderr.strip()}")
-    return done
-
-
-def _present(host: Host, interface: str, namespace: str | None = None) -> bool:
-    where = ["-n", namespace] if namespace is not None else []
-    return host.run(["ip", *where, "link", "show", "dev", interface], timeout=15.0).returncode == 0
-
-
-def read_port(host: Host, interface: str) -> PortState:
-    """The port's state in this machine's namespace; HostError when it is not there."""
-    link = _ip(host, ["-j", "link", "show", "dev", interface]).stdout
-    addresses = _ip(host, ["-j", "addr", "show", "dev", interface]).stdout
-    # Not `dev IF`: that leaves out the multipath routes one of whose nexthops is IF.
-    routes = _ip(host, ["-j", "route", "show", "table", "all"]).stdout
-    done = host.run(["sh", "-c", SYSCTL_SCRIPT, "sh", interface], timeout=15.0)
-    if done.returncode != 0:
-        raise HostError(f"cannot read the sysctls of {interface} on {host.name}: {done.stderr}")
-    try:
-        return read_state(interface, link, addresses, routes, done.stdout)
-    except ValueError as error:
-        raise HostError(f"cannot read the state of {interface} on {host.name}: {error}") from None
-
-
-def restore_port(host: Host, state: PortState) -> None:
-    """Bring the port back from its namespace and give it its state; idempotent, so a
-    restore that was cut short is simply done again."""
-    interface, namespace = state.interface, port_namespace(state.interface)
-    if namespace_exists(namespace):
-        _end_left_processes(host, namespace)
-    if not _present(host, interface):
-        if not namespace_exists(namespace) or not _present(host, interface, namespace):
-            raise HostError(f"port {interface} is neither on {host.name} nor in {namespace}")
-        # Back to the namespace wirespeed runs in (normally the machine's own).
-        _ip(host, ["-n", namespace, "link", "set", "dev", interface, "netns", str(os.getpid())])
-    now = read_port(host, interface)
-    if now.mtu != state.mtu:
-        _ip(host, ["link", "set", "dev", interface, "mtu", str(state.mtu)])
-    # Before the addresses and the link going up: disable_ipv6, accept_dad and
-    # addr_gen_mode say what happens to them.
-    refused = _write_sysctls(host, state)
-    for address in set(now.own_addresses) - set(state.own_addresses):
-        _ip(host, ["addr", "del", address.cidr, "dev", interface])
-    for address in state.own_addresses:
-        if address not in now.own_addresses:
-            _ip(host, address.add_argv(interface)[1:], ok_if="File exists")
-    if now.up != state.up:
-        _ip(host, ["link", "set", "dev", interface, "up" if state.up else "down"])
-    absent = _absent_ports(host, state)
-    # A multipath route through a port still moved is added when that port comes back.
-    for route in state.routes_without(absent):
-        if route not in now.routes:
-            _ip(host, route.add_argv(interface)[1:], ok_if="File exists")
-    if namespace_exists(namespace):
-        _ip(host, ["netns", "del", namespace])
-    if refused:
-        raise HostError(f"{interface}: could not write back {'; '.join(refused)}")
-
-
-def _write_sysctls(host: Host, state: PortState) -> list[str]:
-    """Write back each sysctl that differs now; what was refused. In key order, so
-    that of the pairs that are one value (base_reachable_time, base_reachable_time_ms)
-    the finer is written last, and each is read again just before."""
-    refused = []
-    for key, value in state.sysctls:
-        path = state.sysctl_path(key)
-        try:
-            if host.read_file(path).rstrip("\n") != value:
-                host.write_file(path, value + "\n")
-        except (OSError, WirespeedError) as error:
-            refused.append(f"{path} = {value} ({getattr(error, 'strerror', None) or error})")
-    return refused
-
-
-def _absent_ports(host: Host, state: PortState) -> frozenset[str]:
-    """The other ports of the state's multipath routes that are not in this namespace."""
-    others = {d for r in state.routes for d in r.devices(state.interface)} - {state.interface}
-    return frozenset(d for d in others if not _present(host, d))
-
-
-def port_is_back(host: Host, state: PortState) -> bool:
-    """Whether the port is here with the state it had (its multipath routes through a
-    port still moved aside: they come back with that port)."""
-    now = read_port(host, state.interface)
-    return now.same_as(state, absent=_absent_ports(host, state))
-
-
-def _end_left_processes(host: Host, namespace: str) -> None:
-    """Kill what a run left in the port's namespace (an iperf of a killed run): it is
-    wirespeed's own namespace, and nothing else runs there."""
-    done = host.run(["ip", "netns", "pids", namespace], timeout=15.0)
-    for word in done.stdout.split() if done.returncode == 0 else []:
-        if word.isdigit() and int(word) != os.getpid():
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(int(word), signal.SIGKILL)
 
 
 def _running_in(host: Host, namespace: str, most: int = 4) -> str:
@@ -270,7 +180,7 @@ def check_port(host: Host, setup: PortSetup, ssh_connection: str | None) -> None
         in_use = "wait for it to end; if none runs, `wirespeed tune restore local` (with the "
         in_use += "--db of the run that moved it) gives the port back"
         users = _running_in(host, setup.namespace)
-        if _present(host, interface, setup.namespace):
+        if port_present(host, interface, setup.namespace):
             raise UsageError(
                 f"{where} is in use: it is in namespace {setup.namespace}, where another "
                 f"wirespeed run moved it ({users})",
@@ -281,7 +191,7 @@ def check_port(host: Host, setup: PortSetup, ssh_connection: str | None) -> None
             f"uses the port ({users})",
             hint=in_use,
         )
-    if not _present(host, interface):
+    if not port_present(host, interface):
         raise UsageError(
             f"{where}: this machine has no such port",
             hint="`ip -br link` lists this machine's ports",
@@ -326,8 +236,6 @@ def move_port(
 ) -> str:
     """Journal the port's state (`state`: read before any port of the run moved, else
     now), then move it and set it up; the journal session."""
-    from wirespeed.tune.apply import host_boot_id, restore_session
-
     state = state if state is not None else read_port(host, setup.interface)
     session = journal.new_session()
     with deferred_signals():
@@ -352,27 +260,27 @@ def move_port(
 
 def _set_up(host: Host, setup: PortSetup) -> None:
     interface, namespace = setup.interface, setup.namespace
-    _ip(host, ["netns", "add", namespace])
-    _ip(host, ["link", "set", "dev", interface, "netns", namespace])
+    run_ip(host, ["netns", "add", namespace])
+    run_ip(host, ["link", "set", "dev", interface, "netns", namespace])
     inside = ["-n", namespace]
-    _ip(host, [*inside, "link", "set", "dev", "lo", "up"])
+    run_ip(host, [*inside, "link", "set", "dev", "lo", "up"])
     if setup.mtu is not None:
-        _ip(host, [*inside, "link", "set", "dev", interface, "mtu", str(setup.mtu)])
+        run_ip(host, [*inside, "link", "set", "dev", interface, "mtu", str(setup.mtu)])
     six = ipaddress.ip_interface(setup.address).version == 6
     # An IPv6 address would be tentative (unusable) for a second of duplicate detection.
     nodad = ["nodad"] if six else []
-    _ip(host, [*inside, "addr", "add", setup.address, *nodad, "dev", interface])
-    _ip(host, [*inside, "link", "set", "dev", interface, "up"])
+    run_ip(host, [*inside, "addr", "add", setup.address, *nodad, "dev", interface])
+    run_ip(host, [*inside, "link", "set", "dev", interface, "up"])
     _wait_for_link(host, setup)
     if setup.gateway is not None:
-        _ip(host, [*inside, "route", "add", "default", "via", setup.gateway, "dev", interface])
+        run_ip(host, [*inside, "route", "add", "default", "via", setup.gateway, "dev", interface])
 
 
 def _wait_for_link(host: Host, setup: PortSetup) -> None:
     """A real port negotiates its link anew after the move (seconds); a veth is up at once."""
     deadline = time.monotonic() + _LINK_WAIT
     while True:
-        done = _ip(host, ["-n", setup.namespace, "-j", "link", "show", "dev", setup.interface])
+        done = run_ip(host, ["-n", setup.namespace, "-j", "link", "show", "dev", setup.interface])
         with contextlib.suppress(json.JSONDecodeError, IndexError, AttributeError):
             if json.loads(done.stdout)[0].get("operstate") in ("UP", "UNKNOWN"):
                 return
@@ -390,8 +298,6 @@ def ports_moved(
 ) -> Iterator[dict[str, str]]:
     """Every port checked, then moved (journaled); restored when the block ends, however
     it ends. Yields port -> namespace."""
-    from wirespeed.tune.apply import RestoreError, restore_session
-
     for setup in setups:
         check_port(host, setup, ssh_connection)
     # Every port's state before the first moves: a multipath route through two of them

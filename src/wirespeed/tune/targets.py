@@ -33,11 +33,25 @@ import json
 import re
 from dataclasses import dataclass
 
-from wirespeed.errors import UsageError
+from wirespeed.tune.refused import RefusedError, check_interface
 
-# IFNAMSIZ is 16 with the NUL: 15 characters. The kernel refuses "/" and whitespace
-# (dev_valid_name); the character set here is narrower on purpose.
-_IFNAME = re.compile(r"[A-Za-z0-9_.:@-]{1,15}")
+__all__ = [
+    "FEATURE_ALIASES",
+    "MTU_MAX",
+    "MTU_MIN",
+    "Kind",
+    "RefusedError",
+    "Target",
+    "check_control_interface",
+    "check_interface",
+    "check_value",
+    "default_route_interface",
+    "offload_feature",
+    "offload_target",
+    "parse_offloads",
+    "parse_target",
+]
+
 _MASK = re.compile(r"[0-9a-f,]+")
 _FEATURE = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 _IFNAME_PART = r"(?P<iface>[^/]+)"
@@ -115,19 +129,6 @@ class Target:
     def touches_link(self) -> bool:
         """MTU and offloads can cut a connection that runs over the interface."""
         return self.kind in (Kind.MTU, Kind.OFFLOAD)
-
-
-class RefusedError(UsageError):
-    """A target or value that tuning will not write."""
-
-
-def check_interface(name: str) -> str:
-    if "/" in name or ".." in name or not _IFNAME.fullmatch(name) or set(name) == {"."}:
-        raise RefusedError(
-            f"refused interface name {name!r}",
-            hint="1-15 characters of A-Z a-z 0-9 _ . : @ -, without / or ..",
-        )
-    return name
 
 
 def parse_target(path: str) -> Target:

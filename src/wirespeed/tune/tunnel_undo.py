@@ -23,7 +23,7 @@ import json
 import re
 from dataclasses import dataclass
 
-from wirespeed.tune.targets import RefusedError, check_interface
+from wirespeed.tune.refused import RefusedError, check_interface
 
 __all__ = [
     "TunnelEnd",

@@ -33,7 +33,8 @@ from wirespeed.analysis.compare_many import (
     compare_repetitions,
     verdict_of,
 )
-from wirespeed.analysis.stats import ALPHA, ConfidenceInterval, PermutationTest
+from wirespeed.analysis.group_tests import PermutationTest
+from wirespeed.analysis.stats import ALPHA, ConfidenceInterval
 from wirespeed.model import Better, Measurement, TrialOutcome, TrialStatus
 from wirespeed.store.records import RunRecord
 

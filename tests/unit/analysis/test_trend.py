@@ -9,7 +9,7 @@ from support.bench_samples import R4S_419, device_path, repeated
 from support.samples import START, run_record
 from support.trend_samples import NOISE, R4S, labelled
 from wirespeed.analysis.comparison_key import series_key
-from wirespeed.analysis.stats import student_t_quantile, student_t_two_sided, welch_interval
+from wirespeed.analysis.group_tests import student_t_quantile, student_t_two_sided, welch_interval
 from wirespeed.analysis.trend import Change, MinEffect, label_of, trend
 from wirespeed.model import Better, Measurement, TrialOutcome
 

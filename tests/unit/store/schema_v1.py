@@ -19,7 +19,7 @@ from sqlalchemy import (
     Text,
 )
 
-from wirespeed.store.schema import FreeText, Id
+from wirespeed.store.columns import FreeText, Id
 
 SCHEMA_VERSION = 1
 

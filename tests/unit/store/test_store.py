@@ -407,7 +407,7 @@ def test_a_postgresql_store_uses_bigint_ids_and_keeps_the_url(db: str) -> None:
 
 
 def test_index_and_table_names_fit_postgresql() -> None:
-    from wirespeed.store.schema import metadata
+    from wirespeed.store.columns import metadata
 
     names = [t.name for t in metadata.tables.values()]
     names += [i.name for t in metadata.tables.values() for i in t.indexes if i.name]
