@@ -28,7 +28,8 @@ from wirespeed.analysis.compare_many import (
 )
 from wirespeed.card.parts import PARTS, Part, part_of
 from wirespeed.card.plan_text import STOCK, card_marker
-from wirespeed.report.compare_many_render import LEGEND, cell_lines, many_to_dict, row_label
+from wirespeed.report.compare_many_render import many_to_dict
+from wirespeed.report.many_text import LEGEND, cell_lines, row_label
 from wirespeed.report.text import markdown_table_safe, markdown_text, terminal_safe
 from wirespeed.search.measurements import PPS
 from wirespeed.store.records import RunRecord

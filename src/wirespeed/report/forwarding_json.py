@@ -8,7 +8,7 @@ from typing import Any
 
 from wirespeed.report.forwarding import ForwardingCell, ForwardingTable, SearchRun
 from wirespeed.report.forwarding_text import FRAME_CONVENTION
-from wirespeed.report.json_export import measured_summary_to_dict
+from wirespeed.report.json_values import measured_summary_to_dict
 from wirespeed.search.log import Counters, InterfaceCounts, SearchLog
 from wirespeed.search.model import GoalResult, TrialResult
 

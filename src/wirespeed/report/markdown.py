@@ -8,10 +8,11 @@ so a '<' from a plan or a device is written as '&lt;'. Our own figures keep thei
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from wirespeed.report.model import Report
 from wirespeed.report.note_text import NoteWords, more_text, note_words, trial_words
-from wirespeed.report.sections import SECTIONS, SectionTable
+from wirespeed.report.sections import SECTIONS, NotesSection, Section, SectionTable
 from wirespeed.report.text import (
     column_text,
     host_tools,
@@ -94,9 +95,9 @@ def render_markdown(report: Report) -> str:
     lines.append("")
 
     for section in SECTIONS:
-        own = section.markdown(report)
+        own = OWN_LINES.get(type(section))
         if own is not None:
-            lines += own
+            lines += own(report)
             continue
         for table in section.tables(report):
             lines += _table_lines(table)
@@ -127,3 +128,7 @@ def notes_lines(report: Report) -> list[str]:
     trials = trial_words(report)
     notes = [_note_line(note_words(report, n, trials), n.number) for n in report.notes]
     return [*lines, *notes, ""] if notes else lines
+
+
+# The sections written otherwise than as their tables: the notes as numbered lines.
+OWN_LINES: dict[type[Section], Callable[[Report], list[str]]] = {NotesSection: notes_lines}

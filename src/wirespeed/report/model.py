@@ -278,6 +278,14 @@ class TrialDetail:
         return None if result is None else result.direction(flow)
 
 
+def flows_of(detail: TrialDetail) -> tuple[Flow, ...]:
+    """The flows the test asked for, then any other the result holds."""
+    wanted = detail.outcome.trial.test.spec.flows
+    result = detail.outcome.result
+    extra = () if result is None else tuple(d.flow for d in result.directions)
+    return tuple(dict.fromkeys(wanted + extra))
+
+
 @dataclass(frozen=True)
 class Report:
     run_id: int

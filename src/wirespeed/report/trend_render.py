@@ -24,7 +24,7 @@ from wirespeed.analysis.trend import (
     Trend,
 )
 from wirespeed.report import json_text
-from wirespeed.report.json_export import interval_to_dict
+from wirespeed.report.json_values import interval_to_dict
 from wirespeed.report.measure_text import scale_for, summary_text, value_text
 from wirespeed.report.text import markdown_table_safe, markdown_text, terminal_safe
 

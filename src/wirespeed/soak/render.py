@@ -183,7 +183,7 @@ def render_html(summary: SoakSummary) -> str:
 def report_dict(summary: SoakSummary) -> dict[str, object]:
     """The JSON report: the summary, its figures as measurements, and what the plan
     expected of them, judged."""
-    from wirespeed.report.json_export import judgement_to_dict
+    from wirespeed.report.json_values import judgement_to_dict
     from wirespeed.soak.measurements import figures, judge
 
     return summary.to_dict() | {
