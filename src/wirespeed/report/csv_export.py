@@ -16,11 +16,11 @@ from collections.abc import Set as AbstractSet
 from typing import Any
 
 from wirespeed.model import Flow
+from wirespeed.report.content import FlowFigure, Report, TrialDetail, flows_of
 from wirespeed.report.csv_text import tidy_csv
 from wirespeed.report.latency_table import FIGURES as LATENCY_FIGURES
 from wirespeed.report.latency_table import trial_latency
 from wirespeed.report.measured import MeasuredCell
-from wirespeed.report.model import FlowFigure, Report, TrialDetail, flows_of
 
 COLUMNS = (
     "run_id",

@@ -17,13 +17,13 @@ from collections.abc import Callable, Iterable, Sequence
 from html import escape
 from importlib import resources
 
+from wirespeed.report.content import Note, NoteKind, Report
 from wirespeed.report.device_timeline import device_timeline_section
 from wirespeed.report.html_data import report_data
 from wirespeed.report.html_forwarding import forwarding_data, forwarding_section
 from wirespeed.report.html_json import script_json
 from wirespeed.report.html_latency import latency_section
 from wirespeed.report.html_monitor import DeviceSamples
-from wirespeed.report.model import Note, NoteKind, Report
 from wirespeed.report.note_text import NoteWords, more_text, note_words, trial_words
 from wirespeed.report.sections import (
     SECTIONS,

@@ -31,12 +31,12 @@ from collections.abc import Callable
 from typing import Any
 
 from wirespeed.report import json_text
+from wirespeed.report.content import Report
 from wirespeed.report.forwarding_json import forwarding_to_dict
 from wirespeed.report.json_sections import measured_part, notes_part, traffic_part
 from wirespeed.report.json_series import SeriesWriter
 from wirespeed.report.json_trials import flow_directions, flow_record, trial_record, whole_part
 from wirespeed.report.json_values import expectations_summary
-from wirespeed.report.model import Report
 from wirespeed.report.sections import (
     SECTIONS,
     ForwardingSection,

@@ -9,13 +9,13 @@ import dataclasses
 from typing import Any
 
 from wirespeed.report.budgets import Budget
+from wirespeed.report.content import Cell, Report
 from wirespeed.report.json_values import (
     expectations_summary,
     judgement_to_dict,
     measured_summary_to_dict,
     summary_to_dict,
 )
-from wirespeed.report.model import Cell, Report
 
 
 def measured_part(report: Report) -> dict[str, Any]:

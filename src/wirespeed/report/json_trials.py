@@ -26,9 +26,9 @@ from wirespeed.model import (
     TunnelSpec,
     UdpStats,
 )
+from wirespeed.report.content import Report, flows_of
 from wirespeed.report.json_series import interval_entry
 from wirespeed.report.latency_table import trial_latency
-from wirespeed.report.model import Report, flows_of
 from wirespeed.report.power_json import power_entry
 from wirespeed.report.power_summary import power_summary_entry
 from wirespeed.store.records import PackedDirection, bench_fields, spec_fields, unpack_series

@@ -9,7 +9,7 @@ from typing import Any
 
 from wirespeed.analysis.expectations import Judgement, Verdict
 from wirespeed.analysis.stats import ConfidenceInterval, Summary
-from wirespeed.report.model import Report
+from wirespeed.report.content import Report
 
 
 def interval_to_dict(interval: ConfidenceInterval | None) -> dict[str, Any] | None:

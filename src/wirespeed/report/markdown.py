@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from wirespeed.report.model import Report
+from wirespeed.report.content import Report
 from wirespeed.report.note_text import NoteWords, more_text, note_words, trial_words
 from wirespeed.report.sections import SECTIONS, NotesSection, Section, SectionTable
 from wirespeed.report.text import (

@@ -1,6 +1,6 @@
 """The report's sections, in the one order every format shows them.
 
-A section is built from the report model (report/model.py) alone. It gives its tables of
+A section is built from the report model (report/content.py) alone. It gives its tables of
 measured cells (a title, column headings, rows of a label and cells of lines, a legend),
 which the terminal, Markdown and HTML renderers draw the same way. A new section is one
 class and one entry in SECTIONS: every format loops over the list.
@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 from wirespeed.report import forwarding_text
 from wirespeed.report.ab import ab_legend, ab_title, build_ab
+from wirespeed.report.content import Report
 from wirespeed.report.latency_table import FIGURES as LATENCY_FIGURES
 from wirespeed.report.latency_table import LEGEND as LATENCY_LEGEND
 from wirespeed.report.latency_table import latency_lines, line_texts
@@ -32,7 +33,6 @@ from wirespeed.report.many_text import cell_lines as many_cell_lines
 from wirespeed.report.many_text import row_label
 from wirespeed.report.measure_text import LEGEND as MEASURED_LEGEND
 from wirespeed.report.measure_text import item_text, measured_cell_lines
-from wirespeed.report.model import Report
 from wirespeed.report.power_summary import power_summary_rows
 from wirespeed.report.text import LEGEND, cell_lines
 

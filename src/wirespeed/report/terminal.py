@@ -13,8 +13,8 @@ from rich.text import Text
 
 from wirespeed.analysis.expectations import Verdict
 from wirespeed.report import forwarding_text
+from wirespeed.report.content import NoteKind, Report
 from wirespeed.report.forwarding import ForwardingTable
-from wirespeed.report.model import NoteKind, Report
 from wirespeed.report.note_text import more_text, note_words, trial_words
 from wirespeed.report.sections import (
     SECTIONS,

@@ -12,7 +12,7 @@ from wirespeed.analysis.expectations import Verdict
 from wirespeed.analysis.stats import Summary
 from wirespeed.model import Flow, LinkModel, PathSpec
 from wirespeed.report.budgets import Budget, budgets_text
-from wirespeed.report.model import Cell, Column, DeviceLoad, FlowFigure, Report, cv_text
+from wirespeed.report.content import Cell, Column, DeviceLoad, FlowFigure, Report, cv_text
 from wirespeed.report.provenance_text import provenance_lines as provenance_words
 from wirespeed.store.records import HostInfo
 
