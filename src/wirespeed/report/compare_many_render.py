@@ -20,8 +20,13 @@ from wirespeed.analysis.compare_many import ManyCell, ManyComparison
 from wirespeed.report import json_text
 from wirespeed.report.budgets import Budget
 from wirespeed.report.csv_text import tidy_csv
-from wirespeed.report.json_values import interval_to_dict, measured_summary_to_dict
+from wirespeed.report.json_values import (
+    interval_to_dict,
+    measured_summary_to_dict,
+    measurement_to_dict,
+)
 from wirespeed.report.many_text import LEGEND, cell_lines, percent_text, row_label, said_as
+from wirespeed.report.static_page import static_page
 from wirespeed.report.text import markdown_table_safe, markdown_text, terminal_safe
 
 # Said by the card's tuned part and the site's pages, which take them from here.
@@ -111,11 +116,7 @@ def many_to_dict(comparison: ManyComparison, budgets: tuple[Budget, ...] = ()) -
                 "test_name": row.test_name,
                 "path": row.path,
                 "variant": row.variant or None,  # None: the columns are variants
-                "name": row.name,
-                "labels": dict(row.labels),
-                "item": row.item,
-                "unit": row.unit,
-                "better": row.better.value,
+                **measurement_to_dict(row),
                 "cells": [
                     _cell_dict(cell, budgets if said_as(row, budgets) else ()) for cell in row.cells
                 ],
@@ -246,20 +247,14 @@ def render_many_html(comparison: ManyComparison, budgets: tuple[Budget, ...] = (
         "<li>" + e(c.label) + (f" \N{EM DASH} {e(c.title)}" if c.title else "") + "</li>"
         for c in comparison.columns
     ) + "".join(f"<li>{e(note)}</li>" for note in comparison.notes)
-    return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        "style-src 'unsafe-inline'\">"
-        '<meta name="generator" content="wirespeed">'
-        f"<title>{e(title)} \N{EN DASH} wirespeed</title>"
-        "<style>body{font:14px system-ui,sans-serif;margin:2em;color:#1e293b}"
+    return static_page(
+        title,
+        "body{font:14px system-ui,sans-serif;margin:2em;color:#1e293b}"
         "table{border-collapse:collapse}th,td{border-bottom:1px solid #e2e8f0;"
         "padding:.3em .7em;vertical-align:top}.num{text-align:right;"
-        "font-variant-numeric:tabular-nums}p{max-width:60em;color:#475569}</style>"
-        f"</head><body><h1>{e(title)}</h1><ul>{runs}</ul>"
+        "font-variant-numeric:tabular-nums}p{max-width:60em;color:#475569}",
+        f"<h1>{e(title)}</h1><ul>{runs}</ul>"
         f'<table id="compare-{comparison.noun}s"><thead>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table>"
-        f"<p>{e(comparison.legend or LEGEND)}</p></body></html>\n"
+        f"<p>{e(comparison.legend or LEGEND)}</p>",
     )

@@ -75,33 +75,40 @@ COLUMNS = (
 )
 
 
-def _row(report: Report, detail: TrialDetail, flow: Flow) -> dict[str, Any]:
+def _trial_columns(report: Report, detail: TrialDetail) -> dict[str, Any]:
+    """What every row of a trial says of it, a flow's and a measurement's alike (the
+    writer puts each in its column, whatever the order here)."""
     outcome = detail.outcome
-    trial, spec, link = outcome.trial, outcome.trial.test.spec, outcome.trial.path.link
-    result = outcome.result
-    row: dict[str, Any] = {
+    trial, result = outcome.trial, outcome.result
+    return {
         "run_id": report.run_id,
         "trial": trial.key,
         "test_id": trial.test.id,
         "test_name": trial.test.name,
         "tool": trial.test.tool.value,
-        "protocol": spec.protocol.value,
-        "direction": spec.direction.value,
         "path": trial.path.name,
         "topology": trial.path.topology.value,
         "variant": trial.variant,
         "repetition": trial.repetition,
         "status": outcome.status.value,
         "reason": outcome.reason,
+        "warnings": "" if result is None else ";".join(w.kind.value for w in result.warnings),
+        "notes": ";".join(str(n) for n in detail.notes),
+        "started_at": outcome.started_at,
+        "finished_at": outcome.finished_at,
+    }
+
+
+def _row(report: Report, detail: TrialDetail, flow: Flow) -> dict[str, Any]:
+    spec, link = detail.outcome.trial.test.spec, detail.outcome.trial.path.link
+    row = _trial_columns(report, detail) | {
+        "protocol": spec.protocol.value,
+        "direction": spec.direction.value,
         "flow": flow.value,
         "ceiling_bps": None if detail.ceiling is None else detail.ceiling.bits_per_second,
         "link": None if link is None else link.name,
         "link_rate_bps": None if link is None else link.rate_bps,
         "mtu": spec.mtu if spec.mtu is not None else (None if link is None else link.mtu),
-        "warnings": "" if result is None else ";".join(w.kind.value for w in result.warnings),
-        "notes": ";".join(str(n) for n in detail.notes),
-        "started_at": outcome.started_at,
-        "finished_at": outcome.finished_at,
     }
     direction = detail.direction(flow)
     if direction is None:
@@ -223,25 +230,8 @@ def _measurement_rows(
     lower_bounds: AbstractSet[tuple[str, str, str]] = frozenset(),
 ) -> Iterable[dict[str, Any]]:
     """A benchmark trial's rows: one per measurement (one without, when it failed)."""
-    outcome = detail.outcome
-    trial, result = outcome.trial, outcome.result
-    base: dict[str, Any] = {
-        "run_id": report.run_id,
-        "trial": trial.key,
-        "test_id": trial.test.id,
-        "test_name": trial.test.name,
-        "tool": trial.test.tool.value,
-        "path": trial.path.name,
-        "topology": trial.path.topology.value,
-        "variant": trial.variant,
-        "repetition": trial.repetition,
-        "status": outcome.status.value,
-        "reason": outcome.reason,
-        "warnings": "" if result is None else ";".join(w.kind.value for w in result.warnings),
-        "notes": ";".join(str(n) for n in detail.notes),
-        "started_at": outcome.started_at,
-        "finished_at": outcome.finished_at,
-    }
+    trial, result = detail.outcome.trial, detail.outcome.result
+    base = _trial_columns(report, detail)
     if result is None or not result.measurements:
         yield base
         return

@@ -13,7 +13,9 @@ from wirespeed.report.content import Cell, Report
 from wirespeed.report.json_values import (
     expectations_summary,
     judgement_to_dict,
+    link_to_dict,
     measured_summary_to_dict,
+    measurement_to_dict,
     summary_to_dict,
 )
 
@@ -33,11 +35,7 @@ def measured_part(report: Report) -> dict[str, Any]:
                 "test_id": row.test_id,
                 "test_name": row.test_name,
                 "tool": row.tool.value,
-                "name": row.name,
-                "labels": dict(row.labels),
-                "item": row.item,
-                "unit": row.unit,
-                "better": row.better.value,
+                **measurement_to_dict(row),
                 "cells": [
                     None
                     if cell is None
@@ -112,9 +110,7 @@ def traffic_part(report: Report) -> dict[str, Any]:
                 "label": c.label,
                 "path": c.path,
                 "variant": c.variant,
-                "link": None
-                if c.link is None
-                else {"name": c.link.name, "rate_bps": c.link.rate_bps, "mtu": c.link.mtu},
+                "link": link_to_dict(c.link),
             }
             for c in report.columns
         ],

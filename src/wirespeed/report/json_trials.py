@@ -28,6 +28,7 @@ from wirespeed.model import (
 )
 from wirespeed.report.content import Report, flows_of
 from wirespeed.report.json_series import interval_entry
+from wirespeed.report.json_values import fields_or_none, link_to_dict
 from wirespeed.report.latency_table import trial_latency
 from wirespeed.report.power_json import power_entry
 from wirespeed.report.power_summary import power_summary_entry
@@ -35,21 +36,11 @@ from wirespeed.store.records import PackedDirection, bench_fields, spec_fields, 
 
 
 def _measurement(m: Transfer | None) -> dict[str, Any] | None:
-    if m is None:
-        return None
-    return {"bytes": m.bytes, "seconds": m.seconds, "bits_per_second": m.bits_per_second}
+    return fields_or_none(m, ("bytes", "seconds", "bits_per_second"))
 
 
 def _udp(udp: UdpStats | None) -> dict[str, Any] | None:
-    if udp is None:
-        return None
-    return {
-        "jitter_ms": udp.jitter_ms,
-        "lost": udp.lost,
-        "packets": udp.packets,
-        "loss_percent": udp.loss_percent,
-        "out_of_order": udp.out_of_order,
-    }
+    return fields_or_none(udp, ("jitter_ms", "lost", "packets", "loss_percent", "out_of_order"))
 
 
 # A series to its JSON value: Interval objects, or a series as the store packs it.
@@ -107,18 +98,19 @@ def flow_record(
     }
 
 
+CEILING_FIELDS = (
+    "bits_per_second",
+    "formula",
+    "link_rate_bps",
+    "mtu",
+    "payload_bytes",
+    "wire_bytes",
+    "fragments",
+)
+
+
 def _ceiling(c: Ceiling | None) -> dict[str, Any] | None:
-    if c is None:
-        return None
-    return {
-        "bits_per_second": c.bits_per_second,
-        "formula": c.formula,
-        "link_rate_bps": c.link_rate_bps,
-        "mtu": c.mtu,
-        "payload_bytes": c.payload_bytes,
-        "wire_bytes": c.wire_bytes,
-        "fragments": c.fragments,
-    }
+    return fields_or_none(c, CEILING_FIELDS)
 
 
 def _test(test: TestCase) -> dict[str, Any]:
@@ -133,16 +125,13 @@ def _test(test: TestCase) -> dict[str, Any]:
 
 
 def _path(path: PathSpec) -> dict[str, Any]:
-    link = path.link
     return {
         "name": path.name,
         "topology": path.topology.value,
         "client": path.client,
         "server": path.server,
         "dut": path.dut,
-        "link": None
-        if link is None
-        else {"name": link.name, "rate_bps": link.rate_bps, "mtu": link.mtu},
+        "link": link_to_dict(path.link),
         **({"tunnel": _tunnel(path.tunnel)} if path.tunnel is not None else {}),
     }
 

@@ -5,21 +5,66 @@ report, a comparison, a trend and a soak write them alike (docs/json-format.md).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Protocol
 
 from wirespeed.analysis.expectations import Judgement, Verdict
 from wirespeed.analysis.stats import ConfidenceInterval, Summary
+from wirespeed.model import Better, LinkModel
 from wirespeed.report.content import Report
+
+# The figures of an interval estimate every format of ours writes, before how it was made.
+INTERVAL_FIGURES = ("statistic", "low", "high", "confidence")
+
+
+def fields(value: object, names: Iterable[str]) -> dict[str, Any]:
+    """The named attributes of a value under their own names, in that order: the JSON
+    object of a record whose keys are its fields' names."""
+    return {name: getattr(value, name) for name in names}
+
+
+def fields_or_none(value: object | None, names: Iterable[str]) -> dict[str, Any] | None:
+    """fields(value, names); None (null) for no value."""
+    return None if value is None else fields(value, names)
+
+
+def link_to_dict(link: LinkModel | None) -> dict[str, Any] | None:
+    """A link as the reports' JSON says it: its name, rate and MTU."""
+    return fields_or_none(link, ("name", "rate_bps", "mtu"))
+
+
+class MeasurementRow(Protocol):
+    """A row of one measurement (a run's benchmarks table, a comparison's rows)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def labels(self) -> tuple[tuple[str, str], ...]: ...
+    @property
+    def item(self) -> str: ...
+    @property
+    def unit(self) -> str: ...
+    @property
+    def better(self) -> Better: ...
+
+
+def measurement_to_dict(row: MeasurementRow) -> dict[str, Any]:
+    """What a row measures: its name, labels, the two said as one item, unit and which
+    way is better."""
+    return {
+        "name": row.name,
+        "labels": dict(row.labels),
+        "item": row.item,
+        "unit": row.unit,
+        "better": row.better.value,
+    }
 
 
 def interval_to_dict(interval: ConfidenceInterval | None) -> dict[str, Any] | None:
     if interval is None:
         return None
     return {
-        "statistic": interval.statistic,
-        "low": interval.low,
-        "high": interval.high,
-        "confidence": interval.confidence,
+        **fields(interval, INTERVAL_FIGURES),
         # An exact interval (the median's) was computed from the whole bootstrap
         # distribution: no resamples, no seed.
         "method": "bootstrap percentile"
