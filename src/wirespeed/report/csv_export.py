@@ -15,9 +15,11 @@ from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from typing import Any
 
+from wirespeed.analysis.stats import Summary
 from wirespeed.model import Flow
 from wirespeed.report.content import FlowFigure, Report, TrialDetail, flows_of
 from wirespeed.report.csv_text import tidy_csv
+from wirespeed.report.document import Document
 from wirespeed.report.latency_table import FIGURES as LATENCY_FIGURES
 from wirespeed.report.latency_table import trial_latency
 from wirespeed.report.measured import MeasuredCell
@@ -149,21 +151,29 @@ def _group_figures(report: Report) -> dict[tuple[str, str, str, Flow], FlowFigur
     return figures
 
 
+def _group_statistics(summary: Summary, outlier: bool, unit: str = "") -> dict[str, Any]:
+    """The statistics of a trial's group, and whether the trial is its outlier; `unit`
+    ends the names of the columns of figures in the measurement's unit (goodput's _bps)."""
+    interval = summary.interval
+    return {
+        "group_n": summary.n,
+        f"group_median{unit}": summary.median,
+        "group_cv": summary.cv,
+        f"group_ci_low{unit}": None if interval is None else interval.low,
+        f"group_ci_high{unit}": None if interval is None else interval.high,
+        "group_stability": summary.stability.value,
+        "outlier": "yes" if outlier else "no",
+    }
+
+
 def _group_columns(figure: FlowFigure | None, trial: str) -> dict[str, Any]:
     summary = None if figure is None else figure.summary
     if figure is None or summary is None or trial not in figure.trials:
         return {}
-    interval = summary.interval
-    return {
-        "group_n": summary.n,
-        "group_median_bps": summary.median,
+    outlier = trial in figure.outlier_trials
+    return _group_statistics(summary, outlier, "_bps") | {
         "group_mean_bps": summary.mean,
         "group_stdev_bps": summary.stdev,
-        "group_cv": summary.cv,
-        "group_ci_low_bps": None if interval is None else interval.low,
-        "group_ci_high_bps": None if interval is None else interval.high,
-        "group_stability": summary.stability.value,
-        "outlier": "yes" if trial in figure.outlier_trials else "no",
     }
 
 
@@ -250,16 +260,7 @@ def _measurement_rows(
         cell = cells.get((trial.test.id, trial.path.name, trial.variant, m.name, labels))
         summary = None if cell is None else cell.summary
         if cell is not None and summary is not None and trial.key in cell.trials:
-            interval = summary.interval
-            row |= {
-                "group_n": summary.n,
-                "group_median": summary.median,
-                "group_cv": summary.cv,
-                "group_ci_low": None if interval is None else interval.low,
-                "group_ci_high": None if interval is None else interval.high,
-                "group_stability": summary.stability.value,
-                "outlier": "yes" if trial.key in cell.outlier_trials else "no",
-            }
+            row |= _group_statistics(summary, trial.key in cell.outlier_trials)
         yield row
 
 
@@ -295,3 +296,29 @@ def render_csv(report: Report) -> str:
     latency = tuple(f.key for f in LATENCY_FIGURES) if probed else ()
     budgets = tuple(f"as {b.name}" for b in report.budgets)
     return tidy_csv((*COLUMNS, *extra, *latency, *budgets), _rows(report))
+
+
+# A document as CSV: one line per line of text and per table cell (its lines one per
+# line of the field), each with the part, table, row and column it is in.
+DOCUMENT_COLUMNS = ("part", "table", "row", "column", "value")
+
+
+def _document_rows(document: Document) -> Iterable[dict[str, Any]]:
+    yield {"column": "title", "value": document.title}
+    for line in document.lines:
+        yield {"value": line}
+    for part in document.shown_parts:
+        yield {"part": part.key, "column": "heading", "value": part.heading}
+        for line in part.lines:
+            yield {"part": part.key, "value": line}
+        for table in part.tables:
+            for row in table.rows:
+                for heading, lines in zip(table.headings[1:], row.cells, strict=True):
+                    where = {"part": part.key, "table": table.title, "row": row.label}
+                    yield where | {"column": heading, "value": "\n".join(lines)}
+            for line in table.legend:
+                yield {"part": part.key, "table": table.title, "column": "legend", "value": line}
+
+
+def render_document_csv(document: Document) -> str:
+    return tidy_csv(DOCUMENT_COLUMNS, _document_rows(document))

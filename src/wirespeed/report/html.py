@@ -19,6 +19,7 @@ from importlib import resources
 
 from wirespeed.report.content import Note, NoteKind, Report
 from wirespeed.report.device_timeline import device_timeline_section
+from wirespeed.report.document import Document
 from wirespeed.report.html_data import report_data
 from wirespeed.report.html_forwarding import forwarding_data, forwarding_section
 from wirespeed.report.html_json import script_json
@@ -35,6 +36,7 @@ from wirespeed.report.sections import (
     SectionTable,
     TrafficSection,
 )
+from wirespeed.report.static_page import static_page
 from wirespeed.report.text import (
     column_text,
     host_tools,
@@ -116,6 +118,26 @@ def _table_markup(table: SectionTable, heading: str = "") -> str:
 
 def tables_markup(tables: Sequence[SectionTable], heading: str = "") -> str:
     return "".join(_table_markup(table, heading) for table in tables)
+
+
+def _list(lines: Sequence[str]) -> str:
+    return "<ul>" + "".join(f"<li>{_e(line)}</li>" for line in lines) + "</ul>" if lines else ""
+
+
+def render_document_html(document: Document) -> str:
+    """A document as a page of its own, without a script: its title and lines, then each
+    part as a card of its lines and tables."""
+    parts = "".join(
+        f'<section class="card" id="{_e(part.key)}"><h2>{_e(part.heading)}</h2>'
+        f"{_list(part.lines)}{tables_markup(part.tables, part.heading)}</section>"
+        for part in document.shown_parts
+    )
+    header = (
+        f'<header class="top"><div class="wrap"><h1>{_e(document.title)}</h1>'
+        f'<div class="run">{"<br>".join(_e(line) for line in document.lines)}</div>'
+        "</div></header>"
+    )
+    return static_page(document.title, _asset("report.css"), f"{header}<main>{parts}</main>")
 
 
 def _section_markup(section: Section, tables: Sequence[SectionTable]) -> str:

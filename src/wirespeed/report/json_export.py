@@ -32,6 +32,7 @@ from typing import Any
 
 from wirespeed.report import json_text
 from wirespeed.report.content import Report
+from wirespeed.report.document import Document, SectionTable
 from wirespeed.report.forwarding_json import forwarding_to_dict
 from wirespeed.report.json_sections import measured_part, notes_part, traffic_part
 from wirespeed.report.json_series import SeriesWriter
@@ -48,10 +49,24 @@ from wirespeed.report.sections import (
 from wirespeed.store.gc_pause import gc_paused
 
 # `run --json` says the run's verdict as the report does, and takes it from here.
-__all__ = ["FORMAT", "VERSION", "expectations_summary", "render_json", "report_to_dict"]
+__all__ = [
+    "DOCUMENT_FORMAT",
+    "DOCUMENT_VERSION",
+    "FORMAT",
+    "VERSION",
+    "document_to_dict",
+    "expectations_summary",
+    "render_document_json",
+    "render_json",
+    "report_to_dict",
+]
 
 FORMAT = "wirespeed-report"
 VERSION = 2
+# Any result document as its parts, tables and lines (docs/json-format.md, "Documents"):
+# versioned on its own, beside the formats of each document's figures.
+DOCUMENT_FORMAT = "wirespeed-document"
+DOCUMENT_VERSION = 1
 
 
 def _forwarding_part(report: Report) -> dict[str, Any]:
@@ -167,3 +182,36 @@ def _compact_text(report: Report) -> str:
         return json_text.orjson_text({**_report_head(report), "trials": trials}).decode()
     except json_text.OrjsonRefused:  # what orjson refuses and json writes: json writes it
         return json_text.compact(report_to_dict(report))
+
+
+def _table_dict(table: SectionTable) -> dict[str, Any]:
+    return {
+        "title": table.title,
+        "headings": list(table.headings),
+        "rows": [{"label": row.label, "cells": [list(c) for c in row.cells]} for row in table.rows],
+        "legend": list(table.legend),
+    }
+
+
+def document_to_dict(document: Document) -> dict[str, Any]:
+    """A document's parts that have anything to show, each its lines and tables."""
+    return {
+        "format": DOCUMENT_FORMAT,
+        "version": DOCUMENT_VERSION,
+        "kind": document.kind,
+        "title": document.title,
+        "lines": list(document.lines),
+        "parts": [
+            {
+                "key": part.key,
+                "heading": part.heading,
+                "lines": list(part.lines),
+                "tables": [_table_dict(table) for table in part.tables],
+            }
+            for part in document.shown_parts
+        ],
+    }
+
+
+def render_document_json(document: Document) -> str:
+    return json_text.indented(document_to_dict(document)) + "\n"

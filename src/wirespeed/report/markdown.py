@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable
 
 from wirespeed.report.content import Report
+from wirespeed.report.document import Document
 from wirespeed.report.note_text import NoteWords, more_text, note_words, trial_words
 from wirespeed.report.sections import SECTIONS, NotesSection, Section, SectionTable
 from wirespeed.report.text import (
@@ -100,6 +101,20 @@ def render_markdown(report: Report) -> str:
             lines += own(report)
             continue
         for table in section.tables(report):
+            lines += _table_lines(table)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def render_document_markdown(document: Document) -> str:
+    """A document: its title, its lines as a list, then each part under its heading."""
+    lines = [f"# {markdown_text(document.title)}", ""]
+    if document.lines:
+        lines += [*(f"- {markdown_text(line)}" for line in document.lines), ""]
+    for part in document.shown_parts:
+        lines += [f"## {markdown_text(part.heading)}", ""]
+        if part.lines:
+            lines += [*(f"- {markdown_text(line)}" for line in part.lines), ""]
+        for table in part.tables:
             lines += _table_lines(table)
     return "\n".join(lines).rstrip() + "\n"
 

@@ -21,11 +21,10 @@ by design.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from wirespeed.report import forwarding_text
 from wirespeed.report.ab import ab_legend, ab_title, build_ab
 from wirespeed.report.content import Report
+from wirespeed.report.document import SectionTable, TableRow
 from wirespeed.report.latency_table import FIGURES as LATENCY_FIGURES
 from wirespeed.report.latency_table import LEGEND as LATENCY_LEGEND
 from wirespeed.report.latency_table import latency_lines, line_texts
@@ -48,24 +47,6 @@ __all__ = [
     "TableRow",
     "TrafficSection",
 ]
-
-
-@dataclass(frozen=True)
-class TableRow:
-    """A row: what it measures (words from a plan or a device: each format escapes
-    them), then one cell per figure column, each as its lines (our own words)."""
-
-    label: str
-    cells: tuple[tuple[str, ...], ...]
-
-
-@dataclass(frozen=True)
-class SectionTable:
-    title: str  # "": the table needs none (the traffic table under the run's header)
-    headings: tuple[str, ...]  # the label column's, then one per figure column
-    rows: tuple[TableRow, ...]
-    legend: tuple[str, ...] = ()  # what its figures mean, a line each
-    level: int = 3  # the Markdown heading's level of its title
 
 
 class Section:

@@ -14,6 +14,7 @@ from rich.text import Text
 from wirespeed.analysis.expectations import Verdict
 from wirespeed.report import forwarding_text
 from wirespeed.report.content import NoteKind, Report
+from wirespeed.report.document import Document
 from wirespeed.report.forwarding import ForwardingTable
 from wirespeed.report.note_text import more_text, note_words, trial_words
 from wirespeed.report.sections import (
@@ -94,6 +95,20 @@ def render_terminal(report: Report, console: Console) -> None:
             own(report, console)
             continue
         for table in section.tables(report):
+            print_table(_table(table), console)
+
+
+def render_document(document: Document, console: Console) -> None:
+    """A document: its title and lines, then each part's heading, lines and tables."""
+    console.print(plain_text(document.title, style="bold"))
+    for line in document.lines:
+        console.print(plain_text("  " + line, style="dim"))
+    for part in document.shown_parts:
+        console.print()
+        console.print(plain_text(part.heading, style="bold"))
+        for line in part.lines:
+            console.print(plain_text("  " + line))
+        for table in part.tables:
             print_table(_table(table), console)
 
 
