@@ -27,12 +27,13 @@ Version history:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
 from wirespeed.report import json_text
 from wirespeed.report.content import Report
-from wirespeed.report.document import Document, SectionTable
+from wirespeed.report.document import Document
 from wirespeed.report.forwarding_json import forwarding_to_dict
 from wirespeed.report.json_sections import measured_part, notes_part, traffic_part
 from wirespeed.report.json_series import SeriesWriter
@@ -184,33 +185,10 @@ def _compact_text(report: Report) -> str:
         return json_text.compact(report_to_dict(report))
 
 
-def _table_dict(table: SectionTable) -> dict[str, Any]:
-    return {
-        "title": table.title,
-        "headings": list(table.headings),
-        "rows": [{"label": row.label, "cells": [list(c) for c in row.cells]} for row in table.rows],
-        "legend": list(table.legend),
-    }
-
-
 def document_to_dict(document: Document) -> dict[str, Any]:
-    """A document's parts that have anything to show, each its lines and tables."""
-    return {
-        "format": DOCUMENT_FORMAT,
-        "version": DOCUMENT_VERSION,
-        "kind": document.kind,
-        "title": document.title,
-        "lines": list(document.lines),
-        "parts": [
-            {
-                "key": part.key,
-                "heading": part.heading,
-                "lines": list(part.lines),
-                "tables": [_table_dict(table) for table in part.tables],
-            }
-            for part in document.shown_parts
-        ],
-    }
+    """A document's fields, of the parts that have anything to show."""
+    shown = dataclasses.replace(document, parts=document.shown_parts)
+    return {"format": DOCUMENT_FORMAT, "version": DOCUMENT_VERSION, **dataclasses.asdict(shown)}
 
 
 def render_document_json(document: Document) -> str:

@@ -6,25 +6,18 @@ say the same in figures (the DUT's busiest core in each traffic cell, the power 
 
 from __future__ import annotations
 
+from wirespeed.report import text
 from wirespeed.report.content import Report
 from wirespeed.report.document import Document, Part
 from wirespeed.report.note_text import more_text, note_words, trial_words
 from wirespeed.report.sections import SECTIONS, NotesSection
-from wirespeed.report.text import (
-    column_text,
-    host_tools,
-    paths_of,
-    provenance_lines,
-    run_line,
-    single_run_text,
-)
 from wirespeed.store.records import HostInfo
 
 
 def note_lines(report: Report) -> tuple[str, ...]:
     """Which figures rest on one repetition, then each note as the terminal says it:
     "[3] no server report (`WARNING: ...`): test 7 on WAN"."""
-    single_run = single_run_text(report)
+    single_run = text.single_run_text(report)
     lines = [single_run] if single_run else []
     trials = trial_words(report)
     for note in report.notes:
@@ -40,14 +33,14 @@ def note_lines(report: Report) -> tuple[str, ...]:
 
 
 def _host_line(host: HostInfo) -> str:
-    facts = (host.role, host.os, host.kernel, host_tools(host))
+    facts = (host.role, host.os, host.kernel, text.host_tools(host))
     return f"{host.name}: " + ", ".join(fact for fact in facts if fact)
 
 
 def run_document(report: Report) -> Document:
     hosts = (_host_line(host) for host in report.info.hosts)
-    paths = paths_of(report)
-    columns = (column_text(column, paths.get(column.path)) for column in report.columns)
+    paths = text.paths_of(report)
+    columns = (text.column_text(column, paths.get(column.path)) for column in report.columns)
     parts = tuple(
         Part(
             section.key,
@@ -57,5 +50,5 @@ def run_document(report: Report) -> Document:
         )
         for section in SECTIONS
     )
-    lines = (run_line(report), *hosts, *columns, *provenance_lines(report))
+    lines = (text.run_line(report), *hosts, *columns, *text.provenance_lines(report))
     return Document("run", report.title, lines, parts)
