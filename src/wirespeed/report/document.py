@@ -1,7 +1,9 @@
 """A result document: a title, lines under it, and parts of tables and lines, which every
 format renders alike (terminal, Markdown, HTML, JSON, CSV: each format module's
-render_document). A run's report (report/run_document.py), a card, a soak and a
-comparison are each built as one; a new document is a builder, not a renderer per format.
+render_document). A run's report (report/run_document.py), a card (card/render.py,
+card_result), a soak (soak/render.py, soak_result) and a comparison
+(report/many_document.py) are each built as one: a new document is a builder, not a
+renderer per format.
 
 Text in a document is plain: each format escapes it as it writes it.
 """

@@ -4,10 +4,26 @@ measurements, each cell its median and its change against the first column's."""
 
 from __future__ import annotations
 
-from wirespeed.analysis.compare_many import ManyComparison
+from collections.abc import Iterable
+
+from wirespeed.analysis.compare_many import ManyComparison, ManyRow
 from wirespeed.report.budgets import Budget
 from wirespeed.report.document import Document, Part, SectionTable, TableRow
 from wirespeed.report.many_text import LEGEND, cell_lines, row_label
+
+
+def comparison_rows(
+    rows: Iterable[ManyRow], budgets: tuple[Budget, ...] = ()
+) -> tuple[TableRow, ...]:
+    """Each row's label, then its cells' lines: its median and change per column."""
+    return tuple(
+        TableRow(row_label(row), tuple(tuple(cell_lines(row, cell, budgets)) for cell in row.cells))
+        for row in rows
+    )
+
+
+def comparison_headings(comparison: ManyComparison) -> tuple[str, ...]:
+    return ("Measurement", *(comparison.heading(column) for column in comparison.columns))
 
 
 def comparison_document(comparison: ManyComparison, budgets: tuple[Budget, ...] = ()) -> Document:

@@ -1,5 +1,5 @@
-"""Every format renders every result document: a run's report, a card, a soak and a
-comparison, each built from captured fixtures (the lab cards of
+"""Every format renders every result document: a run's report, a card, a soak, a
+comparison and one of cards, each built from captured fixtures (the lab cards of
 tests/fixtures/cards/runs.db.xz, the soak of tests/fixtures/soak), each rendered to the
 terminal, Markdown, HTML, JSON and CSV, and each part's heading, lines and tables looked
 for in each. The check is shown to fail when a format leaves a part out.
@@ -21,6 +21,7 @@ from rich.console import Console
 
 from support.soak_samples import captured_summary
 from wirespeed.analysis.compare_many import compare_many
+from wirespeed.card.compare import cards_result, compare_cards
 from wirespeed.card.output import card_report
 from wirespeed.card.render import card_result
 from wirespeed.card.summary import card_summary
@@ -59,6 +60,7 @@ def documents(records: tuple[RunRecord, ...]) -> dict[str, Document]:
         "card": card_result(card_summary(card_report(first))),
         "soak": soak_result(captured_summary()),
         "comparison": comparison_document(compare_many(records)),
+        "card comparison": cards_result(compare_cards(records)),
     }
 
 
@@ -158,7 +160,7 @@ def test_every_document_has_parts_with_tables_and_lines(documents: dict[str, Doc
 
 
 @pytest.mark.parametrize("fmt", RENDERERS)
-@pytest.mark.parametrize("kind", ["run", "card", "soak", "comparison"])
+@pytest.mark.parametrize("kind", ["run", "card", "soak", "comparison", "card comparison"])
 def test_every_format_renders_every_part_of_every_document(
     kind: str, fmt: str, documents: dict[str, Document]
 ) -> None:
