@@ -28,7 +28,11 @@ from wirespeed.analysis.compare_many import (
 )
 from wirespeed.card.parts import PARTS, Part, part_of
 from wirespeed.card.plan_text import STOCK, card_marker
-from wirespeed.report.compare_many_render import LEGEND, cell_lines, many_to_dict, row_label
+from wirespeed.report.compare_many_render import many_to_dict
+from wirespeed.report.document import Document, SectionTable
+from wirespeed.report.document import Part as DocumentPart
+from wirespeed.report.many_document import comparison_headings, comparison_rows
+from wirespeed.report.many_text import LEGEND, cell_lines, row_label
 from wirespeed.report.text import markdown_table_safe, markdown_text, terminal_safe
 from wirespeed.search.measurements import PPS
 from wirespeed.store.records import RunRecord
@@ -87,6 +91,20 @@ def compare_cards(records: Sequence[RunRecord], *, strict: bool = False) -> Card
     rows = tuple(row for _, part_rows in parts for row in part_rows)
     whole = dataclasses.replace(many, columns=columns, rows=rows)
     return CardComparison(columns, parts, whole)
+
+
+def cards_result(comparison: CardComparison) -> Document:
+    """The comparison of cards as a result document (report/document.py), which every
+    format renders: a table per part of the card, the legend once, under the last."""
+    headings = comparison_headings(comparison.whole)
+    parts = []
+    for index, (part, rows) in enumerate(comparison.parts):
+        legend = (LEGEND,) if index == len(comparison.parts) - 1 else ()
+        table = SectionTable("", headings, comparison_rows(rows), legend)
+        parts.append(DocumentPart(part.key, part.title, tables=(table,)))
+    lines = (*(column.label for column in comparison.columns), *comparison.whole.notes)
+    title = f"{len(comparison.columns)} device cards compared"
+    return Document("card comparison", title, lines, tuple(parts))
 
 
 def render_cards_terminal(comparison: CardComparison, console: Console) -> None:

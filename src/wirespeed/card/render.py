@@ -10,6 +10,7 @@ from importlib.resources import files
 from typing import Any
 
 from wirespeed.card.summary import CardSummary, Figure, PartSummary
+from wirespeed.report.document import Document, Part, SectionTable, TableRow
 from wirespeed.report.text import html_visible, one_line, terminal_safe
 
 CARD_FORMAT_VERSION = 1
@@ -33,6 +34,37 @@ def ab_text(figure: Figure) -> str:
         return figure.text
     change = f" ({figure.change})" if figure.change else ""
     return f"{figure.text} \N{RIGHTWARDS ARROW} {figure.tuned} tuned{change}"
+
+
+FIGURE_HEADINGS = ("Figure", "Value", "Ceiling", "Spread")
+
+
+def _card_part(part: PartSummary) -> Part:
+    """A part of the card: its headline (or why it was skipped, or what it did not reach)
+    and findings as lines, its figures as a table."""
+    took = _seconds(part)
+    heading = part.part.title + (f" [{took}]" if took else "")
+    if part.skipped:
+        return Part(part.part.key, heading, (f"skipped: {part.skipped}",))
+    lines = (part.unfinished, part.headline, *(f"! {finding}" for finding in part.findings))
+    rows = tuple(
+        TableRow(f.label, ((ab_text(f),), (f.ceiling,), (f.spread,))) for f in part.figures
+    )
+    tables = (SectionTable("", FIGURE_HEADINGS, rows),) if rows else ()
+    return Part(part.part.key, heading, tuple(line for line in lines if line), tables)
+
+
+def card_result(card: CardSummary) -> Document:
+    """The card as a result document (report/document.py), which every format renders."""
+    lines = (
+        card.unfinished and f"! {card.unfinished}",
+        card.sentence,
+        f"run {card.run_id}, {card.profile} card of {card.target}",
+        *(line.strip() for line in card.tuned),
+        *(f"good for: {line}" for line in card.good_for),
+    )
+    parts = tuple(_card_part(part) for part in card.parts)
+    return Document("card", card.title, tuple(line for line in lines if line), parts)
 
 
 # The card's plain text where no terminal says its width (`-o card.txt`): as the

@@ -7,8 +7,8 @@ measurements alone (analysis/compare_within.py), so a new kind appears here unch
 from __future__ import annotations
 
 from wirespeed.analysis.compare_within import VariantsComparison, compare_run_variants
-from wirespeed.report.compare_many_render import LEGEND
-from wirespeed.report.model import Report
+from wirespeed.report.content import Report
+from wirespeed.report.many_text import LEGEND
 from wirespeed.store.records import RunRecord
 
 MTU_LEGEND = (

@@ -16,63 +16,35 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from wirespeed.analysis.compare_many import ManyCell, ManyComparison, ManyRow, Verdict
+from wirespeed.analysis.compare_many import ManyCell, ManyComparison
 from wirespeed.report import json_text
-from wirespeed.report.budgets import Budget, budgets_text
-from wirespeed.report.csv_export import tidy_csv
-from wirespeed.report.json_export import interval_to_dict, measured_summary_to_dict
-from wirespeed.report.measure_text import summary_text
+from wirespeed.report.budgets import Budget
+from wirespeed.report.csv_text import tidy_csv
+from wirespeed.report.json_values import (
+    interval_to_dict,
+    measured_summary_to_dict,
+    measurement_to_dict,
+)
+from wirespeed.report.many_text import LEGEND, cell_lines, percent_text, row_label, said_as
+from wirespeed.report.static_page import static_page
 from wirespeed.report.text import markdown_table_safe, markdown_text, terminal_safe
+
+# Said by the card's tuned part and the site's pages, which take them from here.
+__all__ = [
+    "FORMAT",
+    "LEGEND",
+    "VERSION",
+    "many_to_dict",
+    "percent_text",
+    "render_many_csv",
+    "render_many_html",
+    "render_many_json",
+    "render_many_markdown",
+    "render_many_terminal",
+]
 
 FORMAT = "wirespeed-compare-runs"
 VERSION = 1
-
-MARKS = {Verdict.SIGNIFICANT: "*", Verdict.NOT_SIGNIFICANT: "~"}
-LEGEND = (
-    "Each cell: the median of the column's repetitions (\N{PLUS-MINUS SIGN} the farther end "
-    "of its 95 % interval), and its change against the first column's. "
-    "* the repetitions show a difference (permutation test and the ratio's interval agree); "
-    "~ not significant: the repetitions cannot tell it from noise (3 a side or fewer never "
-    "can: repeat 4 or more times); "
-    "no mark: one side has a single repetition, no test is possible."
-)
-
-
-def percent_text(cell: ManyCell) -> str:
-    if cell.percent is None:
-        if cell.verdict is Verdict.NO_RATIO:
-            return "no ratio"
-        # A test without a ratio: a soak's outage rate against one of none.
-        mark = MARKS.get(cell.verdict, "") if cell.verdict is not None else ""
-        return f"no ratio{mark}" if mark else ""
-    sign = "+" if cell.percent >= 0 else "\N{MINUS SIGN}"
-    mark = MARKS.get(cell.verdict, "") if cell.verdict is not None else ""
-    return f"{sign}{abs(cell.percent):.1f} %{mark}"
-
-
-def said_as(row: ManyRow, budgets: tuple[Budget, ...]) -> bool:
-    """Whether `--as` says this row's figures again: a goodput's, in bit/s."""
-    return bool(budgets) and row.name == "goodput" and row.unit == "bit/s"
-
-
-def cell_lines(row: ManyRow, cell: ManyCell | None, budgets: tuple[Budget, ...] = ()) -> list[str]:
-    if cell is None:
-        return ["\N{EN DASH}"]
-    lines = [summary_text(cell.summary, row.unit)]
-    if said_as(row, budgets):
-        lines.append(budgets_text(budgets, cell.summary.median))
-    change = percent_text(cell)
-    if change:
-        lines.append(change)
-    if cell.not_comparable is not None:
-        lines.append(f"not comparable: {cell.not_comparable}")
-    return lines
-
-
-def row_label(row: ManyRow) -> str:
-    """The row's test, measurement and which way is better: "fwd NDR 64 B, up ↑"."""
-    arrow = "\N{UPWARDS ARROW}" if row.better.value == "higher" else "\N{DOWNWARDS ARROW}"
-    return f"{row.test_id} {row.item} {arrow}"
 
 
 def render_many_terminal(
@@ -144,11 +116,7 @@ def many_to_dict(comparison: ManyComparison, budgets: tuple[Budget, ...] = ()) -
                 "test_name": row.test_name,
                 "path": row.path,
                 "variant": row.variant or None,  # None: the columns are variants
-                "name": row.name,
-                "labels": dict(row.labels),
-                "item": row.item,
-                "unit": row.unit,
-                "better": row.better.value,
+                **measurement_to_dict(row),
                 "cells": [
                     _cell_dict(cell, budgets if said_as(row, budgets) else ()) for cell in row.cells
                 ],
@@ -279,20 +247,14 @@ def render_many_html(comparison: ManyComparison, budgets: tuple[Budget, ...] = (
         "<li>" + e(c.label) + (f" \N{EM DASH} {e(c.title)}" if c.title else "") + "</li>"
         for c in comparison.columns
     ) + "".join(f"<li>{e(note)}</li>" for note in comparison.notes)
-    return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        "style-src 'unsafe-inline'\">"
-        '<meta name="generator" content="wirespeed">'
-        f"<title>{e(title)} \N{EN DASH} wirespeed</title>"
-        "<style>body{font:14px system-ui,sans-serif;margin:2em;color:#1e293b}"
+    return static_page(
+        title,
+        "body{font:14px system-ui,sans-serif;margin:2em;color:#1e293b}"
         "table{border-collapse:collapse}th,td{border-bottom:1px solid #e2e8f0;"
         "padding:.3em .7em;vertical-align:top}.num{text-align:right;"
-        "font-variant-numeric:tabular-nums}p{max-width:60em;color:#475569}</style>"
-        f"</head><body><h1>{e(title)}</h1><ul>{runs}</ul>"
+        "font-variant-numeric:tabular-nums}p{max-width:60em;color:#475569}",
+        f"<h1>{e(title)}</h1><ul>{runs}</ul>"
         f'<table id="compare-{comparison.noun}s"><thead>{head}</tr></thead>'
         f"<tbody>{''.join(body)}</tbody></table>"
-        f"<p>{e(comparison.legend or LEGEND)}</p></body></html>\n"
+        f"<p>{e(comparison.legend or LEGEND)}</p>",
     )

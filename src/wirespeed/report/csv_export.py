@@ -11,19 +11,18 @@ pivoted; a new section needs nothing here.
 
 from __future__ import annotations
 
-import csv
-import io
-import re
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from typing import Any
 
+from wirespeed.analysis.stats import Summary
 from wirespeed.model import Flow
-from wirespeed.report.json_export import flows_of
+from wirespeed.report.content import FlowFigure, Report, TrialDetail, flows_of
+from wirespeed.report.csv_text import tidy_csv
+from wirespeed.report.document import Document
 from wirespeed.report.latency_table import FIGURES as LATENCY_FIGURES
 from wirespeed.report.latency_table import trial_latency
 from wirespeed.report.measured import MeasuredCell
-from wirespeed.report.model import FlowFigure, Report, TrialDetail
 
 COLUMNS = (
     "run_id",
@@ -78,66 +77,40 @@ COLUMNS = (
 )
 
 
-# A spreadsheet takes a cell that starts with one of these for a formula: a test name
-# "=HYPERLINK(...)" would be a link that sends what it names away, "=cmd|..." once ran a
-# program. OWASP's advice on CSV injection: such text starts with a ' instead. Spreadsheets
-# trim leading blanks on import (Google Sheets, LibreOffice's "trim spaces"), so " =1" is a
-# formula too: the first character after any whitespace decides.
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-# The writer quotes a field that holds its line terminator, LF, but leaves a CR bare, and
-# a bare CR ends the row for a spreadsheet: the rest of the text would be a row of its own.
-CARRIAGE_RETURNS = re.compile(r"\r\n?")
-
-
-def spreadsheet_safe(value: object) -> object:
-    """A text cell as a spreadsheet should read it: with a ' before it where it would read
-    as a formula, and its line breaks as LF, so that the cell stays one quoted field.
-    Numbers stay as they are: -5.2 is a number, not a formula."""
-    if not isinstance(value, str):
-        return value
-    if value.startswith(FORMULA_STARTS) or value.lstrip().startswith(FORMULA_STARTS):
-        value = "'" + value
-    return CARRIAGE_RETURNS.sub("\n", value)
-
-
-def tidy_csv(columns: Iterable[str], rows: Iterable[Mapping[str, Any]]) -> str:
-    """The rows under a header line, each text cell made safe for spreadsheets: every CSV
-    of ours is written here."""
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow({key: spreadsheet_safe(value) for key, value in row.items()})
-    return out.getvalue()
-
-
-def _row(report: Report, detail: TrialDetail, flow: Flow) -> dict[str, Any]:
+def _trial_columns(report: Report, detail: TrialDetail) -> dict[str, Any]:
+    """What every row of a trial says of it, a flow's and a measurement's alike (the
+    writer puts each in its column, whatever the order here)."""
     outcome = detail.outcome
-    trial, spec, link = outcome.trial, outcome.trial.test.spec, outcome.trial.path.link
-    result = outcome.result
-    row: dict[str, Any] = {
+    trial, result = outcome.trial, outcome.result
+    return {
         "run_id": report.run_id,
         "trial": trial.key,
         "test_id": trial.test.id,
         "test_name": trial.test.name,
         "tool": trial.test.tool.value,
-        "protocol": spec.protocol.value,
-        "direction": spec.direction.value,
         "path": trial.path.name,
         "topology": trial.path.topology.value,
         "variant": trial.variant,
         "repetition": trial.repetition,
         "status": outcome.status.value,
         "reason": outcome.reason,
+        "warnings": "" if result is None else ";".join(w.kind.value for w in result.warnings),
+        "notes": ";".join(str(n) for n in detail.notes),
+        "started_at": outcome.started_at,
+        "finished_at": outcome.finished_at,
+    }
+
+
+def _row(report: Report, detail: TrialDetail, flow: Flow) -> dict[str, Any]:
+    spec, link = detail.outcome.trial.test.spec, detail.outcome.trial.path.link
+    row = _trial_columns(report, detail) | {
+        "protocol": spec.protocol.value,
+        "direction": spec.direction.value,
         "flow": flow.value,
         "ceiling_bps": None if detail.ceiling is None else detail.ceiling.bits_per_second,
         "link": None if link is None else link.name,
         "link_rate_bps": None if link is None else link.rate_bps,
         "mtu": spec.mtu if spec.mtu is not None else (None if link is None else link.mtu),
-        "warnings": "" if result is None else ";".join(w.kind.value for w in result.warnings),
-        "notes": ";".join(str(n) for n in detail.notes),
-        "started_at": outcome.started_at,
-        "finished_at": outcome.finished_at,
     }
     direction = detail.direction(flow)
     if direction is None:
@@ -178,21 +151,29 @@ def _group_figures(report: Report) -> dict[tuple[str, str, str, Flow], FlowFigur
     return figures
 
 
+def _group_statistics(summary: Summary, outlier: bool, unit: str = "") -> dict[str, Any]:
+    """The statistics of a trial's group, and whether the trial is its outlier; `unit`
+    ends the names of the columns of figures in the measurement's unit (goodput's _bps)."""
+    interval = summary.interval
+    return {
+        "group_n": summary.n,
+        f"group_median{unit}": summary.median,
+        "group_cv": summary.cv,
+        f"group_ci_low{unit}": None if interval is None else interval.low,
+        f"group_ci_high{unit}": None if interval is None else interval.high,
+        "group_stability": summary.stability.value,
+        "outlier": "yes" if outlier else "no",
+    }
+
+
 def _group_columns(figure: FlowFigure | None, trial: str) -> dict[str, Any]:
     summary = None if figure is None else figure.summary
     if figure is None or summary is None or trial not in figure.trials:
         return {}
-    interval = summary.interval
-    return {
-        "group_n": summary.n,
-        "group_median_bps": summary.median,
+    outlier = trial in figure.outlier_trials
+    return _group_statistics(summary, outlier, "_bps") | {
         "group_mean_bps": summary.mean,
         "group_stdev_bps": summary.stdev,
-        "group_cv": summary.cv,
-        "group_ci_low_bps": None if interval is None else interval.low,
-        "group_ci_high_bps": None if interval is None else interval.high,
-        "group_stability": summary.stability.value,
-        "outlier": "yes" if trial in figure.outlier_trials else "no",
     }
 
 
@@ -259,25 +240,8 @@ def _measurement_rows(
     lower_bounds: AbstractSet[tuple[str, str, str]] = frozenset(),
 ) -> Iterable[dict[str, Any]]:
     """A benchmark trial's rows: one per measurement (one without, when it failed)."""
-    outcome = detail.outcome
-    trial, result = outcome.trial, outcome.result
-    base: dict[str, Any] = {
-        "run_id": report.run_id,
-        "trial": trial.key,
-        "test_id": trial.test.id,
-        "test_name": trial.test.name,
-        "tool": trial.test.tool.value,
-        "path": trial.path.name,
-        "topology": trial.path.topology.value,
-        "variant": trial.variant,
-        "repetition": trial.repetition,
-        "status": outcome.status.value,
-        "reason": outcome.reason,
-        "warnings": "" if result is None else ";".join(w.kind.value for w in result.warnings),
-        "notes": ";".join(str(n) for n in detail.notes),
-        "started_at": outcome.started_at,
-        "finished_at": outcome.finished_at,
-    }
+    trial, result = detail.outcome.trial, detail.outcome.result
+    base = _trial_columns(report, detail)
     if result is None or not result.measurements:
         yield base
         return
@@ -296,16 +260,7 @@ def _measurement_rows(
         cell = cells.get((trial.test.id, trial.path.name, trial.variant, m.name, labels))
         summary = None if cell is None else cell.summary
         if cell is not None and summary is not None and trial.key in cell.trials:
-            interval = summary.interval
-            row |= {
-                "group_n": summary.n,
-                "group_median": summary.median,
-                "group_cv": summary.cv,
-                "group_ci_low": None if interval is None else interval.low,
-                "group_ci_high": None if interval is None else interval.high,
-                "group_stability": summary.stability.value,
-                "outlier": "yes" if trial.key in cell.outlier_trials else "no",
-            }
+            row |= _group_statistics(summary, trial.key in cell.outlier_trials)
         yield row
 
 
@@ -341,3 +296,29 @@ def render_csv(report: Report) -> str:
     latency = tuple(f.key for f in LATENCY_FIGURES) if probed else ()
     budgets = tuple(f"as {b.name}" for b in report.budgets)
     return tidy_csv((*COLUMNS, *extra, *latency, *budgets), _rows(report))
+
+
+# A document as CSV: one line per line of text and per table cell (its lines one per
+# line of the field), each with the part, table, row and column it is in.
+DOCUMENT_COLUMNS = ("part", "table", "row", "column", "value")
+
+
+def _document_rows(document: Document) -> Iterable[dict[str, Any]]:
+    yield {"column": "title", "value": document.title}
+    for line in document.lines:
+        yield {"value": line}
+    for part in document.shown_parts:
+        yield {"part": part.key, "column": "heading", "value": part.heading}
+        for line in part.lines:
+            yield {"part": part.key, "value": line}
+        for table in part.tables:
+            for row in table.rows:
+                for heading, lines in zip(table.headings[1:], row.cells, strict=True):
+                    where = {"part": part.key, "table": table.title, "row": row.label}
+                    yield where | {"column": heading, "value": "\n".join(lines)}
+            for line in table.legend:
+                yield {"part": part.key, "table": table.title, "column": "legend", "value": line}
+
+
+def render_document_csv(document: Document) -> str:
+    return tidy_csv(DOCUMENT_COLUMNS, _document_rows(document))

@@ -19,7 +19,7 @@ from typing import Any
 
 from wirespeed.analysis.findings import emulated
 from wirespeed.model import MonitorRecord, TrialOutcome
-from wirespeed.report.model import Report
+from wirespeed.report.content import Report
 from wirespeed.report.stored_summary import summary_fields
 from wirespeed.report.timeline import (
     Lane,

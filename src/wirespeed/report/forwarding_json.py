@@ -8,7 +8,7 @@ from typing import Any
 
 from wirespeed.report.forwarding import ForwardingCell, ForwardingTable, SearchRun
 from wirespeed.report.forwarding_text import FRAME_CONVENTION
-from wirespeed.report.json_export import measured_summary_to_dict
+from wirespeed.report.json_values import link_to_dict, measured_summary_to_dict
 from wirespeed.search.log import Counters, InterfaceCounts, SearchLog
 from wirespeed.search.model import GoalResult, TrialResult
 
@@ -91,16 +91,13 @@ def _cell(cell: ForwardingCell | None) -> dict[str, Any] | None:
 
 
 def _table(table: ForwardingTable) -> dict[str, Any]:
-    link = table.link
     return {
         "test_id": table.test_id,
         "test_name": table.test_name,
         "label": table.place.label,
         "path": table.place.path,
         "variant": table.place.variant,
-        "link": None
-        if link is None
-        else {"name": link.name, "rate_bps": link.rate_bps, "mtu": link.mtu},
+        "link": link_to_dict(table.link),
         "goals": list(table.goals),
         "directions": list(table.directions),
         "frame_convention": FRAME_CONVENTION,

@@ -1,7 +1,7 @@
 """The report as one self-contained HTML page: tables and notes as markup, plots as SVG
 drawn by a small inline script from an inline JSON block. It makes no network request.
 Between the header and the provenance, the report's sections (report/sections.py) in
-their order: each its own markup where it has charts, else its tables as below.
+their order: each its own markup where it has charts (OWN_MARKUP), else its tables.
 
 Everything that comes from a plan, a device or a tool is escaped: html.escape in markup,
 and in the JSON block `<`, `>` and `&` become \\u003c, \\u003e, \\u0026, so no label can
@@ -13,20 +13,30 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from html import escape
 from importlib import resources
-from typing import Any
 
-import orjson
-
+from wirespeed.report.content import Note, NoteKind, Report
+from wirespeed.report.device_timeline import device_timeline_section
+from wirespeed.report.document import Document
 from wirespeed.report.html_data import report_data
-from wirespeed.report.html_forwarding import forwarding_data
+from wirespeed.report.html_forwarding import forwarding_data, forwarding_section
+from wirespeed.report.html_json import script_json
+from wirespeed.report.html_latency import latency_section
 from wirespeed.report.html_monitor import DeviceSamples
-from wirespeed.report.model import Note, NoteKind, Report
 from wirespeed.report.note_text import NoteWords, more_text, note_words, trial_words
-from wirespeed.report.sections import SECTIONS, Section, SectionTable
+from wirespeed.report.sections import (
+    SECTIONS,
+    DeviceSection,
+    ForwardingSection,
+    LatencySection,
+    NotesSection,
+    Section,
+    SectionTable,
+    TrafficSection,
+)
+from wirespeed.report.static_page import static_page
 from wirespeed.report.text import (
     column_text,
     host_tools,
@@ -39,26 +49,11 @@ from wirespeed.report.text import (
 from wirespeed.store.gc_pause import gc_paused
 
 NO_SAMPLES = "No device samples in this run."
-_JSON_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"))
 
 
 @functools.cache
 def _asset(name: str) -> str:
     return (resources.files("wirespeed.report") / "assets" / name).read_text(encoding="utf-8")
-
-
-def script_json(value: Any) -> str:
-    """JSON that is safe inside <script type="application/json">: no `<`, `>` or `&`.
-    orjson writes the 10 MB of a 10,000-trial page in a fifth of json's 0.2 s; like
-    json.dumps(allow_nan=False) it writes no NaN (it writes null where json would raise:
-    the plots' values are checked finite before)."""
-    try:
-        text = orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
-    except TypeError:  # an integer beyond 64 bits
-        text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-    for character, escaped in _JSON_ESCAPES:
-        text = text.replace(character, escaped)
-    return text
 
 
 def _e(text: object) -> str:
@@ -123,6 +118,26 @@ def _table_markup(table: SectionTable, heading: str = "") -> str:
 
 def tables_markup(tables: Sequence[SectionTable], heading: str = "") -> str:
     return "".join(_table_markup(table, heading) for table in tables)
+
+
+def _list(lines: Sequence[str]) -> str:
+    return "<ul>" + "".join(f"<li>{_e(line)}</li>" for line in lines) + "</ul>" if lines else ""
+
+
+def render_document_html(document: Document) -> str:
+    """A document as a page of its own, without a script: its title and lines, then each
+    part as a card of its lines and tables."""
+    parts = "".join(
+        f'<section class="card" id="{_e(part.key)}"><h2>{_e(part.heading)}</h2>'
+        f"{_list(part.lines)}{tables_markup(part.tables, part.heading)}</section>"
+        for part in document.shown_parts
+    )
+    header = (
+        f'<header class="top"><div class="wrap"><h1>{_e(document.title)}</h1>'
+        f'<div class="run">{"<br>".join(_e(line) for line in document.lines)}</div>'
+        "</div></header>"
+    )
+    return static_page(document.title, _asset("report.css"), f"{header}<main>{parts}</main>")
 
 
 def _section_markup(section: Section, tables: Sequence[SectionTable]) -> str:
@@ -262,11 +277,50 @@ def _provenance(report: Report) -> str:
     return "".join(parts)
 
 
+def _results(section: Section, report: Report, samples: Sequence[DeviceSamples]) -> str:
+    return results_section(report, section.tables(report))
+
+
+def _latency(section: Section, report: Report, samples: Sequence[DeviceSamples]) -> str:
+    outcomes = [detail.outcome for detail in report.trials]
+    return latency_section(outcomes, tables_markup(section.tables(report), section.heading))
+
+
+def _forwarding(section: Section, report: Report, samples: Sequence[DeviceSamples]) -> str:
+    tables = section.tables(report)
+    return forwarding_section([tables_markup((t,), section.heading) for t in tables])
+
+
+def _device(section: Section, report: Report, samples: Sequence[DeviceSamples]) -> str:
+    return trial_sections(report, samples) + device_timeline_section(report)
+
+
+def _notes(section: Section, report: Report, samples: Sequence[DeviceSamples]) -> str:
+    return notes_section(report)
+
+
+# The sections the page shows as markup of their own, with charts, rather than as their
+# tables alone.
+OWN_MARKUP: dict[type[Section], Callable[[Section, Report, Sequence[DeviceSamples]], str]] = {
+    TrafficSection: _results,
+    LatencySection: _latency,
+    ForwardingSection: _forwarding,
+    DeviceSection: _device,
+    NotesSection: _notes,
+}
+
+
+def own_markup(section: Section, report: Report, samples: Sequence[DeviceSamples]) -> str | None:
+    """The section's own markup on the page; None: the page shows its tables."""
+    own = OWN_MARKUP.get(type(section))
+    return None if own is None else own(section, report, samples)
+
+
 def _sections(report: Report, samples: Sequence[DeviceSamples]) -> str:
     """Every section in its order: its own markup, or its tables'."""
     parts = []
     for section in SECTIONS:
-        own = section.html(report, samples)
+        own = own_markup(section, report, samples)
         parts.append(own if own is not None else _section_markup(section, section.tables(report)))
     return "".join(parts)
 

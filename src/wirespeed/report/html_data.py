@@ -14,9 +14,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from wirespeed.model import DirectionResult, Interval
+from wirespeed.report.content import Report, flows_of
 from wirespeed.report.html_monitor import DeviceSamples
-from wirespeed.report.json_export import flows_of
-from wirespeed.report.model import Report
 from wirespeed.report.text import ceiling_mbit
 from wirespeed.store.gc_pause import gc_paused
 from wirespeed.store.records import PackedDirection, series_rows, unpack_series

@@ -14,8 +14,8 @@ from html import escape
 from typing import Any
 
 from wirespeed.report import forwarding_text
+from wirespeed.report.content import Report
 from wirespeed.report.forwarding import ForwardingCell, ForwardingTable
-from wirespeed.report.model import Report
 
 LEAD = (
     "Per frame size and direction, the highest load the device forwarded within each "

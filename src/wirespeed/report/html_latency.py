@@ -102,6 +102,17 @@ def timeline(
     return found
 
 
+def _chart_opening(title: str) -> str:
+    """A chart's <svg> opening tag and its two axes."""
+    return (
+        f'<svg viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" role="img" '
+        f'aria-label="{escape(title)}">'
+        f'<line x1="{LEFT}" y1="{HEIGHT - BOTTOM}" x2="{WIDTH - RIGHT}" y2="{HEIGHT - BOTTOM}" '
+        'stroke="#999"/>'
+        f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{HEIGHT - BOTTOM}" stroke="#999"/>'
+    )
+
+
 def timeline_svg(phases_: Sequence[tuple[str, list[tuple[float, float]]]], title: str) -> str:
     """Round trip (vertical) over time (horizontal): the load shows as a step up."""
     points = [p for _, series in phases_ for p in series]
@@ -130,11 +141,7 @@ def timeline_svg(phases_: Sequence[tuple[str, list[tuple[float, float]]]], title
         for label, series in phases_
     )
     return (
-        f'<svg viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" role="img" '
-        f'aria-label="{escape(title)}">'
-        f'<line x1="{LEFT}" y1="{HEIGHT - BOTTOM}" x2="{WIDTH - RIGHT}" y2="{HEIGHT - BOTTOM}" '
-        'stroke="#999"/>'
-        f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{HEIGHT - BOTTOM}" stroke="#999"/>'
+        f"{_chart_opening(title)}"
         f"{''.join(ticks)}"
         f'<text x="{WIDTH - RIGHT}" y="{HEIGHT}" text-anchor="end" font-size="11">'
         "time, s</text>"
@@ -180,11 +187,7 @@ def cdf_svg(series: Sequence[tuple[str, ProbeSeries]], title: str) -> str:
         for label, s in series
     )
     return (
-        f'<svg viewBox="0 0 {WIDTH} {HEIGHT}" width="{WIDTH}" height="{HEIGHT}" role="img" '
-        f'aria-label="{escape(title)}">'
-        f'<line x1="{LEFT}" y1="{HEIGHT - BOTTOM}" x2="{WIDTH - RIGHT}" y2="{HEIGHT - BOTTOM}" '
-        'stroke="#999"/>'
-        f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{HEIGHT - BOTTOM}" stroke="#999"/>'
+        f"{_chart_opening(title)}"
         f'<text x="{LEFT - 6}" y="{TOP + 8}" text-anchor="end" font-size="11">1</text>'
         f'<text x="{LEFT - 6}" y="{HEIGHT - BOTTOM}" text-anchor="end" font-size="11">0</text>'
         f"{''.join(ticks)}"

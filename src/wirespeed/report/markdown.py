@@ -8,10 +8,12 @@ so a '<' from a plan or a device is written as '&lt;'. Our own figures keep thei
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
-from wirespeed.report.model import Report
+from wirespeed.report.content import Report
+from wirespeed.report.document import Document
 from wirespeed.report.note_text import NoteWords, more_text, note_words, trial_words
-from wirespeed.report.sections import SECTIONS, SectionTable
+from wirespeed.report.sections import SECTIONS, NotesSection, Section, SectionTable
 from wirespeed.report.text import (
     column_text,
     host_tools,
@@ -94,11 +96,25 @@ def render_markdown(report: Report) -> str:
     lines.append("")
 
     for section in SECTIONS:
-        own = section.markdown(report)
+        own = OWN_LINES.get(type(section))
         if own is not None:
-            lines += own
+            lines += own(report)
             continue
         for table in section.tables(report):
+            lines += _table_lines(table)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def render_document_markdown(document: Document) -> str:
+    """A document: its title, its lines as a list, then each part under its heading."""
+    lines = [f"# {markdown_text(document.title)}", ""]
+    if document.lines:
+        lines += [*(f"- {markdown_text(line)}" for line in document.lines), ""]
+    for part in document.shown_parts:
+        lines += [f"## {markdown_text(part.heading)}", ""]
+        if part.lines:
+            lines += [*(f"- {markdown_text(line)}" for line in part.lines), ""]
+        for table in part.tables:
             lines += _table_lines(table)
     return "\n".join(lines).rstrip() + "\n"
 
@@ -127,3 +143,7 @@ def notes_lines(report: Report) -> list[str]:
     trials = trial_words(report)
     notes = [_note_line(note_words(report, n, trials), n.number) for n in report.notes]
     return [*lines, *notes, ""] if notes else lines
+
+
+# The sections written otherwise than as their tables: the notes as numbered lines.
+OWN_LINES: dict[type[Section], Callable[[Report], list[str]]] = {NotesSection: notes_lines}

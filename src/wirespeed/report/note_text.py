@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from wirespeed.report.model import Measure, Note, Report
+from wirespeed.report.content import Measure, Note, Report
 
 DASH = "\N{EN DASH}"
 # Trials named one by one up to this many; beyond, the count and the cells' marks say where.

@@ -1,11 +1,14 @@
 """The report's sections, in the one order every format shows them.
 
-A section is built from the report model (report/model.py) alone. It gives its tables of
+A section is built from the report model (report/content.py) alone. It gives its tables of
 measured cells (a title, column headings, rows of a label and cells of lines, a legend),
-which the terminal, Markdown and HTML renderers draw the same way, and its part of the
-JSON report; where a table is not enough it renders itself in a format (the HTML page's
-charts, the forwarding table split by direction on a narrow terminal, the notes). A new
-section is one class and one entry in SECTIONS: every format loops over the list.
+which the terminal, Markdown and HTML renderers draw the same way. A new section is one
+class and one entry in SECTIONS: every format loops over the list.
+
+A section knows no format: the formats know the sections. Where a table is not enough, a
+format draws a section its own way, keyed by the section's class in that format's module
+(the HTML page's charts, the forwarding table split by direction on a narrow terminal,
+the notes), and the JSON report writes each section's part (json_export.SECTION_PARTS).
 
 The JSON report keeps the key order of its format (docs/json-format.md): each section
 names the top-level keys it writes (`json_keys`), and the figures it shows per trial are
@@ -18,52 +21,37 @@ by design.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
 from wirespeed.report import forwarding_text
 from wirespeed.report.ab import ab_legend, ab_title, build_ab
-from wirespeed.report.compare_many_render import cell_lines as many_cell_lines
-from wirespeed.report.compare_many_render import row_label
+from wirespeed.report.content import Report
+from wirespeed.report.document import SectionTable, TableRow
 from wirespeed.report.latency_table import FIGURES as LATENCY_FIGURES
 from wirespeed.report.latency_table import LEGEND as LATENCY_LEGEND
 from wirespeed.report.latency_table import latency_lines, line_texts
+from wirespeed.report.many_text import cell_lines as many_cell_lines
+from wirespeed.report.many_text import row_label
 from wirespeed.report.measure_text import LEGEND as MEASURED_LEGEND
 from wirespeed.report.measure_text import item_text, measured_cell_lines
-from wirespeed.report.model import Report
 from wirespeed.report.power_summary import power_summary_rows
 from wirespeed.report.text import LEGEND, cell_lines
 
-if TYPE_CHECKING:
-    from rich.console import Console
-
-    from wirespeed.report.html_monitor import DeviceSamples
-
-__all__ = ["SECTIONS", "Section", "SectionTable", "TableRow"]
-
-
-@dataclass(frozen=True)
-class TableRow:
-    """A row: what it measures (words from a plan or a device: each format escapes
-    them), then one cell per figure column, each as its lines (our own words)."""
-
-    label: str
-    cells: tuple[tuple[str, ...], ...]
-
-
-@dataclass(frozen=True)
-class SectionTable:
-    title: str  # "": the table needs none (the traffic table under the run's header)
-    headings: tuple[str, ...]  # the label column's, then one per figure column
-    rows: tuple[TableRow, ...]
-    legend: tuple[str, ...] = ()  # what its figures mean, a line each
-    level: int = 3  # the Markdown heading's level of its title
+__all__ = [
+    "SECTIONS",
+    "DeviceSection",
+    "ForwardingSection",
+    "LatencySection",
+    "MeasurementsSection",
+    "NotesSection",
+    "Section",
+    "SectionTable",
+    "TableRow",
+    "TrafficSection",
+]
 
 
 class Section:
-    """One part of the report. Every method has a default: a section gives tables, or
-    renders itself in a format where a table is not enough (return its output there)."""
+    """One part of the report: its tables, none by default (a section only a format of
+    its own shows, as the page's charts of the device)."""
 
     key: str = ""  # its name, and its element's id in the HTML page
     heading: str = ""  # its heading in the HTML page
@@ -72,21 +60,6 @@ class Section:
 
     def tables(self, report: Report) -> tuple[SectionTable, ...]:
         return ()
-
-    def json(self, report: Report) -> dict[str, Any]:
-        return {}
-
-    def terminal(self, report: Report, console: Console) -> bool:
-        """Whether it printed itself; False: its tables are printed."""
-        return False
-
-    def markdown(self, report: Report) -> list[str] | None:
-        """Its lines; None: its tables'."""
-        return None
-
-    def html(self, report: Report, samples: Sequence[DeviceSamples]) -> str | None:
-        """Its markup; None: its tables'."""
-        return None
 
 
 class TrafficSection(Section):
@@ -108,16 +81,6 @@ class TrafficSection(Section):
         )
         headings = ("Test", *(column.label for column in report.columns))
         return (SectionTable("", headings, rows, (LEGEND,)),)
-
-    def json(self, report: Report) -> dict[str, Any]:
-        from wirespeed.report.json_export import traffic_part
-
-        return traffic_part(report)
-
-    def html(self, report: Report, samples: Sequence[DeviceSamples]) -> str | None:
-        from wirespeed.report.html import results_section
-
-        return results_section(report, self.tables(report))
 
 
 class MeasurementsSection(Section):
@@ -144,11 +107,6 @@ class MeasurementsSection(Section):
         headings = ("Benchmark", *(place.label for place in report.measured_columns))
         return (SectionTable("", headings, rows, (MEASURED_LEGEND,)),)
 
-    def json(self, report: Report) -> dict[str, Any]:
-        from wirespeed.report.json_export import measured_part
-
-        return measured_part(report)
-
 
 class LatencySection(Section):
     """Latency under load at a glance (and, on the page, each probed trial's round trips
@@ -172,13 +130,6 @@ class LatencySection(Section):
         headings = ("Latency", *(figure.title for figure in LATENCY_FIGURES))
         return (SectionTable("", headings, rows, (LATENCY_LEGEND,)),)
 
-    def html(self, report: Report, samples: Sequence[DeviceSamples]) -> str | None:
-        from wirespeed.report.html import tables_markup
-        from wirespeed.report.html_latency import latency_section
-
-        outcomes = [detail.outcome for detail in report.trials]
-        return latency_section(outcomes, tables_markup(self.tables(report), self.heading))
-
 
 class ForwardingSection(Section):
     """The forwarding-rate searches: a table per test, path and variant."""
@@ -200,26 +151,6 @@ class ForwardingSection(Section):
             )
             for table in report.forwarding
         )
-
-    def json(self, report: Report) -> dict[str, Any]:
-        if not report.forwarding:
-            return {}
-        from wirespeed.report.forwarding_json import forwarding_to_dict
-
-        return forwarding_to_dict(report.forwarding)
-
-    def terminal(self, report: Report, console: Console) -> bool:
-        from wirespeed.report.terminal import render_forwarding
-
-        for table in report.forwarding:
-            render_forwarding(table, console)
-        return True
-
-    def html(self, report: Report, samples: Sequence[DeviceSamples]) -> str | None:
-        from wirespeed.report.html import tables_markup
-        from wirespeed.report.html_forwarding import forwarding_section
-
-        return forwarding_section([tables_markup((t,), self.heading) for t in self.tables(report)])
 
 
 POWER_HEADINGS = ("Trial", "Idle W", "Load W", "mJ/Mbit", "Max °C", "Throttled")
@@ -249,12 +180,6 @@ class DeviceSection(Section):
     key = "device"
     heading = "Device during the trial"
 
-    def html(self, report: Report, samples: Sequence[DeviceSamples]) -> str | None:
-        from wirespeed.report.device_timeline import device_timeline_section
-        from wirespeed.report.html import trial_sections
-
-        return trial_sections(report, samples) + device_timeline_section(report)
-
 
 class NotesSection(Section):
     """The numbered notes every cell refers to, and what the plan's `expect:` came to."""
@@ -262,27 +187,6 @@ class NotesSection(Section):
     key = "notes"
     heading = "Findings and notes"
     json_keys = ("notes", "expectations", "measured_expectations")
-
-    def json(self, report: Report) -> dict[str, Any]:
-        from wirespeed.report.json_export import notes_part
-
-        return notes_part(report)
-
-    def terminal(self, report: Report, console: Console) -> bool:
-        from wirespeed.report.terminal import render_notes
-
-        render_notes(report, console)
-        return True
-
-    def markdown(self, report: Report) -> list[str] | None:
-        from wirespeed.report.markdown import notes_lines
-
-        return notes_lines(report)
-
-    def html(self, report: Report, samples: Sequence[DeviceSamples]) -> str | None:
-        from wirespeed.report.html import notes_section
-
-        return notes_section(report)
 
 
 class VariantsSection(Section):

@@ -1,7 +1,10 @@
 """The report and the list of runs as rich tables: the report's sections
-(report/sections.py) in their order, each table drawn alike."""
+(report/sections.py) in their order, each table drawn alike, but the sections this
+module prints its own way (OWN_PRINTS)."""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from rich import box
 from rich.console import Console
@@ -10,10 +13,17 @@ from rich.text import Text
 
 from wirespeed.analysis.expectations import Verdict
 from wirespeed.report import forwarding_text
+from wirespeed.report.content import NoteKind, Report
+from wirespeed.report.document import Document
 from wirespeed.report.forwarding import ForwardingTable
-from wirespeed.report.model import NoteKind, Report
 from wirespeed.report.note_text import more_text, note_words, trial_words
-from wirespeed.report.sections import SECTIONS, SectionTable
+from wirespeed.report.sections import (
+    SECTIONS,
+    ForwardingSection,
+    NotesSection,
+    Section,
+    SectionTable,
+)
 from wirespeed.report.text import (
     DASH,
     FAILED,
@@ -80,9 +90,26 @@ def render_terminal(report: Report, console: Console) -> None:
     for line in provenance_lines(report):
         console.print(plain_text("  " + line, style="dim"))
     for section in SECTIONS:
-        if not section.terminal(report, console):
-            for table in section.tables(report):
-                print_table(_table(table), console)
+        own = OWN_PRINTS.get(type(section))
+        if own is not None:
+            own(report, console)
+            continue
+        for table in section.tables(report):
+            print_table(_table(table), console)
+
+
+def render_document(document: Document, console: Console) -> None:
+    """A document: its title and lines, then each part's heading, lines and tables."""
+    console.print(plain_text(document.title, style="bold"))
+    for line in document.lines:
+        console.print(plain_text("  " + line, style="dim"))
+    for part in document.shown_parts:
+        console.print()
+        console.print(plain_text(part.heading, style="bold"))
+        for line in part.lines:
+            console.print(plain_text("  " + line))
+        for table in part.tables:
+            print_table(_table(table), console)
 
 
 def _table(table: SectionTable) -> Table:
@@ -173,6 +200,19 @@ def render_forwarding(table: ForwardingTable, console: Console) -> None:
         heading = f"{title}, {direction}"
         part = _forwarding_part(heading, caption if last else None, header, rows, shown_columns)
         print_table(part, console)
+
+
+def _forwarding_tables(report: Report, console: Console) -> None:
+    for table in report.forwarding:
+        render_forwarding(table, console)
+
+
+# The sections printed otherwise than as their tables: the forwarding tables split by
+# direction on a narrow terminal, the notes as numbered lines.
+OWN_PRINTS: dict[type[Section], Callable[[Report, Console], None]] = {
+    ForwardingSection: _forwarding_tables,
+    NotesSection: render_notes,
+}
 
 
 def render_runs(runs: list[RunSummary], console: Console) -> None:

@@ -12,7 +12,7 @@ from wirespeed.analysis.expectations import Verdict
 from wirespeed.analysis.stats import Summary
 from wirespeed.model import Flow, LinkModel, PathSpec
 from wirespeed.report.budgets import Budget, budgets_text
-from wirespeed.report.model import Cell, Column, DeviceLoad, FlowFigure, Report, cv_text
+from wirespeed.report.content import Cell, Column, DeviceLoad, FlowFigure, Report, cv_text
 from wirespeed.report.provenance_text import provenance_lines as provenance_words
 from wirespeed.store.records import HostInfo
 
@@ -48,11 +48,8 @@ _LINE_BREAKS = re.compile(r"\r\n?|\n")
 def mbit_text(bits_per_second: float) -> str:
     """Measured figures as people copy them (941), with digits only where they matter."""
     mbit = bits_per_second / 1e6
-    if mbit >= 100:
-        return f"{mbit:.0f}"
-    if mbit >= 10:
-        return f"{mbit:.1f}"
-    return f"{mbit:.2f}"
+    digits = 0 if mbit >= 100 else 1 if mbit >= 10 else 2
+    return f"{mbit:.{digits}f}"
 
 
 def ceiling_mbit(ceiling: Ceiling) -> float:

@@ -24,7 +24,7 @@ None is a gap (no reading). The fragment is a <section> with its data, style and
 inline: it makes no request and can be put in any page whose Content-Security-Policy
 allows inline scripts and styles (the report's does). Several fragments on one page
 share one copy of the script's functions. All text (titles, labels, kernel messages) is
-escaped: in markup by html.escape, in the JSON by report.html.script_json's rules, and
+escaped: in markup by html.escape, in the JSON by report.html_json.script_json's rules, and
 the script writes it with textContent only.
 
 A day of one-second readings is 86,400 points per series: too many to draw or to write.
@@ -46,6 +46,8 @@ from dataclasses import dataclass
 from html import escape
 from importlib import resources
 from typing import Any
+
+from wirespeed.report.html_json import script_json
 
 __all__ = [
     "BUCKETS",
@@ -251,8 +253,6 @@ def timeline_data(
 def timeline_figure(data: dict[str, Any], caption: str = "") -> str:
     """One chart's markup and data (timeline_data's), without the script: for a page
     that adds timeline_assets() once."""
-    from wirespeed.report.html import script_json  # the report's one escaping rule
-
     caption_html = f"<figcaption>{escape(caption)}</figcaption>" if caption else ""
     return (
         f'<figure class="ws-timeline">{caption_html}'

@@ -24,8 +24,9 @@ from wirespeed.analysis.trend import (
     Trend,
 )
 from wirespeed.report import json_text
-from wirespeed.report.json_export import interval_to_dict
+from wirespeed.report.json_values import INTERVAL_FIGURES, fields, interval_to_dict
 from wirespeed.report.measure_text import scale_for, summary_text, value_text
+from wirespeed.report.static_page import static_page
 from wirespeed.report.text import markdown_table_safe, markdown_text, terminal_safe
 
 FORMAT = "wirespeed-trend"
@@ -239,13 +240,7 @@ def _judgement_dict(j: Judgement | None) -> dict[str, Any] | None:
         "percent": j.percent,
         "interval": None
         if j.interval is None
-        else {
-            "statistic": j.interval.statistic,
-            "low": j.interval.low,
-            "high": j.interval.high,
-            "confidence": j.interval.confidence,
-            "method": "welch t-test",
-        },
+        else {**fields(j.interval, INTERVAL_FIGURES), "method": "welch t-test"},
         "p_value": j.p_value,
         "noise": j.noise,
         "min_effect": j.min_effect,
@@ -481,21 +476,15 @@ def render_trend_html(trend: Trend) -> str:
             )
         body.append(f"<p>{e(change_points_line(series))}</p></section>")
     body.append(f"<p>{e(legend(trend))}</p>")
-    return (
-        "<!DOCTYPE html>\n"
-        '<html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
-        "style-src 'unsafe-inline'\">"
-        '<meta name="generator" content="wirespeed">'
-        f"<title>{e(title_of(trend))} \N{EN DASH} wirespeed</title>"
-        "<style>body{font:14px system-ui,sans-serif;margin:2em;color:#1e293b}"
+    return static_page(
+        title_of(trend),
+        "body{font:14px system-ui,sans-serif;margin:2em;color:#1e293b}"
         "table{border-collapse:collapse;margin:.5em 0}th,td{border-bottom:1px solid #e2e8f0;"
         "padding:.3em .7em;vertical-align:top;text-align:left;white-space:nowrap}"
         ".num{text-align:right;"
         "font-variant-numeric:tabular-nums}p{max-width:60em;color:#475569}"
         "tr.regression td{background:#fee2e2}tr.progression td{background:#dcfce7}"
         ".wide{overflow-x:auto;max-width:100%}svg{max-width:100%;height:auto}.tick{font-size:11px;fill:#475569}"
-        ".cp{font-size:11px;fill:#dc2626}</style>"
-        f"</head><body>{''.join(body)}</body></html>\n"
+        ".cp{font-size:11px;fill:#dc2626}",
+        "".join(body),
     )

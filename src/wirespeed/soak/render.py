@@ -13,6 +13,7 @@ import json
 import time
 from importlib import resources
 
+from wirespeed.report.document import Document, Part, SectionTable, TableRow
 from wirespeed.soak import records
 from wirespeed.soak.group import variant_of
 from wirespeed.soak.plan import parse_soak_plan
@@ -95,6 +96,47 @@ def _judged(summary: SoakSummary) -> list[str]:
         )
         found.append(f"{expectation.text}: {measured}, {judgement.verdict}")
     return found
+
+
+def soak_result(summary: SoakSummary) -> Document:
+    """The soak as a result document (report/document.py), which every format renders:
+    what was watched, then what was expected, the outages with the kernel event each
+    matched, the kernel's and the device's events, the lab's faults and the notes."""
+    watched = (
+        f"watched {duration_text(summary.watched)} ({summary.sent} probes each way, "
+        f"{summary.lost} lost); an outage is \N{GREATER-THAN OR EQUAL TO} {summary.threshold} "
+        f"consecutive lost probes ({summary.threshold * summary.interval * 1000:.0f} ms)"
+    )
+    lines = (
+        *(f"warning: {warning}" for warning in summary.warnings),
+        summary.sentence,
+        watched,
+        f"status: {summary.header.status}",
+    )
+    outages = tuple(
+        TableRow(row[0], tuple((cell.replace("`", ""),) for cell in row[1:]))
+        for row in _rows(summary)
+    )
+    table = SectionTable("", tuple(HEAD), outages)
+    named = (e for e in summary.events if e.kind is not None)
+    kernel = tuple(f"{_when(e.at)} {e.host}: {e.message}" for e in named)
+    device = tuple(f"{_when(e.at)} {e.describe()}" for e in summary.device)
+    parts = (
+        Part("expected", "Expected", tuple(_judged(summary))),
+        Part("outages", "Outages", tables=(table,) if outages else ()),
+        Part("kernel", "Kernel events", kernel),
+        Part("device", "The device", device),
+        Part(
+            "faults",
+            "Injected faults (the lab's truth)",
+            tuple(
+                f"{f['kind']}: {_when(f['start'])} for {f['end'] - f['start']:.3f} s"
+                for f in summary.faults
+            ),
+        ),
+        Part("notes", "Notes", tuple(dict.fromkeys(summary.notes))),
+    )
+    return Document("soak", _title(summary), lines, parts)
 
 
 def render_text(summary: SoakSummary) -> str:
@@ -183,7 +225,7 @@ def render_html(summary: SoakSummary) -> str:
 def report_dict(summary: SoakSummary) -> dict[str, object]:
     """The JSON report: the summary, its figures as measurements, and what the plan
     expected of them, judged."""
-    from wirespeed.report.json_export import judgement_to_dict
+    from wirespeed.report.json_values import judgement_to_dict
     from wirespeed.soak.measurements import figures, judge
 
     return summary.to_dict() | {

@@ -13,8 +13,9 @@ from report_samples import sample_record
 from support.cli import run_cli
 from wirespeed.model import Flow, Interval, ModelError
 from wirespeed.report import build_report
-from wirespeed.report.html import NO_SAMPLES, render_html, script_json
+from wirespeed.report.html import NO_SAMPLES, render_html
 from wirespeed.report.html_data import report_data
+from wirespeed.report.html_json import script_json
 from wirespeed.report.html_monitor import CoreLoadSeries, DeviceSamples, IrqDistribution
 
 HOSTILE = "<script>alert(1)</script>"

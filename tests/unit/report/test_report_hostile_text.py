@@ -30,7 +30,7 @@ from wirespeed.report.compare_many_render import (
     render_many_markdown,
     render_many_terminal,
 )
-from wirespeed.report.csv_export import spreadsheet_safe, tidy_csv
+from wirespeed.report.csv_text import spreadsheet_safe, tidy_csv
 from wirespeed.report.model import Note, NoteKind
 from wirespeed.report.text import markdown_text, terminal_safe
 from wirespeed.store import RunStatus, RunSummary

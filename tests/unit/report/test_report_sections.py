@@ -30,8 +30,9 @@ from rich.console import Console
 from wirespeed.model import Measurement, MonitorRecord, TrialOutcome
 from wirespeed.report import build_report, render_csv, render_json, render_markdown
 from wirespeed.report.device_samples import device_samples
-from wirespeed.report.html import render_html
+from wirespeed.report.html import own_markup, render_html
 from wirespeed.report.html_monitor import DeviceSamples
+from wirespeed.report.json_export import section_part
 from wirespeed.report.model import Report
 from wirespeed.report.sections import SECTIONS, Section
 from wirespeed.report.terminal import render_terminal
@@ -128,7 +129,7 @@ def test_the_run_has_every_kind_and_every_section(
     assert any(o.trial.path.tunnel is not None for o in record.outcomes)
     assert {"stock", "tuned"} <= {o.trial.variant for o in record.outcomes}
     for section in SECTIONS:
-        shown = section.tables(report) or section.html(report, samples)
+        shown = section.tables(report) or own_markup(section, report, samples)
         assert shown, f"the run has no {section.key} section: it checks nothing"
 
 
@@ -168,7 +169,7 @@ def test_each_section_s_tables_are_in_every_format_that_reads(
 def test_each_section_s_own_markup_is_on_the_page(
     section: Section, report: Report, samples: list[DeviceSamples], rendered: dict[str, str]
 ) -> None:
-    own = section.html(report, samples)
+    own = own_markup(section, report, samples)
     if own is not None:
         assert own in rendered["html"]
 
@@ -178,7 +179,7 @@ def test_each_section_is_in_the_json(
     section: Section, report: Report, rendered: dict[str, str]
 ) -> None:
     document: dict[str, Any] = json.loads(rendered["json"])
-    part = section.json(report)
+    part = section_part(section, report)
     assert set(part) <= set(section.json_keys)
     for key, value in part.items():
         assert document[key] == json.loads(json.dumps(value)), key

@@ -1,0 +1,58 @@
+"""A result document: a title, lines under it, and parts of tables and lines, which every
+format renders alike (terminal, Markdown, HTML, JSON, CSV: each format module's
+render_document). A run's report (report/run_document.py), a card (card/render.py,
+card_result), a soak (soak/render.py, soak_result) and a comparison
+(report/many_document.py) are each built as one: a new document is a builder, not a
+renderer per format.
+
+Text in a document is plain: each format escapes it as it writes it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """A row: what it measures (words from a plan or a device: each format escapes
+    them), then one cell per figure column, each as its lines (our own words)."""
+
+    label: str
+    cells: tuple[tuple[str, ...], ...]
+
+
+@dataclass(frozen=True)
+class SectionTable:
+    title: str  # "": the table needs none (the traffic table under the run's header)
+    headings: tuple[str, ...]  # the label column's, then one per figure column
+    rows: tuple[TableRow, ...]
+    legend: tuple[str, ...] = ()  # what its figures mean, a line each
+    level: int = 3  # the Markdown heading's level of its title
+
+
+@dataclass(frozen=True)
+class Part:
+    """A part of a document: its heading, its lines (sentences, a list), its tables."""
+
+    key: str  # its name: the JSON's and the HTML element's id
+    heading: str
+    lines: tuple[str, ...] = ()
+    tables: tuple[SectionTable, ...] = ()
+
+    @property
+    def shown(self) -> bool:
+        """Whether it has anything to show; a format leaves out a part without."""
+        return bool(self.lines or self.tables)
+
+
+@dataclass(frozen=True)
+class Document:
+    kind: str  # what it is: "run", "card", "soak", "comparison"
+    title: str
+    lines: tuple[str, ...]  # under the title: what, when, where
+    parts: tuple[Part, ...]
+
+    @property
+    def shown_parts(self) -> tuple[Part, ...]:
+        return tuple(part for part in self.parts if part.shown)

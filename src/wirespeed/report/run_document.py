@@ -1,0 +1,54 @@
+"""A run's report as a result document (report/document.py): the run's header, then its
+sections (report/sections.py) in their order, each its tables, the notes as numbered
+lines. The page's charts of the device have no lines of their own: the other formats
+say the same in figures (the DUT's busiest core in each traffic cell, the power table).
+"""
+
+from __future__ import annotations
+
+from wirespeed.report import text
+from wirespeed.report.content import Report
+from wirespeed.report.document import Document, Part
+from wirespeed.report.note_text import more_text, note_words, trial_words
+from wirespeed.report.sections import SECTIONS, NotesSection
+from wirespeed.store.records import HostInfo
+
+
+def note_lines(report: Report) -> tuple[str, ...]:
+    """Which figures rest on one repetition, then each note as the terminal says it:
+    "[3] no server report (`WARNING: ...`): test 7 on WAN"."""
+    single_run = text.single_run_text(report)
+    lines = [single_run] if single_run else []
+    trials = trial_words(report)
+    for note in report.notes:
+        words = note_words(report, note, trials)
+        line = f"[{note.number}] {words.text}"
+        quoted = "; ".join(q for q in (*words.details, more_text(words.more)) if q)
+        if words.details:
+            line += f" ({quoted})"
+        if words.where:
+            line += f": {words.where}"
+        lines.append(line)
+    return tuple(lines)
+
+
+def _host_line(host: HostInfo) -> str:
+    facts = (host.role, host.os, host.kernel, text.host_tools(host))
+    return f"{host.name}: " + ", ".join(fact for fact in facts if fact)
+
+
+def run_document(report: Report) -> Document:
+    hosts = (_host_line(host) for host in report.info.hosts)
+    paths = text.paths_of(report)
+    columns = (text.column_text(column, paths.get(column.path)) for column in report.columns)
+    parts = tuple(
+        Part(
+            section.key,
+            section.heading,
+            note_lines(report) if isinstance(section, NotesSection) else (),
+            section.tables(report),
+        )
+        for section in SECTIONS
+    )
+    lines = (text.run_line(report), *hosts, *columns, *text.provenance_lines(report))
+    return Document("run", report.title, lines, parts)

@@ -1,0 +1,21 @@
+"""A page of its own, with no script and nothing fetched: `wirespeed compare` and
+`wirespeed trend` as HTML. The run's report is a page with plots (report/html.py)."""
+
+from __future__ import annotations
+
+from html import escape
+
+
+def static_page(title: str, style: str, body: str) -> str:
+    """The whole page: `title` (plain text, escaped) in its head, `style` and `body`
+    (markup) as they are. Its Content-Security-Policy allows its inline style alone."""
+    return (
+        "<!DOCTYPE html>\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<meta http-equiv="Content-Security-Policy" content="default-src \'none\'; '
+        "style-src 'unsafe-inline'\">"
+        '<meta name="generator" content="wirespeed">'
+        f"<title>{escape(title, quote=True)} \N{EN DASH} wirespeed</title>"
+        f"<style>{style}</style></head><body>{body}</body></html>\n"
+    )

@@ -1,0 +1,191 @@
+"""Every format renders every result document: a run's report, a card, a soak, a
+comparison and one of cards, each built from captured fixtures (the lab cards of
+tests/fixtures/cards/runs.db.xz, the soak of tests/fixtures/soak), each rendered to the
+terminal, Markdown, HTML, JSON and CSV, and each part's heading, lines and tables looked
+for in each. The check is shown to fail when a format leaves a part out.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import lzma
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from support.soak_samples import captured_summary
+from wirespeed.analysis.compare_many import compare_many
+from wirespeed.card.compare import cards_result, compare_cards
+from wirespeed.card.output import card_report
+from wirespeed.card.render import card_result
+from wirespeed.card.summary import card_summary
+from wirespeed.report import build_report
+from wirespeed.report.csv_export import render_document_csv
+from wirespeed.report.document import Document
+from wirespeed.report.html import render_document_html
+from wirespeed.report.json_export import DOCUMENT_FORMAT, render_document_json
+from wirespeed.report.many_document import comparison_document
+from wirespeed.report.markdown import render_document_markdown
+from wirespeed.report.run_document import run_document
+from wirespeed.report.terminal import render_document
+from wirespeed.report.text import html_visible, markdown_table_safe, markdown_text, terminal_safe
+from wirespeed.soak.render import soak_result
+from wirespeed.store import Store
+from wirespeed.store.records import RunRecord
+
+CARDS = Path(__file__).parents[2] / "fixtures" / "cards" / "runs.db.xz"
+
+
+@pytest.fixture(scope="module")
+def records(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunRecord, ...]]:
+    db = tmp_path_factory.mktemp("documents") / "runs.db"
+    db.write_bytes(lzma.decompress(CARDS.read_bytes()))
+    with Store.open(str(db), read_only=True) as store:
+        yield tuple(
+            store.load_run(run, intervals="packed", outputs=True, commands=True) for run in (1, 2)
+        )
+
+
+@pytest.fixture(scope="module")
+def documents(records: tuple[RunRecord, ...]) -> dict[str, Document]:
+    first = records[0]
+    return {
+        "run": run_document(build_report(first)),
+        "card": card_result(card_summary(card_report(first))),
+        "soak": soak_result(captured_summary()),
+        "comparison": comparison_document(compare_many(records)),
+        "card comparison": cards_result(compare_cards(records)),
+    }
+
+
+def _terminal(document: Document) -> str:
+    buffer = io.StringIO()
+    # Wide enough that no cell wraps: what is checked is what is there, not the layout.
+    render_document(document, Console(file=buffer, width=2000, color_system=None))
+    return buffer.getvalue()
+
+
+RENDERERS: dict[str, Callable[[Document], str]] = {
+    "terminal": _terminal,
+    "markdown": render_document_markdown,
+    "html": render_document_html,
+    "json": render_document_json,
+    "csv": render_document_csv,
+}
+
+
+def _html_text(text: str) -> str:
+    return html.escape(html_visible(text), quote=True)
+
+
+# How each text format writes words (a label, a line) and a cell's lines.
+WORDS: dict[str, Callable[[str], str]] = {
+    "terminal": terminal_safe,
+    "markdown": markdown_text,
+    "html": _html_text,
+}
+CELLS = {**WORDS, "markdown": markdown_table_safe}
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def _csv_values(text: str) -> set[str]:
+    return {value.removeprefix("'") for row in csv.reader(io.StringIO(text)) for value in row}
+
+
+def _unspaced(text: str) -> str:
+    return "".join(text.split())
+
+
+def missing(document: Document, fmt: str, text: str) -> list[str]:
+    """What of the document the rendered `text` does not hold, as "part: what"."""
+    if fmt in WORDS:
+        words, cells = WORDS[fmt], CELLS[fmt]
+        # The terminal wraps a table's legend at the table's width: words are compared
+        # without the white space between them.
+        flat = _unspaced if fmt == "terminal" else str
+        rendered = flat(text)
+
+        def holds(value: str, cell: bool = False) -> bool:
+            return flat((cells if cell else words)(value)) in rendered
+
+    else:
+        found = set(_strings(json.loads(text))) if fmt == "json" else _csv_values(text)
+
+        def holds(value: str, cell: bool = False) -> bool:
+            return value in found
+
+    lost = [f"title: {document.title}"] if not holds(document.title) else []
+    lost += [f"lines: {line}" for line in document.lines if not holds(line)]
+    for part in document.shown_parts:
+        wanted = [part.heading, *part.lines]
+        for table in part.tables:
+            wanted += [*table.legend, *(row.label for row in table.rows)]
+            wanted += [table.title] if table.title else []
+            # CSV names each cell's column: the label column's heading is not a column.
+            wanted += table.headings[1:] if fmt == "csv" else table.headings
+        lost += [f"{part.key}: {value}" for value in wanted if not holds(value)]
+        for table in part.tables:
+            for row in table.rows:
+                for lines in row.cells:
+                    shown = ["\n".join(lines)] if fmt == "csv" else list(lines)
+                    lost += [f"{part.key}: {line}" for line in shown if not holds(line, True)]
+    return lost
+
+
+def test_every_document_has_parts_with_tables_and_lines(documents: dict[str, Document]) -> None:
+    for kind, document in documents.items():
+        assert document.kind == kind
+        shown = document.shown_parts
+        assert shown, f"the {kind} shows nothing: it checks nothing"
+        assert any(part.tables for part in shown), kind
+        assert any(part.lines for part in shown) or document.lines, kind
+    run = {part.key for part in documents["run"].shown_parts}
+    assert {"results", "benchmarks", "latency", "forwarding", "notes"} <= run
+
+
+@pytest.mark.parametrize("fmt", RENDERERS)
+@pytest.mark.parametrize("kind", ["run", "card", "soak", "comparison", "card comparison"])
+def test_every_format_renders_every_part_of_every_document(
+    kind: str, fmt: str, documents: dict[str, Document]
+) -> None:
+    document = documents[kind]
+    assert missing(document, fmt, RENDERERS[fmt](document)) == []
+
+
+@pytest.mark.parametrize("fmt", RENDERERS)
+def test_a_part_left_out_of_a_format_is_found(fmt: str, documents: dict[str, Document]) -> None:
+    document = documents["card"]
+    left_out = document.shown_parts[0]
+    without = Document(
+        document.kind,
+        document.title,
+        document.lines,
+        tuple(part for part in document.parts if part is not left_out),
+    )
+    lost = missing(document, fmt, RENDERERS[fmt](without))
+    assert lost
+    assert all(entry.startswith(f"{left_out.key}: ") for entry in lost)
+
+
+def test_the_json_document_is_versioned(documents: dict[str, Document]) -> None:
+    document = json.loads(render_document_json(documents["soak"]))
+    assert (document["format"], document["version"]) == (DOCUMENT_FORMAT, 1)
+    assert [part["key"] for part in document["parts"]] == [
+        part.key for part in documents["soak"].shown_parts
+    ]
