@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wirespeed.cli.env import Environment
-from wirespeed.cli.exit import ExitStatus, resume_noted
+from wirespeed.cli.exit import ExitStatus
+from wirespeed.cli.measuring import expectations_status, measure, ssh_settings, watched_roles
 from wirespeed.cli.outputs import output_targets, write_output
 from wirespeed.errors import UsageError, WirespeedError
 
@@ -234,7 +235,6 @@ def _probe(
             return skips, (), None
         return skips, card_lines(facts, nics=not bench.in_lab), facts
     from wirespeed.card.device_reach import device_reached
-    from wirespeed.cli.commands.run import ssh_settings
     from wirespeed.hosts.ssh import SshHost
     from wirespeed.hosts.ssh_target import SshTarget
 
@@ -264,7 +264,6 @@ def _tunnel_probe(bench: CardBench, args: argparse.Namespace, env: Environment) 
     if ends is None:
         return {}
     from wirespeed.card.availability import TunnelEnd, tunnel_skips
-    from wirespeed.cli.commands.run import ssh_settings
     from wirespeed.hosts.local import LocalHost
     from wirespeed.hosts.ssh import SshHost
     from wirespeed.hosts.ssh_target import SshTarget
@@ -427,8 +426,6 @@ def _estimate(plan: Plan) -> list[str]:
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
-    from wirespeed.cli.commands.run import expectations_status, ssh_settings, watched_roles
-
     targets = output_targets(args.output, None, FORMATS, "card")
     watch = watched_roles(args.watch)
     plan = compose(args, env)
@@ -437,34 +434,20 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     if args.print_plan:
         env.stdout.write(plan.text)
         return ExitStatus.OK
-    from wirespeed.cli.progress import RichProgress
-    from wirespeed.plan import expand
     from wirespeed.run.preflight import preflight
-    from wirespeed.run.runner import NullProgress, Progress, Runner
+    from wirespeed.run.settings import RunSettings, trials_of
     from wirespeed.store import Store
 
-    trials = expand(plan)
+    settings = RunSettings(card=True, watch=tuple(watch), lab_dut=args.lab_dut)
+    trials = trials_of(plan, settings)
     preflight(plan, trials)
     env.info("card: " + ", ".join(_estimate(plan)))
     store = Store.open(args.db)
     try:
-        progress: Progress = (
-            NullProgress()
-            if env.quiet
-            else RichProgress(env.progress_console(), in_lab=plan.lab is not None)
-        )
-        runner = Runner(
-            plan,
-            store,
-            progress,
-            lab_prefix=args.lab_name,
-            watch=watch,
-            lab_dut=args.lab_dut,
-            ssh_settings=ssh_settings(args, env),
-            notice=env.info,
-        )
-        with resume_noted(lambda: runner.run_id):
-            outcome = runner.run(trials, argv=args.argv)
+        outcome = measure(
+            env, store, plan, trials, settings, lab_name=args.lab_name,
+            ssh=ssh_settings(args, env), argv=args.argv,
+        )  # fmt: skip
         record = store.load_run(outcome.run_id, intervals="packed", outputs=True, commands=True)
     finally:
         store.close()

@@ -94,7 +94,7 @@ def _ssh_source(
         target = SshTarget.parse(text)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    from wirespeed.cli.commands.run import ssh_settings
+    from wirespeed.cli.measuring import ssh_settings
 
     host = SshHost(target, ssh_settings(args, env))
     try:

@@ -125,7 +125,7 @@ def _restore(args: argparse.Namespace, env: Environment, journal: Journal) -> in
 
 
 def _ssh_settings(args: argparse.Namespace, env: Environment) -> SshSettings:
-    from wirespeed.cli.commands.run import ssh_settings
+    from wirespeed.cli.measuring import ssh_settings
 
     return ssh_settings(args, env)
 

@@ -93,7 +93,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
 
 
 def _ssh_settings(args: argparse.Namespace, env: Environment) -> SshSettings:
-    from wirespeed.cli.commands.run import ssh_settings
+    from wirespeed.cli.measuring import ssh_settings
 
     return ssh_settings(args, env)
 
