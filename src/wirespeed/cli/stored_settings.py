@@ -1,9 +1,12 @@
-"""A stored run's settings (run/settings.py): as the run stored them, or, for a run
-stored before runs kept them (schema version 6 and earlier, or imported), read from
-the command line stored with it, as the version that measured it read it."""
+"""A run's settings (run/settings.py) from the options of `run` and `card`; a stored
+run's as it stored them, or, for a run stored before runs kept them (schema version 6
+and earlier, or imported), from the command line stored with it, as the version that
+measured it read it."""
 
 from __future__ import annotations
 
+import argparse
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from wirespeed.cli.measuring import watched_roles
@@ -31,11 +34,8 @@ def stored_settings(stored: ResumableRun) -> RunSettings:
 
 
 def settings_from_command_line(run_id: int, argv: Sequence[str]) -> RunSettings:
-    """The settings of `wirespeed run ...` or `wirespeed card ...` as given on argv. A
-    card's durations, repetitions and parts are in its stored plan already, and it
-    samples as `run` does by default."""
-    from wirespeed.cli.app import build_parser
-    from wirespeed.run.settings import RunSettings
+    """The settings of `wirespeed run ...` or `wirespeed card ...` as given on argv."""
+    from wirespeed.cli.parser import build_parser
 
     try:
         original = build_parser().parse_args(list(argv))
@@ -43,15 +43,27 @@ def settings_from_command_line(run_id: int, argv: Sequence[str]) -> RunSettings:
         raise UsageError(
             f"the command line stored with run {run_id} cannot be read by this version of wirespeed"
         ) from None
-    watch = tuple(watched_roles(original.watch))
-    if original.command == "card":
-        return RunSettings(card=True, watch=watch, lab_dut=original.lab_dut)
-    only = tuple(p.strip() for p in original.only.split(",")) if original.only else None
+    return settings_of(original)
+
+
+def settings_of(
+    args: argparse.Namespace, *, labels: Mapping[str, str] | None = None
+) -> RunSettings:
+    """The settings that `run`'s or `card`'s options give. A card's durations,
+    repetitions and parts are in its plan already, and it samples as `run` does by
+    default."""
+    from wirespeed.run.settings import RunSettings
+
+    watch = tuple(watched_roles(args.watch))
+    if args.command == "card":
+        return RunSettings(card=True, watch=watch, lab_dut=args.lab_dut)
+    only = tuple(p.strip() for p in args.only.split(",")) if args.only else None
     return RunSettings(
         only=only,
-        duration=original.duration,
-        repetitions=original.repeat,
+        duration=args.duration,
+        repetitions=args.repeat,
         watch=watch,
-        sample_interval=original.sample_interval,
-        lab_dut=original.lab_dut,
+        sample_interval=args.sample_interval,
+        lab_dut=args.lab_dut,
+        labels=labels or {},
     )

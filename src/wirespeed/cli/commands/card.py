@@ -313,18 +313,19 @@ def _estimate(plan: Plan) -> list[str]:
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
     targets = output_targets(args.output, None, FORMATS, "card")
-    watch = watched_roles(args.watch)
+    watched_roles(args.watch)  # a bad one: exit 2 before anything is probed or run
     plan = compose(args, env)
     for warning in plan.warnings:
         env.warn(str(warning))
     if args.print_plan:
         env.stdout.write(plan.text)
         return ExitStatus.OK
+    from wirespeed.cli.stored_settings import settings_of
     from wirespeed.run.preflight import preflight
-    from wirespeed.run.settings import RunSettings, trials_of
+    from wirespeed.run.settings import trials_of
     from wirespeed.store import Store
 
-    settings = RunSettings(card=True, watch=tuple(watch), lab_dut=args.lab_dut)
+    settings = settings_of(args)
     trials = trials_of(plan, settings)
     preflight(plan, trials)
     env.info("card: " + ", ".join(_estimate(plan)))

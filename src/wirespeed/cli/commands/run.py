@@ -44,12 +44,13 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         raise UsageError(f"--repeat must be at least 1, got {args.repeat}")
     if not 0.05 <= args.sample_interval <= 60:
         raise UsageError(f"--sample-interval must be 0.05..60 s, got {args.sample_interval}")
-    watch = watched_roles(args.watch)
+    watched_roles(args.watch)  # a bad one: exit 2 before anything is probed or run
     from wirespeed.cli.labels import parse_labels
 
     labels = parse_labels(getattr(args, "label", None))  # a bad one: exit 2 before the run
     from wirespeed.cli.commands.adhoc import plan_to_run
-    from wirespeed.run.settings import RunSettings, trials_of
+    from wirespeed.cli.stored_settings import settings_of
+    from wirespeed.run.settings import trials_of
 
     plan = plan_to_run(args)
     for warning in plan.warnings:
@@ -57,16 +58,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     if save_plan is not None:
         write_output(save_plan, plan.text, "--save-plan")
         env.info(f"plan written to {save_plan}")
-    only = tuple(part.strip() for part in args.only.split(",")) if args.only else None
-    settings = RunSettings(
-        only=only,
-        duration=args.duration,
-        repetitions=args.repeat,
-        watch=tuple(watch),
-        sample_interval=args.sample_interval,
-        lab_dut=args.lab_dut,
-        labels=labels,
-    )
+    settings = settings_of(args, labels=labels)
     trials = trials_of(plan, settings)
 
     from wirespeed.cli.finished_run import report_finished_run
