@@ -1,10 +1,11 @@
-"""What the commands that measure share: SSH options, --watch, the measuring itself
-(one Runner, built from the run's settings), and the exit status of expectations."""
+"""What the commands that measure share: SSH options, the run's settings from `run`'s
+and `card`'s options, the measuring itself (one Runner, built from those settings), and
+the exit status of expectations."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,6 +44,29 @@ def watched_roles(text: str | None) -> list[str]:
     if unknown:
         raise UsageError(f"--watch takes dut, client and server, not {', '.join(unknown)}")
     return watch
+
+
+def settings_of(
+    args: argparse.Namespace, *, labels: Mapping[str, str] | None = None
+) -> RunSettings:
+    """The settings that `run`'s or `card`'s options give. A card's durations,
+    repetitions and parts are in its plan already, and it samples as `run` does by
+    default."""
+    from wirespeed.run.settings import RunSettings
+
+    watch = tuple(watched_roles(args.watch))
+    if args.command == "card":
+        return RunSettings(card=True, watch=watch, lab_dut=args.lab_dut)
+    only = tuple(p.strip() for p in args.only.split(",")) if args.only else None
+    return RunSettings(
+        only=only,
+        duration=args.duration,
+        repetitions=args.repeat,
+        watch=watch,
+        sample_interval=args.sample_interval,
+        lab_dut=args.lab_dut,
+        labels=labels or {},
+    )
 
 
 def measure(

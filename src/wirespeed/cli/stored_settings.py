@@ -1,15 +1,12 @@
-"""A run's settings (run/settings.py) from the options of `run` and `card`; a stored
-run's as it stored them, or, for a run stored before runs kept them (schema version 6
-and earlier, or imported), from the command line stored with it, as the version that
-measured it read it."""
+"""A stored run's settings (run/settings.py): as the run stored them, or, for a run
+stored before runs kept them (schema version 6 and earlier, or imported), read from
+the command line stored with it, as the version that measured it read it."""
 
 from __future__ import annotations
 
-import argparse
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from wirespeed.cli.measuring import watched_roles
+from wirespeed.cli.measuring import settings_of
 from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
@@ -44,26 +41,3 @@ def settings_from_command_line(run_id: int, argv: Sequence[str]) -> RunSettings:
             f"the command line stored with run {run_id} cannot be read by this version of wirespeed"
         ) from None
     return settings_of(original)
-
-
-def settings_of(
-    args: argparse.Namespace, *, labels: Mapping[str, str] | None = None
-) -> RunSettings:
-    """The settings that `run`'s or `card`'s options give. A card's durations,
-    repetitions and parts are in its plan already, and it samples as `run` does by
-    default."""
-    from wirespeed.run.settings import RunSettings
-
-    watch = tuple(watched_roles(args.watch))
-    if args.command == "card":
-        return RunSettings(card=True, watch=watch, lab_dut=args.lab_dut)
-    only = tuple(p.strip() for p in args.only.split(",")) if args.only else None
-    return RunSettings(
-        only=only,
-        duration=args.duration,
-        repetitions=args.repeat,
-        watch=watch,
-        sample_interval=args.sample_interval,
-        lab_dut=args.lab_dut,
-        labels=labels or {},
-    )

@@ -13,7 +13,13 @@ from typing import TYPE_CHECKING, Any
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
-from wirespeed.cli.measuring import expectations_status, measure, ssh_settings, watched_roles
+from wirespeed.cli.measuring import (
+    expectations_status,
+    measure,
+    settings_of,
+    ssh_settings,
+    watched_roles,
+)
 from wirespeed.cli.outputs import output_targets, write_output
 from wirespeed.errors import UsageError
 
@@ -320,7 +326,6 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     if args.print_plan:
         env.stdout.write(plan.text)
         return ExitStatus.OK
-    from wirespeed.cli.stored_settings import settings_of
     from wirespeed.run.preflight import preflight
     from wirespeed.run.settings import trials_of
     from wirespeed.store import Store

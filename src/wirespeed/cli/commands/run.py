@@ -6,7 +6,13 @@ import argparse
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
-from wirespeed.cli.measuring import expectations_status, measure, ssh_settings, watched_roles
+from wirespeed.cli.measuring import (
+    expectations_status,
+    measure,
+    settings_of,
+    ssh_settings,
+    watched_roles,
+)
 from wirespeed.cli.outputs import check_output, write_output
 from wirespeed.errors import UsageError
 
@@ -49,7 +55,6 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
 
     labels = parse_labels(getattr(args, "label", None))  # a bad one: exit 2 before the run
     from wirespeed.cli.commands.adhoc import plan_to_run
-    from wirespeed.cli.stored_settings import settings_of
     from wirespeed.run.settings import trials_of
 
     plan = plan_to_run(args)
