@@ -59,14 +59,9 @@ def settings_of(
         return RunSettings(card=True, watch=watch, lab_dut=args.lab_dut)
     only = tuple(p.strip() for p in args.only.split(",")) if args.only else None
     return RunSettings(
-        only=only,
-        duration=args.duration,
-        repetitions=args.repeat,
-        watch=watch,
-        sample_interval=args.sample_interval,
-        lab_dut=args.lab_dut,
-        labels=labels or {},
-    )
+        only=only, duration=args.duration, repetitions=args.repeat, watch=watch,
+        sample_interval=args.sample_interval, lab_dut=args.lab_dut, labels=labels or {},
+    )  # fmt: skip
 
 
 def measure(

@@ -52,6 +52,13 @@ def add_budgets(parser: argparse.ArgumentParser) -> None:
 
 
 def add_outputs(parser: argparse.ArgumentParser, html: str) -> None:
+    """--format and -o, of a command that writes a report in the format asked."""
+    parser.add_argument(
+        "--format",
+        choices=["terminal", "markdown", "csv", "json", "html"],
+        help="output format of stdout and of every -o file (default: terminal, and each "
+        "file's from its extension)",
+    )
     parser.add_argument(
         "-o",
         "--output",

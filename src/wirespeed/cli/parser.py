@@ -374,12 +374,6 @@ def build_parser() -> argparse.ArgumentParser:
 
     report = sub.add_parser("report", help="report a run (default: the latest)")
     report.add_argument("run", nargs="?", type=run_id, metavar="RUN", help="run id (`runs`)")
-    report.add_argument(
-        "--format",
-        choices=["terminal", "markdown", "csv", "json", "html"],
-        help="output format of stdout and of every -o file (default: terminal, and each "
-        "file's from its extension)",
-    )
     add_outputs(report, ".html ")
     add_budgets(report)
     add_row(report)
@@ -425,12 +419,6 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="the ids are soaks' (`soak --report`): a table of soaks, their outages, loss "
         "and round trip (default: the latest soak's variants, else the latest two)",
-    )
-    compare.add_argument(
-        "--format",
-        choices=["terminal", "markdown", "csv", "json", "html"],
-        help="output format of stdout and of every -o file (default: terminal, and each "
-        "file's from its extension)",
     )
     add_outputs(compare, "")
     add_budgets(compare)

@@ -4,10 +4,9 @@ or two paths or variants of one run; with --soaks, two soaks or more."""
 from __future__ import annotations
 
 import argparse
-import io
 from typing import TYPE_CHECKING
 
-from wirespeed.cli.env import Environment
+from wirespeed.cli.env import Environment, plain_text
 from wirespeed.cli.exit import ExitStatus
 from wirespeed.cli.outputs import OutputTarget, output_targets, write_output
 from wirespeed.errors import UsageError
@@ -92,10 +91,7 @@ def render_table(fmt: str, comparison: ManyComparison, budgets: tuple[Budget, ..
     )
 
     if fmt == "terminal":
-        buffer = io.StringIO()
-        plain = Environment(stdout=buffer, stdout_is_tty=False, colour=False)
-        render_many_terminal(comparison, plain.console(), budgets)
-        return buffer.getvalue()
+        return plain_text(lambda console: render_many_terminal(comparison, console, budgets))
     renderers = {
         "markdown": render_many_markdown,
         "csv": render_many_csv,
@@ -199,10 +195,7 @@ def _show_cards(
 
     def text(fmt: str) -> str:
         if fmt == "terminal":
-            buffer = io.StringIO()
-            plain = Environment(stdout=buffer, stdout_is_tty=False, colour=False)
-            render_cards_terminal(cards, plain.console())
-            return buffer.getvalue()
+            return plain_text(lambda console: render_cards_terminal(cards, console))
         if fmt == "markdown":
             return render_cards_markdown(cards)
         if fmt == "json":

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import io
 from typing import TYPE_CHECKING, Literal
 
-from wirespeed.cli.env import Environment
+from wirespeed.cli.env import Environment, plain_text
 from wirespeed.cli.exit import ExitStatus
 from wirespeed.cli.outputs import OutputTarget, output_targets, write_output
 from wirespeed.errors import UsageError
@@ -123,10 +122,7 @@ def _render(fmt: str, report: Report, record: RunRecord) -> str:
     from wirespeed.report import render_csv, render_json, render_markdown, render_terminal
 
     if fmt == "terminal":
-        buffer = io.StringIO()
-        plain = Environment(stdout=buffer, stdout_is_tty=False, colour=False)
-        render_terminal(report, plain.console())
-        return buffer.getvalue()
+        return plain_text(lambda console: render_terminal(report, console))
     if fmt == "markdown":
         return render_markdown(report)
     if fmt == "csv":

@@ -5,11 +5,10 @@ points over time; `--fail-on regression` makes it a gate (exit 5)."""
 from __future__ import annotations
 
 import argparse
-import io
 import re
 from typing import TYPE_CHECKING
 
-from wirespeed.cli.env import Environment
+from wirespeed.cli.env import Environment, plain_text
 from wirespeed.cli.exit import ExitStatus
 from wirespeed.cli.outputs import output_targets, write_output
 from wirespeed.errors import UsageError
@@ -122,10 +121,7 @@ def _render(fmt: str, trend: Trend) -> str:
     )
 
     if fmt == "terminal":
-        buffer = io.StringIO()
-        plain = Environment(stdout=buffer, stdout_is_tty=False, colour=False)
-        render_trend_terminal(trend, plain.console())
-        return buffer.getvalue()
+        return plain_text(lambda console: render_trend_terminal(trend, console))
     renderers = {
         "markdown": render_trend_markdown,
         "json": render_trend_json,
