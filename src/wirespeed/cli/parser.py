@@ -259,9 +259,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     plans.add_argument("name", nargs="?", metavar="NAME", help="print this plan's YAML")
 
-    from wirespeed.cli.commands.facts import add_parser as add_facts_parser
-
-    add_facts_parser(sub)
+    facts = sub.add_parser(
+        "facts",
+        help="what a machine is: board, CPU clusters, NICs, their IRQs and affinities",
+        description="Describe this machine, a lab namespace, or a captured /proc + /sys "
+        "tree: board, kernel, CPU clusters (which is fastest), each NIC's bus, driver, "
+        "queues and the IRQs that carry its packets, with their affinity and per-CPU counts.",
+    )
+    facts.add_argument(
+        "host",
+        nargs="?",
+        metavar="HOST",
+        help="local (default), a network namespace name, or user@host[:port] over SSH",
+    )
+    add_ssh(facts)
+    facts.add_argument(
+        "--root", metavar="DIR", help="read a captured tree DIR/proc, DIR/sys instead"
+    )
+    facts.add_argument("--json", action="store_true", help="print JSON (docs/facts-format.md)")
+    facts.add_argument(
+        "--all", action="store_true", help="also list virtual interfaces (bridges, veth, ifb)"
+    )
 
     lab = sub.add_parser(
         "lab",

@@ -20,7 +20,7 @@ from wirespeed.cli.measuring import (
     ssh_settings,
     watched_roles,
 )
-from wirespeed.cli.outputs import output_targets, write_output
+from wirespeed.cli.outputs import output_targets, write_targets
 from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
@@ -375,9 +375,7 @@ def show_card(
     else:
         # At the terminal's width, as `run` shows its report (cli/env.py).
         env.stdout.write(render_card("terminal", report, record, env.console().width))
-    for target in targets:
-        write_output(target.path, render_card(target.format, report, record), "-o")
-        env.info(f"card written to {target.path}")
+    write_targets(targets, lambda fmt: render_card(fmt, report, record), env.info, "card written")
     return report
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment, plain_text
 from wirespeed.cli.exit import ExitStatus
-from wirespeed.cli.outputs import OutputTarget, output_targets, write_output
+from wirespeed.cli.outputs import OutputTarget, output_targets, write_targets
 from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
@@ -117,9 +117,7 @@ def show_table(
         else:
             env.stdout.write(render_table(fmt, comparison, budgets))
         return ExitStatus.OK
-    for target in targets:
-        write_output(target.path, render_table(target.format, comparison, budgets), "-o")
-        env.info(f"written to {target.path}")
+    write_targets(targets, lambda fmt: render_table(fmt, comparison, budgets), env.info)
     return ExitStatus.OK
 
 
@@ -210,9 +208,7 @@ def _show_cards(
         else:
             env.stdout.write(text(fmt))
         return ExitStatus.OK
-    for target in targets:
-        write_output(target.path, text(target.format), "-o")
-        env.info(f"written to {target.path}")
+    write_targets(targets, text, env.info)
     return ExitStatus.OK
 
 

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
-from wirespeed.cli.options import add_ssh
 from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
@@ -16,31 +15,6 @@ if TYPE_CHECKING:
     from wirespeed.hosts.base import Host
 
 LOCAL = "local"
-
-
-def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
-    facts = sub.add_parser(
-        "facts",
-        help="what a machine is: board, CPU clusters, NICs, their IRQs and affinities",
-        description="Describe this machine, a lab namespace, or a captured /proc + /sys "
-        "tree: board, kernel, CPU clusters (which is fastest), each NIC's bus, driver, "
-        "queues and the IRQs that carry its packets, with their affinity and per-CPU counts.",
-    )
-    facts.add_argument(
-        "host",
-        nargs="?",
-        metavar="HOST",
-        help="local (default), a network namespace name, or user@host[:port] over SSH",
-    )
-    add_ssh(facts)
-    facts.add_argument(
-        "--root", metavar="DIR", help="read a captured tree DIR/proc, DIR/sys instead"
-    )
-    facts.add_argument("--json", action="store_true", help="print JSON (docs/facts-format.md)")
-    facts.add_argument(
-        "--all", action="store_true", help="also list virtual interfaces (bridges, veth, ifb)"
-    )
-    return facts
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Literal
 
 from wirespeed.cli.env import Environment, plain_text
 from wirespeed.cli.exit import ExitStatus
-from wirespeed.cli.outputs import OutputTarget, output_targets, write_output
+from wirespeed.cli.outputs import OutputTarget, output_targets, write_targets
 from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
@@ -82,9 +82,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         else:
             env.stdout.write(_render(formats.pop(), report, record))
         return ExitStatus.OK
-    for target in targets:
-        write_output(target.path, _render(target.format, report, record), "-o")
-        env.info(f"written to {target.path}")
+    write_targets(targets, lambda fmt: _render(fmt, report, record), env.info)
     return ExitStatus.OK
 
 
@@ -111,9 +109,7 @@ def _card(
         else:
             env.stdout.write(text(fmt))
         return ExitStatus.OK
-    for target in targets:
-        write_output(target.path, text(target.format), "-o")
-        env.info(f"written to {target.path}")
+    write_targets(targets, text, env.info)
     return ExitStatus.OK
 
 

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment, plain_text
 from wirespeed.cli.exit import ExitStatus
-from wirespeed.cli.outputs import output_targets, write_output
+from wirespeed.cli.outputs import output_targets, write_targets
 from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
@@ -174,9 +174,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
             render_trend_terminal(found, env.console())
         else:
             env.stdout.write(_render(fmt, found))
-    for target in targets:
-        write_output(target.path, _render(target.format, found), "-o")
-        env.info(f"written to {target.path}")
+    write_targets(targets, lambda fmt: _render(fmt, found), env.info)
     return _gate(args, found, env)
 
 
