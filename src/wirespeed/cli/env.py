@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, TextIO
 
@@ -87,3 +87,13 @@ class Environment:
     def info(self, message: str) -> None:
         if not self.quiet:
             self.stderr.write(f"{message}\n")
+
+
+def plain_text(draw: Callable[[Console], object]) -> str:
+    """What `draw` prints on a console, as plain text for a file: no colour, 120
+    columns, as the terminal's text goes to a file."""
+    import io
+
+    buffer = io.StringIO()
+    draw(Environment(stdout=buffer, stdout_is_tty=False, colour=False).console())
+    return buffer.getvalue()

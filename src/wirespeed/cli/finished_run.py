@@ -32,7 +32,6 @@ def report_finished_run(
     """The run's report, shown as `run` shows it and written to `markdown`, each apart
     (a table that fails does not cost the Markdown file); None where any of it could
     not be rendered, which is said on stderr."""
-    from wirespeed.cli.commands.run import show_run
     from wirespeed.report import build_report, render_markdown
 
     built: list[Report] = []
@@ -51,6 +50,29 @@ def report_finished_run(
     elif markdown is not None:
         shown = False
     return report if shown else None
+
+
+def show_run(
+    args: argparse.Namespace, env: Environment, record: RunRecord, report: Report, store_url: str
+) -> None:
+    """A finished run on stdout: its table; with --json its JSON document instead; with
+    -q only its id, so that `id=$(wirespeed run -q plan.yaml)` has it. Progress and
+    notices stay on stderr."""
+    if args.json:
+        from wirespeed.cli.documents import run_document, write_json
+        from wirespeed.report.json_export import expectations_summary
+
+        document = run_document(
+            record.id, record.status, record.outcomes, store_url, expectations_summary(report)
+        )
+        write_json(env, document)
+    elif env.quiet:
+        env.stdout.write(f"{record.id}\n")
+    else:
+        from wirespeed.report import render_terminal
+
+        render_terminal(report, env.console())
+    env.info(f"run {record.id} stored; `wirespeed report {record.id}` shows it again")
 
 
 def _rendered(

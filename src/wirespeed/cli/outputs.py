@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -188,6 +188,18 @@ def write_output(path: Path, text: str, option: str) -> None:
         if error.errno in OUT_OF_ROOM:  # the machine's state, not bad input: exit 1
             raise OutputError(message, hint="free some space, then run it again") from None
         raise UsageError(message) from None
+
+
+def write_targets(
+    targets: Sequence[OutputTarget],
+    text: Callable[[str], str],
+    say: Callable[[str], None],
+    written: str = "written",
+) -> None:
+    """Each -o file, in its format (text(format)), said as it is written."""
+    for target in targets:
+        write_output(target.path, text(target.format), "-o")
+        say(f"{written} to {target.path}")
 
 
 def _reason(error: OSError) -> str:

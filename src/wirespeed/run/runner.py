@@ -186,11 +186,13 @@ class Runner:
         trials: Sequence[Trial],
         *,
         argv: Sequence[str] = (),
+        settings: Mapping[str, object] | None = None,
         resume_run: int | None = None,
         replacing: frozenset[str] = frozenset(),
     ) -> RunOutcome:
         """Run trials as a new run, or (resume_run) add them to that stored run, which
-        this process owns (store/resume.py claim_run). A trial whose key is in
+        this process owns (store/resume.py claim_run); a new run stores `settings` (how
+        it measures: run/settings.py's to_json()) for its resume. A trial whose key is in
         `replacing` is a failed one tried again: its outcome replaces the failed one."""
         from wirespeed.run.variants import VariantStates, journal_for, recover_left_changes
         from wirespeed.store import StoreError
@@ -245,6 +247,7 @@ class Runner:
                 plan_text=self.plan.text,
                 expectations=encode(self.plan.expectations),
                 argv=tuple(argv),
+                settings=settings,
                 started_at=time.time(),
                 wirespeed_version=__version__,
                 provenance={

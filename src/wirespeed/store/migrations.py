@@ -111,6 +111,13 @@ def _v5_to_v6(conn: Connection) -> None:
     conn.exec_driver_sql("CREATE UNIQUE INDEX ix_runs_origin ON runs (origin)")
 
 
+def _v6_to_v7(conn: Connection) -> None:
+    """runs.settings added; the runs stored before have none (NULL: `run --resume` reads
+    their stored command line, as before)."""
+    json_type = JSON().compile(dialect=conn.dialect)
+    conn.exec_driver_sql(f"ALTER TABLE runs ADD COLUMN settings {json_type}")
+
+
 # Each step takes a store from its version to the next.
 STEPS: dict[int, Callable[[Connection], None]] = {
     1: _v1_to_v2,
@@ -118,6 +125,7 @@ STEPS: dict[int, Callable[[Connection], None]] = {
     3: _v3_to_v4,
     4: _v4_to_v5,
     5: _v5_to_v6,
+    6: _v6_to_v7,
 }
 
 

@@ -75,6 +75,9 @@ class RunInfo:
     # What the plan's `expect:` asked, as expectations.encode() keeps it (JSON values);
     # None: nothing stored (a run stored before, or imported): see report/model.py.
     expectations: Mapping[str, Any] | None = None
+    # How the run measures its plan, as run/settings.py keeps it (JSON values); None:
+    # nothing stored (a run stored before, or imported): its argv says.
+    settings: Mapping[str, Any] | None = None
 
     @property
     def hosts(self) -> tuple[HostInfo, ...]:
@@ -92,6 +95,7 @@ class RunInfo:
             wirespeed_version=run["wirespeed_version"],
             provenance=run["provenance"],
             expectations=run["expectations"],
+            settings=run.get("settings"),
         )
 
 

@@ -13,7 +13,9 @@ still runs is refused, so two processes never measure the same trials into one r
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import Connection, select, update
 
@@ -33,6 +35,9 @@ class ResumableRun:
     plan_path: str | None
     plan_text: str | None
     argv: tuple[str, ...]
+    # RunSettings.to_json() as stored (run/settings.py); None for a run stored before
+    # runs kept them: its argv says how it measures.
+    settings: Mapping[str, Any] | None
     done_keys: frozenset[str]
     # Keys whose every stored outcome failed: what --retry-failed tries again.
     failed_keys: frozenset[str] = frozenset()
@@ -63,6 +68,7 @@ def resumable_run(store: Store, run_id: int) -> ResumableRun:
                 schema.runs.c.plan_path,
                 schema.runs.c.plan_text,
                 schema.runs.c.argv,
+                schema.runs.c.settings,
             ).where(schema.runs.c.id == run_id)
         ).one_or_none()
         if row is None:
@@ -82,6 +88,7 @@ def resumable_run(store: Store, run_id: int) -> ResumableRun:
         plan_path=row.plan_path,
         plan_text=row.plan_text,
         argv=tuple(str(arg) for arg in argv),
+        settings=row.settings if isinstance(row.settings, dict) else None,
         done_keys=frozenset(statuses),
         failed_keys=frozenset(
             key for key, seen in statuses.items() if seen == {TrialStatus.FAILED.value}

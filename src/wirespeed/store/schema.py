@@ -24,6 +24,8 @@ Version history of the schema (SCHEMA_VERSION, kept in the meta table):
   6  runs.origin (unique): the bundle run id (store/bundle.py) of a run brought in by
      `wirespeed import`, so that importing the same bundle again stores nothing; NULL for a run
      measured here, and for runs stored before.
+  7  runs.settings: how the run measures its plan (run/settings.py), so that `run --resume`
+     needs no command line; NULL for runs stored before (their stored command line says).
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ from sqlalchemy.schema import SchemaItem
 
 from wirespeed.store.columns import FreeText, Id, metadata
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 def _of_a_trial(name: str, *items: SchemaItem) -> Table:
@@ -91,6 +93,8 @@ runs = Table(
     Column("expectations", JSON(none_as_null=True)),
     # A bundle run's id ("sha256:..."), for a run imported from a bundle; NULL otherwise.
     Column("origin", FreeText),
+    # RunSettings.to_json() (run/settings.py); NULL: stored before version 7, or imported.
+    Column("settings", JSON(none_as_null=True)),
     Index("ix_runs_started_at", "started_at"),
     # Unique: two imports of one bundle at once store it once (NULLs are not equal).
     Index("ix_runs_origin", "origin", unique=True),

@@ -42,6 +42,7 @@ def insert_run(conn: Connection, info: RunInfo, owner: str, *, retried: bool) ->
             provenance=dict(info.provenance),
             owner=owner,
             expectations=None if info.expectations is None else dict(info.expectations),
+            settings=None if info.settings is None else dict(info.settings),
         )
     )
     run_id = row.inserted_primary_key

@@ -17,7 +17,7 @@ from wirespeed.card.output import card_report, render_card
 from wirespeed.card.plan_text import CardOptions, Tuned, card_marker, card_plan
 from wirespeed.card.summary import CardSummary, card_summary
 from wirespeed.card.target import Ends, LabOptions, card_bench
-from wirespeed.cli.commands.card import tuned_of
+from wirespeed.card.tuning_choice import tuned_of
 from wirespeed.facts import Facts, TreeSource, collect
 from wirespeed.plan import expand
 from wirespeed.plan.load import parse_plan

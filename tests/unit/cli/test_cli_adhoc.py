@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from support.cli import run_cli, run_cli_to_preflight
-from wirespeed.cli.app import build_parser
+from wirespeed.cli.parser import build_parser
 from wirespeed.plan.adhoc import LAB_LINK, LAB_TOPOLOGY
 from wirespeed.plan.sources import builtin_names, builtin_text
 

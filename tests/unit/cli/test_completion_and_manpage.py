@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from support.cli import run_cli
-from wirespeed.cli.app import build_parser
 from wirespeed.cli.completion import completion_script, fish_flag
 from wirespeed.cli.manpage import manpage
+from wirespeed.cli.parser import build_parser
 from wirespeed.cli.parser_tree import Command, command_tree
 
 COMMANDS = command_tree(build_parser()).walk()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from wirespeed.cli.app import build_parser
+from wirespeed.cli.parser import build_parser
 
 ROOT = Path(__file__).resolve().parents[3]
 README = (ROOT / "README.md").read_text(encoding="utf-8")

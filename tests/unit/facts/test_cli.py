@@ -6,7 +6,6 @@ import argparse
 import io
 import json
 import shutil
-import textwrap
 from pathlib import Path
 
 import pytest
@@ -14,19 +13,14 @@ import pytest
 from wirespeed.cli.commands import facts as facts_command
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus, run_guarded
+from wirespeed.cli.parser import build_parser
 
 from .conftest import BOARDS
 
 
 def documented_parser() -> argparse.ArgumentParser:
-    """The parser built from the lines facts.py asks to paste into cli/app.py."""
-    doc = facts_command.__doc__ or ""
-    block = doc.split("To wire into cli/app.py (COMMANDS and build_parser):", 1)[1]
-    code = textwrap.dedent(block).split("\n", 3)[3]  # after the COMMANDS line
-    parser = argparse.ArgumentParser(prog="wirespeed")
-    sub = parser.add_subparsers(dest="command")
-    exec(code, {"sub": sub})
-    return parser
+    """The parser `wirespeed` parses the command line with."""
+    return build_parser()
 
 
 def run_facts(*argv: str) -> tuple[int, str, str]:

@@ -9,18 +9,23 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import math
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wirespeed.cli.env import Environment
-from wirespeed.cli.exit import ExitStatus, resume_noted
-from wirespeed.cli.outputs import output_targets, write_output
-from wirespeed.errors import UsageError, WirespeedError
+from wirespeed.cli.exit import ExitStatus
+from wirespeed.cli.measuring import (
+    expectations_status,
+    measure,
+    settings_of,
+    ssh_settings,
+    watched_roles,
+)
+from wirespeed.cli.outputs import output_targets, write_targets
+from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
-    from wirespeed.card.plan_text import CardOptions, Tuned
+    from wirespeed.card.plan_text import CardOptions
     from wirespeed.card.target import CardBench
-    from wirespeed.facts.model import Facts
     from wirespeed.plan import Plan
     from wirespeed.report.model import Report
     from wirespeed.store.records import RunRecord
@@ -209,129 +214,14 @@ def bench_of(args: argparse.Namespace) -> CardBench:
     )
 
 
-def _probe(
-    bench: CardBench, args: argparse.Namespace, env: Environment, plan: Plan
-) -> tuple[dict[str, str], tuple[str, ...], Facts | None]:
-    """Before the run: the tests whose program is missing (the tunnels' on this machine,
-    the benchmarks' on the device, asked over SSH where it is one, from where the run of
-    `plan` will log in to it), and what the device is (its facts, as lines and as read)."""
-    from wirespeed.card.availability import tool_skips
-    from wirespeed.card.facts_lines import card_lines
-    from wirespeed.facts import HostSource, TreeSource, collect
-    from wirespeed.hosts.local import LocalHost
-
-    local = LocalHost(name="this machine")
-    tunnels = _tunnel_probe(bench, args, env)
-    if bench.device_ssh is None:
-        skips = tool_skips(
-            lambda p: local.which(p) is not None, "this machine", tunnels=bench.in_lab
-        )
-        skips |= tunnels
-        try:
-            facts = collect(TreeSource(Path("/"), where="this machine"), local)
-        except (OSError, ValueError) as error:
-            env.warn(f"this machine's facts could not be read ({error})")
-            return skips, (), None
-        return skips, card_lines(facts, nics=not bench.in_lab), facts
-    from wirespeed.card.device_reach import device_reached
-    from wirespeed.cli.commands.run import ssh_settings
-    from wirespeed.hosts.ssh import SshHost
-    from wirespeed.hosts.ssh_target import SshTarget
-
-    where = bench.device_ssh
-    with device_reached(plan, where, ssh_settings(args, env), args.db, env.info) as settings:
-        device = SshHost(SshTarget.parse(where), settings, name=where)
-        try:
-            device.connect()
-            skips = tool_skips(lambda p: device.which(p) is not None, where, tunnels=False)
-            skips |= tunnels
-            facts = collect(HostSource(device), device)
-            return skips, card_lines(facts, nics=True), facts
-        except WirespeedError:
-            raise
-        except Exception as error:  # the run logs in again and says it in its own words
-            env.warn(f"{where}: could not ask what it is and has ({error})")
-            return tunnels, (), None
-        finally:
-            device.close()
-
-
-def _tunnel_probe(bench: CardBench, args: argparse.Namespace, env: Environment) -> dict[str, str]:
-    """A real bench's tunnels its ends cannot build (each end asked, over SSH where it is
-    one, for the tools run/host_tunnel.py needs), each with the package to install; {}
-    in the lab (this machine's tools: tool_skips) or where the card builds no tunnel."""
-    ends = bench.tunnel_ends
-    if ends is None:
-        return {}
-    from wirespeed.card.availability import TunnelEnd, tunnel_skips
-    from wirespeed.cli.commands.run import ssh_settings
-    from wirespeed.hosts.local import LocalHost
-    from wirespeed.hosts.ssh import SshHost
-    from wirespeed.hosts.ssh_target import SshTarget
-    from wirespeed.run.host_tunnel import WIREGUARD_MODULE
-
-    here = LocalHost(name="this machine")
-    asked: list[TunnelEnd] = []
-    for name in dict.fromkeys(ends):
-        entry = bench.hosts.get(name)
-        ssh = entry.get("ssh") if isinstance(entry, dict) else None
-        if not ssh:
-            asked.append(
-                TunnelEnd(
-                    f"{name} (this machine)",
-                    lambda p: here.which(p) is not None,
-                    Path(WIREGUARD_MODULE).is_dir(),
-                )
-            )
-            continue
-        host = SshHost(SshTarget.parse(str(ssh)), ssh_settings(args, env), name=name)
-        where = f"{name} ({ssh})"
-        try:
-            host.connect()
-            found = {
-                program
-                for program in ("openvpn", "wg", "ip", "wireguard-go")
-                if host.which(program) is not None
-            }
-            module = host.run(["test", "-d", WIREGUARD_MODULE], timeout=15.0).returncode == 0
-        except WirespeedError:
-            raise
-        except Exception as error:  # the run logs in again and says it in its own words
-            env.warn(f"{where}: could not ask for its tunnel tools ({error})")
-            continue
-        finally:
-            host.close()
-        asked.append(TunnelEnd(where, found.__contains__, module))
-    return tunnel_skips(asked, openssl_here=here.which("openssl") is not None)
-
-
-def tuned_of(bench: CardBench, facts: Facts | None) -> Tuned:
-    """What `--tuned` will change, asked of the device's facts before the run; a lab's
-    DUT (this machine's CPUs, the lab's veths) is asked when the tuned variant starts."""
-    from wirespeed.card.plan_text import Tuned
-    from wirespeed.tune.suggest import candidate_cpus, explain, suggest
-
-    if facts is None:
-        return Tuned()  # unknown until the variant starts, which says it then
-    if bench.device_ssh is None:
-        if len(candidate_cpus(facts)) < 2:
-            return Tuned(nothing="tune suggest has nothing to change: one CPU only")
-        return Tuned()
-    plan = suggest(facts)
-    if not plan.changes:
-        why = [f"already so: {len(plan.kept)} knob(s)"] if plan.kept else []
-        why += list(plan.warnings)
-        said = f" ({'; '.join(why)})" if why else ""
-        return Tuned(nothing=f"tune suggest has nothing to change on {bench.device_ssh}{said}")
-    return Tuned(changes=tuple(explain(change) for change in plan.changes))
-
-
 def compose(args: argparse.Namespace, env: Environment) -> Plan:
     """The card's plan, what it leaves out said on stderr; a problem with it said as the
     option's that made it (card/option_errors.py)."""
     from wirespeed.card.availability import bench_skips
     from wirespeed.card.option_errors import card_plan_checked, with_expectations
     from wirespeed.card.plan_text import SOURCE, Tuned, card_plan_text
+    from wirespeed.card.probe import probe
+    from wirespeed.card.tuning_choice import tuned_of
 
     bench = bench_of(args)
     skipped = {**_skips(args.skip), **bench_skips(bench)}
@@ -342,7 +232,8 @@ def compose(args: argparse.Namespace, env: Environment) -> Plan:
     if not args.print_plan:
         # The plan as it stands, for where the run will reach the device from.
         before = card_plan_checked(card_plan_text(bench, options), SOURCE, typed)
-        missing, lines, facts = _probe(bench, args, env, before)
+        ssh = ssh_settings(args, env)
+        missing, lines, facts = probe(bench, before, ssh, args.db, warn=env.warn, say=env.info)
         skipped |= missing
         options = dataclasses.replace(options, skipped=skipped, facts=lines)
         if args.tuned:
@@ -427,44 +318,28 @@ def _estimate(plan: Plan) -> list[str]:
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
-    from wirespeed.cli.commands.run import expectations_status, ssh_settings, watched_roles
-
     targets = output_targets(args.output, None, FORMATS, "card")
-    watch = watched_roles(args.watch)
+    watched_roles(args.watch)  # a bad one: exit 2 before anything is probed or run
     plan = compose(args, env)
     for warning in plan.warnings:
         env.warn(str(warning))
     if args.print_plan:
         env.stdout.write(plan.text)
         return ExitStatus.OK
-    from wirespeed.cli.progress import RichProgress
-    from wirespeed.plan import expand
     from wirespeed.run.preflight import preflight
-    from wirespeed.run.runner import NullProgress, Progress, Runner
+    from wirespeed.run.settings import trials_of
     from wirespeed.store import Store
 
-    trials = expand(plan)
+    settings = settings_of(args)
+    trials = trials_of(plan, settings)
     preflight(plan, trials)
     env.info("card: " + ", ".join(_estimate(plan)))
     store = Store.open(args.db)
     try:
-        progress: Progress = (
-            NullProgress()
-            if env.quiet
-            else RichProgress(env.progress_console(), in_lab=plan.lab is not None)
-        )
-        runner = Runner(
-            plan,
-            store,
-            progress,
-            lab_prefix=args.lab_name,
-            watch=watch,
-            lab_dut=args.lab_dut,
-            ssh_settings=ssh_settings(args, env),
-            notice=env.info,
-        )
-        with resume_noted(lambda: runner.run_id):
-            outcome = runner.run(trials, argv=args.argv)
+        outcome = measure(
+            env, store, plan, trials, settings, lab_name=args.lab_name,
+            ssh=ssh_settings(args, env), argv=args.argv,
+        )  # fmt: skip
         record = store.load_run(outcome.run_id, intervals="packed", outputs=True, commands=True)
     finally:
         store.close()
@@ -500,9 +375,7 @@ def show_card(
     else:
         # At the terminal's width, as `run` shows its report (cli/env.py).
         env.stdout.write(render_card("terminal", report, record, env.console().width))
-    for target in targets:
-        write_output(target.path, render_card(target.format, report, record), "-o")
-        env.info(f"card written to {target.path}")
+    write_targets(targets, lambda fmt: render_card(fmt, report, record), env.info, "card written")
     return report
 
 

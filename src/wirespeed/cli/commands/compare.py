@@ -4,12 +4,11 @@ or two paths or variants of one run; with --soaks, two soaks or more."""
 from __future__ import annotations
 
 import argparse
-import io
 from typing import TYPE_CHECKING
 
-from wirespeed.cli.env import Environment
+from wirespeed.cli.env import Environment, plain_text
 from wirespeed.cli.exit import ExitStatus
-from wirespeed.cli.outputs import OutputTarget, output_targets, write_output
+from wirespeed.cli.outputs import OutputTarget, output_targets, write_targets
 from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
@@ -92,10 +91,7 @@ def render_table(fmt: str, comparison: ManyComparison, budgets: tuple[Budget, ..
     )
 
     if fmt == "terminal":
-        buffer = io.StringIO()
-        plain = Environment(stdout=buffer, stdout_is_tty=False, colour=False)
-        render_many_terminal(comparison, plain.console(), budgets)
-        return buffer.getvalue()
+        return plain_text(lambda console: render_many_terminal(comparison, console, budgets))
     renderers = {
         "markdown": render_many_markdown,
         "csv": render_many_csv,
@@ -121,9 +117,7 @@ def show_table(
         else:
             env.stdout.write(render_table(fmt, comparison, budgets))
         return ExitStatus.OK
-    for target in targets:
-        write_output(target.path, render_table(target.format, comparison, budgets), "-o")
-        env.info(f"written to {target.path}")
+    write_targets(targets, lambda fmt: render_table(fmt, comparison, budgets), env.info)
     return ExitStatus.OK
 
 
@@ -199,10 +193,7 @@ def _show_cards(
 
     def text(fmt: str) -> str:
         if fmt == "terminal":
-            buffer = io.StringIO()
-            plain = Environment(stdout=buffer, stdout_is_tty=False, colour=False)
-            render_cards_terminal(cards, plain.console())
-            return buffer.getvalue()
+            return plain_text(lambda console: render_cards_terminal(cards, console))
         if fmt == "markdown":
             return render_cards_markdown(cards)
         if fmt == "json":
@@ -217,9 +208,7 @@ def _show_cards(
         else:
             env.stdout.write(text(fmt))
         return ExitStatus.OK
-    for target in targets:
-        write_output(target.path, text(target.format), "-o")
-        env.info(f"written to {target.path}")
+    write_targets(targets, text, env.info)
     return ExitStatus.OK
 
 

@@ -9,8 +9,8 @@ from wirespeed.cli.exit import ExitStatus
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
-    from wirespeed.cli.app import build_parser
     from wirespeed.cli.completion import completion_script
+    from wirespeed.cli.parser import build_parser
 
     env.stdout.write(completion_script(build_parser(), args.shell))
     return ExitStatus.OK

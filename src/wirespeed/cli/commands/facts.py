@@ -1,29 +1,4 @@
-"""`wirespeed facts [HOST] [--json] [--root DIR] [--all]`: what a machine is.
-
-To wire into cli/app.py (COMMANDS and build_parser):
-
-    COMMANDS["facts"] = "facts"
-
-    facts = sub.add_parser(
-        "facts",
-        help="what a machine is: board, CPU clusters, NICs, their IRQs and affinities",
-        description="Describe this machine, a lab namespace, or a captured /proc + /sys "
-        "tree: board, kernel, CPU clusters (which is fastest), each NIC's bus, driver, "
-        "queues and the IRQs that carry its packets, with their affinity and per-CPU counts.",
-    )
-    facts.add_argument(
-        "host", nargs="?", metavar="HOST", help="local (default) or a network namespace name"
-    )
-    facts.add_argument(
-        "--root", metavar="DIR", help="read a captured tree DIR/proc, DIR/sys instead"
-    )
-    facts.add_argument(
-        "--json", action="store_true", help="print JSON (docs/facts-format.md)"
-    )
-    facts.add_argument(
-        "--all", action="store_true", help="also list virtual interfaces (bridges, veth, ifb)"
-    )
-"""
+"""`wirespeed facts [HOST] [--json] [--root DIR] [--all]`: what a machine is."""
 
 from __future__ import annotations
 
@@ -94,7 +69,7 @@ def _ssh_source(
         target = SshTarget.parse(text)
     except ValueError as error:
         raise UsageError(str(error)) from None
-    from wirespeed.cli.commands.run import ssh_settings
+    from wirespeed.cli.measuring import ssh_settings
 
     host = SshHost(target, ssh_settings(args, env))
     try:

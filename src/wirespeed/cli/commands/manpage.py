@@ -9,8 +9,8 @@ from wirespeed.cli.exit import ExitStatus
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
-    from wirespeed.cli.app import build_parser
     from wirespeed.cli.manpage import manpage
+    from wirespeed.cli.parser import build_parser
 
     env.stdout.write(manpage(build_parser()))
     return ExitStatus.OK

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import io
 from typing import TYPE_CHECKING, Literal
 
-from wirespeed.cli.env import Environment
+from wirespeed.cli.env import Environment, plain_text
 from wirespeed.cli.exit import ExitStatus
-from wirespeed.cli.outputs import OutputTarget, output_targets, write_output
+from wirespeed.cli.outputs import OutputTarget, output_targets, write_targets
 from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
@@ -83,9 +82,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         else:
             env.stdout.write(_render(formats.pop(), report, record))
         return ExitStatus.OK
-    for target in targets:
-        write_output(target.path, _render(target.format, report, record), "-o")
-        env.info(f"written to {target.path}")
+    write_targets(targets, lambda fmt: _render(fmt, report, record), env.info)
     return ExitStatus.OK
 
 
@@ -112,9 +109,7 @@ def _card(
         else:
             env.stdout.write(text(fmt))
         return ExitStatus.OK
-    for target in targets:
-        write_output(target.path, text(target.format), "-o")
-        env.info(f"written to {target.path}")
+    write_targets(targets, text, env.info)
     return ExitStatus.OK
 
 
@@ -123,10 +118,7 @@ def _render(fmt: str, report: Report, record: RunRecord) -> str:
     from wirespeed.report import render_csv, render_json, render_markdown, render_terminal
 
     if fmt == "terminal":
-        buffer = io.StringIO()
-        plain = Environment(stdout=buffer, stdout_is_tty=False, colour=False)
-        render_terminal(report, plain.console())
-        return buffer.getvalue()
+        return plain_text(lambda console: render_terminal(report, console))
     if fmt == "markdown":
         return render_markdown(report)
     if fmt == "csv":

@@ -1,7 +1,8 @@
 """`wirespeed run --resume RUN`: finish a run that was interrupted or killed.
 
-The plan and the options come from the run as stored (its plan text and command line),
-not from the plan file as it is now: the resumed trials must be the ones the run was
+The plan and the settings come from the run as stored (its plan text and settings,
+run/settings.py; a run stored before runs kept settings: its command line), not from
+the plan file as it is now: the resumed trials must be the ones the run was
 missing, measured the same way. Only --db, --quiet, --lab-name, --retry-failed, --force
 and the SSH options are taken from the command line that resumes.
 
@@ -15,18 +16,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment
-from wirespeed.cli.exit import ExitStatus, resume_noted
+from wirespeed.cli.exit import ExitStatus
+from wirespeed.cli.measuring import expectations_status, measure, ssh_settings
 from wirespeed.errors import UsageError, WirespeedError
 
 if TYPE_CHECKING:
     from wirespeed.store import RunRecord, Store
-
-# `run --sample-interval`'s default, which a card samples at.
-DEFAULT_SAMPLE_INTERVAL = 1.0
 
 
 def resume(args: argparse.Namespace, env: Environment) -> int:
@@ -35,18 +33,13 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
             "--resume takes the plan stored with the run: leave PLAN out",
             hint=f"wirespeed run --resume {args.resume}",
         )
-    from wirespeed.cli.app import build_parser
-    from wirespeed.cli.commands.run import (
-        expectations_status,
-        ssh_settings,
-        watched_roles,
-    )
     from wirespeed.cli.finished_run import report_finished_run
-    from wirespeed.cli.progress import RichProgress
+    from wirespeed.cli.stored_settings import stored_settings
     from wirespeed.model import TrialStatus
-    from wirespeed.plan import expand, parse_plan
+    from wirespeed.plan import parse_plan
     from wirespeed.run.preflight import preflight
-    from wirespeed.run.runner import NullProgress, Progress, Runner, RunOutcome
+    from wirespeed.run.runner import RunOutcome
+    from wirespeed.run.settings import trials_of
     from wirespeed.store import Store
     from wirespeed.store.resume import claim_run, release_run, resumable_run
     from wirespeed.store.spool import commit_kept, spool_path
@@ -67,18 +60,9 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
         stored = resumable_run(store, args.resume)
         if stored.plan_text is None:
             raise UsageError(f"run {args.resume} has no stored plan (an import?): nothing to run")
-        try:
-            original = build_parser().parse_args(list(stored.argv))
-        except SystemExit:
-            raise UsageError(
-                f"the command line stored with run {args.resume} cannot be read by this "
-                "version of wirespeed"
-            ) from None
+        settings = stored_settings(stored)
         plan = parse_plan(stored.plan_text, source=stored.plan_path or f"run {args.resume}")
-        taken = _stored_options(original)
-        trials = expand(
-            plan, duration=taken.duration, repetitions=taken.repetitions, only=taken.only
-        )
+        trials = trials_of(plan, settings)
         retried = stored.failed_keys if args.retry_failed else frozenset()
         missing = [t for t in trials if t.key not in stored.done_keys or t.key in retried]
         if not missing:
@@ -91,7 +75,7 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
             # The run's verdict all the same, as the run that measured it gave it: a script
             # that resumes until done must not read a missed expectation as a pass.
             searched = any(t.test.search is not None for t in trials)
-            record = _load(store, args.resume, card=taken.card, searched=searched)
+            record = _load(store, args.resume, card=settings.card, searched=searched)
             store_url = store.url
         else:
             again = sum(1 for t in missing if t.key in retried)
@@ -101,28 +85,13 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
                 + (f" ({again} failed, tried again)" if again else "")
             )
             preflight(plan, missing)
-            progress: Progress = (
-                NullProgress()
-                if env.quiet
-                else RichProgress(env.progress_console(), in_lab=plan.lab is not None)
-            )
-            runner = Runner(
-                plan,
-                store,
-                progress,
-                lab_prefix=args.lab_name,
-                watch=watched_roles(taken.watch),
-                sample_interval=taken.sample_interval,
-                lab_dut=taken.lab_dut,
-                ssh_settings=ssh_settings(args, env),
-                notice=env.info,
-            )
+            ssh = ssh_settings(args, env)
             measuring = True
-            with resume_noted(lambda: args.resume):
-                outcome = runner.run(
-                    missing, argv=stored.argv, resume_run=args.resume, replacing=frozenset(retried)
-                )
-            record = _load(store, args.resume, card=taken.card, searched=False)
+            outcome = measure(
+                env, store, plan, missing, settings, lab_name=args.lab_name, ssh=ssh,
+                argv=stored.argv, resume_run=args.resume, replacing=frozenset(retried),
+            )  # fmt: skip
+            record = _load(store, args.resume, card=settings.card, searched=False)
             store_url = store.url
     except BaseException:
         if claim is not None and not measuring:
@@ -133,7 +102,7 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
         raise
     finally:
         store.close()
-    if taken.card:  # shown as the card it is, as `wirespeed card` and `report` show it
+    if settings.card:  # shown as the card it is, as `wirespeed card` and `report` show it
         from wirespeed.cli.commands.card import show_card
 
         report = show_card(args, env, record, [])
@@ -153,39 +122,6 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
         env.error(f"{len(outcome.failed)} of {len(outcome.outcomes)} resumed trials failed")
         return ExitStatus.FAILED
     return below
-
-
-@dataclass(frozen=True)
-class _Taken:
-    """The options of the stored command line that decide which trials and how."""
-
-    card: bool
-    only: list[str] | None
-    duration: float | None
-    repetitions: int | None
-    watch: str
-    sample_interval: float
-    lab_dut: str
-
-
-def _stored_options(original: argparse.Namespace) -> _Taken:
-    """`run`'s options as stored; a card's (`wirespeed card ...`) are in its stored plan
-    already (its durations, repetitions and parts), and it samples as `run` does by
-    default."""
-    if original.command == "card":
-        return _Taken(
-            True, None, None, None, original.watch, DEFAULT_SAMPLE_INTERVAL, original.lab_dut
-        )
-    only = [p.strip() for p in original.only.split(",")] if original.only else None
-    return _Taken(
-        False,
-        only,
-        original.duration,
-        original.repeat,
-        original.watch,
-        original.sample_interval,
-        original.lab_dut,
-    )
 
 
 def _load(store: Store, run: int, *, card: bool, searched: bool) -> RunRecord:

@@ -3,104 +3,18 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment
-from wirespeed.cli.exit import ExitStatus, resume_noted
+from wirespeed.cli.exit import ExitStatus
+from wirespeed.cli.measuring import (
+    expectations_status,
+    measure,
+    settings_of,
+    ssh_settings,
+    watched_roles,
+)
 from wirespeed.cli.outputs import check_output, write_output
 from wirespeed.errors import UsageError
-
-if TYPE_CHECKING:
-    from collections.abc import Sequence
-
-    from wirespeed.analysis.expectations import Judgement
-    from wirespeed.hosts.ssh_connection import SshSettings
-    from wirespeed.report.model import Report
-    from wirespeed.store import RunRecord
-
-
-def ssh_settings(args: argparse.Namespace, env: Environment) -> SshSettings:
-    """How to reach SSH hosts, from --accept-new-host-key and --ssh-config."""
-    from wirespeed.hosts.ssh_connection import SshSettings
-
-    config = getattr(args, "ssh_config", None)
-    if config is not None and not Path(config).is_file():
-        raise UsageError(f"--ssh-config {config}: no such file")
-    return SshSettings(
-        config_path=Path(config) if config is not None else None,
-        accept_new=bool(getattr(args, "accept_new_host_key", False)),
-        on_note=env.info,
-    )
-
-
-def expectations_status(report: Report, env: Environment) -> ExitStatus:
-    """OK, or BELOW_EXPECTATION when a figure the plan expects was not reached (or not
-    measured), said on stderr with expected and measured figures."""
-    return judgements_status(report.judgements, env)
-
-
-def judgements_status(judgements: Sequence[Judgement], env: Environment) -> ExitStatus:
-    """expectations_status of judgements made (a run's, a soak's)."""
-    from wirespeed.analysis.expectations import Verdict
-    from wirespeed.expectations import item_text, value_text
-
-    missed = [j for j in judgements if j.verdict is not Verdict.MET]
-    if not missed:
-        if judgements:
-            env.info(f"all {len(judgements)} expectations met")
-        return ExitStatus.OK
-    shown = []
-    for judgement in missed[:3]:
-        expectation = judgement.expectation
-        where = judgement.place or "a cell"
-        measured = (
-            "nothing measured"
-            if judgement.measured is None
-            else f"measured {value_text(expectation.unit, judgement.measured)}"
-        ) + judgement.set_aside_text
-        flow = judgement.flow
-        if flow is not None:
-            shown.append(f"{expectation.text} on {where} ({flow}), {measured}")
-        else:
-            cell = item_text(expectation.name, judgement.labels)
-            shown.append(f"{expectation.text} on {where} ({cell}), {measured}")
-    more = f"; and {len(missed) - 3} more" if len(missed) > 3 else ""
-    env.error(
-        f"{len(missed)} of {len(judgements)} expectations not met: " + "; ".join(shown) + more
-    )
-    return ExitStatus.BELOW_EXPECTATION
-
-
-def watched_roles(text: str | None) -> list[str]:
-    watch = [r.strip() for r in text.split(",") if r.strip()] if text else []
-    unknown = sorted(set(watch) - {"dut", "client", "server"})
-    if unknown:
-        raise UsageError(f"--watch takes dut, client and server, not {', '.join(unknown)}")
-    return watch
-
-
-def show_run(
-    args: argparse.Namespace, env: Environment, record: RunRecord, report: Report, store_url: str
-) -> None:
-    """A finished run on stdout: its table; with --json its JSON document instead; with
-    -q only its id, so that `id=$(wirespeed run -q plan.yaml)` has it. Progress and
-    notices stay on stderr."""
-    if args.json:
-        from wirespeed.cli.documents import run_document, write_json
-        from wirespeed.report.json_export import expectations_summary
-
-        document = run_document(
-            record.id, record.status, record.outcomes, store_url, expectations_summary(report)
-        )
-        write_json(env, document)
-    elif env.quiet:
-        env.stdout.write(f"{record.id}\n")
-    else:
-        from wirespeed.report import render_terminal
-
-        render_terminal(report, env.console())
-    env.info(f"run {record.id} stored; `wirespeed report {record.id}` shows it again")
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
@@ -136,12 +50,12 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         raise UsageError(f"--repeat must be at least 1, got {args.repeat}")
     if not 0.05 <= args.sample_interval <= 60:
         raise UsageError(f"--sample-interval must be 0.05..60 s, got {args.sample_interval}")
-    watch = watched_roles(args.watch)
+    watched_roles(args.watch)  # a bad one: exit 2 before anything is probed or run
     from wirespeed.cli.labels import parse_labels
 
     labels = parse_labels(getattr(args, "label", None))  # a bad one: exit 2 before the run
     from wirespeed.cli.commands.adhoc import plan_to_run
-    from wirespeed.plan import expand
+    from wirespeed.run.settings import trials_of
 
     plan = plan_to_run(args)
     for warning in plan.warnings:
@@ -149,13 +63,11 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
     if save_plan is not None:
         write_output(save_plan, plan.text, "--save-plan")
         env.info(f"plan written to {save_plan}")
-    only = [part.strip() for part in args.only.split(",")] if args.only else None
-    trials = expand(plan, duration=args.duration, repetitions=args.repeat, only=only)
+    settings = settings_of(args, labels=labels)
+    trials = trials_of(plan, settings)
 
     from wirespeed.cli.finished_run import report_finished_run
-    from wirespeed.cli.progress import RichProgress
     from wirespeed.run.preflight import preflight
-    from wirespeed.run.runner import NullProgress, Progress, Runner
     from wirespeed.store import Store
 
     preflight(plan, trials)  # root, tools, hosts: before anything is opened or built
@@ -168,25 +80,10 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
                 f"run {kept_for} has trials kept in {path} while the store was away: "
                 f"`wirespeed run --resume {kept_for}` commits them"
             )
-        progress: Progress = (
-            NullProgress()
-            if env.quiet
-            else RichProgress(env.progress_console(), in_lab=plan.lab is not None)
-        )
-        runner = Runner(
-            plan,
-            store,
-            progress,
-            lab_prefix=args.lab_name,
-            watch=watch,
-            sample_interval=args.sample_interval,
-            lab_dut=args.lab_dut,
-            ssh_settings=ssh_settings(args, env),
-            notice=env.info,
-            labels=labels,
-        )
-        with resume_noted(lambda: runner.run_id):
-            outcome = runner.run(trials, argv=args.argv)
+        outcome = measure(
+            env, store, plan, trials, settings, lab_name=args.lab_name,
+            ssh=ssh_settings(args, env), argv=args.argv,
+        )  # fmt: skip
         # A search's notes and bounds ("≥") come from its logs, which are raw outputs of
         # the trials' commands: loaded for those.
         searched = any(t.test.search is not None for t in trials)

@@ -11,9 +11,9 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wirespeed.cli.commands.run import judgements_status, ssh_settings
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
+from wirespeed.cli.measuring import judgements_status, ssh_settings
 from wirespeed.cli.outputs import OutputTarget, output_targets, write_output
 from wirespeed.errors import UsageError
 

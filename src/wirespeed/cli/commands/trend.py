@@ -5,13 +5,12 @@ points over time; `--fail-on regression` makes it a gate (exit 5)."""
 from __future__ import annotations
 
 import argparse
-import io
 import re
 from typing import TYPE_CHECKING
 
-from wirespeed.cli.env import Environment
+from wirespeed.cli.env import Environment, plain_text
 from wirespeed.cli.exit import ExitStatus
-from wirespeed.cli.outputs import output_targets, write_output
+from wirespeed.cli.outputs import output_targets, write_targets
 from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
@@ -122,10 +121,7 @@ def _render(fmt: str, trend: Trend) -> str:
     )
 
     if fmt == "terminal":
-        buffer = io.StringIO()
-        plain = Environment(stdout=buffer, stdout_is_tty=False, colour=False)
-        render_trend_terminal(trend, plain.console())
-        return buffer.getvalue()
+        return plain_text(lambda console: render_trend_terminal(trend, console))
     renderers = {
         "markdown": render_trend_markdown,
         "json": render_trend_json,
@@ -178,9 +174,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
             render_trend_terminal(found, env.console())
         else:
             env.stdout.write(_render(fmt, found))
-    for target in targets:
-        write_output(target.path, _render(target.format, found), "-o")
-        env.info(f"written to {target.path}")
+    write_targets(targets, lambda fmt: _render(fmt, found), env.info)
     return _gate(args, found, env)
 
 

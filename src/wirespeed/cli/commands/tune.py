@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
+from wirespeed.cli.measuring import ssh_settings
 from wirespeed.errors import UsageError
 from wirespeed.tune.hosts import LOCAL
 
@@ -73,7 +74,7 @@ def _apply(args: argparse.Namespace, env: Environment, journal: Journal) -> int:
     from wirespeed.tune.hosts import close_host, connect
     from wirespeed.tune.suggest import explain, suggest
 
-    settings = _ssh_settings(args, env)
+    settings = ssh_settings(args, env)
     host = connect(args.host, settings)
     try:
         name = host.name
@@ -116,18 +117,12 @@ def _restore(args: argparse.Namespace, env: Environment, journal: Journal) -> in
         dropped = forget(journal, args.host)
         env.stdout.write(f"{args.host}: {len(dropped)} journal entr(y/ies) dropped\n")
         return ExitStatus.OK
-    recovery = _recover(env, journal, args.host, settings=_ssh_settings(args, env))
+    recovery = _recover(env, journal, args.host, settings=ssh_settings(args, env))
     if not recovery.clean:
         return ExitStatus.FAILED
     if not recovery.report.restored and not recovery.report.expired:
         env.stdout.write("nothing to restore\n")
     return ExitStatus.OK
-
-
-def _ssh_settings(args: argparse.Namespace, env: Environment) -> SshSettings:
-    from wirespeed.cli.commands.run import ssh_settings
-
-    return ssh_settings(args, env)
 
 
 def _recover(

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
+from wirespeed.cli.measuring import ssh_settings
 from wirespeed.errors import UsageError
 from wirespeed.tune.hosts import LOCAL
 
@@ -63,7 +64,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         raise UsageError("--system, --install-root and --no-enable go with --install")
     if args.root is not None and args.host not in (None, LOCAL):
         raise UsageError("give either HOST or --root, not both")
-    settings = _ssh_settings(args, env)
+    settings = ssh_settings(args, env)
     # The device whose facts make the plan: HOST, else the one to install on.
     facts_host = args.host or (args.install if args.root is None else None)
     host = None if facts_host is None else _connect(facts_host, settings)
@@ -90,12 +91,6 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         if host is not None:
             close_host(host)
     return ExitStatus.OK
-
-
-def _ssh_settings(args: argparse.Namespace, env: Environment) -> SshSettings:
-    from wirespeed.cli.commands.run import ssh_settings
-
-    return ssh_settings(args, env)
 
 
 def _connect(name: str, settings: SshSettings) -> Host:
@@ -246,7 +241,7 @@ def uninstall(args: argparse.Namespace, env: Environment) -> int:
         if not journal.kept_entries(args.host):
             say(f"{args.host}: no boot script installed by wirespeed tune keep")
             return ExitStatus.OK
-        host = _connect(args.host, _ssh_settings(args, env))
+        host = _connect(args.host, ssh_settings(args, env))
         try:
             removed = remove(host, journal, say=say)
         finally:
