@@ -56,17 +56,18 @@ from wirespeed.plan.forwarding import ForwardingOptions, ratio_of
 from wirespeed.run import search_generators as generators
 from wirespeed.run.search_generators import FrameFile, FrameJournal, Stream
 from wirespeed.run.search_legs import Leg, SearchPath
-from wirespeed.run.trial import (
+from wirespeed.run.trial_life import (
     TrialFailure,
+    TrialLife,
+    Watching,
     check_port_free,
-    start_samplers,
-    stop_samplers,
+    live_trial,
+    raw_output,
+    stopped_after,
     wait_listening,
 )
-from wirespeed.run.trial_life import judged_monitors, raw_output, trial_outcome
-from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.procfs import parse_net_dev, parse_udp_snmp
-from wirespeed.sampling.session import Sampler, SamplerSource, TrialSampler
+from wirespeed.sampling.session import SamplerSource
 from wirespeed.search.frames import frames_per_second, udp_payload_for_frame
 from wirespeed.search.log import Counters, InterfaceCounts, SearchLog, to_json
 from wirespeed.search.measurements import measurements_of
@@ -77,7 +78,6 @@ from wirespeed.search.model import (
     SearchResult,
     TrialResult,
 )
-from wirespeed.signals import deferred_signals
 from wirespeed.tools import iperf2_pps, tcpreplay
 
 # Beyond a trial's duration, how long the sender may take to start, finish and print.
@@ -176,32 +176,46 @@ def run_search_trial(
     are journaled in `frames` (search_generators.py)."""
     assert trial.test.search is not None
     options = ForwardingOptions.model_validate(trial.test.search.as_dict())
-    final = options.final_seconds(path.in_lab)
-    goals = goals_of(options, final)
-    started_at = time.time()
-    started = time.monotonic()
-    raw: list[RawOutput] = []
-    measurements: list[Measurement] = []
-    findings: list[Finding] = []
-    reason: str | None = None
-    samplers: list[tuple[str, Host, TrialSampler | str]] = []
-    sample_sets: list[tuple[str, Host, SampleSet | str]] = []
+    goals = goals_of(options, options.final_seconds(path.in_lab))
+    body = ForwardingSearch(path, options, goals, search, on_tick, on_step, frames)
+    return live_trial(trial, body, Watching(watch, sample_interval, samplers_from))
 
-    def tick() -> None:
-        if on_tick is not None:
-            on_tick(time.monotonic() - started)
 
-    try:
-        samplers = start_samplers(watch, sample_interval, samplers_from or Sampler())
+@dataclass
+class ForwardingSearch:
+    """A search trial's own steps: every direction checked, then each frame size and
+    direction searched, each one's log and figures kept."""
+
+    path: SearchPath
+    options: ForwardingOptions
+    goals: tuple[Goal, ...]
+    search: Search
+    on_tick: Callable[[float], None] | None
+    on_step: Callable[[str], None] | None
+    frames: FrameJournal | None
+    raw: list[RawOutput] = dataclasses.field(default_factory=list)
+    measurements: list[Measurement] = dataclasses.field(default_factory=list)
+    findings: list[Finding] = dataclasses.field(default_factory=list)
+    started: float = dataclasses.field(default_factory=time.monotonic)
+
+    def tick(self) -> None:
+        if self.on_tick is not None:
+            self.on_tick(time.monotonic() - self.started)
+
+    def run(self, life: TrialLife) -> None:
+        path, options, on_step = self.path, self.options, self.on_step
+        life.watch()
         # What is cheap to check for every direction is checked before any long search
         # begins: that its legs are known, then that each carries traffic at all.
-        legs_of = {direction: _legs_of(path, direction, trial) for direction in options.directions}
-        sending = _sending(legs_of.values(), options, on_step, frames)
+        legs_of = {
+            direction: _legs_of(path, direction, life.trial) for direction in options.directions
+        }
+        sending = _sending(legs_of.values(), options, on_step, self.frames)
         for legs in legs_of.values():
             # Each leg on its own: where several senders share a direction, one whose
             # traffic never arrives would hide behind the others' (half of it arriving).
             for leg in legs:
-                _check_reachable((leg,), tick, sending)
+                _check_reachable((leg,), self.tick, sending)
         for direction, legs in legs_of.items():
             for frame in options.frame_sizes:
                 cell = _Cell(sending=sending)
@@ -211,13 +225,13 @@ def run_search_trial(
                     if on_step is not None:
                         on_step(f"{where}: {message}")
 
-                measure = _measurer(legs, frame, cell, tick)
+                measure = _measurer(legs, frame, cell, self.tick)
                 ceiling = (
                     frames_per_second(path.link_rate_bps, frame) if path.link_rate_bps else None
                 )
                 try:
-                    found = search(
-                        measure, goals, search_limits(options, ceiling), progress=progress
+                    found = self.search(
+                        measure, self.goals, search_limits(options, ceiling), progress=progress
                     )
                 finally:
                     generators.remove_frames(list(cell.frames.values()))
@@ -230,35 +244,28 @@ def run_search_trial(
                     counters=tuple(cell.counters),
                     interfaces=tuple(cell.interfaces),
                 )
-                raw.append(_log_output(legs[0].sender, log))
-                raw.extend(cell.raw)
-                measurements.extend(measurements_of(log))
-                findings.extend(_findings(log, cell))
+                self.raw.append(_log_output(legs[0].sender, log))
+                self.raw.extend(cell.raw)
+                self.measurements.extend(measurements_of(log))
+                self.findings.extend(_findings(log, cell))
                 _check_measured_device(log)
-    except TrialFailure as failure:
-        reason = str(failure)
-    except (WirespeedError, TimeoutError) as error:
-        reason = error.message if isinstance(error, WirespeedError) else str(error)
-    finally:
-        with deferred_signals():
-            sample_sets = stop_samplers(samplers)
-    monitors, judged = judged_monitors(sample_sets)
-    result = Result(
-        tool=Tool.FORWARDING,
-        protocol=Proto.UDP,
-        directions=(),
-        tool_version=None,  # iperf's version is in the run's provenance (tools per host)
-        measurements=tuple(measurements),
-    )
-    return trial_outcome(
-        trial,
-        started_at,
-        reason,
-        result=result if reason is None or measurements else None,
-        raw=raw,
-        monitors=monitors,
-        findings=[*findings, *judged],
-    )
+
+    def stop(self) -> None:
+        """Each search trial stops its own processes as it ends: nothing is left."""
+
+    def outcome(self, life: TrialLife) -> TrialOutcome:
+        result = Result(
+            tool=Tool.FORWARDING,
+            protocol=Proto.UDP,
+            directions=(),
+            tool_version=None,  # iperf's version is in the run's provenance (tools per host)
+            measurements=tuple(self.measurements),
+        )
+        return life.outcome(
+            result=result if life.reason is None or self.measurements else None,
+            raw=self.raw,
+            findings=self.findings,
+        )
 
 
 def _log_output(host: Host, log: SearchLog) -> RawOutput:
@@ -462,7 +469,14 @@ def _run_trial(
     wire_before = _wire_readings(legs)
     after: list[tuple[UdpCounts | None, UdpCounts | None] | None] = []
     wire_after: list[tuple[Packets | None, Packets | None]] = []
-    try:
+    statuses: list[int] = []
+    receiver_statuses: list[int] = []
+
+    def stop() -> None:
+        statuses.extend(sender.stop() for _, sender in senders)
+        receiver_statuses.extend(receiver.stop(grace=0.0) for receiver in receivers)
+
+    with stopped_after(stop):
         for stream in iperfs:
             leg = stream.leg
             check_port_free(leg.receiver, stream.port, Proto.UDP)
@@ -488,10 +502,6 @@ def _run_trial(
         _wait_reports(receivers)
         after = _counter_readings(legs)
         wire_after = _wire_readings(legs)
-    finally:
-        with deferred_signals():
-            statuses = [sender.stop() for _, sender in senders]
-            receiver_statuses = [receiver.stop(grace=0.0) for receiver in receivers]
     for (stream, sender), status in zip(senders, statuses, strict=True):
         cell.raw.append(raw_output(stream.leg.sender, Side.CLIENT, sender, status))
     for stream, receiver, status in zip(iperfs, receivers, receiver_statuses, strict=True):

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import dataclasses
 import ipaddress
-import os
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from wirespeed.analysis.ceiling import ceiling_for
 from wirespeed.analysis.dut_crossing import not_crossed
-from wirespeed.analysis.findings import LIMITS, judge_monitor, judge_probes, judge_result
+from wirespeed.analysis.findings import LIMITS, judge_probes, judge_result
 from wirespeed.analysis.power import power_measurements, split_timeline, total_goodput
 from wirespeed.errors import WirespeedError
 from wirespeed.hosts.base import Host, Process
@@ -42,54 +42,44 @@ from wirespeed.model import (
 from wirespeed.run.power_meter import MIN_TIMEOUT, MeterRecorder
 from wirespeed.run.probes import LatencyProbes, probes_for
 from wirespeed.run.trial_life import (
-    BASELINE_TIMEOUT,
-    READY_TIMEOUT,
     Endpoints,
     TrialFailure,
+    TrialLife,
+    Watching,
     both_streams,
     check_port_free,
-    monitor_records,
+    live_trial,
     raw_output,
-    start_samplers,
-    stop_samplers,
-    trial_outcome,
     wait_listening,
 )
-from wirespeed.run.wire_span import WireSpan, watch_for, with_wire_span
+from wirespeed.run.wire_span import CounterWatch, WireSpan, watch_for, with_wire_span
 from wirespeed.sampling.meter import parse_meter_log
 from wirespeed.sampling.model import SampleSet
-from wirespeed.sampling.session import Sampler, SamplerSource, TrialSampler
+from wirespeed.sampling.session import SamplerSource
 from wirespeed.sampling.summary import MonitorSummary
-from wirespeed.signals import deferred_signals
 from wirespeed.units import format_rate
 
-# Its own, and the shared lifecycle it is built on (trial_life.py), which the other
-# trials and tests import with run_trial.
+# Its own, and what of the shared lifecycle (trial_life.py) tests import with run_trial
+# (or replace in it: wait_listening, to hold a server).
 __all__ = [
-    "BASELINE_TIMEOUT",
     "CLIENT_MARGIN",
     "CONNECTED_LOOK_EVERY",
     "FATAL_WARNINGS",
     "FORWARDING_TOPOLOGIES",
     "POLL",
-    "READY_TIMEOUT",
     "SERVER_REPORT_TIMEOUT",
     "SHORT_FRACTION",
     "TCP_ESTABLISHED",
     "Driver",
     "Endpoints",
+    "IperfTrial",
     "TrialFailure",
-    "both_streams",
-    "check_port_free",
     "driver_for",
     "finish_probes",
     "finished_outcome",
     "idle_baseline",
-    "monitor_records",
     "program_for",
     "run_trial",
-    "start_samplers",
-    "stop_samplers",
     "wait_listening",
     "with_latency",
     "with_power",
@@ -169,106 +159,124 @@ def run_trial(
     board's idle and load power as measurements of the result."""
     driver = driver_for(trial.test.tool)
     spec = trial.test.spec
-    port = port or driver.DEFAULT_PORT
-    started_at = time.time()
-    server_argv = driver.server_argv(spec, port)
-    client_argv = driver.client_argv(spec, endpoints.target, port)
-    server: Process | None = None
-    client: Process | None = None
-    samplers: list[tuple[str, Host, TrialSampler | str]] = []
-    sample_sets: list[tuple[str, Host, SampleSet | str]] = []
-    meter = MeterRecorder(power.argv, power.interval) if power and power.argv else None
-    meter_raw: RawOutput | None = None
-    reason: str | None = None
-    # Grace for the server on stop: none once its report is complete (iperf2 takes a full
-    # second to act on SIGTERM, and there is nothing left to read); else a second, since
-    # iperf2 prints what it has on SIGTERM.
-    server_grace = 1.0
     probes = probes_for(spec, endpoints.client, endpoints.server, endpoints.target)
     if probes is not None and probes.choice.notice is not None and notice is not None:
         notice(probes.choice.notice)
+    body = IperfTrial(
+        trial,
+        endpoints,
+        driver,
+        port or driver.DEFAULT_PORT,
+        on_tick,
+        power,
+        probes,
+        meter=MeterRecorder(power.argv, power.interval) if power and power.argv else None,
+        # The receiving interface's counters, where iperf2's receiver may time its
+        # streams short (wire_span.py).
+        wire=watch_for(trial.test, endpoints.client, endpoints.server),
+    )
+    return live_trial(trial, body, Watching(watch, sample_interval, samplers_from))
+
+
+@dataclass
+class IperfTrial:
+    """An iperf trial's own steps: its server, the probes and the power meter beside its
+    client, both ends' outputs read into its result."""
+
+    trial: Trial
+    endpoints: Endpoints
+    driver: Driver
+    port: int
+    on_tick: Callable[[float], None] | None
+    power: PowerSettings | None
+    probes: LatencyProbes | None
+    meter: MeterRecorder | None
+    wire: tuple[Flow, CounterWatch] | None
+    server: Process | None = None
+    client: Process | None = None
+    # Grace for the server on stop: none once its report is complete (iperf2 takes a
+    # full second to act on SIGTERM, and there is nothing left to read); else a second,
+    # since iperf2 prints what it has on SIGTERM.
+    server_grace: float = 1.0
+    completed: bool = False  # the client ran to its end: the loaded probes are worth waiting for
     latency: tuple[Measurement, ...] = ()
-    completed = False  # the client ran to its end: the loaded probes are worth waiting for
-    # The receiving interface's counters, where iperf2's receiver may time its streams
-    # short (wire_span.py).
-    wire = watch_for(trial.test, endpoints.client, endpoints.server)
+    statuses: dict[Side, int | None] = field(default_factory=dict)
+    meter_raw: RawOutput | None = None
     wire_span: WireSpan | None = None
-    try:
+
+    def run(self, life: TrialLife) -> None:
+        driver, endpoints, port = self.driver, self.endpoints, self.port
+        spec = self.trial.test.spec
         # The server's own socket, not the test's protocol: iperf3 serves a UDP test
         # from its TCP control port.
         listen_on = driver.server_listens_on(spec)
         check_port_free(endpoints.server, port, listen_on)
-        server = endpoints.server.start(server_argv)
+        server = endpoints.server.start(driver.server_argv(spec, port))
+        self.server = server
         wait_listening(endpoints.server, server, port, listen_on)
-        if probes is not None:
-            probes.start()
-        samplers = start_samplers(watch, sample_interval, samplers_from or Sampler())
-        if power is not None:
-            idle_baseline(power, meter)
-        if wire is not None:
-            wire[1].start()
-        client = endpoints.client.start(client_argv)
+        if self.probes is not None:
+            self.probes.start()
+        life.watch()
+        if self.power is not None:
+            idle_baseline(self.power, self.meter)
+        if self.wire is not None:
+            self.wire[1].start()
+        client = endpoints.client.start(driver.client_argv(spec, endpoints.target, port))
+        self.client = client
         _wait_client(
             endpoints.client,
             client,
             timeout=spec.duration + CLIENT_MARGIN,
-            on_tick=_with_probes(on_tick, probes),
+            on_tick=_with_probes(self.on_tick, self.probes),
             target=endpoints.target,
             port=port,
             server=server,
             stuck=lambda text: driver.client_stuck_after_report(text, spec),
         )
-        if meter is not None:
-            meter.mark("end")
+        if self.meter is not None:
+            self.meter.mark("end")
         if _wait_server_report(driver, server, spec):
-            server_grace = 0.0
-        completed = True
-    except TrialFailure as failure:
-        reason = str(failure)
-    except (WirespeedError, TimeoutError) as error:
-        # A host that went away mid-trial (an SSH device unreachable, a namespace gone):
-        # this trial fails with the reason, the run goes on.
-        reason = error.message if isinstance(error, WirespeedError) else str(error)
-    finally:
-        with deferred_signals():
-            latency = finish_probes(probes, completed)
-            client_status = client.stop() if client is not None else None
-            meter_raw = meter.stop() if meter is not None else None
-            server_status = server.stop(grace=server_grace) if server is not None else None
-            sample_sets = stop_samplers(samplers)
-            if wire is not None:
-                wire_span = wire[1].stop()
+            self.server_grace = 0.0
+        self.completed = True
 
-    raw: list[RawOutput] = []
-    if client is not None:
-        raw.append(
-            raw_output(endpoints.client, Side.CLIENT, client, client_status, driver.OUTPUT_FORMAT)
+    def stop(self) -> None:
+        self.latency = finish_probes(self.probes, self.completed)
+        if self.client is not None:
+            self.statuses[Side.CLIENT] = self.client.stop()
+        if self.meter is not None:
+            self.meter_raw = self.meter.stop()
+        if self.server is not None:
+            self.statuses[Side.SERVER] = self.server.stop(grace=self.server_grace)
+        if self.wire is not None:
+            self.wire_span = self.wire[1].stop()
+
+    def outcome(self, life: TrialLife) -> TrialOutcome:
+        raw: list[RawOutput] = []
+        for side, host, process in (
+            (Side.CLIENT, self.endpoints.client, self.client),
+            (Side.SERVER, self.endpoints.server, self.server),
+        ):
+            if process is not None:
+                status = self.statuses.get(side)
+                raw.append(raw_output(host, side, process, status, self.driver.OUTPUT_FORMAT))
+        if self.meter_raw is not None:
+            raw.append(self.meter_raw)
+        if self.probes is not None:
+            raw.extend(self.probes.raw)
+        result: Result | None = None
+        if life.reason is None:
+            result, life.reason = _parse(self.driver, raw, self.trial.test.spec)
+        if result is not None and self.wire is not None:
+            result = with_wire_span(result, self.wire[0], self.wire_span)
+        return finished_outcome(
+            life,
+            with_latency(result, self.latency),
+            raw,
+            probes=self.probes,
+            latency=self.latency,
+            power=self.power,
+            meter_raw=self.meter_raw,
         )
-    if server is not None:
-        raw.append(
-            raw_output(endpoints.server, Side.SERVER, server, server_status, driver.OUTPUT_FORMAT)
-        )
-    if meter_raw is not None:
-        raw.append(meter_raw)
-    if probes is not None:
-        raw.extend(probes.raw)
-    result: Result | None = None
-    if reason is None:
-        result, reason = _parse(driver, raw, spec)
-    if result is not None and wire is not None:
-        result = with_wire_span(result, wire[0], wire_span)
-    return finished_outcome(
-        trial,
-        started_at,
-        with_latency(result, latency),
-        reason,
-        raw,
-        sample_sets=sample_sets,
-        probes=probes,
-        latency=latency,
-        power=power,
-        meter_raw=meter_raw,
-    )
 
 
 def finish_probes(probes: LatencyProbes | None, completed: bool) -> tuple[Measurement, ...]:
@@ -291,13 +299,10 @@ def with_latency(result: Result | None, latency: Sequence[Measurement]) -> Resul
 
 
 def finished_outcome(
-    trial: Trial,
-    started_at: float,
+    life: TrialLife,
     result: Result | None,
-    reason: str | None,
     raw: Sequence[RawOutput],
     *,
-    sample_sets: list[tuple[str, Host, SampleSet | str]],
     probes: LatencyProbes | None,
     latency: Sequence[Measurement],
     power: PowerSettings | None,
@@ -307,19 +312,17 @@ def finished_outcome(
     """A traffic trial's outcome once its processes are stopped: its samples and power
     beside the result, and everything judged (the result against the ceiling, each host's
     samples, the probes), less what the result makes moot."""
-    monitors, summaries = monitor_records(sample_sets)
+    trial = life.trial
+    _, summaries = life.records()
     if result is not None and power is not None:
         result = with_power(result, power, meter_raw, summaries)
-    bypassed = _dut_bypassed(trial, result, sample_sets) if reason is None else None
+    bypassed = _dut_bypassed(trial, result, life.sample_sets) if life.reason is None else None
     if bypassed is not None:
         # Kept, never ok: what was measured stays, marked as not the DUT's.
-        reason = bypassed
+        life.reason = bypassed
         more_findings = (*more_findings, Finding(FindingKind.SUSPECT, bypassed))
-    outcome = trial_outcome(trial, started_at, reason, result=result, raw=raw, monitors=monitors)
-    findings = judge_result(outcome, ceiling_for(trial))
-    for summary in summaries:
-        # In a lab this process shares the machine too: it is the run, not other work.
-        findings += judge_monitor(summary, controller_pid=os.getpid())
+    outcome = life.outcome(result=result, raw=raw)
+    findings = judge_result(outcome, ceiling_for(trial)) + list(outcome.findings)
     if probes is not None:
         findings += judge_probes(probes.choice.notice, probes.problems, summaries, bool(latency))
     findings += more_findings
