@@ -30,17 +30,16 @@ from wirespeed.model import (
     Trial,
     TrialOutcome,
 )
+from wirespeed.run.iperf_results import parse_ends
 from wirespeed.run.probes import END_MARGIN_SECONDS, MIN_LOADED_SECONDS, LatencyProbes, probes_for
-from wirespeed.run.trial import (
-    CLIENT_MARGIN,
-    _parse,
-    _wait_server_report,
-    _with_probes,
+from wirespeed.run.traffic_outcome import (
     finish_probes,
     finished_outcome,
     idle_baseline,
     with_latency,
+    with_probes,
 )
+from wirespeed.run.trial import CLIENT_MARGIN, wait_server_report
 from wirespeed.run.trial_life import (
     Endpoints,
     TrialFailure,
@@ -226,9 +225,9 @@ class RrulTrial:
             idle_baseline(self.power, None)
         load.load(0, spec.duration)
         on_tick = self.on_tick
-        ticks = _with_probes(on_tick, probes) if ramp is None else _with_ramp(on_tick, ramp)
+        ticks = with_probes(on_tick, probes) if ramp is None else _with_ramp(on_tick, ramp)
         _wait_clients(load.clients, spec.duration + CLIENT_MARGIN, ticks)
-        if all(_wait_server_report(iperf3, server, spec) for server in load.servers.values()):
+        if all(wait_server_report(iperf3, server, spec) for server in load.servers.values()):
             self.server_grace = 0.0
         self.completed = True
 
@@ -348,7 +347,7 @@ def parse_flows(
     results: dict[Flow, Result] = {}
     for flow in rrul.FLOWS:
         one_way = rrul.one_way(trial.test.spec, flow)
-        result, reason = _parse(iperf3, by_flow.get(flow, []), one_way)
+        result, reason = parse_ends(iperf3, by_flow.get(flow, []), one_way)
         if reason is not None:
             return None, f"the {flow.value} flow: {reason}"
         if result is not None:

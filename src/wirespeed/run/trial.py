@@ -7,23 +7,15 @@ output of both ends so parsing can be redone later.
 
 from __future__ import annotations
 
-import dataclasses
 import ipaddress
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from wirespeed.analysis.ceiling import ceiling_for
-from wirespeed.analysis.dut_crossing import not_crossed
-from wirespeed.analysis.findings import LIMITS, judge_probes, judge_result
-from wirespeed.analysis.power import power_measurements, split_timeline, total_goodput
 from wirespeed.errors import WirespeedError
 from wirespeed.hosts.base import Host, Process
 from wirespeed.model import (
-    Direction,
-    Finding,
-    FindingKind,
     Flow,
     Measurement,
     PowerSettings,
@@ -33,57 +25,49 @@ from wirespeed.model import (
     Side,
     TestSpec,
     Tool,
-    ToolWarning,
-    Topology,
     Trial,
     TrialOutcome,
-    WarningKind,
 )
-from wirespeed.run.power_meter import MIN_TIMEOUT, MeterRecorder
+from wirespeed.run.iperf_results import parse_ends
+from wirespeed.run.power_meter import MeterRecorder
 from wirespeed.run.probes import LatencyProbes, probes_for
+from wirespeed.run.traffic_outcome import (
+    finish_probes,
+    finished_outcome,
+    idle_baseline,
+    with_latency,
+    with_probes,
+)
 from wirespeed.run.trial_life import (
     Endpoints,
     TrialFailure,
     TrialLife,
     Watching,
-    both_streams,
     check_port_free,
     live_trial,
     raw_output,
     wait_listening,
 )
 from wirespeed.run.wire_span import CounterWatch, WireSpan, watch_for, with_wire_span
-from wirespeed.sampling.meter import parse_meter_log
-from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.session import SamplerSource
-from wirespeed.sampling.summary import MonitorSummary
-from wirespeed.units import format_rate
 
 # Its own, and what of the shared lifecycle (trial_life.py) tests import with run_trial
 # (or replace in it: wait_listening, to hold a server).
 __all__ = [
     "CLIENT_MARGIN",
     "CONNECTED_LOOK_EVERY",
-    "FATAL_WARNINGS",
-    "FORWARDING_TOPOLOGIES",
     "POLL",
     "SERVER_REPORT_TIMEOUT",
-    "SHORT_FRACTION",
     "TCP_ESTABLISHED",
     "Driver",
     "Endpoints",
     "IperfTrial",
     "TrialFailure",
     "driver_for",
-    "finish_probes",
-    "finished_outcome",
-    "idle_baseline",
     "program_for",
     "run_trial",
     "wait_listening",
-    "with_latency",
-    "with_power",
-    "without_moot",
+    "wait_server_report",
 ]
 
 # Beyond the test's duration, how long the client may take to connect, finish and print.
@@ -95,9 +79,6 @@ POLL = 0.01
 TCP_ESTABLISHED = 0x01  # include/net/tcp_states.h
 # How often to look whether the client has connected yet (until it has).
 CONNECTED_LOOK_EVERY = 0.5
-
-# Warnings that mean the numbers are not a measurement at all.
-FATAL_WARNINGS = frozenset({WarningKind.CONNECT_FAILED, WarningKind.TOOL_ERROR})
 
 
 class Driver(Protocol):
@@ -227,7 +208,7 @@ class IperfTrial:
             endpoints.client,
             client,
             timeout=spec.duration + CLIENT_MARGIN,
-            on_tick=_with_probes(self.on_tick, self.probes),
+            on_tick=with_probes(self.on_tick, self.probes),
             target=endpoints.target,
             port=port,
             server=server,
@@ -235,7 +216,7 @@ class IperfTrial:
         )
         if self.meter is not None:
             self.meter.mark("end")
-        if _wait_server_report(driver, server, spec):
+        if wait_server_report(driver, server, spec):
             self.server_grace = 0.0
         self.completed = True
 
@@ -265,7 +246,7 @@ class IperfTrial:
             raw.extend(self.probes.raw)
         result: Result | None = None
         if life.reason is None:
-            result, life.reason = _parse(self.driver, raw, self.trial.test.spec)
+            result, life.reason = parse_ends(self.driver, raw, self.trial.test.spec)
         if result is not None and self.wire is not None:
             result = with_wire_span(result, self.wire[0], self.wire_span)
         return finished_outcome(
@@ -277,154 +258,6 @@ class IperfTrial:
             power=self.power,
             meter_raw=self.meter_raw,
         )
-
-
-def finish_probes(probes: LatencyProbes | None, completed: bool) -> tuple[Measurement, ...]:
-    """The probes' measurements once the load has ended (loaded ones only if it ran to
-    its end); a probe failure is one of their problems, never the trial's."""
-    if probes is None:
-        return ()
-    try:
-        return probes.finish(wait=completed)
-    except (WirespeedError, TimeoutError) as error:
-        probes.problems.append(f"the latency probes failed: {error}")
-        return ()
-
-
-def with_latency(result: Result | None, latency: Sequence[Measurement]) -> Result | None:
-    """The result with the probes' measurements beside its own."""
-    if result is None or not latency:
-        return result
-    return dataclasses.replace(result, measurements=(*result.measurements, *latency))
-
-
-def finished_outcome(
-    life: TrialLife,
-    result: Result | None,
-    raw: Sequence[RawOutput],
-    *,
-    probes: LatencyProbes | None,
-    latency: Sequence[Measurement],
-    power: PowerSettings | None,
-    meter_raw: RawOutput | None,
-    more_findings: Sequence[Finding] = (),
-) -> TrialOutcome:
-    """A traffic trial's outcome once its processes are stopped: its samples and power
-    beside the result, and everything judged (the result against the ceiling, each host's
-    samples, the probes), less what the result makes moot."""
-    trial = life.trial
-    _, summaries = life.records()
-    if result is not None and power is not None:
-        result = with_power(result, power, meter_raw, summaries)
-    bypassed = _dut_bypassed(trial, result, life.sample_sets) if life.reason is None else None
-    if bypassed is not None:
-        # Kept, never ok: what was measured stays, marked as not the DUT's.
-        life.reason = bypassed
-        more_findings = (*more_findings, Finding(FindingKind.SUSPECT, bypassed))
-    outcome = life.outcome(result=result, raw=raw)
-    findings = judge_result(outcome, ceiling_for(trial)) + list(outcome.findings)
-    if probes is not None:
-        findings += judge_probes(probes.choice.notice, probes.problems, summaries, bool(latency))
-    findings += more_findings
-    return dataclasses.replace(outcome, findings=tuple(without_moot(findings, trial.test.spec)))
-
-
-# The paths whose traffic passes through the DUT (on an endpoint path it is the server).
-FORWARDING_TOPOLOGIES = (Topology.BRIDGE, Topology.ROUTER, Topology.NAT)
-
-
-def _dut_bypassed(
-    trial: Trial,
-    result: Result | None,
-    sample_sets: Sequence[tuple[str, Host, SampleSet | str]],
-) -> str | None:
-    """Why the trial's traffic cannot have crossed its sampled DUT (analysis/dut_crossing.py);
-    None when it may have, or nothing says."""
-    if result is None or trial.path.topology not in FORWARDING_TOPOLOGIES:
-        return None
-    for role, host, samples in sample_sets:
-        if role == "dut" and isinstance(samples, SampleSet):
-            return not_crossed(result, samples, host.name)
-    return None
-
-
-def idle_baseline(power: PowerSettings, meter: MeterRecorder | None) -> None:
-    """The board before the traffic: the samplers run (and the meter is read) for
-    power.idle seconds, then the meter's log marks where the load begins."""
-    if meter is not None:
-        meter.start()
-        # Its first reading opens the baseline: a command slow to start must not eat it.
-        meter.wait_for_readings(1, timeout=max(power.interval, 1.0) + MIN_TIMEOUT)
-    time.sleep(power.idle)
-    if meter is not None:
-        meter.mark("load")
-
-
-def with_power(
-    result: Result,
-    power: PowerSettings,
-    meter_raw: RawOutput | None,
-    summaries: Sequence[MonitorSummary],
-) -> Result:
-    """The result with the board's idle and load power, and the energy per Mbit: from
-    the meter where the plan names one, else from the DUT's hwmon power channels. The
-    meter's complaints become the result's warnings."""
-    goodput = total_goodput(result)
-    measurements: tuple[Measurement, ...] = ()
-    warnings = list(result.warnings)
-    if meter_raw is not None:
-        log = parse_meter_log(meter_raw.text)
-        measurements = power_measurements(log.idle(), log.load(), goodput, "meter")
-        warnings += [
-            ToolWarning(WarningKind.OTHER, line) for line in meter_raw.stderr.splitlines() if line
-        ]
-        if not log.idle() or not log.load():
-            warnings.append(
-                ToolWarning(
-                    WarningKind.OTHER,
-                    "the power meter gave no reading "
-                    + ("before the traffic" if not log.idle() else "during the traffic")
-                    + ": no idle or load power for this trial",
-                )
-            )
-    else:
-        for summary in summaries:
-            if summary.power_timeline is not None:
-                # The sampler's clock starts at its first tick, the idle baseline's start.
-                idle, load = split_timeline(summary.power_timeline, power.idle)
-                measurements = power_measurements(idle, load, goodput, "hwmon")
-                if measurements:
-                    break
-    return dataclasses.replace(
-        result,
-        measurements=(*result.measurements, *measurements),
-        warnings=tuple(warnings),
-    )
-
-
-def _with_probes(
-    on_tick: Callable[[float], None] | None, probes: LatencyProbes | None
-) -> Callable[[float], None] | None:
-    """The client's ticks also start the loaded probes once the load has filled the queue."""
-    if probes is None:
-        return on_tick
-
-    def tick(elapsed: float) -> None:
-        probes.load_started_for(elapsed)
-        if on_tick is not None:
-            on_tick(elapsed)
-
-    return tick
-
-
-def without_moot(findings: list[Finding], spec: TestSpec) -> list[Finding]:
-    """A busy core (or a busy lab machine) did not limit a trial whose every flow reached
-    line rate: the link did. (In the lab every namespace shares this machine's cores, so
-    they are often busy.)"""
-    at_line_rate = {f.flow for f in findings if f.kind is FindingKind.LINE_RATE}
-    if at_line_rate >= set(spec.flows):
-        return [f for f in findings if f.kind not in LIMITS]
-    return findings
 
 
 def _wait_client(
@@ -517,7 +350,7 @@ def _same_host(remote_address: str, target: str) -> bool:
     return remote == wanted
 
 
-def _wait_server_report(driver: Driver, server: Process, spec: TestSpec) -> bool:
+def wait_server_report(driver: Driver, server: Process, spec: TestSpec) -> bool:
     """Wait for the server's final report; True once it is complete."""
     deadline = time.monotonic() + SERVER_REPORT_TIMEOUT
     while time.monotonic() < deadline:
@@ -528,102 +361,3 @@ def _wait_server_report(driver: Driver, server: Process, spec: TestSpec) -> bool
         time.sleep(POLL)
     # Not fatal: the client's report stands; the missing server side is a warning later.
     return False
-
-
-def _parse(
-    driver: Driver, raw: list[RawOutput], spec: TestSpec
-) -> tuple[Result | None, str | None]:
-    from wirespeed.tools.merge import merge
-
-    by_side = {r.side: r for r in raw}
-    client_raw = by_side.get(Side.CLIENT)
-    if client_raw is None:
-        return None, "the client never ran"
-    try:
-        # Both iperfs print their errors ("connect failed", "unable to connect") on stderr.
-        client_result = driver.parse(both_streams(client_raw), Side.CLIENT)
-    except ValueError as error:
-        said = client_raw.stderr.strip().splitlines()
-        detail = said[-1] if said else str(error)
-        return None, f"the client's output could not be read: {detail}"
-    server_result: Result | None = None
-    server_raw = by_side.get(Side.SERVER)
-    if server_raw is not None and server_raw.text.strip():
-        try:
-            server_result = driver.parse(both_streams(server_raw), Side.SERVER)
-        except ValueError:
-            server_result = None  # the client's numbers stand; merge notes what is missing
-    result = merge(client_result, server_result)
-    fatal = [w for w in result.warnings if w.kind in FATAL_WARNINGS]
-    if fatal:
-        return result, "; ".join(w.message for w in fatal)
-    if not result.directions:
-        stderr = client_raw.stderr.strip().splitlines()
-        return result, stderr[-1] if stderr else "iperf reported no measurement"
-    missing = [flow.value for flow in spec.flows if result.direction(flow) is None]
-    if missing:
-        return result, _missing_direction(missing, spec)
-    unheard = _not_received(result, spec)
-    if unheard is not None:
-        return result, unheard
-    short = _cut_short(result, spec, client_raw)
-    if short is not None:
-        return result, short
-    return result, None
-
-
-def _missing_direction(missing: list[str], spec: TestSpec) -> str:
-    said = f"no measurement of the {' and '.join(missing)} direction (asked for {spec.direction})"
-    if spec.direction is Direction.DUAL:
-        # iperf2 -d through NAT or a firewall: the reverse connection is refused, iperf
-        # measures one direction and still exits 0. A half result is not the test asked for.
-        return (
-            f"{said}: the reverse flow never started; iperf2 -d needs the server to "
-            "connect back to the client, which NAT and firewalls block (use bidir or "
-            "down instead)"
-        )
-    return f"{said}: iperf reported none"
-
-
-def _not_received(result: Result, spec: TestSpec) -> str | None:
-    """Why a UDP flow has no figure of its receiver, or None. A UDP sender writes at its
-    rate whether or not anything arrives (a gateway nobody answers drops every datagram
-    in the sender's own ARP queue, and iperf2 exits 0): its rate is not goodput, and a
-    trial that has no other is not measured. (TCP delivers what it sends, and
-    its connection fails when nothing arrives.) What it sent stays in the result."""
-    if spec.protocol is not Proto.UDP:
-        return None
-    for flow in spec.flows:
-        direction = result.direction(flow)
-        if direction is None or direction.received is not None:
-            continue
-        receiver = "server" if flow is Flow.UP else "client"
-        sent = direction.sent
-        rate = "" if sent is None else f" ({format_rate(sent.bits_per_second)})"
-        return (
-            f"the {receiver} reported nothing received of the {flow} flow: what was sent"
-            f"{rate} never reached it, or its report was lost; a sender's rate is not "
-            "goodput (check the route between client and server: a gateway that does "
-            "not answer, a firewall)"
-        )
-    return None
-
-
-# A flow measured over less than this share of the test's duration was cut short.
-SHORT_FRACTION = 0.9
-
-
-def _cut_short(result: Result, spec: TestSpec, client_raw: RawOutput) -> str | None:
-    """Why the result covers only part of the test, or None. A server killed mid-test
-    makes iperf2's client print "write failed: Connection reset by peer", a summary of
-    the seconds it managed, and exit 0: a number that looks whole but is not."""
-    for direction in result.directions:
-        spans = [m.seconds for m in (direction.sent, direction.received) if m is not None]
-        if spans and max(spans) < SHORT_FRACTION * spec.duration:
-            said = client_raw.stderr.strip().splitlines()
-            detail = f" ({said[0]})" if said else ""
-            return (
-                f"the {direction.flow.value} flow stopped after {max(spans):.1f} s of the "
-                f"{spec.duration:g} s asked for{detail}: the other end went away mid-test"
-            )
-    return None
