@@ -21,7 +21,6 @@ from wirespeed.model import (
     Finding,
     Measurement,
     RawOutput,
-    Result,
     Side,
     Trial,
     TrialOutcome,
@@ -183,15 +182,7 @@ class Benchmark:
             self.raw.append(raw_output(self.host, Side.DEVICE, self.running, status))
 
     def outcome(self, life: TrialLife) -> TrialOutcome:
-        result = None
-        if life.reason is None:
-            result = Result(
-                tool=self.trial.test.tool,
-                protocol=None,
-                directions=(),
-                tool_version=self.version,
-                measurements=tuple(self.measurements),
-            )
+        result = life.figures(self.measurements, self.version)
         return life.outcome(
             result=result, raw=self.raw, findings=self.findings, workload=self.driver.WORKLOAD
         )

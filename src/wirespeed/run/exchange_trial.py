@@ -23,7 +23,7 @@ from typing import Protocol, cast
 
 from wirespeed.hosts.base import Process
 from wirespeed.kinds import kind_of, resolve
-from wirespeed.model import Measurement, Proto, RawOutput, Result, Side, Trial, TrialOutcome
+from wirespeed.model import Measurement, Proto, RawOutput, Side, Trial, TrialOutcome
 from wirespeed.run.site import TrialSite
 from wirespeed.run.trial_life import (
     Endpoints,
@@ -107,15 +107,7 @@ class Exchange:
             self.raw.append(raw_output(self.endpoints.server, Side.SERVER, self.server, status))
 
     def outcome(self, life: TrialLife) -> TrialOutcome:
-        result = None
-        if life.reason is None:
-            result = Result(
-                tool=life.trial.test.tool,
-                protocol=None,
-                directions=(),
-                measurements=self.measurements,
-            )
-        return life.outcome(result=result, raw=self.raw)
+        return life.outcome(result=life.figures(self.measurements), raw=self.raw)
 
 
 def _wait(client: Process, timeout: float, on_tick: Callable[[float], None]) -> int:

@@ -21,7 +21,6 @@ from wirespeed.model import (
     Finding,
     FindingKind,
     Flow,
-    Measurement,
     PowerSettings,
     Proto,
     RawOutput,
@@ -31,18 +30,10 @@ from wirespeed.model import (
     TrialOutcome,
 )
 from wirespeed.run.iperf_results import parse_ends
-from wirespeed.run.probes import END_MARGIN_SECONDS, MIN_LOADED_SECONDS, LatencyProbes, probes_for
-from wirespeed.run.traffic_outcome import (
-    finish_probes,
-    finished_outcome,
-    idle_baseline,
-    with_latency,
-    with_probes,
-)
-from wirespeed.run.trial import CLIENT_MARGIN, wait_server_report
+from wirespeed.run.probes import END_MARGIN_SECONDS, MIN_LOADED_SECONDS, LatencyProbes
+from wirespeed.run.traffic_outcome import TrafficTrial, latency_probes, with_latency
+from wirespeed.run.trial import CLIENT_MARGIN, Endpoints, TrialFailure, wait_server_report
 from wirespeed.run.trial_life import (
-    Endpoints,
-    TrialFailure,
     TrialLife,
     Watching,
     check_port_free,
@@ -191,48 +182,35 @@ def run_rrul_trial(
     KeyboardInterrupt and SIGTERM pass through, after the processes are stopped)."""
     spec = trial.test.spec
     load = Load(trial, endpoints, port or rrul.DEFAULT_PORT)
-    probes = probes_for(spec, endpoints.client, endpoints.server, endpoints.target)
-    if probes is not None and probes.choice.notice is not None and notice is not None:
-        notice(probes.choice.notice)
+    probes = latency_probes(spec, endpoints, notice)
     ramp = Ramp(load, probes, spec.duration) if spec.until_stable else None
-    body = RrulTrial(load, on_tick, power, probes, ramp)
+    body = RrulTrial(load=load, ramp=ramp, on_tick=on_tick, power=power, probes=probes)
     return live_trial(trial, body, Watching(watch, sample_interval, samplers_from))
 
 
-@dataclass
-class RrulTrial:
-    """An RRUL trial's own steps: its load stage by stage, the probes beside it, every
-    process's output read into one result."""
+@dataclass(kw_only=True)
+class RrulTrial(TrafficTrial):
+    """An RRUL trial's own steps: its load stage by stage (ramped up until stable, where
+    asked), every process's output read into one result."""
 
     load: Load
-    on_tick: Callable[[float], None] | None
-    power: PowerSettings | None
-    probes: LatencyProbes | None
     ramp: Ramp | None
-    server_grace: float = 1.0
-    completed: bool = False
-    latency: tuple[Measurement, ...] = ()
     statuses: dict[tuple[int, Flow, Side], int | None] = field(default_factory=dict)
 
     def run(self, life: TrialLife) -> None:
-        load, probes, ramp = self.load, self.probes, self.ramp
+        load, ramp = self.load, self.ramp
         spec = load.trial.test.spec
         load.serve(0)
-        if probes is not None:
-            probes.start()
-        life.watch()
-        if self.power is not None:
-            idle_baseline(self.power, None)
+        self.before_load(life)
         load.load(0, spec.duration)
-        on_tick = self.on_tick
-        ticks = with_probes(on_tick, probes) if ramp is None else _with_ramp(on_tick, ramp)
+        ticks = self.ticks() if ramp is None else _with_ramp(self.on_tick, ramp)
         _wait_clients(load.clients, spec.duration + CLIENT_MARGIN, ticks)
         if all(wait_server_report(iperf3, server, spec) for server in load.servers.values()):
             self.server_grace = 0.0
         self.completed = True
 
     def stop(self) -> None:
-        self.latency = finish_probes(self.probes, self.completed)
+        self.stop_probes()
         for (stage, flow), process in self.load.clients.items():
             self.statuses[stage, flow, Side.CLIENT] = process.stop()
         for (stage, flow), process in self.load.servers.items():
@@ -272,16 +250,8 @@ class RrulTrial:
         if result is not None and latency and ramp is not None:
             result = _with_responsiveness(result)
         streams = trial.test.spec.parallel
-        return finished_outcome(
-            life,
-            result,
-            raw,
-            probes=probes,
-            latency=latency,
-            power=self.power,
-            meter_raw=None,
-            more_findings=[ramp.finding(streams)] if ramp is not None and load.stages else [],
-        )
+        ramped = [ramp.finding(streams)] if ramp is not None and load.stages else []
+        return self.judged(life, result, raw, more_findings=ramped)
 
 
 def _with_ramp(on_tick: Callable[[float], None] | None, ramp: Ramp) -> Callable[[float], None]:

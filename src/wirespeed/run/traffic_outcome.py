@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from wirespeed.analysis.ceiling import ceiling_for
 from wirespeed.analysis.dut_crossing import not_crossed
@@ -31,11 +32,75 @@ from wirespeed.model import (
     WarningKind,
 )
 from wirespeed.run.power_meter import MIN_TIMEOUT, MeterRecorder
-from wirespeed.run.probes import LatencyProbes
-from wirespeed.run.trial_life import TrialLife
+from wirespeed.run.probes import LatencyProbes, probes_for
+from wirespeed.run.trial_life import Endpoints, TrialLife
 from wirespeed.sampling.meter import parse_meter_log
 from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.summary import MonitorSummary
+
+
+@dataclass(kw_only=True)
+class TrafficTrial:
+    """What a trial of traffic between a path's ends (iperf's, RRUL's) has beside its own
+    processes: the latency probes started with its load, the board's idle baseline, and
+    its outcome judged once they are stopped."""
+
+    on_tick: Callable[[float], None] | None
+    power: PowerSettings | None
+    probes: LatencyProbes | None
+    # Grace for the servers on stop: none once their reports are complete (iperf2 takes
+    # a full second to act on SIGTERM, and there is nothing left to read); else a
+    # second, since iperf2 prints what it has on SIGTERM.
+    server_grace: float = 1.0
+    completed: bool = False  # the load ran to its end: the loaded probes are worth waiting for
+    latency: tuple[Measurement, ...] = ()
+
+    def before_load(self, life: TrialLife, meter: MeterRecorder | None = None) -> None:
+        """Once the servers listen: the idle probes, the watched hosts' samplers, then
+        the power's idle baseline."""
+        if self.probes is not None:
+            self.probes.start()
+        life.watch()
+        if self.power is not None:
+            idle_baseline(self.power, meter)
+
+    def ticks(self) -> Callable[[float], None] | None:
+        """The clients' ticks, which also start the loaded probes (with_probes)."""
+        return with_probes(self.on_tick, self.probes)
+
+    def stop_probes(self) -> None:
+        self.latency = finish_probes(self.probes, self.completed)
+
+    def judged(
+        self,
+        life: TrialLife,
+        result: Result | None,
+        raw: Sequence[RawOutput],
+        *,
+        meter_raw: RawOutput | None = None,
+        more_findings: Sequence[Finding] = (),
+    ) -> TrialOutcome:
+        """The outcome of `result` (its latency already beside it: with_latency)."""
+        return finished_outcome(
+            life,
+            result,
+            raw,
+            probes=self.probes,
+            latency=self.latency,
+            power=self.power,
+            meter_raw=meter_raw,
+            more_findings=more_findings,
+        )
+
+
+def latency_probes(
+    spec: TestSpec, endpoints: Endpoints, notice: Callable[[str], None] | None
+) -> LatencyProbes | None:
+    """The probes beside the test's load between the ends (probes.py), their choice said."""
+    probes = probes_for(spec, endpoints.client, endpoints.server, endpoints.target)
+    if probes is not None and probes.choice.notice is not None and notice is not None:
+        notice(probes.choice.notice)
+    return probes
 
 
 def finish_probes(probes: LatencyProbes | None, completed: bool) -> tuple[Measurement, ...]:

@@ -17,7 +17,6 @@ from wirespeed.errors import WirespeedError
 from wirespeed.hosts.base import Host, Process
 from wirespeed.model import (
     Flow,
-    Measurement,
     PowerSettings,
     Proto,
     RawOutput,
@@ -30,14 +29,7 @@ from wirespeed.model import (
 )
 from wirespeed.run.iperf_results import parse_ends
 from wirespeed.run.power_meter import MeterRecorder
-from wirespeed.run.probes import LatencyProbes, probes_for
-from wirespeed.run.traffic_outcome import (
-    finish_probes,
-    finished_outcome,
-    idle_baseline,
-    with_latency,
-    with_probes,
-)
+from wirespeed.run.traffic_outcome import TrafficTrial, latency_probes, with_latency
 from wirespeed.run.trial_life import (
     Endpoints,
     TrialFailure,
@@ -140,17 +132,14 @@ def run_trial(
     board's idle and load power as measurements of the result."""
     driver = driver_for(trial.test.tool)
     spec = trial.test.spec
-    probes = probes_for(spec, endpoints.client, endpoints.server, endpoints.target)
-    if probes is not None and probes.choice.notice is not None and notice is not None:
-        notice(probes.choice.notice)
     body = IperfTrial(
-        trial,
-        endpoints,
-        driver,
-        port or driver.DEFAULT_PORT,
-        on_tick,
-        power,
-        probes,
+        trial=trial,
+        endpoints=endpoints,
+        driver=driver,
+        port=port or driver.DEFAULT_PORT,
+        on_tick=on_tick,
+        power=power,
+        probes=latency_probes(spec, endpoints, notice),
         meter=MeterRecorder(power.argv, power.interval) if power and power.argv else None,
         # The receiving interface's counters, where iperf2's receiver may time its
         # streams short (wire_span.py).
@@ -159,28 +148,19 @@ def run_trial(
     return live_trial(trial, body, Watching(watch, sample_interval, samplers_from))
 
 
-@dataclass
-class IperfTrial:
-    """An iperf trial's own steps: its server, the probes and the power meter beside its
-    client, both ends' outputs read into its result."""
+@dataclass(kw_only=True)
+class IperfTrial(TrafficTrial):
+    """An iperf trial's own steps: its server, the power meter beside its client, both
+    ends' outputs read into its result."""
 
     trial: Trial
     endpoints: Endpoints
     driver: Driver
     port: int
-    on_tick: Callable[[float], None] | None
-    power: PowerSettings | None
-    probes: LatencyProbes | None
     meter: MeterRecorder | None
     wire: tuple[Flow, CounterWatch] | None
     server: Process | None = None
     client: Process | None = None
-    # Grace for the server on stop: none once its report is complete (iperf2 takes a
-    # full second to act on SIGTERM, and there is nothing left to read); else a second,
-    # since iperf2 prints what it has on SIGTERM.
-    server_grace: float = 1.0
-    completed: bool = False  # the client ran to its end: the loaded probes are worth waiting for
-    latency: tuple[Measurement, ...] = ()
     statuses: dict[Side, int | None] = field(default_factory=dict)
     meter_raw: RawOutput | None = None
     wire_span: WireSpan | None = None
@@ -195,11 +175,7 @@ class IperfTrial:
         server = endpoints.server.start(driver.server_argv(spec, port))
         self.server = server
         wait_listening(endpoints.server, server, port, listen_on)
-        if self.probes is not None:
-            self.probes.start()
-        life.watch()
-        if self.power is not None:
-            idle_baseline(self.power, self.meter)
+        self.before_load(life, self.meter)
         if self.wire is not None:
             self.wire[1].start()
         client = endpoints.client.start(driver.client_argv(spec, endpoints.target, port))
@@ -208,7 +184,7 @@ class IperfTrial:
             endpoints.client,
             client,
             timeout=spec.duration + CLIENT_MARGIN,
-            on_tick=with_probes(self.on_tick, self.probes),
+            on_tick=self.ticks(),
             target=endpoints.target,
             port=port,
             server=server,
@@ -221,7 +197,7 @@ class IperfTrial:
         self.completed = True
 
     def stop(self) -> None:
-        self.latency = finish_probes(self.probes, self.completed)
+        self.stop_probes()
         if self.client is not None:
             self.statuses[Side.CLIENT] = self.client.stop()
         if self.meter is not None:
@@ -249,15 +225,7 @@ class IperfTrial:
             result, life.reason = parse_ends(self.driver, raw, self.trial.test.spec)
         if result is not None and self.wire is not None:
             result = with_wire_span(result, self.wire[0], self.wire_span)
-        return finished_outcome(
-            life,
-            with_latency(result, self.latency),
-            raw,
-            probes=self.probes,
-            latency=self.latency,
-            power=self.power,
-            meter_raw=self.meter_raw,
-        )
+        return self.judged(life, with_latency(result, self.latency), raw, meter_raw=self.meter_raw)
 
 
 def _wait_client(

@@ -24,6 +24,7 @@ from wirespeed.hosts.base import Host, Process
 from wirespeed.hosts.sockets import listening
 from wirespeed.model import (
     Finding,
+    Measurement,
     MonitorRecord,
     Proto,
     RawOutput,
@@ -115,6 +116,21 @@ class TrialLife:
             raw=raw,
             monitors=monitors,
             findings=[*findings, *judged],
+        )
+
+    def figures(
+        self, measurements: Sequence[Measurement], version: str | None = None
+    ) -> Result | None:
+        """A result of figures alone (a benchmark's, an exchange's), or None once the
+        trial has failed: its figures may be partial."""
+        if self.reason is not None:
+            return None
+        return Result(
+            tool=self.trial.test.tool,
+            protocol=None,
+            directions=(),
+            tool_version=version,
+            measurements=tuple(measurements),
         )
 
     def records(self) -> tuple[tuple[MonitorRecord, ...], list[MonitorSummary]]:
