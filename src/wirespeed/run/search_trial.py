@@ -1,6 +1,7 @@
 """Run one forwarding-rate search trial: per frame size and direction, a search of trials
 of paced UDP through the path (iperf2 `-b Npps`, or tcpreplay's raw frames `--pps`:
-search_generators.py), each counted at the receiver.
+search_generators.py), each counted at the receiver. Each of those trials at one load is
+search_load.py's, the hosts' counters around it search_counters.py's.
 
 tcpreplay receives nothing: its trials count what arrived with the receiver's counters
 (the namespaces' UDP counters in the lab, else its interfaces'), and what was sent by
@@ -23,7 +24,7 @@ at the receiver's interfaces is a count that cannot be trusted, and is said so.
 One wirespeed trial is the whole test (every frame size and direction); its result holds
 each cell's measurements (search/measurements.py), and its raw outputs each cell's search
 log (search/log.py) and the iperf outputs of every trial. Whatever happens, every process
-started here is stopped before this returns or raises; a cell that fails ends the trial
+its trials start is stopped before this returns or raises; a cell that fails ends the trial
 with the reason, the cells already searched kept. What is cheap is checked for every
 direction before the first search (its legs, that it carries traffic at all); a search
 whose every trial was generator-limited, or that found no bound at all, fails the trial.
