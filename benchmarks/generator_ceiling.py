@@ -51,7 +51,7 @@ from wirespeed.lab.links import parse_link
 from wirespeed.model import Role, Topology
 from wirespeed.run import search_generators as generators
 from wirespeed.run.search_legs import Leg, lab_legs
-from wirespeed.run.search_trial import Sending, measuring
+from wirespeed.run.search_load import Sending, measuring
 from wirespeed.sampling.procfs import parse_loadavg, parse_net_dev
 from wirespeed.search.frames import udp_payload_for_frame
 from wirespeed.search.model import TrialResult

@@ -26,7 +26,7 @@ from pathlib import Path
 from wirespeed.cli.exit import raise_on_sigterm
 from wirespeed.model import FindingKind
 from wirespeed.run.search_legs import Leg, shared_up
-from wirespeed.run.search_trial import Sending, measuring
+from wirespeed.run.search_load import Sending, measuring
 from wirespeed.search.mlrsearch import mlrsearch
 from wirespeed.search.model import Goal, SearchLimits
 from wirespeed.store import Store

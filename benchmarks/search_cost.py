@@ -30,7 +30,7 @@ from wirespeed.lab.lab import Lab, LabSpec
 from wirespeed.lab.links import parse_link
 from wirespeed.model import ForwardingLimit, Topology
 from wirespeed.run.search_legs import lab_legs
-from wirespeed.run.search_trial import measurer_for
+from wirespeed.run.search_load import measurer_for
 from wirespeed.search.binary import rfc2544_binary
 from wirespeed.search.frames import frames_per_second
 from wirespeed.search.mlrsearch import mlrsearch

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from wirespeed.errors import MissingToolError, WirespeedError
 from wirespeed.hosts.base import Host, Process
@@ -20,23 +21,19 @@ from wirespeed.model import (
     Finding,
     Measurement,
     RawOutput,
-    Result,
     Side,
     Trial,
     TrialOutcome,
 )
 from wirespeed.run.trial_life import (
     TrialFailure,
+    TrialLife,
+    Watching,
     both_streams,
-    judged_monitors,
+    live_trial,
     raw_output,
-    start_samplers,
-    stop_samplers,
-    trial_outcome,
 )
-from wirespeed.sampling.model import SampleSet
-from wirespeed.sampling.session import Sampler, SamplerSource, TrialSampler
-from wirespeed.signals import deferred_signals
+from wirespeed.sampling.session import SamplerSource
 from wirespeed.tools.bench import (
     BenchDriver,
     BenchParseError,
@@ -126,72 +123,69 @@ def run_bench_trial(
     if benchmark is None:
         raise ValueError(f"trial {trial.key} is not a benchmark")
     driver, bench = benchmark
-    options = bench.as_dict()
-    started_at = time.time()
-    raw: list[RawOutput] = []
-    measurements: list[Measurement] = []
-    findings: list[Finding] = []
-    reason: str | None = None
+    body = Benchmark(trial, host, driver, bench.as_dict(), on_tick, before_start, notice)
+    return live_trial(trial, body, Watching(watch, sample_interval, samplers_from))
+
+
+@dataclass
+class Benchmark:
+    """A benchmark trial's own steps: its program found, its commands run one after the
+    other, each one's figures kept."""
+
+    trial: Trial
+    host: Host
+    driver: BenchDriver
+    options: dict[str, object]
+    on_tick: Callable[[float], None] | None
+    before_start: Callable[[Host], list[Finding]] | None
+    notice: Callable[[str], None] | None
+    raw: list[RawOutput] = field(default_factory=list)
+    measurements: list[Measurement] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
     version: str | None = None
-    samplers: list[tuple[str, Host, TrialSampler | str]] = []
-    sample_sets: list[tuple[str, Host, SampleSet | str]] = []
     running: Process | None = None
-    try:
+
+    def run(self, life: TrialLife) -> None:
+        host, driver, options = self.host, self.driver, self.options
         program = find_program(host, driver, options)
-        version = tool_version(host, driver, program)
+        self.version = tool_version(host, driver, program)
         cpus, clock_findings = host_cpus(host)
-        findings += clock_findings
-        commands = driver.commands(options, program, cpus, version=version)
-        if notice is not None:
-            for said in driver.notices(options, cpus, version):
-                notice(f"{trial.test.id} on {host.name}: {said}")
-        if before_start is not None:
-            findings += before_start(host)
-        samplers = start_samplers(watch, sample_interval, samplers_from or Sampler())
+        self.findings += clock_findings
+        commands = driver.commands(options, program, cpus, version=self.version)
+        if self.notice is not None:
+            for said in driver.notices(options, cpus, self.version):
+                self.notice(f"{self.trial.test.id} on {host.name}: {said}")
+        if self.before_start is not None:
+            self.findings += self.before_start(host)
+        life.watch()
         begun = time.monotonic()
         for command in commands:
-            running = host.start(_argv(command))
-            status = _wait(running, command, begun, on_tick)
-            raw.append(raw_output(host, Side.DEVICE, running, status))
-            running = None
+            self.running = host.start(_argv(command))
+            status = _wait(self.running, command, begun, self.on_tick)
+            self.raw.append(raw_output(host, Side.DEVICE, self.running, status))
+            self.running = None
             if status != 0:
-                raise TrialFailure(_exit_reason(raw[-1], status))
+                raise TrialFailure(_exit_reason(self.raw[-1], status))
             try:
                 # Both streams: a tool's error line (openssl's "Unknown algorithm") is on
                 # stderr, and the parser quotes it when it finds no figure.
-                parsed = driver.parse(both_streams(raw[-1]))
+                parsed = driver.parse(both_streams(self.raw[-1]))
             except BenchParseError as error:
                 raise TrialFailure(str(error)) from None
-            measurements += [m for m in with_labels(parsed, command.labels) if command.keeps(m)]
-    except TrialFailure as failure:
-        reason = str(failure)
-    except (WirespeedError, TimeoutError) as error:
-        reason = error.message if isinstance(error, WirespeedError) else str(error)
-    finally:
-        with deferred_signals():
-            if running is not None:
-                status = running.stop()
-                raw.append(raw_output(host, Side.DEVICE, running, status))
-            sample_sets = stop_samplers(samplers)
-    monitors, judged = judged_monitors(sample_sets, workload=driver.WORKLOAD)
-    result = None
-    if reason is None:
-        result = Result(
-            tool=trial.test.tool,
-            protocol=None,
-            directions=(),
-            tool_version=version,
-            measurements=tuple(measurements),
+            self.measurements += [
+                m for m in with_labels(parsed, command.labels) if command.keeps(m)
+            ]
+
+    def stop(self) -> None:
+        if self.running is not None:
+            status = self.running.stop()
+            self.raw.append(raw_output(self.host, Side.DEVICE, self.running, status))
+
+    def outcome(self, life: TrialLife) -> TrialOutcome:
+        result = life.figures(self.measurements, self.version)
+        return life.outcome(
+            result=result, raw=self.raw, findings=self.findings, workload=self.driver.WORKLOAD
         )
-    return trial_outcome(
-        trial,
-        started_at,
-        reason,
-        result=result,
-        raw=raw,
-        monitors=monitors,
-        findings=[*findings, *judged],
-    )
 
 
 def _argv(command: Command) -> list[str]:

@@ -26,10 +26,9 @@ CPU_DIR = "/sys/devices/system/cpu"
 
 def khz_text(khz: int) -> str:
     """1416000 -> "1.416 GHz", 800000 -> "800 MHz": for people."""
-    if khz >= 1_000_000:
-        return f"{khz / 1_000_000:g} GHz"
-    if khz >= 1_000:
-        return f"{khz / 1_000:g} MHz"
+    for scale, unit in ((1_000_000, "GHz"), (1_000, "MHz")):
+        if khz >= scale:
+            return f"{khz / scale:g} {unit}"
     return f"{khz} kHz"
 
 

@@ -18,27 +18,24 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Protocol, cast
 
-from wirespeed.errors import WirespeedError
-from wirespeed.hosts.base import Host, Process
+from wirespeed.hosts.base import Process
 from wirespeed.kinds import kind_of, resolve
-from wirespeed.model import Measurement, Proto, RawOutput, Result, Side, Trial, TrialOutcome
+from wirespeed.model import Measurement, Proto, RawOutput, Side, Trial, TrialOutcome
 from wirespeed.run.site import TrialSite
 from wirespeed.run.trial_life import (
+    Endpoints,
     TrialFailure,
+    TrialLife,
+    Watching,
     both_streams,
     check_port_free,
-    judged_monitors,
+    live_trial,
     raw_output,
-    start_samplers,
-    stop_samplers,
-    trial_outcome,
     wait_listening,
 )
-from wirespeed.sampling.model import SampleSet
-from wirespeed.sampling.session import TrialSampler
-from wirespeed.signals import deferred_signals
 
 POLL = 0.01
 
@@ -62,53 +59,55 @@ def run_exchange_trial(trial: Trial, site: TrialSite) -> TrialOutcome:
     assert kind.driver is not None, f"kind {kind.name} names no driver"
     driver = cast(ExchangeDriver, resolve(kind.driver))
     options = trial.test.bench.as_dict() if trial.test.bench is not None else {}
-    endpoints = site.endpoints()
-    port = driver.DEFAULT_PORT
-    started_at = time.time()
-    raw: list[RawOutput] = []
+    exchange = Exchange(driver, options, site.endpoints(), site.on_tick)
+    watching = Watching(site.watched(), site.sample_interval, site.samplers)
+    return live_trial(trial, exchange, watching)
+
+
+@dataclass
+class Exchange:
+    """An exchange trial's own steps: its server, its client, its figures."""
+
+    driver: ExchangeDriver
+    options: Mapping[str, object]
+    endpoints: Endpoints
+    on_tick: Callable[[float], None]
+    raw: list[RawOutput] = field(default_factory=list)
     measurements: tuple[Measurement, ...] = ()
-    reason: str | None = None
-    samplers: list[tuple[str, Host, TrialSampler | str]] = []
-    sample_sets: list[tuple[str, Host, SampleSet | str]] = []
     server: Process | None = None
     client: Process | None = None
-    try:
+
+    def run(self, life: TrialLife) -> None:
+        driver, options, endpoints = self.driver, self.options, self.endpoints
+        port = driver.DEFAULT_PORT
         check_port_free(endpoints.server, port, Proto.TCP)
-        server = endpoints.server.start(driver.server_argv(options, port))
-        wait_listening(endpoints.server, server, port, Proto.TCP)
-        samplers = start_samplers(site.watched(), site.sample_interval, site.samplers)
+        self.server = endpoints.server.start(driver.server_argv(options, port))
+        wait_listening(endpoints.server, self.server, port, Proto.TCP)
+        life.watch()
         client = endpoints.client.start(driver.client_argv(options, endpoints.target, port))
-        status = _wait(client, driver.client_timeout(options), site.on_tick)
-        raw.append(raw_output(endpoints.client, Side.CLIENT, client, status))
-        client = None
+        self.client = client
+        status = _wait(client, driver.client_timeout(options), self.on_tick)
+        self.raw.append(raw_output(endpoints.client, Side.CLIENT, client, status))
+        self.client = None
         if status != 0:
-            said = [line for line in both_streams(raw[-1]).splitlines() if line.strip()]
+            said = [line for line in both_streams(self.raw[-1]).splitlines() if line.strip()]
             detail = f": {said[-1].strip()}" if said else ""
-            raise TrialFailure(f"{raw[-1].argv[0]} exited with status {status}{detail}")
+            raise TrialFailure(f"{self.raw[-1].argv[0]} exited with status {status}{detail}")
         try:
-            measurements = driver.parse(both_streams(raw[-1]))
+            self.measurements = driver.parse(both_streams(self.raw[-1]))
         except ValueError as error:
             raise TrialFailure(str(error)) from None
-    except TrialFailure as failure:
-        reason = str(failure)
-    except (WirespeedError, TimeoutError) as error:
-        reason = error.message if isinstance(error, WirespeedError) else str(error)
-    finally:
-        with deferred_signals():
-            if client is not None:
-                raw.append(raw_output(endpoints.client, Side.CLIENT, client, client.stop()))
-            if server is not None:
-                raw.append(raw_output(endpoints.server, Side.SERVER, server, server.stop()))
-            sample_sets = stop_samplers(samplers)
-    monitors, findings = judged_monitors(sample_sets)
-    result = None
-    if reason is None:
-        result = Result(
-            tool=trial.test.tool, protocol=None, directions=(), measurements=measurements
-        )
-    return trial_outcome(
-        trial, started_at, reason, result=result, raw=raw, monitors=monitors, findings=findings
-    )
+
+    def stop(self) -> None:
+        if self.client is not None:
+            status = self.client.stop()
+            self.raw.append(raw_output(self.endpoints.client, Side.CLIENT, self.client, status))
+        if self.server is not None:
+            status = self.server.stop()
+            self.raw.append(raw_output(self.endpoints.server, Side.SERVER, self.server, status))
+
+    def outcome(self, life: TrialLife) -> TrialOutcome:
+        return life.outcome(result=life.figures(self.measurements), raw=self.raw)
 
 
 def _wait(client: Process, timeout: float, on_tick: Callable[[float], None]) -> int:

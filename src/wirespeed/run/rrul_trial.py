@@ -21,7 +21,6 @@ from wirespeed.model import (
     Finding,
     FindingKind,
     Flow,
-    Measurement,
     PowerSettings,
     Proto,
     RawOutput,
@@ -30,28 +29,20 @@ from wirespeed.model import (
     Trial,
     TrialOutcome,
 )
-from wirespeed.run.probes import END_MARGIN_SECONDS, MIN_LOADED_SECONDS, LatencyProbes, probes_for
-from wirespeed.run.trial import (
-    CLIENT_MARGIN,
-    Endpoints,
-    TrialFailure,
-    _parse,
-    _wait_server_report,
-    _with_probes,
+from wirespeed.run.iperf_results import parse_ends
+from wirespeed.run.probes import END_MARGIN_SECONDS, MIN_LOADED_SECONDS, LatencyProbes
+from wirespeed.run.traffic_outcome import TrafficTrial, latency_probes, with_latency
+from wirespeed.run.trial import CLIENT_MARGIN, Endpoints, TrialFailure, wait_server_report
+from wirespeed.run.trial_life import (
+    TrialLife,
+    Watching,
     check_port_free,
-    finish_probes,
-    finished_outcome,
-    idle_baseline,
-    start_samplers,
-    stop_samplers,
+    live_trial,
+    raw_output,
     wait_listening,
-    with_latency,
 )
-from wirespeed.run.trial_life import raw_output
-from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.procfs import parse_net_dev
-from wirespeed.sampling.session import Sampler, SamplerSource, TrialSampler
-from wirespeed.signals import deferred_signals
+from wirespeed.sampling.session import SamplerSource
 from wirespeed.tools import iperf3, rrul
 
 TICK = 0.05
@@ -191,83 +182,76 @@ def run_rrul_trial(
     KeyboardInterrupt and SIGTERM pass through, after the processes are stopped)."""
     spec = trial.test.spec
     load = Load(trial, endpoints, port or rrul.DEFAULT_PORT)
-    started_at = time.time()
-    samplers: list[tuple[str, Host, TrialSampler | str]] = []
-    sample_sets: list[tuple[str, Host, SampleSet | str]] = []
-    statuses: dict[tuple[int, Flow, Side], int | None] = {}
-    reason: str | None = None
-    server_grace = 1.0
-    probes = probes_for(spec, endpoints.client, endpoints.server, endpoints.target)
-    if probes is not None and probes.choice.notice is not None and notice is not None:
-        notice(probes.choice.notice)
+    probes = latency_probes(spec, endpoints, notice)
     ramp = Ramp(load, probes, spec.duration) if spec.until_stable else None
-    latency: tuple[Measurement, ...] = ()
-    completed = False
-    try:
-        load.serve(0)
-        if probes is not None:
-            probes.start()
-        samplers = start_samplers(watch, sample_interval, samplers_from or Sampler())
-        if power is not None:
-            idle_baseline(power, None)
-        load.load(0, spec.duration)
-        ticks = _with_probes(on_tick, probes) if ramp is None else _with_ramp(on_tick, ramp)
-        _wait_clients(load.clients, spec.duration + CLIENT_MARGIN, ticks)
-        if all(_wait_server_report(iperf3, server, spec) for server in load.servers.values()):
-            server_grace = 0.0
-        completed = True
-    except TrialFailure as failure:
-        reason = str(failure)
-    except (WirespeedError, TimeoutError) as error:
-        reason = error.message if isinstance(error, WirespeedError) else str(error)
-    finally:
-        with deferred_signals():
-            latency = finish_probes(probes, completed)
-            for (stage, flow), process in load.clients.items():
-                statuses[stage, flow, Side.CLIENT] = process.stop()
-            for (stage, flow), process in load.servers.items():
-                statuses[stage, flow, Side.SERVER] = process.stop(grace=server_grace)
-            sample_sets = stop_samplers(samplers)
+    body = RrulTrial(load=load, ramp=ramp, on_tick=on_tick, power=power, probes=probes)
+    return live_trial(trial, body, Watching(watch, sample_interval, samplers_from))
 
-    raw: list[RawOutput] = []
-    by_stage: list[dict[Flow, list[RawOutput]]] = []
-    for stage in range(max(load.stages, 1 if load.servers else 0)):
-        by_flow: dict[Flow, list[RawOutput]] = {}
-        for flow in rrul.FLOWS:
-            ends = [
-                raw_output(
-                    host, side, process, statuses.get((stage, flow, side)), iperf3.OUTPUT_FORMAT
-                )
-                for side, host, process in (
-                    (Side.CLIENT, endpoints.client, load.clients.get((stage, flow))),
-                    (Side.SERVER, endpoints.server, load.servers.get((stage, flow))),
-                )
-                if process is not None
-            ]
-            by_flow[flow] = ends
-            raw.extend(ends)
-        by_stage.append(by_flow)
-    if probes is not None:
-        raw.extend(probes.raw)
-    result: Result | None = None
-    if reason is None:
-        result, reason = parse_stages(by_stage, trial, load.seconds, load.offsets)
-    result = with_latency(result, latency)
-    if result is not None and latency and ramp is not None:
-        result = _with_responsiveness(result)
-    return finished_outcome(
-        trial,
-        started_at,
-        result,
-        reason,
-        raw,
-        sample_sets=sample_sets,
-        probes=probes,
-        latency=latency,
-        power=power,
-        meter_raw=None,
-        more_findings=[ramp.finding(spec.parallel)] if ramp is not None and load.stages else [],
-    )
+
+@dataclass(kw_only=True)
+class RrulTrial(TrafficTrial):
+    """An RRUL trial's own steps: its load stage by stage (ramped up until stable, where
+    asked), every process's output read into one result."""
+
+    load: Load
+    ramp: Ramp | None
+    statuses: dict[tuple[int, Flow, Side], int | None] = field(default_factory=dict)
+
+    def run(self, life: TrialLife) -> None:
+        load, ramp = self.load, self.ramp
+        spec = load.trial.test.spec
+        load.serve(0)
+        self.before_load(life)
+        load.load(0, spec.duration)
+        ticks = self.ticks() if ramp is None else _with_ramp(self.on_tick, ramp)
+        _wait_clients(load.clients, spec.duration + CLIENT_MARGIN, ticks)
+        if all(wait_server_report(iperf3, server, spec) for server in load.servers.values()):
+            self.server_grace = 0.0
+        self.completed = True
+
+    def stop(self) -> None:
+        self.stop_probes()
+        for (stage, flow), process in self.load.clients.items():
+            self.statuses[stage, flow, Side.CLIENT] = process.stop()
+        for (stage, flow), process in self.load.servers.items():
+            self.statuses[stage, flow, Side.SERVER] = process.stop(grace=self.server_grace)
+
+    def outcome(self, life: TrialLife) -> TrialOutcome:
+        load, probes, ramp, latency = self.load, self.probes, self.ramp, self.latency
+        endpoints, trial = load.endpoints, load.trial
+        raw: list[RawOutput] = []
+        by_stage: list[dict[Flow, list[RawOutput]]] = []
+        for stage in range(max(load.stages, 1 if load.servers else 0)):
+            by_flow: dict[Flow, list[RawOutput]] = {}
+            for flow in rrul.FLOWS:
+                ends = [
+                    raw_output(
+                        host,
+                        side,
+                        process,
+                        self.statuses.get((stage, flow, side)),
+                        iperf3.OUTPUT_FORMAT,
+                    )
+                    for side, host, process in (
+                        (Side.CLIENT, endpoints.client, load.clients.get((stage, flow))),
+                        (Side.SERVER, endpoints.server, load.servers.get((stage, flow))),
+                    )
+                    if process is not None
+                ]
+                by_flow[flow] = ends
+                raw.extend(ends)
+            by_stage.append(by_flow)
+        if probes is not None:
+            raw.extend(probes.raw)
+        result: Result | None = None
+        if life.reason is None:
+            result, life.reason = parse_stages(by_stage, trial, load.seconds, load.offsets)
+        result = with_latency(result, latency)
+        if result is not None and latency and ramp is not None:
+            result = _with_responsiveness(result)
+        streams = trial.test.spec.parallel
+        ramped = [ramp.finding(streams)] if ramp is not None and load.stages else []
+        return self.judged(life, result, raw, more_findings=ramped)
 
 
 def _with_ramp(on_tick: Callable[[float], None] | None, ramp: Ramp) -> Callable[[float], None]:
@@ -333,7 +317,7 @@ def parse_flows(
     results: dict[Flow, Result] = {}
     for flow in rrul.FLOWS:
         one_way = rrul.one_way(trial.test.spec, flow)
-        result, reason = _parse(iperf3, by_flow.get(flow, []), one_way)
+        result, reason = parse_ends(iperf3, by_flow.get(flow, []), one_way)
         if reason is not None:
             return None, f"the {flow.value} flow: {reason}"
         if result is not None:

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from wirespeed.errors import MissingToolError, WirespeedError
 from wirespeed.hosts.base import Host
 from wirespeed.run.search_legs import Leg
-from wirespeed.run.trial import TrialFailure
+from wirespeed.run.trial_life import TrialFailure
 from wirespeed.signals import deferred_signals
 from wirespeed.tools import tcpreplay
 from wirespeed.tune.frame_undo import ABSENT, frame_path, frame_target

@@ -1,19 +1,22 @@
-"""What every trial that runs programs on hosts shares, whatever its kind: where its two
-ends are, how it fails early with a reason, its server started and waited for, the
-samplers on the watched hosts started before and stopped after, their samples turned
-into the records and summaries that findings are judged on, a program's output read and
-kept, and the outcome it comes to.
+"""What every trial that runs programs on hosts shares, whatever its kind: its life
+(live_trial: the kind's steps run, the watched hosts sampled meanwhile, everything it
+started stopped whatever happens, then its outputs collected and judged into the outcome
+the runner stores), where its two ends are, how it fails early with a reason, its server
+started and waited for, its samples turned into the records and summaries that findings
+are judged on, and a program's output read and kept.
 
-The iperf trial (trial.py), RRUL, the search, benchmarks and exchanges (bounceback) are
-built from these.
+The iperf trial (trial.py), RRUL, the search, benchmarks and exchanges (bounceback) each
+give live_trial only what is their own (a TrialBody).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
 
 from wirespeed.analysis.findings import judge_monitor
 from wirespeed.errors import WirespeedError
@@ -21,6 +24,7 @@ from wirespeed.hosts.base import Host, Process
 from wirespeed.hosts.sockets import listening
 from wirespeed.model import (
     Finding,
+    Measurement,
     MonitorRecord,
     Proto,
     RawOutput,
@@ -31,8 +35,9 @@ from wirespeed.model import (
     TrialStatus,
 )
 from wirespeed.sampling.model import SampleSet
-from wirespeed.sampling.session import SamplerSource, TrialSampler
+from wirespeed.sampling.session import Sampler, SamplerSource, TrialSampler
 from wirespeed.sampling.summary import MonitorSummary, summarize
+from wirespeed.signals import deferred_signals
 
 # How long a server may take to bind its port. iperf starts in milliseconds; a loaded
 # single-core router over SSH can take a second or two.
@@ -53,6 +58,134 @@ class Endpoints:
 
 class TrialFailure(Exception):
     """Ends a trial early with a reason; the raw outputs collected so far are kept."""
+
+
+@dataclass(frozen=True)
+class Watching:
+    """The hosts to sample while a trial runs, by role, every `interval` seconds: from
+    `samplers` (a run's SamplerPool, one kept across trials), else one sampler each."""
+
+    hosts: Sequence[tuple[str, Host]] = ()
+    interval: float = 1.0
+    samplers: SamplerSource | None = None
+
+
+@dataclass
+class TrialLife:
+    """One trial from its start to its outcome: why it failed (None while it has not),
+    and its watched hosts' samplers, then their samples."""
+
+    trial: Trial
+    watching: Watching
+    started_at: float = field(default_factory=time.time)
+    reason: str | None = None
+    samplers: list[tuple[str, Host, TrialSampler | str]] = field(default_factory=list)
+    sample_sets: list[tuple[str, Host, SampleSet | str]] = field(default_factory=list)
+    _records: tuple[tuple[MonitorRecord, ...], list[MonitorSummary]] | None = field(
+        default=None, init=False, repr=False
+    )
+
+    def watch(self) -> None:
+        """Start sampling the watched hosts: the kind says when, just before its load."""
+        self.samplers = start_samplers(
+            self.watching.hosts, self.watching.interval, self.watching.samplers or Sampler()
+        )
+
+    def outcome(
+        self,
+        *,
+        result: Result | None,
+        raw: Sequence[RawOutput],
+        findings: Sequence[Finding] = (),
+        workload: Collection[str] | None = None,
+    ) -> TrialOutcome:
+        """The outcome: the kind's findings, then what each sampled host was doing
+        (`workload`: the programs that are the trial's own load, a benchmark's)."""
+        monitors, summaries = self.records()
+        judged = [
+            finding
+            for summary in summaries
+            # In a lab this process shares the machine too: it is the run, not other work.
+            for finding in judge_monitor(summary, controller_pid=os.getpid(), workload=workload)
+        ]
+        return trial_outcome(
+            self.trial,
+            self.started_at,
+            self.reason,
+            result=result,
+            raw=raw,
+            monitors=monitors,
+            findings=[*findings, *judged],
+        )
+
+    def figures(
+        self, measurements: Sequence[Measurement], version: str | None = None
+    ) -> Result | None:
+        """A result of figures alone (a benchmark's, an exchange's), or None once the
+        trial has failed: its figures may be partial."""
+        if self.reason is not None:
+            return None
+        return Result(
+            tool=self.trial.test.tool,
+            protocol=None,
+            directions=(),
+            tool_version=version,
+            measurements=tuple(measurements),
+        )
+
+    def records(self) -> tuple[tuple[MonitorRecord, ...], list[MonitorSummary]]:
+        """The samples' records and summaries, once the samplers are stopped."""
+        if self._records is None:
+            self._records = monitor_records(self.sample_sets)
+        return self._records
+
+
+class TrialBody(Protocol):
+    """What one kind gives live_trial: its steps, their undoing, and its outcome."""
+
+    def run(self, life: TrialLife) -> None:
+        """The kind's steps, calling life.watch() where sampling begins. A TrialFailure
+        (or a host's WirespeedError or TimeoutError) ends the trial with its reason."""
+        ...
+
+    def stop(self) -> None:
+        """Stop whatever run() started, from wherever it got to: this runs always, with
+        Ctrl-C and SIGTERM held until it is done."""
+        ...
+
+    def outcome(self, life: TrialLife) -> TrialOutcome:
+        """What was collected, read and judged, once everything is stopped."""
+        ...
+
+
+@contextlib.contextmanager
+def stopped_after(stop: Callable[[], None]) -> Iterator[None]:
+    """The block, then `stop` whatever happened in it: a second Ctrl-C (or a SIGTERM)
+    meanwhile waits until everything is stopped, then passes through."""
+    try:
+        yield
+    finally:
+        with deferred_signals():
+            stop()
+
+
+def live_trial(trial: Trial, body: TrialBody, watching: Watching) -> TrialOutcome:
+    """Run a trial to its outcome. Failures become a FAILED outcome, never an exception
+    (but KeyboardInterrupt and SIGTERM pass through, after the processes are stopped)."""
+    life = TrialLife(trial, watching)
+    try:
+        body.run(life)
+    except TrialFailure as failure:
+        life.reason = str(failure)
+    except (WirespeedError, TimeoutError) as error:
+        # A host that went away mid-trial (an SSH device unreachable, a namespace gone):
+        # this trial fails with the reason, the run goes on.
+        life.reason = error.message if isinstance(error, WirespeedError) else str(error)
+    finally:
+        with deferred_signals():
+            body.stop()
+            life.sample_sets = stop_samplers(life.samplers)
+    return body.outcome(life)
 
 
 def start_samplers(
@@ -151,21 +284,6 @@ def raw_output(
         stderr=process.stderr(),
         exit_status=status,
     )
-
-
-def judged_monitors(
-    sample_sets: Sequence[tuple[str, Host, SampleSet | str]],
-    *,
-    workload: Collection[str] | None = None,
-) -> tuple[tuple[MonitorRecord, ...], list[Finding]]:
-    """The samples' records, and what each sampled host was doing, judged. `workload`:
-    the programs that are the trial's own load (a benchmark's), not other work."""
-    monitors, summaries = monitor_records(sample_sets)
-    findings: list[Finding] = []
-    for summary in summaries:
-        # In a lab this process shares the machine too: it is the run, not other work.
-        findings += judge_monitor(summary, controller_pid=os.getpid(), workload=workload)
-    return monitors, findings
 
 
 def trial_outcome(

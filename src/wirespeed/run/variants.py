@@ -25,8 +25,8 @@ recovery after a crash logs in to it again.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from wirespeed.errors import HostError, UsageError, WirespeedError
@@ -68,7 +68,7 @@ def lab_interfaces(lab: Lab) -> dict[str, list[str]]:
     return found
 
 
-class VariantStates:
+class VariantStates(contextlib.AbstractContextManager["VariantStates"]):
     """Applies one variant at a time to the labs of a run; restores it on leaving it,
     and whatever is applied when the with-block ends, however it ends."""
 
@@ -93,17 +93,10 @@ class VariantStates:
         # Host name -> what `tune suggest` proposed there, for a variant with `tune:`.
         self.suggested: dict[str, TunePlan] = {}
 
-    def __enter__(self) -> VariantStates:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         failure = self.leave()
-        if failure is not None and exc is None:
+        # A block that raised keeps its own exception: the restore's would hide it.
+        if failure is not None and exc_info[1] is None:
             raise failure
 
     def enter(self, variant: Variant) -> str | None:

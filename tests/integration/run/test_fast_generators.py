@@ -26,7 +26,7 @@ from lab_runs import WIRESPEED, namespaces_of, unique_prefix
 from support.two_clients import two_clients_one_dut
 from wirespeed.model import FindingKind, Measurement, TrialOutcome, TrialStatus
 from wirespeed.run.search_legs import Leg, shared_up
-from wirespeed.run.search_trial import Sending, directions_of, measuring
+from wirespeed.run.search_load import Sending, directions_of, measuring
 from wirespeed.search.log import SEARCH_ARGV0, from_json
 from wirespeed.search.mlrsearch import mlrsearch
 from wirespeed.search.model import Goal, SearchLimits, TrialResult

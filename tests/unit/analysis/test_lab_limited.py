@@ -11,7 +11,7 @@ from pathlib import Path
 
 from wirespeed.analysis.findings import EMULATED_HINTS, emulated, hint, judge_monitor
 from wirespeed.model import Finding, FindingKind, Flow, Proto, TestSpec
-from wirespeed.run.trial import without_moot
+from wirespeed.run.traffic_outcome import without_moot
 from wirespeed.sampling.session import sample_set
 from wirespeed.sampling.stream import parse_stream
 from wirespeed.sampling.summary import MonitorSummary, ProcessLoad, summarize

@@ -7,7 +7,7 @@ import dataclasses
 
 from wirespeed.analysis.findings import judge_monitor
 from wirespeed.model import Finding, FindingKind, Flow, Proto, TestSpec
-from wirespeed.run.trial import without_moot
+from wirespeed.run.traffic_outcome import without_moot
 from wirespeed.sampling.summary import (
     BusiestCore,
     ClockRange,

@@ -16,7 +16,7 @@ from wirespeed.analysis.ceiling import ceiling_for
 from wirespeed.analysis.findings import LIMITS, judge_monitor, judge_result
 from wirespeed.model import FindingKind
 from wirespeed.report import build_report, render_markdown
-from wirespeed.run.trial import without_moot
+from wirespeed.run.traffic_outcome import without_moot
 from wirespeed.sampling.summary import MonitorSummary
 
 

@@ -297,7 +297,7 @@ def test_more_senders_are_other_hosts_sending_up(bench: str, options: str, expec
 def test_more_senders_share_the_up_legs_load_on_ports_of_their_own() -> None:
     from wirespeed.hosts.local import LocalHost
     from wirespeed.run.search_legs import real_legs
-    from wirespeed.run.search_trial import directions_of
+    from wirespeed.run.search_load import directions_of
 
     pc, pc2, server = LocalHost("pc"), LocalHost("pc2"), LocalHost("r4s")
     legs = real_legs(pc, server, client_address=None, server_address="192.0.2.1", senders=[pc2])

@@ -19,7 +19,7 @@ from wirespeed.model import (
 )
 from wirespeed.plan import expand, parse_plan
 from wirespeed.report import build_report, render_markdown
-from wirespeed.run.trial import _parse
+from wirespeed.run.iperf_results import parse_ends
 from wirespeed.tools import iperf2
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "iperf2"
@@ -42,7 +42,7 @@ def raw(name: str, side: Side) -> RawOutput:
 
 def _failed(trial: Trial, outputs: list[RawOutput]) -> TrialOutcome:
     """The trial as the runner ends it: the outputs parsed, failed with the reason."""
-    result, reason = _parse(iperf2, outputs, trial.test.spec)
+    result, reason = parse_ends(iperf2, outputs, trial.test.spec)
     assert reason is not None
     return TrialOutcome(trial, TrialStatus.FAILED, 0.0, 1.0, result=result, reason=reason)
 
@@ -79,6 +79,6 @@ def test_a_dual_test_whose_server_never_connected_back_names_d_and_nat() -> None
 def test_a_missing_direction_of_a_test_that_is_not_dual_blames_no_nat() -> None:
     spec = TestSpec(duration=2, direction=Direction.DOWN)
     outputs = [raw("tcp-up.client.txt", Side.CLIENT), raw("tcp-up.server.txt", Side.SERVER)]
-    _, reason = _parse(iperf2, outputs, spec)
+    _, reason = parse_ends(iperf2, outputs, spec)
     assert reason is not None and "no measurement of the down direction" in reason
     assert "-d" not in reason and "NAT" not in reason

@@ -9,9 +9,9 @@ import pytest
 
 from wirespeed.errors import MissingToolError
 from wirespeed.hosts.local import LocalHost
+from wirespeed.run.search_counters import distinct_hosts
 from wirespeed.run.search_generators import IPERF2, TCPREPLAY, choose, streams_of
 from wirespeed.run.search_legs import Leg, shared_up
-from wirespeed.run.search_trial import _distinct
 
 
 @pytest.fixture
@@ -52,7 +52,7 @@ def test_each_process_sends_its_share_on_a_port_of_its_own() -> None:
 def test_hosts_shared_by_streams_and_legs_are_counted_once() -> None:
     c1, c2, server = LocalHost("c1"), LocalHost("c2"), LocalHost("srv")
     legs = shared_up((c1, c2), server, "192.0.2.1")["up"]
-    pairs = _distinct(legs)
+    pairs = distinct_hosts(legs)
     # Both clients' interfaces, the server's once: it receives both legs.
     assert [(s and s.name, r and r.name) for s, r in pairs] == [("c1", "srv"), ("c2", None)]
 

@@ -6,7 +6,9 @@ counting more received than came in at the receiver is said to be untrustworthy.
 from __future__ import annotations
 
 from wirespeed.model import Finding, FindingKind
-from wirespeed.run.search_trial import COUNTER_WRAP, _Cell, _findings, _wire_counted
+from wirespeed.run.search_counters import COUNTER_WRAP, wire_counted
+from wirespeed.run.search_load import Cell
+from wirespeed.run.search_trial import _findings
 from wirespeed.search.log import InterfaceCounts, SearchLog, from_json, to_json
 from wirespeed.search.model import SearchResult, TrialResult
 
@@ -26,13 +28,13 @@ def test_the_legs_counts_are_summed_and_a_32_bit_counter_may_wrap() -> None:
         ({"eth0": (15_100, 3)}, {"eth0": (9, 19_990)}),
         ({"eth0": (20, 0), "br-lan": (80, 0)}, {"wan": (0, 15_007)}),
     ]
-    assert _wire_counted(before, after) == InterfaceCounts(tx=15_000 + 30 + 30, rx=14_990 + 15_000)
+    assert wire_counted(before, after) == InterfaceCounts(tx=15_000 + 30 + 30, rx=14_990 + 15_000)
     # A host whose file could not be read leaves the trial without interface counts;
     # so does one whose interfaces changed (a NIC re-created mid-trial lost its count).
-    assert _wire_counted([(None, {"eth0": (0, 0)})], [(None, {"eth0": (0, 9)})]) is None
+    assert wire_counted([(None, {"eth0": (0, 0)})], [(None, {"eth0": (0, 9)})]) is None
     gone = [({"eth0": (100, 0), "usb0": (0, 0)}, {"eth0": (0, 0)})]
     back = [({"eth0": (15_100, 0)}, {"eth0": (0, 15_000)})]
-    assert _wire_counted(gone, back) is None
+    assert wire_counted(gone, back) is None
 
 
 def test_interface_counts_survive_the_log_and_old_logs_have_none() -> None:
@@ -47,7 +49,7 @@ def _findings_of(
     trial: TrialResult, wire: InterfaceCounts, *, written: int, got: int
 ) -> list[Finding]:
     """What a cell of one trial says, iperf having written `written` and counted `got`."""
-    cell = _Cell(interfaces=[wire], counters=[None], iperf_received=[got], iperf_sent=[written])
+    cell = Cell(interfaces=[wire], counters=[None], iperf_received=[got], iperf_sent=[written])
     return _findings(_log(trial, interfaces=(wire,)), cell)
 
 

@@ -27,7 +27,7 @@ from wirespeed.model import (
     TrialOutcome,
     TrialStatus,
 )
-from wirespeed.run.trial import _parse
+from wirespeed.run.iperf_results import parse_ends
 from wirespeed.tools import iperf2
 from wirespeed.tools.merge import merge
 
@@ -44,7 +44,7 @@ def raw(capture: str, side: Side) -> RawOutput:
 
 
 def test_a_udp_trial_the_server_never_heard_fails_and_keeps_what_was_sent() -> None:
-    result, reason = _parse(
+    result, reason = parse_ends(
         iperf2,
         [
             raw("err-udp-unanswered-gateway", Side.CLIENT),
@@ -62,7 +62,9 @@ def test_a_udp_trial_the_server_never_heard_fails_and_keeps_what_was_sent() -> N
 
 def test_a_udp_trial_the_server_heard_passes() -> None:
     spec = TestSpec(protocol=Proto.UDP, duration=2, rate=100_000_000)
-    result, reason = _parse(iperf2, [raw("udp-up", Side.CLIENT), raw("udp-up", Side.SERVER)], spec)
+    result, reason = parse_ends(
+        iperf2, [raw("udp-up", Side.CLIENT), raw("udp-up", Side.SERVER)], spec
+    )
     assert reason is None, reason
     assert result is not None
     assert [m.name for m in result.measured()][:1] == ["goodput"]
