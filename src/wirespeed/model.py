@@ -17,11 +17,11 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from wirespeed.kinds import Figures, kind_of
+from wirespeed.trial_kind import Figures, kind_of
 
-# What each tool is, its kind, is said once in kinds/registry.py, which names the tools: Tool is
+# What each tool is, its kind, is said once in trial_kind.py, which names the tools: Tool is
 # re-exported here for the modules that take the domain's words from one place.
-from wirespeed.kinds import Tool as Tool  # noqa: PLC0414
+from wirespeed.trial_kind import Tool as Tool  # noqa: PLC0414
 
 
 class ModelError(ValueError):

@@ -15,10 +15,9 @@ from types import MappingProxyType
 from typing import Any
 
 from wirespeed.hosts.ssh_target import SshTarget
-from wirespeed.kinds import kind_of, with_options
 from wirespeed.lab.links import parse_link
 from wirespeed.model import ForwardingLimit, ModelError, PathSpec, PowerSettings, Role, Topology
-from wirespeed.plan.bench import bench_spec, describe_bench
+from wirespeed.plan.bench import bench_spec, describe_bench, options_model, with_options
 from wirespeed.plan.checks import check_test_on_paths
 from wirespeed.plan.collect import Collector, salvage
 from wirespeed.plan.expect import ReadExpectations, read_expect
@@ -523,7 +522,7 @@ def _tests(
         except ModelError as error:
             out.error(loc, f"test {entry.id!r}: {error}")
             continue
-        if kind_of(test.case.tool).options is not None:
+        if options_model(test.case.tool) is not None:
             bench = bench_spec(entry, test.case.tool, loc, out)
             if bench is None:
                 continue

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from wirespeed.kinds import kind_of, resolve
 from wirespeed.model import BenchSpec, Tool, frozen_options
 from wirespeed.plan.collect import Collector
 from wirespeed.plan.schema import SETTING_KEYS, TestEntry
 from wirespeed.plan.yamltree import Loc
+from wirespeed.trial_kind import hooks_of, kind_of
 
 
 def describe_bench(tool: Tool) -> str:
@@ -22,12 +22,17 @@ def describe_bench(tool: Tool) -> str:
     return kind_of(tool).title or tool.value
 
 
-def _options_model(tool: Tool) -> type[BaseModel]:
-    entry = kind_of(tool).options
-    assert entry is not None, f"{tool} takes no options:"
-    model = resolve(entry)
-    assert isinstance(model, type) and issubclass(model, BaseModel), entry
+def options_model(tool: Tool) -> type[BaseModel] | None:
+    """The model of the kind's `options:` (its hooks'); None: its settings are the test's
+    own keys."""
+    model = hooks_of(tool).options
+    assert model is None or issubclass(model, BaseModel), model
     return model
+
+
+def with_options() -> tuple[Tool, ...]:
+    """The tools whose settings are an `options:` model of their own."""
+    return tuple(tool for tool in Tool if options_model(tool) is not None)
 
 
 def bench_spec(entry: TestEntry, tool: Tool, loc: Loc, out: Collector) -> BenchSpec | None:
@@ -48,8 +53,10 @@ def bench_spec(entry: TestEntry, tool: Tool, loc: Loc, out: Collector) -> BenchS
                 key=True,
             )
             ok = False
+    model = options_model(tool)
+    assert model is not None, f"{tool} takes no options:"
     options = out.validate(
-        _options_model(tool), entry.options or {}, (*loc, "options"), entry=f"test {entry.id!r}"
+        model, entry.options or {}, (*loc, "options"), entry=f"test {entry.id!r}"
     )
     if options is None or not ok:
         return None

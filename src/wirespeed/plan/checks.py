@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Protocol, cast
 
-from wirespeed.kinds import kind_of, resolve
 from wirespeed.model import PathSpec, Proto
 from wirespeed.plan.collect import Collector
 from wirespeed.plan.resolve import ResolvedTest
+from wirespeed.trial_kind import hooks_of, kind_of
 
 IP_UDP_HEADERS = 28  # IPv4 20 + UDP 8: a datagram payload fits one packet up to MTU - 28
 IPERF2_UDP_LENGTH = 1470  # iperf2's default datagram payload (-l)
@@ -51,8 +51,9 @@ def check_test_on_paths(
     """variant_mtus: (name, MTU) of each variant that sets one; the test runs at each.
     hosts: the plan's host names (a path whose client is none of them is the lab's)."""
     kind = kind_of(test.case.tool)
-    if kind.checks is not None:
-        cast(KindChecks, resolve(kind.checks))(test, paths, out, variant_mtus, hosts)
+    kind_checks = cast(KindChecks | None, hooks_of(test.case.tool).checks)
+    if kind_checks is not None:
+        kind_checks(test, paths, out, variant_mtus, hosts)
     if kind.own_streams:
         return  # its protocol, direction and datagrams are for its own checks to judge
     spec = test.case.spec

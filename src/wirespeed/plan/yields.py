@@ -19,8 +19,8 @@ from types import MappingProxyType
 from typing import Protocol, cast
 
 from wirespeed.expectations import Labels
-from wirespeed.kinds import Figures, kind_of, resolve
 from wirespeed.model import PowerSettings, TestCase
+from wirespeed.trial_kind import Figures, hooks_of, kind_of
 from wirespeed.units import parse_size
 
 
@@ -166,7 +166,8 @@ def yields_of(test: TestCase, power: PowerSettings | None = None) -> Yields:
     )
     if kind.yields is Figures.FLOWS and test.spec.probes is not None:
         found = (*found, *latency_yields())
-    if kind.yields_from is None:
+    kind_yields = cast(KindYields | None, hooks_of(test.tool).yields)
+    if kind_yields is None:
         return Yields(found)
-    own = cast(KindYields, resolve(kind.yields_from))(test, power)
+    own = kind_yields(test, power)
     return Yields((*found, *own.measurements), open=own.open)

@@ -22,7 +22,6 @@ from typing import Protocol, cast
 
 from wirespeed.errors import WirespeedError
 from wirespeed.hosts.base import Host, Process
-from wirespeed.kinds import kind_of, resolve
 from wirespeed.model import Measurement, Proto, RawOutput, Result, Side, Trial, TrialOutcome
 from wirespeed.run.site import TrialSite
 from wirespeed.run.trial_life import (
@@ -39,6 +38,7 @@ from wirespeed.run.trial_life import (
 from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.session import TrialSampler
 from wirespeed.signals import deferred_signals
+from wirespeed.trial_kind import hooks_of
 
 POLL = 0.01
 
@@ -58,9 +58,7 @@ class ExchangeDriver(Protocol):
 
 
 def run_exchange_trial(trial: Trial, site: TrialSite) -> TrialOutcome:
-    kind = kind_of(trial.test.tool)
-    assert kind.driver is not None, f"kind {kind.name} names no driver"
-    driver = cast(ExchangeDriver, resolve(kind.driver))
+    driver = cast(ExchangeDriver, hooks_of(trial.test.tool).driver)
     options = trial.test.bench.as_dict() if trial.test.bench is not None else {}
     endpoints = site.endpoints()
     port = driver.DEFAULT_PORT

@@ -17,7 +17,7 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 from wirespeed import __version__
 from wirespeed.errors import UsageError, WirespeedError
@@ -307,7 +307,7 @@ class Runner:
     def _run_one(self, trial: Trial, variant_problem: str | None = None) -> TrialOutcome:
         """The trial run by its kind (kinds/registry.py), through its path's tunnel if it has one:
         a tunnel wraps whatever kind runs through it."""
-        from wirespeed.kinds import kind_of, resolve
+        from wirespeed.trial_kind import hooks_of, kind_of
 
         started_at = time.time()
         kind = kind_of(trial.test.tool)
@@ -324,13 +324,11 @@ class Runner:
             lab = self._lab_at_mtu(trial) if kind.moves_traffic else self._lab_checked(trial)
         except WirespeedError as error:
             return _not_set_up(trial, started_at, error)
-        run = resolve(kind.runs)
-        assert callable(run), kind.runs
+        run = cast(Callable[[Trial, TrialSite], TrialOutcome], hooks_of(trial.test.tool).run)
         try:
             outcome = run(trial, self._site(trial, lab))
         except NotSetUp as error:
             return _not_set_up(trial, started_at, error)
-        assert isinstance(outcome, TrialOutcome), kind.runs
         return _unless_lab_lost(outcome, lab)
 
     def _site(self, trial: Trial, lab: Lab | None) -> TrialSite:

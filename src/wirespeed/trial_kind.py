@@ -1,27 +1,22 @@
-"""The kinds of trial, registered once: what each is, where it runs, what it yields.
+"""The kinds of trial and the tools a plan names: what each kind is, where it runs, what
+it yields. What each kind does (how a trial runs, its `options:` model, its driver, its
+plan checks, its time estimate ...) is its own module's, as objects: kinds/<kind>.py.
 
 A kind serves one or more tools of the plan (`tool: iperf3`), and says:
 - whether it moves traffic (a client and a server on a path) or runs on one host (a
   device path);
-- how a trial of it runs: the function the runner calls with the trial and its site
-  (run/site.py), named as an entry point ("module:function");
 - what it yields: a traffic test's flows, or measurements (the common currency every
-  report, `compare` and `expect:` work on without knowing the kind), and the function
-  that names, from the plan alone, the measurements `expect:` may ask of it;
-- its plan settings: the test's own keys (protocol, direction ...), or an `options:`
-  model of its own, named as an entry point, and the checks of them that are its own.
+  report, `compare` and `expect:` work on without knowing the kind);
+- whether its streams are its own, and what a test without a name is called.
 
-The runner, the plan's checks and the tools' questions (Tool.moves_traffic) ask this
-registry and never which tool a test is. It names the tools (Tool, which model.py
-takes from here) and imports nothing of wirespeed: it is the lowest layer. The
-functions and models are named rather than imported because they live in layers above
-this one (run/, tools/, plan/): resolving
-one imports its module only when a run or a plan needs it, which also keeps `wirespeed
---help` fast. tests/unit/test_kinds.py resolves every name, so a typo fails there.
+The runner, the plan's checks and the tools' questions (Tool.moves_traffic) ask these
+facts and never which tool a test is. This module imports nothing of wirespeed: it is the
+lowest layer, model.py takes Tool from here, and `wirespeed --help` stays fast.
 
-What a kind does is moving into one module per kind above the run loop, its hooks there
-as objects (kinds/hooks.py, kinds/catalog.py): so far its time estimate and the line after
-a finished trial's name; the names above are what is left to move.
+The layers below the kinds' own modules (the plan, the run loop, the tools) reach a
+kind's hooks through `hooks_of`, which the package wires to kinds/catalog.py
+(wirespeed/__init__.py): they depend on what a hook is (their own Protocols), never on
+the modules that give them.
 
 A tunnel is not a kind: it wraps the path whatever kind runs through it.
 """
@@ -29,8 +24,9 @@ A tunnel is not a kind: it wraps the path whatever kind runs through it.
 from __future__ import annotations
 
 import enum
-import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 
 class Tool(enum.StrEnum):
@@ -85,33 +81,14 @@ class TrialKind:
     tools: tuple[Tool, ...]
     moves_traffic: bool  # a client and a server on a path; else one host (a device path)
     yields: Figures
-    runs: str  # "module:function", called as function(trial, site) -> TrialOutcome
     title: str | None = None  # what a test without a name is called; None: from its spec
-    # "module:Model" of its `options:` (a pydantic model); None: the test's own keys.
-    options: str | None = None
     searches: bool = False  # many trials at loads it chooses (the forwarding search)
     program: str | None = None  # what a traffic kind runs on both ends (iperf, iperf3)
-    # "module" of the tool's parser and argv, for `runs`; a benchmark's is a
-    # tools.bench.BenchDriver (its commands, parser, programs and packages).
-    driver: str | None = None
     measures: tuple[Measures, ...] = ()  # besides what its own code names (plan/yields.py)
-    # "module:function" naming the measurements its settings make, besides `measures` and
-    # those of probes beside flows: function(test, power) -> plan.yields.Yields, where
-    # power is the plan's `power:` (plan/kind_yields.py).
-    yields_from: str | None = None
-    # "module:function" of the plan checks that are its own, called on the test and the
-    # paths it runs on before the generic ones:
-    # function(test, paths, out, variant_mtus, hosts)
-    # (plan/checks.py, plan/kind_checks.py).
-    checks: str | None = None
     # Its streams are its own (RRUL: TCP both ways, more of them until stable): the test's
     # protocol, direction and datagrams are for its checks to judge, not the generic ones.
     own_streams: bool = False
 
-
-_BENCH_RUN = "wirespeed.run.kind_runs:run_benchmark"
-_YIELDS = "wirespeed.plan.kind_yields"
-_CHECKS = "wirespeed.plan.kind_checks"
 
 KINDS: tuple[TrialKind, ...] = (
     TrialKind(
@@ -119,30 +96,21 @@ KINDS: tuple[TrialKind, ...] = (
         (Tool.IPERF2,),
         moves_traffic=True,
         yields=Figures.FLOWS,
-        runs="wirespeed.run.kind_runs:run_iperf",
         program="iperf",
-        yields_from=f"{_YIELDS}:iperf_yields",
-        checks=f"{_CHECKS}:check_iperf2",
     ),
     TrialKind(
         "iperf3",
         (Tool.IPERF3,),
         moves_traffic=True,
         yields=Figures.FLOWS,
-        runs="wirespeed.run.kind_runs:run_iperf",
         program="iperf3",
-        yields_from=f"{_YIELDS}:iperf_yields",
-        checks=f"{_CHECKS}:check_iperf3",
     ),
     TrialKind(
         "rrul",
         (Tool.RRUL,),
         moves_traffic=True,
         yields=Figures.FLOWS,
-        runs="wirespeed.run.kind_runs:run_rrul",
         program="iperf3",
-        yields_from=f"{_YIELDS}:rrul_yields",
-        checks=f"{_CHECKS}:check_rrul",
         own_streams=True,
     ),
     TrialKind(
@@ -150,58 +118,39 @@ KINDS: tuple[TrialKind, ...] = (
         (Tool.OPENSSL,),
         moves_traffic=False,
         yields=Figures.MEASUREMENTS,
-        runs=_BENCH_RUN,
         title="openssl speed",
-        options="wirespeed.tools.openssl:Options",
-        driver="wirespeed.tools.openssl",
-        yields_from=f"{_YIELDS}:openssl_yields",
     ),
     TrialKind(
         "7zip",
         (Tool.SEVENZIP,),
         moves_traffic=False,
         yields=Figures.MEASUREMENTS,
-        runs=_BENCH_RUN,
         title="7-zip benchmark",
-        options="wirespeed.tools.sevenzip:Options",
-        driver="wirespeed.tools.sevenzip",
-        yields_from=f"{_YIELDS}:sevenzip_yields",
     ),
     TrialKind(
         "unixbench",
         (Tool.UNIXBENCH,),
         moves_traffic=False,
         yields=Figures.MEASUREMENTS,
-        runs=_BENCH_RUN,
         title="UnixBench",
-        options="wirespeed.tools.unixbench:Options",
-        driver="wirespeed.tools.unixbench",
-        yields_from=f"{_YIELDS}:unixbench_yields",
     ),
     TrialKind(
         "forwarding",
         (Tool.FORWARDING,),
         moves_traffic=True,
         yields=Figures.MEASUREMENTS,
-        runs="wirespeed.run.kind_runs:run_search",
         title="forwarding rate",
-        options="wirespeed.plan.forwarding:ForwardingOptions",
         searches=True,
         program="iperf",  # iperf2 is the search's default generator
-        checks=f"{_CHECKS}:check_forwarding",
         own_streams=True,  # it chooses its own loads, frames and durations
-        yields_from=f"{_YIELDS}:forwarding_yields",
     ),
     TrialKind(
         "bounceback",
         (Tool.BOUNCEBACK,),
         moves_traffic=True,
         yields=Figures.MEASUREMENTS,
-        runs="wirespeed.run.exchange_trial:run_exchange_trial",
         title="bounceback round trips",
-        options="wirespeed.tools.bounceback:Options",
         program="iperf",
-        driver="wirespeed.tools.bounceback",
         measures=(Measures("bounceback rtt", "ms", (("stat", ("mean", "min", "max")),)),),
     ),
 )
@@ -224,13 +173,33 @@ def kind_of(tool: Tool) -> TrialKind:
     return _BY_TOOL[tool]
 
 
-def with_options() -> tuple[Tool, ...]:
-    """The tools whose settings are an `options:` model of their own."""
-    return tuple(tool for kind in KINDS if kind.options is not None for tool in kind.tools)
+class Hooks(Protocol):
+    """What the layers below the kinds see of a kind's hooks (kinds/hooks.py KindHooks, where
+    each is typed): a caller takes the hook it calls as its own Protocol says it."""
+
+    @property
+    def run(self) -> object: ...  # the trial on its site (run/kind_runs.py)
+    @property
+    def options(self) -> type | None: ...  # its `options:` model; None: the test's own keys
+    @property
+    def driver(self) -> object: ...  # the tool's parser and argv (tools/)
+    @property
+    def yields(self) -> object: ...  # what `expect:` may ask of its settings (plan/yields.py)
+    @property
+    def checks(self) -> object: ...  # its own plan checks (plan/checks.py)
 
 
-def resolve(entry: str) -> object:
-    """What an entry point ("module:name", or "module") names, its module imported now."""
-    module_name, _, attribute = entry.partition(":")
-    module = importlib.import_module(module_name)
-    return getattr(module, attribute) if attribute else module
+_hooks_of: Callable[[Tool], Hooks] | None = None
+
+
+def install_hooks(hooks_of: Callable[[Tool], Hooks]) -> None:
+    """Where `hooks_of` finds a kind's hooks: kinds/catalog.py, wired once by the package
+    (wirespeed/__init__.py), the one place that knows both ends."""
+    global _hooks_of  # noqa: PLW0603 - the one wiring of the layers below to the kinds
+    _hooks_of = hooks_of
+
+
+def hooks_of(tool: Tool) -> Hooks:
+    """The hooks of the kind that serves `tool`."""
+    assert _hooks_of is not None, "the kinds' hooks are wired by importing wirespeed"
+    return _hooks_of(tool)
