@@ -16,8 +16,10 @@ import enum
 import re
 import shlex
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TypeVar
 
-from wirespeed.trial_kind import Figures, kind_of
+from wirespeed.trial_kind import Figures, hooks_of, kind_of
 
 # What each tool is, its kind, is said once in trial_kind.py, which names the tools: Tool is
 # re-exported here for the modules that take the domain's words from one place.
@@ -224,14 +226,18 @@ def frozen_options(options: dict[str, object]) -> tuple[tuple[str, object], ...]
     return tuple((key, freeze(value)) for key, value in options.items())
 
 
+Settings = TypeVar("Settings")
+
+
 @dataclass(frozen=True)
 class TestCase:
     """A test of the plan: an id the user chose, a name, a tool and what to run.
 
     A traffic test (iperf, RRUL) has its spec; a kind with settings of its own under
-    `options:` (kinds/registry.py) has them in `bench` (a benchmark on one host, bounceback ...),
-    a forwarding-rate search in `search` (plan/forwarding.py); for those, `spec` is
-    unused."""
+    `options:` (its module's `options` hook, kinds/) has them in `bench` (a benchmark on
+    one host, bounceback ...), a forwarding-rate search in `search` (plan/forwarding.py),
+    as the store keeps them; for those, `spec` is unused, and `settings` is the same
+    options as the kind's own model."""
 
     __test__ = False
 
@@ -245,21 +251,44 @@ class TestCase:
     @property
     def yields_flows(self) -> bool:
         """A traffic test whose figures are its flows (iperf, RRUL); a benchmark's, a
-        search's and other kinds' are measurements (kinds/registry.py says which)."""
+        search's and other kinds' are measurements (trial_kind.py says which)."""
         return kind_of(self.tool).yields is Figures.FLOWS
 
     @property
     def options(self) -> BenchSpec | None:
-        """Its kind's own `options:` (kinds/registry.py), whichever field keeps them; None for a
+        """Its kind's own `options:` (trial_kind.py), whichever field keeps them; None for a
         test whose settings are its own keys (iperf, RRUL)."""
         return self.search if self.search is not None else self.bench
 
-    def with_options(self, options: BenchSpec | None) -> TestCase:
+    def with_options(self, options: BenchSpec | None, settings: object = None) -> TestCase:
         """This test with its kind's `options:` in the field its kind keeps them in: a
-        search's in `search`, any other kind's in `bench`."""
+        search's in `search`, any other kind's in `bench`; `settings`: the same options
+        as the kind's model already validated them (the plan's), else validated once at
+        first use."""
         if kind_of(self.tool).searches:
-            return dataclasses.replace(self, search=options, bench=None)
-        return dataclasses.replace(self, bench=options, search=None)
+            test = dataclasses.replace(self, search=options, bench=None)
+        else:
+            test = dataclasses.replace(self, bench=options, search=None)
+        if settings is not None:
+            vars(test)["settings"] = settings  # where cached_property keeps its value
+        return test
+
+    @cached_property
+    def settings(self) -> object:
+        """Its kind's `options:` as the kind's own frozen model (its `options` hook),
+        validated once per test; None for a kind whose settings are the test's own keys
+        (iperf, RRUL)."""
+        options, model = self.options, hooks_of(self.tool).options
+        if options is None or model is None:
+            return None
+        return model.model_validate(options.as_dict())
+
+    def settings_as(self, model: type[Settings]) -> Settings:
+        """Its settings, which are `model`'s: TypeError for a test of another kind."""
+        settings = self.settings
+        if not isinstance(settings, model):
+            raise TypeError(f"test {self.id!r} ({self.tool.value}) has no {model.__name__}")
+        return settings
 
 
 MAX_QUEUE_SECONDS = 10.0  # a queue of more than seconds is a typo, not a router

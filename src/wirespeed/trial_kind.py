@@ -26,7 +26,10 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 class Tool(enum.StrEnum):
@@ -180,7 +183,7 @@ class Hooks(Protocol):
     @property
     def run(self) -> object: ...  # the trial on its site (run/kind_runs.py)
     @property
-    def options(self) -> type | None: ...  # its `options:` model; None: the test's own keys
+    def options(self) -> type[BaseModel] | None: ...  # its `options:` model; None: own keys
     @property
     def driver(self) -> object: ...  # the tool's parser and argv (tools/)
     @property

@@ -523,11 +523,11 @@ def _tests(
             out.error(loc, f"test {entry.id!r}: {error}")
             continue
         if options_model(test.case.tool) is not None:
-            bench = bench_spec(entry, test.case.tool, loc, out)
-            if bench is None:
+            validated = bench_spec(entry, test.case.tool, loc, out)
+            if validated is None:
                 continue
             name = entry.name if entry.name is not None else describe_bench(test.case.tool)
-            case = dataclasses.replace(test.case, name=name).with_options(bench)
+            case = dataclasses.replace(test.case, name=name).with_options(*validated)
             test = dataclasses.replace(test, case=case)
         elif entry.options is not None:
             out.error(

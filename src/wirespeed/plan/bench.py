@@ -1,4 +1,4 @@
-"""The settings of a test whose kind has an `options:` model of its own (kinds/registry.py): a
+"""The settings of a test whose kind has an `options:` model of its own (trial_kind.py): a
 benchmark, a search, a bounceback ... checked by that model.
 
 The keys of an iperf test (protocol, direction, parallel ...) mean nothing to such a
@@ -18,7 +18,7 @@ from wirespeed.trial_kind import hooks_of, kind_of
 
 
 def describe_bench(tool: Tool) -> str:
-    """What a test without a name is called in reports (kinds/registry.py)."""
+    """What a test without a name is called in reports (trial_kind.py)."""
     return kind_of(tool).title or tool.value
 
 
@@ -35,8 +35,11 @@ def with_options() -> tuple[Tool, ...]:
     return tuple(tool for tool in Tool if options_model(tool) is not None)
 
 
-def bench_spec(entry: TestEntry, tool: Tool, loc: Loc, out: Collector) -> BenchSpec | None:
-    """The test's BenchSpec, or None after each problem was recorded at its place."""
+def bench_spec(
+    entry: TestEntry, tool: Tool, loc: Loc, out: Collector
+) -> tuple[BenchSpec, BaseModel] | None:
+    """The test's BenchSpec (as the store keeps it) and the same options as its kind's
+    model (the test's settings), or None after each problem was recorded at its place."""
     ok = True
     for key in SETTING_KEYS:
         if key != "tool" and key in entry.model_fields_set:
@@ -60,4 +63,4 @@ def bench_spec(entry: TestEntry, tool: Tool, loc: Loc, out: Collector) -> BenchS
     )
     if options is None or not ok:
         return None
-    return BenchSpec(options=frozen_options(options.model_dump(mode="json")))
+    return BenchSpec(options=frozen_options(options.model_dump(mode="json"))), options

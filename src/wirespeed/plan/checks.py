@@ -5,7 +5,7 @@ checked here: UDP datagrams that do not fit the MTU, those no datagram can carry
 without a rate, and `until_stable` on a kind that runs the streams it is given. What is
 one tool's own (iperf2's `-d` through NAT, iperf3's missing dual mode, iperf2's
 congestion control on the server's flows, RRUL's fixed streams) its kind names as its
-`checks` (kinds/registry.py, plan/kind_checks.py), run first.
+`checks` hook (kinds/, plan/kind_checks.py), run first.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ DEFAULT_MTU = 1500
 
 
 class KindChecks(Protocol):
-    """A kind's `checks` (kinds/registry.py): the problems of `test` that are its kind's own, on
+    """A kind's `checks` hook (kinds/hooks.py): the problems of `test` that are its kind's own, on
     the paths it runs on; variant_mtus and hosts as check_test_on_paths's."""
 
     def __call__(

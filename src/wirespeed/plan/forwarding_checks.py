@@ -20,8 +20,7 @@ from wirespeed.search.frames import largest_frame
 
 def search_options(case: TestCase) -> ForwardingOptions:
     """The test's options as validated when the plan was read."""
-    assert case.search is not None
-    return ForwardingOptions.model_validate(case.search.as_dict())
+    return case.settings_as(ForwardingOptions)
 
 
 def check_search_on_paths(

@@ -1,4 +1,4 @@
-"""The plan checks that are one kind's own: the functions kinds/registry.py names as a kind's
+"""The plan checks that are one kind's own: the functions each kind's module gives as its
 `checks`, run by plan/checks.py before the checks every traffic test shares.
 
 Each takes the test, the paths it may run on, the collector, (name, MTU) of each

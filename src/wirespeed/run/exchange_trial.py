@@ -4,10 +4,10 @@ start the server → wait until it listens → start the samplers → run the cl
 the server's address (through the path, and its tunnel if any) → stop the server and
 the samplers → parse the client's output into measurements → judge the hosts.
 
-The kind's driver (kinds/registry.py names it) is a module of pure functions: the server's and
+The kind's driver (its `driver` hook) is a module of pure functions: the server's and
 the client's argv from the test's `options:`, how long the client may take, and the
 parser of its output into measurements. Those are the trial's figures, stored, reported,
-compared and expected like a benchmark's: nothing beyond kinds/registry.py knows the kind.
+compared and expected like a benchmark's: nothing beyond the kind's module knows the kind.
 
 As with every trial, failures become a FAILED outcome with the reason, never an
 exception (KeyboardInterrupt and SIGTERM pass through after the processes are stopped),

@@ -3,7 +3,7 @@
 preflight (tools, hosts) → restore what a killed run left changed → build labs →
 provenance → begin run →
 for each trial: enter its variant (journaled, variants.py) → set MTU → its kind runs it
-(kinds/registry.py: the runner asks the registry, never which tool a test is) →
+(trial_kind.py and the kinds' hooks: the runner asks them, never which tool a test is) →
 commit → progress → next
 at the end, also on Ctrl-C / SIGTERM / error: restore the variant, stop processes, remove
 labs, close the run
@@ -305,7 +305,7 @@ class Runner:
     # -- one trial ---------------------------------------------------------------------
 
     def _run_one(self, trial: Trial, variant_problem: str | None = None) -> TrialOutcome:
-        """The trial run by its kind (kinds/registry.py), through its path's tunnel if it has one:
+        """The trial run by its kind (trial_kind.py), through its path's tunnel if it has one:
         a tunnel wraps whatever kind runs through it."""
         from wirespeed.trial_kind import hooks_of, kind_of
 
@@ -487,8 +487,7 @@ class Runner:
             nat = None if wan is None else NatDut(path.dut, wan)
         from wirespeed.plan.forwarding import ForwardingOptions
 
-        assert trial.test.search is not None
-        senders = ForwardingOptions.model_validate(trial.test.search.as_dict()).senders
+        senders = trial.test.settings_as(ForwardingOptions).senders
         legs = real_legs(
             self.hosts.host(path.client),
             self.hosts.host(path.server),

@@ -174,8 +174,7 @@ def run_search_trial(
     outcome (with what was measured before), never an exception, but KeyboardInterrupt
     and SIGTERM pass through after the processes are stopped. tcpreplay's frame files
     are journaled in `frames` (search_generators.py)."""
-    assert trial.test.search is not None
-    options = ForwardingOptions.model_validate(trial.test.search.as_dict())
+    options = trial.test.settings_as(ForwardingOptions)
     final = options.final_seconds(path.in_lab)
     goals = goals_of(options, final)
     started_at = time.time()
