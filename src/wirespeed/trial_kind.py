@@ -93,69 +93,51 @@ class TrialKind:
     own_streams: bool = False
 
 
+def _flows(name: str, tool: Tool, program: str, own_streams: bool = False) -> TrialKind:
+    """A traffic kind whose figures are its flows, both ends running `program`."""
+    return TrialKind(name, (tool,), True, Figures.FLOWS, program=program, own_streams=own_streams)
+
+
+def _on_one_host(tool: Tool, title: str) -> TrialKind:
+    """A benchmark on one host (a device path), its figures measurements."""
+    return TrialKind(tool.value, (tool,), False, Figures.MEASUREMENTS, title=title)
+
+
+def _measured_across(
+    tool: Tool,
+    title: str,
+    *,
+    searches: bool = False,
+    own_streams: bool = False,
+    measures: tuple[Measures, ...] = (),
+) -> TrialKind:
+    """A kind measured between a path's ends, its figures measurements; iperf2 is what
+    both ends run (the search's default generator, bounceback's own)."""
+    return TrialKind(
+        tool.value,
+        (tool,),
+        True,
+        Figures.MEASUREMENTS,
+        title=title,
+        searches=searches,
+        program="iperf",
+        measures=measures,
+        own_streams=own_streams,
+    )
+
+
+_RTT = Measures("bounceback rtt", "ms", (("stat", ("mean", "min", "max")),))
+
 KINDS: tuple[TrialKind, ...] = (
-    TrialKind(
-        "iperf",
-        (Tool.IPERF2,),
-        moves_traffic=True,
-        yields=Figures.FLOWS,
-        program="iperf",
-    ),
-    TrialKind(
-        "iperf3",
-        (Tool.IPERF3,),
-        moves_traffic=True,
-        yields=Figures.FLOWS,
-        program="iperf3",
-    ),
-    TrialKind(
-        "rrul",
-        (Tool.RRUL,),
-        moves_traffic=True,
-        yields=Figures.FLOWS,
-        program="iperf3",
-        own_streams=True,
-    ),
-    TrialKind(
-        "openssl",
-        (Tool.OPENSSL,),
-        moves_traffic=False,
-        yields=Figures.MEASUREMENTS,
-        title="openssl speed",
-    ),
-    TrialKind(
-        "7zip",
-        (Tool.SEVENZIP,),
-        moves_traffic=False,
-        yields=Figures.MEASUREMENTS,
-        title="7-zip benchmark",
-    ),
-    TrialKind(
-        "unixbench",
-        (Tool.UNIXBENCH,),
-        moves_traffic=False,
-        yields=Figures.MEASUREMENTS,
-        title="UnixBench",
-    ),
-    TrialKind(
-        "forwarding",
-        (Tool.FORWARDING,),
-        moves_traffic=True,
-        yields=Figures.MEASUREMENTS,
-        title="forwarding rate",
-        searches=True,
-        program="iperf",  # iperf2 is the search's default generator
-        own_streams=True,  # it chooses its own loads, frames and durations
-    ),
-    TrialKind(
-        "bounceback",
-        (Tool.BOUNCEBACK,),
-        moves_traffic=True,
-        yields=Figures.MEASUREMENTS,
-        title="bounceback round trips",
-        program="iperf",
-        measures=(Measures("bounceback rtt", "ms", (("stat", ("mean", "min", "max")),)),),
-    ),
+    _flows("iperf", Tool.IPERF2, program="iperf"),
+    _flows("iperf3", Tool.IPERF3, program="iperf3"),
+    _flows("rrul", Tool.RRUL, program="iperf3", own_streams=True),
+    _on_one_host(Tool.OPENSSL, "openssl speed"),
+    _on_one_host(Tool.SEVENZIP, "7-zip benchmark"),
+    _on_one_host(Tool.UNIXBENCH, "UnixBench"),
+    # A search chooses its own loads, frames and durations.
+    _measured_across(Tool.FORWARDING, "forwarding rate", searches=True, own_streams=True),
+    _measured_across(Tool.BOUNCEBACK, "bounceback round trips", measures=(_RTT,)),
 )
 
 

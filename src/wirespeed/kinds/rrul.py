@@ -11,11 +11,5 @@ from wirespeed.run.kind_runs import run_rrul
 from wirespeed.trial_kind import Tool, kind_of
 
 HOOKS = (
-    KindHooks(
-        kind_of(Tool.RRUL),
-        run=run_rrul,
-        estimate=traffic_seconds,
-        yields=rrul_yields,
-        checks=check_rrul,
-    ),
+    KindHooks(kind_of(Tool.RRUL), run_rrul, traffic_seconds, yields=rrul_yields, checks=check_rrul),
 )
