@@ -50,13 +50,7 @@ def test_a_kinds_hooks_have_the_shapes_their_callers_take(kind: TrialKind) -> No
     if hooks.yields is not None:
         assert list(inspect.signature(hooks.yields).parameters) == ["test", "power"]
     if hooks.checks is not None:
-        assert list(inspect.signature(hooks.checks).parameters) == [
-            "test",
-            "paths",
-            "out",
-            "variant_mtus",
-            "hosts",
-        ]
+        assert list(inspect.signature(hooks.checks).parameters) == ["test", "on", "out"]
     # A kind whose streams are its own says itself what of a test's settings applies.
     assert hooks.checks is not None or not kind.own_streams
 

@@ -11,6 +11,7 @@ congestion control on the server's flows, RRUL's fixed streams) its kind names a
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import Protocol, cast
 
 from wirespeed.model import PathSpec, Proto
@@ -26,18 +27,22 @@ MAX_UDP_PAYLOAD = 65_535 - IP_UDP_HEADERS
 DEFAULT_MTU = 1500
 
 
-class KindChecks(Protocol):
-    """A kind's `checks` hook (kinds/hooks.py): the problems of `test` that are its kind's own, on
-    the paths it runs on; variant_mtus and hosts as check_test_on_paths's."""
+@dataclass(frozen=True)
+class RunsOn:
+    """Where a test runs, for its kind's checks: the paths it runs on, the (name, MTU)
+    of each variant that sets one (the test runs at each), and the plan's host names (a
+    path whose client is none of them is the lab's)."""
 
-    def __call__(
-        self,
-        test: ResolvedTest,
-        paths: Sequence[PathSpec],
-        out: Collector,
-        variant_mtus: Sequence[tuple[str, int]],
-        hosts: Collection[str],
-    ) -> None: ...
+    paths: Sequence[PathSpec]
+    variant_mtus: Sequence[tuple[str, int]]
+    hosts: Collection[str]
+
+
+class KindChecks(Protocol):
+    """A kind's `checks` hook (kinds/hooks.py): the problems of `test` that are its kind's
+    own, where it runs."""
+
+    def __call__(self, test: ResolvedTest, on: RunsOn, out: Collector) -> None: ...
 
 
 def check_test_on_paths(
@@ -53,7 +58,7 @@ def check_test_on_paths(
     kind = kind_of(test.case.tool)
     kind_checks = cast(KindChecks | None, hooks_of(test.case.tool).checks)
     if kind_checks is not None:
-        kind_checks(test, paths, out, variant_mtus, hosts)
+        kind_checks(test, RunsOn(paths, variant_mtus, hosts), out)
     if kind.own_streams:
         return  # its protocol, direction and datagrams are for its own checks to judge
     spec = test.case.spec

@@ -7,10 +7,14 @@ variant that sets one, and the plan's host names.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-
 from wirespeed.model import Direction, PathSpec, Proto, Topology
-from wirespeed.plan.checks import IP_UDP_HEADERS, IPERF2_UDP_LENGTH, in_variant, mtu_on
+from wirespeed.plan.checks import (
+    IP_UDP_HEADERS,
+    IPERF2_UDP_LENGTH,
+    RunsOn,
+    in_variant,
+    mtu_on,
+)
 from wirespeed.plan.collect import Collector
 from wirespeed.plan.forwarding_checks import check_search_on_paths
 from wirespeed.plan.plan import runs_on
@@ -18,32 +22,20 @@ from wirespeed.plan.resolve import ResolvedTest
 from wirespeed.plan.tunnel_checks import refuse_search_through_tunnel
 
 
-def check_iperf2(
-    test: ResolvedTest,
-    paths: Sequence[PathSpec],
-    out: Collector,
-    variant_mtus: Sequence[tuple[str, int]],
-    hosts: Collection[str],
-) -> None:
+def check_iperf2(test: ResolvedTest, on: RunsOn, out: Collector) -> None:
     """Its congestion control on the server's flows, `-d` through NAT, and its default
     datagrams at the MTU of each path and variant."""
     _check_iperf2_congestion(test, out)
     spec = test.case.spec
-    for path in paths:
+    for path in on.paths:
         _check_dual_through_nat(test, path, out)
         if spec.protocol is Proto.UDP and spec.length is None:
             _check_default_datagram(test, path, out)
-            for name, mtu in variant_mtus:
+            for name, mtu in on.variant_mtus:
                 _check_default_datagram(test, path, out, mtu=mtu, variant=name)
 
 
-def check_iperf3(
-    test: ResolvedTest,
-    paths: Sequence[PathSpec],
-    out: Collector,
-    variant_mtus: Sequence[tuple[str, int]],
-    hosts: Collection[str],
-) -> None:
+def check_iperf3(test: ResolvedTest, on: RunsOn, out: Collector) -> None:
     if test.case.spec.direction is Direction.DUAL:
         out.error(
             test.where("direction"),
@@ -53,28 +45,18 @@ def check_iperf3(
         )
 
 
-def check_forwarding(
-    test: ResolvedTest,
-    paths: Sequence[PathSpec],
-    out: Collector,
-    variant_mtus: Sequence[tuple[str, int]],
-    hosts: Collection[str],
-) -> None:
+def check_forwarding(test: ResolvedTest, on: RunsOn, out: Collector) -> None:
     """A search's options on each path it runs on (plan/forwarding_checks.py), and no
     tunnel: its frames would not be the wire's. A path it cannot run on is the plan's
     path checks' to point at."""
-    on = [path for path in paths if runs_on(test.case.tool, path)]
-    check_search_on_paths(test.case, test.loc, on, out, variant_mtus=variant_mtus, hosts=hosts)
-    refuse_search_through_tunnel(test, on, out)
+    paths = [path for path in on.paths if runs_on(test.case.tool, path)]
+    check_search_on_paths(
+        test.case, test.loc, paths, out, variant_mtus=on.variant_mtus, hosts=on.hosts
+    )
+    refuse_search_through_tunnel(test, paths, out)
 
 
-def check_rrul(
-    test: ResolvedTest,
-    paths: Sequence[PathSpec],
-    out: Collector,
-    variant_mtus: Sequence[tuple[str, int]],
-    hosts: Collection[str],
-) -> None:
+def check_rrul(test: ResolvedTest, on: RunsOn, out: Collector) -> None:
     """An RRUL test is TCP both ways at once: a protocol or a direction of its own would
     be another test."""
     spec = test.case.spec

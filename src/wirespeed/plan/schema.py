@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -72,12 +73,21 @@ def _finite_number_or_text(value: object, what: str, example: str) -> str | int 
     return value
 
 
-def _rate(value: object) -> int:
-    value = _finite_number_or_text(value, "a rate", "1000M or 94100000")
+def _parsed(
+    value: object, what: str, example: str, parse: Callable[[str | int | float], int], most: int
+) -> int:
+    """`value` parsed as `what` (a rate, a size): one too long for the parser is above
+    `most`, which the caller refuses in its own words."""
+    value = _finite_number_or_text(value, f"a {what}", example)
     try:
-        rate = parse_rate(value)
-    except OverflowError:  # "9" * 400 overflows the float inside parse_rate
-        rate = MAX_RATE + 1
+        parsed = parse(value)
+    except OverflowError:  # "9" * 400 overflows the float inside the parser
+        parsed = most + 1
+    return parsed
+
+
+def _rate(value: object) -> int:
+    rate = _parsed(value, "rate", "1000M or 94100000", parse_rate, MAX_RATE)
     if rate > MAX_RATE:
         raise ValueError(f"rate {value} is above 10 Tbit/s")
     return rate
@@ -101,11 +111,7 @@ def _delay(value: object) -> float:
 
 
 def _size(value: object) -> int:
-    value = _finite_number_or_text(value, "a size", "64K or 1470")
-    try:
-        size = parse_size(value)
-    except OverflowError:
-        size = MAX_SIZE + 1
+    size = _parsed(value, "size", "64K or 1470", parse_size, MAX_SIZE)
     if size > MAX_SIZE:
         raise ValueError(f"size {value} is above 2 GiB")
     return size
