@@ -16,7 +16,7 @@ from typing import Any
 from wirespeed.hosts.ssh_target import SshTarget
 from wirespeed.lab.links import parse_link
 from wirespeed.model import ModelError, PathSpec, PowerSettings, Topology
-from wirespeed.plan.assemble_paths import Names, lab_limit, plan_paths, section
+from wirespeed.plan.assemble_paths import Names, lab_limit, plan_paths, section, unique_entries
 from wirespeed.plan.bench import bench_spec, describe_bench, options_model, with_options
 from wirespeed.plan.checks import check_test_on_paths
 from wirespeed.plan.collect import Collector, salvage
@@ -192,17 +192,7 @@ def _tests(
         out.error(("tests",), "tests: the plan needs at least one test")
     tests: list[ResolvedTest] = []
     expectations: dict[str, ReadExpectations] = {}
-    seen: dict[str, Loc] = {}
-    for index, value in enumerate(items):
-        loc: Loc = ("tests", index)
-        entry = out.validate(TestEntry, value, loc)
-        if entry is None:
-            continue
-        if entry.id in seen:
-            line = out.line_of(seen[entry.id])
-            out.error((*loc, "id"), f"duplicate test id {entry.id!r} (first at line {line})")
-            continue
-        seen[entry.id] = (*loc, "id")
+    for loc, entry in unique_entries(items, "tests", TestEntry, out, key="id", what="test id"):
         for position, name in enumerate(entry.paths or ()):
             if path_names.unknown(name):
                 known = sorted(path_names.declared)
@@ -295,19 +285,9 @@ def _variants(
             hint="leave the key out to run everything in the one, unchanged state",
         )
     variants: list[tuple[Variant, Loc]] = []
-    seen: dict[str, Loc] = {}
-    for index, value in enumerate(items):
-        loc: Loc = ("variants", index)
-        entry = out.validate(VariantEntry, value, loc)
-        if entry is None:
-            continue
-        if entry.name in seen:
-            line = out.line_of(seen[entry.name])
-            out.error(
-                (*loc, "name"), f"duplicate variant name {entry.name!r} (first at line {line})"
-            )
-            continue
-        seen[entry.name] = (*loc, "name")
+    for loc, entry in unique_entries(
+        items, "variants", VariantEntry, out, key="name", what="variant name"
+    ):
         variant = Variant(
             name=entry.name,
             mtu=entry.mtu,

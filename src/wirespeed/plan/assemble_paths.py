@@ -4,9 +4,11 @@ on a device, or between real hosts (plan/assemble.py puts them in the plan)."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from wirespeed.lab.links import parse_link
 from wirespeed.model import ForwardingLimit, PathSpec, Role, Topology
@@ -17,6 +19,8 @@ from wirespeed.plan.same_machine import one_machine, one_machine_hint, one_machi
 from wirespeed.plan.schema import DutEntry, PathEntry
 from wirespeed.plan.tunnel_checks import host_tunnel_for, tunnel_for
 from wirespeed.plan.yamltree import Loc
+
+M = TypeVar("M", bound=BaseModel)
 
 
 @dataclass
@@ -40,6 +44,26 @@ def section(data: dict[Any, Any], key: str, kind: type, out: Collector) -> Any:
         out.error((key,), f"{key}: expected {what}")
         return kind()
     return value
+
+
+def unique_entries(
+    items: list[Any], where: str, model: type[M], out: Collector, *, key: str, what: str
+) -> Iterator[tuple[Loc, M]]:
+    """Each entry of the section `where` that validates as `model` and whose `key` (its id
+    or name) no entry before it has: a second one is an error, at its key."""
+    seen: dict[str, Loc] = {}
+    for index, value in enumerate(items):
+        loc: Loc = (where, index)
+        entry = out.validate(model, value, loc)
+        if entry is None:
+            continue
+        name = getattr(entry, key)
+        if name in seen:
+            line = out.line_of(seen[name])
+            out.error((*loc, key), f"duplicate {what} {name!r} (first at line {line})")
+            continue
+        seen[name] = (*loc, key)
+        yield loc, entry
 
 
 def lab_limit(entry: DutEntry | None) -> ForwardingLimit | None:

@@ -79,9 +79,8 @@ def check_test_on_paths(
         )
     if spec.protocol is Proto.UDP and spec.length is not None and spec.length <= MAX_UDP_PAYLOAD:
         for path in paths:
-            _check_datagram_fits(test, path, out)
-            for name, mtu in variant_mtus:
-                _check_datagram_fits(test, path, out, mtu=mtu, variant=name)
+            for at in (None, *variant_mtus):
+                _check_datagram_fits(test, path, out, at)
     if spec.protocol is Proto.UDP and spec.rate is None:
         out.warn(
             test.loc,
@@ -90,32 +89,26 @@ def check_test_on_paths(
         )
 
 
-def mtu_on(test: ResolvedTest, path: PathSpec, mtu: int | None = None) -> int:
-    """The MTU the test's datagrams meet on `path`: a variant's, else the test's, else
-    the path link's."""
-    return mtu or test.case.spec.mtu or (path.link.mtu if path.link is not None else DEFAULT_MTU)
+# A variant that sets an MTU, as (its name, the MTU); None: the test's own or the path's.
+AtMtu = tuple[str, int] | None
 
 
-def in_variant(variant: str | None) -> str:
-    """What a message adds when the MTU is a variant's."""
-    return f" (variant {variant!r})" if variant is not None else ""
+def datagram_room(test: ResolvedTest, path: PathSpec, at: AtMtu) -> tuple[int, int, str]:
+    """The MTU the test's datagrams meet on `path` (a variant's, else the test's, else
+    the path link's), the UDP payload that fits it, and what a message adds when the
+    MTU is a variant's."""
+    variant, mtu = at if at is not None else (None, None)
+    mtu = mtu or test.case.spec.mtu or (path.link.mtu if path.link is not None else DEFAULT_MTU)
+    return mtu, mtu - IP_UDP_HEADERS, f" (variant {variant!r})" if variant is not None else ""
 
 
-def _check_datagram_fits(
-    test: ResolvedTest,
-    path: PathSpec,
-    out: Collector,
-    *,
-    mtu: int | None = None,
-    variant: str | None = None,
-) -> None:
+def _check_datagram_fits(test: ResolvedTest, path: PathSpec, out: Collector, at: AtMtu) -> None:
     length = test.case.spec.length
-    mtu = mtu_on(test, path, mtu)
-    fits = mtu - IP_UDP_HEADERS
+    mtu, fits, in_variant = datagram_room(test, path, at)
     if length is not None and length > fits:
         out.warn(
             test.where("length"),
             f"test {test.case.id!r}: UDP datagrams of {length} bytes do not fit MTU {mtu}"
-            f"{in_variant(variant)} (at most {fits}): fragmented on the wire",
+            f"{in_variant} (at most {fits}): fragmented on the wire",
             hint=f"set length: {fits} or less to measure unfragmented packets",
         )

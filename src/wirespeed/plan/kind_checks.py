@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from wirespeed.model import Direction, PathSpec, Proto, Topology
 from wirespeed.plan.checks import (
-    IP_UDP_HEADERS,
     IPERF2_UDP_LENGTH,
+    AtMtu,
     RunsOn,
-    in_variant,
-    mtu_on,
+    datagram_room,
 )
 from wirespeed.plan.collect import Collector
 from wirespeed.plan.forwarding_checks import check_search_on_paths
@@ -30,9 +29,8 @@ def check_iperf2(test: ResolvedTest, on: RunsOn, out: Collector) -> None:
     for path in on.paths:
         _check_dual_through_nat(test, path, out)
         if spec.protocol is Proto.UDP and spec.length is None:
-            _check_default_datagram(test, path, out)
-            for name, mtu in on.variant_mtus:
-                _check_default_datagram(test, path, out, mtu=mtu, variant=name)
+            for at in (None, *on.variant_mtus):
+                _check_default_datagram(test, path, out, at)
 
 
 def check_iperf3(test: ResolvedTest, on: RunsOn, out: Collector) -> None:
@@ -114,20 +112,12 @@ def _check_dual_through_nat(test: ResolvedTest, path: PathSpec, out: Collector) 
     )
 
 
-def _check_default_datagram(
-    test: ResolvedTest,
-    path: PathSpec,
-    out: Collector,
-    *,
-    mtu: int | None = None,
-    variant: str | None = None,
-) -> None:
-    mtu = mtu_on(test, path, mtu)
-    fits = mtu - IP_UDP_HEADERS
+def _check_default_datagram(test: ResolvedTest, path: PathSpec, out: Collector, at: AtMtu) -> None:
+    mtu, fits, in_variant = datagram_room(test, path, at)
     if fits < IPERF2_UDP_LENGTH:
         out.warn(
             test.where("mtu"),
             f"test {test.case.id!r}: iperf2 sends {IPERF2_UDP_LENGTH}-byte datagrams by "
-            f"default: at MTU {mtu}{in_variant(variant)} each one is fragmented on the wire",
+            f"default: at MTU {mtu}{in_variant} each one is fragmented on the wire",
             hint=f"set length: {fits} to send one packet per datagram",
         )

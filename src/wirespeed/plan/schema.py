@@ -74,23 +74,26 @@ def _finite_number_or_text(value: object, what: str, example: str) -> str | int 
 
 
 def _parsed(
-    value: object, what: str, example: str, parse: Callable[[str | int | float], int], most: int
+    value: object,
+    what: str,
+    example: str,
+    parse: Callable[[str | int | float], int],
+    most: tuple[int, str],
 ) -> int:
-    """`value` parsed as `what` (a rate, a size): one too long for the parser is above
-    `most`, which the caller refuses in its own words."""
+    """`value` parsed as `what` (a rate, a size); ValueError above the most it may be
+    (the number, and as a person says it). One too long for the parser is above it."""
     value = _finite_number_or_text(value, f"a {what}", example)
     try:
         parsed = parse(value)
     except OverflowError:  # "9" * 400 overflows the float inside the parser
-        parsed = most + 1
+        parsed = most[0] + 1
+    if parsed > most[0]:
+        raise ValueError(f"{what} {value} is above {most[1]}")
     return parsed
 
 
 def _rate(value: object) -> int:
-    rate = _parsed(value, "rate", "1000M or 94100000", parse_rate, MAX_RATE)
-    if rate > MAX_RATE:
-        raise ValueError(f"rate {value} is above 10 Tbit/s")
-    return rate
+    return _parsed(value, "rate", "1000M or 94100000", parse_rate, (MAX_RATE, "10 Tbit/s"))
 
 
 def _congestion(value: object) -> str:
@@ -111,10 +114,7 @@ def _delay(value: object) -> float:
 
 
 def _size(value: object) -> int:
-    size = _parsed(value, "size", "64K or 1470", parse_size, MAX_SIZE)
-    if size > MAX_SIZE:
-        raise ValueError(f"size {value} is above 2 GiB")
-    return size
+    return _parsed(value, "size", "64K or 1470", parse_size, (MAX_SIZE, "2 GiB"))
 
 
 def check_name(value: object) -> str:
