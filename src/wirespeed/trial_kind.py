@@ -14,9 +14,9 @@ facts and never which tool a test is. This module imports nothing of wirespeed: 
 lowest layer, model.py takes Tool from here, and `wirespeed --help` stays fast.
 
 The layers below the kinds' own modules (the plan, the run loop, the tools) reach a
-kind's hooks through `hooks_of`, which the package wires to kinds/catalog.py
-(wirespeed/__init__.py): they depend on what a hook is (their own Protocols), never on
-the modules that give them.
+kind's hooks through `hooks_of`, which whatever starts wirespeed wires to
+kinds/catalog.py (kinds.wire_hooks()): they depend on what a hook is (their own
+Protocols), never on the modules that give them.
 
 A tunnel is not a kind: it wraps the path whatever kind runs through it.
 """
@@ -178,13 +178,13 @@ _hooks_of: Callable[[Tool], Hooks] | None = None
 
 
 def install_hooks(hooks_of: Callable[[Tool], Hooks]) -> None:
-    """Where `hooks_of` finds a kind's hooks: kinds/catalog.py, wired once by the package
-    (wirespeed/__init__.py), the one place that knows both ends."""
+    """Where `hooks_of` finds a kind's hooks: kinds/catalog.py, wired once by whatever
+    starts wirespeed (kinds.wire_hooks(): the command line, the test suite, a benchmark)."""
     global _hooks_of  # noqa: PLW0603 - the one wiring of the layers below to the kinds
     _hooks_of = hooks_of
 
 
 def hooks_of(tool: Tool) -> Hooks:
     """The hooks of the kind that serves `tool`."""
-    assert _hooks_of is not None, "the kinds' hooks are wired by importing wirespeed"
+    assert _hooks_of is not None, "wire the kinds' hooks first: wirespeed.kinds.wire_hooks()"
     return _hooks_of(tool)

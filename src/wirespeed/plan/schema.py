@@ -11,6 +11,7 @@ and the effective value is the test's, else the defaults', else the built-in one
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import re
 import unicodedata
@@ -149,10 +150,42 @@ def _ssh_target(value: str) -> str:
     return value
 
 
+# A host's network port (plan/ports.py): its name, its address with a prefix, its gateway.
+# IFNAMSIZ is 16 with the NUL; the kernel refuses "/" and whitespace. As tune's fence.
+_PORT = re.compile(r"[A-Za-z0-9_.:@-]{1,15}")
+
+
+def port_name(value: str) -> str:
+    if "/" in value or ".." in value or not _PORT.fullmatch(value) or value == "lo":
+        raise ValueError(
+            f"{value!r} is not a network port's name: 1-15 letters, digits and _ . : @ - "
+            "as `ip -br link` shows it (not lo)"
+        )
+    return value
+
+
+def gateway_address(value: str) -> str:
+    try:
+        return str(ipaddress.ip_address(value))
+    except ValueError:
+        raise ValueError(f"{value!r} is not an IP address, such as 192.168.1.1") from None
+
+
+def with_prefix(value: str) -> str:
+    """An address with a prefix (192.168.1.50/24) must be a valid interface address."""
+    try:
+        found = ipaddress.ip_interface(value)
+    except ValueError:
+        raise ValueError(
+            f"{value!r} is not an address with its prefix, such as 192.168.1.50/24"
+        ) from None
+    if found.ip == found.network.network_address and found.network.num_addresses > 2:
+        raise ValueError(f"{value!r} is the network's own address, not a host's in it")
+    return value
+
+
 def _address(value: str) -> str:
     if "/" in value:  # a port's address with its prefix (plan/ports.py)
-        from wirespeed.plan.ports import with_prefix
-
         return with_prefix(value)
     if not is_host(value):
         raise ValueError(
@@ -374,26 +407,14 @@ class PowerEntry(Entry):
     idle: Annotated[float, Field(ge=0, le=600, allow_inf_nan=False)] = 3.0
 
 
-def _port(value: str) -> str:
-    from wirespeed.plan.ports import port_name
-
-    return port_name(value)
-
-
-def _gateway(value: str) -> str:
-    from wirespeed.plan.ports import gateway_address
-
-    return gateway_address(value)
-
-
 class HostEntry(Entry):
     """One entry of `hosts:`. Without ssh the host is this machine; with port, one of its
     network ports, moved into a namespace for the run (plan/ports.py)."""
 
     address: Annotated[Text, AfterValidator(_address)] | None = None
     ssh: Annotated[Text, AfterValidator(_ssh_target)] | None = None
-    port: Annotated[Text, AfterValidator(_port)] | None = None
-    gateway: Annotated[Text, AfterValidator(_gateway)] | None = None
+    port: Annotated[Text, AfterValidator(port_name)] | None = None
+    gateway: Annotated[Text, AfterValidator(gateway_address)] | None = None
     mtu: Mtu | None = None
     force: Annotated[bool, Field(strict=True)] = False
 
