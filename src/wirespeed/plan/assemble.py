@@ -18,7 +18,7 @@ from wirespeed.lab.links import parse_link
 from wirespeed.model import ModelError, PathSpec, PowerSettings, Topology
 from wirespeed.plan.assemble_paths import Names, lab_limit, plan_paths, section, unique_entries
 from wirespeed.plan.bench import bench_spec, describe_bench, options_model, with_options
-from wirespeed.plan.checks import check_test_on_paths
+from wirespeed.plan.checks import RunsOn, check_test_on_paths
 from wirespeed.plan.collect import Collector, salvage
 from wirespeed.plan.expect import ReadExpectations, read_expect
 from wirespeed.plan.plan import (
@@ -366,7 +366,7 @@ def _cross_checks(
         on = [p for p in paths.values() if chosen is None or p.name in chosen]
         if test.case.bench is not None:
             continue  # its options were checked by its kind's own model
-        check_test_on_paths(test, on, out, variant_mtus=variant_mtus, hosts=hosts)
+        check_test_on_paths(test, RunsOn(on, variant_mtus, hosts), out)
         for path in on:
             check_tunnel_datagrams(test, path, out)
     used = {name for p in paths.values() for name in (p.client, p.server, p.dut)}

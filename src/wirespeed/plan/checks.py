@@ -45,20 +45,12 @@ class KindChecks(Protocol):
     def __call__(self, test: ResolvedTest, on: RunsOn, out: Collector) -> None: ...
 
 
-def check_test_on_paths(
-    test: ResolvedTest,
-    paths: Sequence[PathSpec],
-    out: Collector,
-    *,
-    variant_mtus: Sequence[tuple[str, int]] = (),
-    hosts: Collection[str] = (),
-) -> None:
-    """variant_mtus: (name, MTU) of each variant that sets one; the test runs at each.
-    hosts: the plan's host names (a path whose client is none of them is the lab's)."""
+def check_test_on_paths(test: ResolvedTest, on: RunsOn, out: Collector) -> None:
+    """Its kind's own checks first, then those of any test's settings where it runs."""
     kind = kind_of(test.case.tool)
     kind_checks = cast(KindChecks | None, hooks_of(test.case.tool).checks)
     if kind_checks is not None:
-        kind_checks(test, RunsOn(paths, variant_mtus, hosts), out)
+        kind_checks(test, on, out)
     if kind.own_streams:
         return  # its protocol, direction and datagrams are for its own checks to judge
     spec = test.case.spec
@@ -78,8 +70,8 @@ def check_test_on_paths(
             "per datagram at MTU 1500)",
         )
     if spec.protocol is Proto.UDP and spec.length is not None and spec.length <= MAX_UDP_PAYLOAD:
-        for path in paths:
-            for at in (None, *variant_mtus):
+        for path in on.paths:
+            for at in (None, *on.variant_mtus):
                 _check_datagram_fits(test, path, out, at)
     if spec.protocol is Proto.UDP and spec.rate is None:
         out.warn(

@@ -48,9 +48,7 @@ def check_forwarding(test: ResolvedTest, on: RunsOn, out: Collector) -> None:
     tunnel: its frames would not be the wire's. A path it cannot run on is the plan's
     path checks' to point at."""
     paths = [path for path in on.paths if runs_on(test.case.tool, path)]
-    check_search_on_paths(
-        test.case, test.loc, paths, out, variant_mtus=on.variant_mtus, hosts=on.hosts
-    )
+    check_search_on_paths(test.case, test.loc, RunsOn(paths, on.variant_mtus, on.hosts), out)
     refuse_search_through_tunnel(test, paths, out)
 
 
