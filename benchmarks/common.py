@@ -10,9 +10,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from wirespeed.kinds import wire_hooks
 from wirespeed.plan import Plan, expand, parse_plan
 from wirespeed.run.runner import Runner, RunOutcome
 from wirespeed.store import Store
+
+# The plan and the runner find each kind's hooks, as when the command line starts.
+wire_hooks()
 
 
 def run_plan_text(text: str, **expand_args: Any) -> tuple[Plan, RunOutcome]:

@@ -16,120 +16,61 @@ import enum
 import re
 import shlex
 from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TypeVar
 
-from wirespeed.kinds import Figures, kind_of
-
-# What each tool is, its kind, is said once in kinds/registry.py, which names the tools: Tool is
-# re-exported here for the modules that take the domain's words from one place.
-from wirespeed.kinds import Tool as Tool  # noqa: PLC0414
-
-
-class ModelError(ValueError):
-    """A value that cannot describe anything real (negative duration, zero streams...)."""
-
-
-class Better(enum.StrEnum):
-    """Which way a measurement improves: goodput and MIPS up, loss and latency down."""
-
-    HIGHER = "higher"
-    LOWER = "lower"
-
-
-@dataclass(frozen=True)
-class Measurement:
-    """One measured quantity of a trial: the common currency of statistics, compare and
-    every export. A tool's richer detail (iperf's streams and intervals) is kept beside.
-
-    `name` says what was measured ("AES-128-CBC", "compress", "goodput"), `labels` the
-    conditions that tell two of a trial apart (block size, EVP, threads, flow), as text
-    meant for reading; name and labels together are the measurement's identity across
-    repetitions, runs and devices."""
-
-    name: str
-    unit: str  # "B/s", "bit/s", "MIPS", "%", "ms", "index", "count"
-    better: Better
-    value: float
-    labels: tuple[tuple[str, str], ...] = ()
-
-    def __post_init__(self) -> None:
-        _require(bool(self.name), "a measurement needs a name")
-        _require(self.value == self.value, f"{self.name}: value is not a number")
-
-    @property
-    def key(self) -> tuple[str, tuple[tuple[str, str], ...]]:
-        return (self.name, self.labels)
-
-    @property
-    def item(self) -> str:
-        """How a report names it: "AES-128-CBC 1 KB, EVP"."""
-        if not self.labels:
-            return self.name
-        return f"{self.name} " + ", ".join(value for _, value in self.labels)
-
-
-class Proto(enum.StrEnum):
-    TCP = "tcp"
-    UDP = "udp"
-
-
-class Direction(enum.StrEnum):
-    """Which way traffic goes in one test, from the client's point of view."""
-
-    UP = "up"  # client sends, server receives: iperf's default
-    DOWN = "down"  # server sends, client receives: -R
-    # Both ways at once, the reverse flow on a new connection that the server opens back
-    # to the client (iperf2 -d). Fails through NAT; iperf3 has no such mode.
-    DUAL = "dual"
-    # Both ways at once over the connection(s) the client opened
-    # (iperf2 --full-duplex, iperf3 --bidir). Works through NAT.
-    BIDIR = "bidir"
-
-
-class Flow(enum.StrEnum):
-    """The direction of one measured flow: up is client to server."""
-
-    UP = "up"
-    DOWN = "down"
-
-
-class Side(enum.StrEnum):
-    CLIENT = "client"
-    SERVER = "server"
-    DEVICE = "device"  # a benchmark's output, on the host it ran on
-    PROBE = "probe"  # a latency prober's output (irtt, ping), idle and under load
-
-
-class Probes(enum.StrEnum):
-    """What measures latency beside a traffic test (run/probes.py)."""
-
-    IRTT = "irtt"  # irtt where both ends have it, else ping (said in the run's output)
-    PING = "ping"  # ICMP echo alone: round trips, no one-way delays
-
-
-class Topology(enum.StrEnum):
-    """What sits between client and server; see lab/ for how each is built."""
-
-    ENDPOINT = "endpoint"  # the DUT itself runs the iperf server (the seeds' "WAN" test)
-    BRIDGE = "bridge"  # the DUT bridges two ports (the seeds' "Br0" test)
-    ROUTER = "router"  # two subnets, the DUT forwards
-    NAT = "nat"  # as router, plus masquerade on the DUT's WAN port
-    # No traffic: a benchmark (openssl speed, 7-zip) runs on the device itself.
-    DEVICE = "device"
-
-
-class Role(enum.StrEnum):
-    CLIENT = "client"
-    SERVER = "server"
-    DUT = "dut"
-
+# The domain's first words, a kind's options as the store keeps them, what each tool is
+# and the closed sets of warnings and findings have modules of their own: the rest of
+# wirespeed takes them from here, with the words built on them.
+from wirespeed.domain_words import (
+    Better as Better,
+)
+from wirespeed.domain_words import (
+    Direction as Direction,
+)
+from wirespeed.domain_words import (
+    Flow as Flow,
+)
+from wirespeed.domain_words import (
+    Measurement as Measurement,
+)
+from wirespeed.domain_words import (
+    ModelError as ModelError,
+)
+from wirespeed.domain_words import (
+    Probes as Probes,
+)
+from wirespeed.domain_words import (
+    Proto as Proto,
+)
+from wirespeed.domain_words import (
+    Role as Role,
+)
+from wirespeed.domain_words import (
+    Side as Side,
+)
+from wirespeed.domain_words import (
+    Topology as Topology,
+)
+from wirespeed.domain_words import (
+    require,
+)
+from wirespeed.kind_options import (
+    BenchSpec as BenchSpec,
+)
+from wirespeed.kind_options import (
+    FrozenMapping as FrozenMapping,
+)
+from wirespeed.kind_options import (
+    frozen_options as frozen_options,
+)
+from wirespeed.trial_kind import Figures, hooks_of, kind_of
+from wirespeed.trial_kind import Tool as Tool
+from wirespeed.verdict_kinds import FindingKind as FindingKind
+from wirespeed.verdict_kinds import WarningKind as WarningKind
 
 # The kernel's names of congestion control modules (tcp_cubic: "cubic", "bbr", "reno").
 _CONGESTION = re.compile(r"[a-z][a-z0-9_]{0,15}")
-
-
-def _require(condition: bool, message: str) -> None:
-    if not condition:
-        raise ModelError(message)
 
 
 @dataclass(frozen=True)
@@ -155,14 +96,14 @@ class TestSpec:
     until_stable: bool = False
 
     def __post_init__(self) -> None:
-        _require(self.duration > 0, f"duration must be positive, got {self.duration}")
-        _require(1 <= self.parallel <= 128, f"parallel must be 1..128, got {self.parallel}")
-        _require(self.window is None or self.window > 0, "window must be positive")
-        _require(self.rate is None or self.rate > 0, "rate must be positive")
-        _require(self.length is None or self.length > 0, "length must be positive")
-        _require(self.mtu is None or 68 <= self.mtu <= 65535, "mtu must be 68..65535")
-        _require(self.interval > 0, "interval must be positive")
-        _require(
+        require(self.duration > 0, f"duration must be positive, got {self.duration}")
+        require(1 <= self.parallel <= 128, f"parallel must be 1..128, got {self.parallel}")
+        require(self.window is None or self.window > 0, "window must be positive")
+        require(self.rate is None or self.rate > 0, "rate must be positive")
+        require(self.length is None or self.length > 0, "length must be positive")
+        require(self.mtu is None or 68 <= self.mtu <= 65535, "mtu must be 68..65535")
+        require(self.interval > 0, "interval must be positive")
+        require(
             self.congestion is None or _CONGESTION.fullmatch(self.congestion) is not None,
             f"congestion must be an algorithm's name such as cubic or bbr, got {self.congestion!r}",
         )
@@ -176,52 +117,7 @@ class TestSpec:
         return (Flow.UP, Flow.DOWN)
 
 
-@dataclass(frozen=True)
-class BenchSpec:
-    """A benchmark that runs on one host: its tool's settings as the plan's `options:`
-    gave them, validated by the tool's own schema (plan/bench_options.py), kept as
-    JSON-able pairs so that the store and reports need not know any tool."""
-
-    options: tuple[tuple[str, object], ...] = ()
-    timeout: float | None = None  # seconds the whole benchmark may take; None: the tool's
-
-    def option(self, name: str, default: object = None) -> object:
-        return dict(self.options).get(name, default)
-
-    def as_dict(self) -> dict[str, object]:
-        """The options as a driver takes them: JSON's shapes (lists, dicts)."""
-
-        def thaw(value: object) -> object:
-            if isinstance(value, FrozenMapping):
-                return {key: thaw(v) for key, v in value}
-            if isinstance(value, tuple):
-                return [thaw(v) for v in value]
-            return value
-
-        return {key: thaw(value) for key, value in self.options}
-
-
-class FrozenMapping(tuple[tuple[str, object], ...]):
-    """A mapping inside options (a search goal's {name, loss}), kept as hashable pairs
-    that still thaw back to a mapping, not to a list of pairs."""
-
-    __slots__ = ()
-
-
-def frozen_options(options: dict[str, object]) -> tuple[tuple[str, object], ...]:
-    """JSON-shaped options as BenchSpec keeps them: lists as tuples, so that a spec is
-    hashable and one read back from the store equals the one written."""
-
-    def freeze(value: object) -> object:
-        if isinstance(value, FrozenMapping):
-            return value
-        if isinstance(value, list | tuple):
-            return tuple(freeze(v) for v in value)
-        if isinstance(value, dict):
-            return FrozenMapping((k, freeze(v)) for k, v in value.items())
-        return value
-
-    return tuple((key, freeze(value)) for key, value in options.items())
+Settings = TypeVar("Settings")
 
 
 @dataclass(frozen=True)
@@ -229,9 +125,10 @@ class TestCase:
     """A test of the plan: an id the user chose, a name, a tool and what to run.
 
     A traffic test (iperf, RRUL) has its spec; a kind with settings of its own under
-    `options:` (kinds/registry.py) has them in `bench` (a benchmark on one host, bounceback ...),
-    a forwarding-rate search in `search` (plan/forwarding.py); for those, `spec` is
-    unused."""
+    `options:` (its module's `options` hook, kinds/) has them in `bench` (a benchmark on
+    one host, bounceback ...), a forwarding-rate search in `search` (plan/forwarding.py),
+    as the store keeps them; for those, `spec` is unused, and `settings` is the same
+    options as the kind's own model."""
 
     __test__ = False
 
@@ -245,21 +142,44 @@ class TestCase:
     @property
     def yields_flows(self) -> bool:
         """A traffic test whose figures are its flows (iperf, RRUL); a benchmark's, a
-        search's and other kinds' are measurements (kinds/registry.py says which)."""
+        search's and other kinds' are measurements (trial_kind.py says which)."""
         return kind_of(self.tool).yields is Figures.FLOWS
 
     @property
     def options(self) -> BenchSpec | None:
-        """Its kind's own `options:` (kinds/registry.py), whichever field keeps them; None for a
+        """Its kind's own `options:` (trial_kind.py), whichever field keeps them; None for a
         test whose settings are its own keys (iperf, RRUL)."""
         return self.search if self.search is not None else self.bench
 
-    def with_options(self, options: BenchSpec | None) -> TestCase:
+    def with_options(self, options: BenchSpec | None, settings: object = None) -> TestCase:
         """This test with its kind's `options:` in the field its kind keeps them in: a
-        search's in `search`, any other kind's in `bench`."""
+        search's in `search`, any other kind's in `bench`; `settings`: the same options
+        as the kind's model already validated them (the plan's), else validated once at
+        first use."""
         if kind_of(self.tool).searches:
-            return dataclasses.replace(self, search=options, bench=None)
-        return dataclasses.replace(self, bench=options, search=None)
+            test = dataclasses.replace(self, search=options, bench=None)
+        else:
+            test = dataclasses.replace(self, bench=options, search=None)
+        if settings is not None:
+            vars(test)["settings"] = settings  # where cached_property keeps its value
+        return test
+
+    @cached_property
+    def settings(self) -> object:
+        """Its kind's `options:` as the kind's own frozen model (its `options` hook),
+        validated once per test; None for a kind whose settings are the test's own keys
+        (iperf, RRUL)."""
+        options, model = self.options, hooks_of(self.tool).options
+        if options is None or model is None:
+            return None
+        return model.model_validate(options.as_dict())
+
+    def settings_as(self, model: type[Settings]) -> Settings:
+        """Its settings, which are `model`'s: TypeError for a test of another kind."""
+        settings = self.settings
+        if not isinstance(settings, model):
+            raise TypeError(f"test {self.id!r} ({self.tool.value}) has no {model.__name__}")
+        return settings
 
 
 MAX_QUEUE_SECONDS = 10.0  # a queue of more than seconds is a typo, not a router
@@ -278,13 +198,13 @@ class LinkModel:
     queue: float | None = None
 
     def __post_init__(self) -> None:
-        _require(self.rate_bps is None or self.rate_bps > 0, "link rate must be positive")
-        _require(68 <= self.mtu <= 65535, f"mtu must be 68..65535, got {self.mtu}")
-        _require(
+        require(self.rate_bps is None or self.rate_bps > 0, "link rate must be positive")
+        require(68 <= self.mtu <= 65535, f"mtu must be 68..65535, got {self.mtu}")
+        require(
             self.queue is None or 0 < self.queue <= MAX_QUEUE_SECONDS,
             f"queue must be above 0 and at most {MAX_QUEUE_SECONDS:g} s, got {self.queue}",
         )
-        _require(
+        require(
             self.queue is None or self.rate_bps is not None,
             "a queue needs a shaped link (an unshaped veth has no bottleneck to queue at)",
         )
@@ -312,13 +232,13 @@ class ForwardingLimit:
     ring: int | None = None  # packets waiting for the CPU at most; None: the lab's default
 
     def __post_init__(self) -> None:
-        _require(
+        require(
             self.pps is not None or self.bps is not None,
             "a forwarding limit needs a packet rate, a bit rate or both",
         )
-        _require(self.pps is None or self.pps > 0, f"packet rate must be positive, got {self.pps}")
-        _require(self.bps is None or self.bps > 0, f"bit rate must be positive, got {self.bps}")
-        _require(
+        require(self.pps is None or self.pps > 0, f"packet rate must be positive, got {self.pps}")
+        require(self.bps is None or self.bps > 0, f"bit rate must be positive, got {self.bps}")
+        require(
             self.ring is None or 1 <= self.ring <= MAX_RING,
             f"ring must be 1..{MAX_RING} packets, got {self.ring}",
         )
@@ -375,16 +295,16 @@ class TunnelSpec:
     proto: Proto = Proto.UDP
 
     def __post_init__(self) -> None:
-        _require(
+        require(
             self.tun_mtu is None or 68 <= self.tun_mtu <= 65535,
             f"tun_mtu must be 68..65535, got {self.tun_mtu}",
         )
-        _require(
+        require(
             self.kind is TunnelKind.OPENVPN
             or (self.fragment is None and self.mssfix is None and self.cipher is None),
             "fragment, mssfix and cipher are OpenVPN's options",
         )
-        _require(
+        require(
             self.kind is TunnelKind.OPENVPN or self.proto is Proto.UDP,
             "WireGuard runs over UDP only",
         )
@@ -416,36 +336,12 @@ class PowerSettings:
     idle: float = 3.0
 
     def __post_init__(self) -> None:
-        _require(self.interval > 0, "the power meter's interval must be positive")
-        _require(self.idle >= 0, "the idle baseline must not be negative")
+        require(self.interval > 0, "the power meter's interval must be positive")
+        require(self.idle >= 0, "the idle baseline must not be negative")
 
     @property
     def argv(self) -> tuple[str, ...]:
         return tuple(shlex.split(self.meter)) if self.meter else ()
-
-
-class WarningKind(enum.StrEnum):
-    """The closed set of things a tool's output can warn about."""
-
-    # iperf2 UDP: the client never got the server's report, so loss and receiver-side
-    # goodput are unknown ("did not receive ack of last datagram", no "Server Report").
-    NO_SERVER_REPORT = "no-server-report"
-    ACK_OF_LAST_DATAGRAM = "ack-of-last-datagram"
-    # Loss printed with two significant digits: 99.5 % and above shows as 1e+02%.
-    LOSS_SATURATED = "loss-saturated"
-    # Counters that cannot be true (more datagrams received than sent, lost > total).
-    IMPLAUSIBLE_COUNTERS = "implausible-counters"
-    # The kernel gave another socket buffer than requested ("WARNING: requested 64.0 KByte").
-    WINDOW_ADJUSTED = "window-adjusted"
-    # A UDP datagram larger than MTU - 28 is fragmented on the wire.
-    FRAGMENTED = "fragmented"
-    CONNECT_FAILED = "connect-failed"
-    TRUNCATED = "truncated"  # output ended before the final summary
-    TOOL_ERROR = "tool-error"
-    # The receiver timed a flow shorter than its bytes took to arrive (iperf2 takes many
-    # streams late): the goodput is over the span the receiving interface saw them in.
-    TIMED_BY_THE_WIRE = "timed-by-the-wire"
-    OTHER = "other"
 
 
 @dataclass(frozen=True)
@@ -468,8 +364,8 @@ class Interval:
     packets: int | None = None
 
     def __post_init__(self) -> None:
-        _require(self.end >= self.start, f"interval ends before it starts: {self}")
-        _require(self.bytes >= 0, "bytes must not be negative")
+        require(self.end >= self.start, f"interval ends before it starts: {self}")
+        require(self.bytes >= 0, "bytes must not be negative")
 
 
 @dataclass(frozen=True)
@@ -481,8 +377,8 @@ class Transfer:
     bits_per_second: float
 
     def __post_init__(self) -> None:
-        _require(self.bytes >= 0, "bytes must not be negative")
-        _require(self.seconds >= 0, "seconds must not be negative")
+        require(self.bytes >= 0, "bytes must not be negative")
+        require(self.seconds >= 0, "seconds must not be negative")
 
 
 @dataclass(frozen=True)
@@ -613,40 +509,6 @@ class Trial:
         return f"{self.test.id}/{self.path.name}/{self.variant}/{self.repetition}"
 
 
-class FindingKind(enum.StrEnum):
-    """The closed set of verdicts on a trial (analysis/findings.py says how each is
-    judged and what to do about it)."""
-
-    LINE_RATE = "line-rate"
-    IMPOSSIBLE = "impossible"
-    SUSPECT = "suspect"
-    CPU_BOUND = "cpu-bound"
-    IRQS_ON_ONE_CORE = "irqs-on-one-core"
-    THROTTLED = "throttled"
-    # The board's firmware reported its supply below what it needs (Raspberry Pi).
-    UNDER_VOLTAGE = "under-voltage"
-    BACKGROUND_LOAD = "background-load"
-    DROPS = "drops"
-    KERNEL_EVENT = "kernel-event"
-    PARTIAL_SAMPLES = "partial-samples"
-    STALLED = "stalled"
-    LAB_LIMITED = "lab-limited"
-    # A benchmark's device was already busy when it started (load average, processes).
-    BUSY_BEFORE_START = "busy-before-start"
-    # The CPU's top clock is below what the board is sold at (seed 002: 816 MHz, not 1.5 GHz).
-    CLOCK_BELOW_ADVERTISED = "clock-below-advertised"
-    # A search trial's generator sent less than it was asked to: the generator's limit.
-    GENERATOR_LIMITED = "generator-limited"
-    # A search stopped (trial budget) before its bounds were as close as asked.
-    SEARCH_UNFINISHED = "search-unfinished"
-    # What qualifies a trial's latency probes: ping instead of irtt, probes that failed,
-    # probes that shared a saturated lab machine's cores with the load.
-    PROBES = "probes"
-    # What qualifies a trial through a VPN tunnel: its MTUs, a data channel offload that
-    # fell back to userspace.
-    TUNNEL = "tunnel"
-
-
 @dataclass(frozen=True)
 class Finding:
     kind: FindingKind
@@ -688,11 +550,11 @@ class TrialOutcome:
     findings: tuple[Finding, ...] = ()
 
     def __post_init__(self) -> None:
-        _require(
+        require(
             self.status is not TrialStatus.OK or self.result is not None,
             "a trial that passed must carry a result",
         )
-        _require(
+        require(
             self.status is not TrialStatus.FAILED or bool(self.reason),
             "a failed trial must say why",
         )

@@ -1,14 +1,18 @@
-"""The registry of kinds: every tool has one kind, and every name it gives resolves."""
+"""The kinds: every tool has one kind, and every kind its hooks, of the shapes their callers
+take."""
 
 from __future__ import annotations
 
 import inspect
+from types import ModuleType
+from typing import cast
 
 import pytest
 from pydantic import BaseModel
 
-from wirespeed.kinds import KINDS, Figures, TrialKind, kind_of, resolve
+from wirespeed.kinds.hooks import KindHooks
 from wirespeed.model import Tool
+from wirespeed.trial_kind import KINDS, Figures, TrialKind, hooks_of, kind_of
 
 
 @pytest.mark.parametrize("tool", list(Tool))
@@ -18,47 +22,43 @@ def test_every_tool_has_exactly_one_kind(tool: Tool) -> None:
     assert kind_of(tool) is serving[0]
 
 
-@pytest.mark.parametrize("kind", KINDS, ids=lambda kind: kind.name)
-def test_what_a_kind_names_exists(kind: object) -> None:
-    from wirespeed.kinds import TrialKind
+def _hooks(kind: TrialKind) -> KindHooks:
+    from wirespeed.kinds.catalog import hooks_of as catalog_hooks
 
-    assert isinstance(kind, TrialKind)
-    run = resolve(kind.runs)
-    assert callable(run)
-    assert list(inspect.signature(run).parameters) == ["trial", "site"]
-    if kind.options is not None:
-        model = resolve(kind.options)
-        assert isinstance(model, type) and issubclass(model, BaseModel)
-    if kind.driver is not None:
-        resolve(kind.driver)
+    return catalog_hooks(kind.tools[0])
+
+
+@pytest.mark.parametrize("kind", KINDS, ids=lambda kind: kind.name)
+def test_a_kinds_hooks_have_the_shapes_their_callers_take(kind: TrialKind) -> None:
+    hooks = _hooks(kind)
+    assert list(inspect.signature(hooks.run).parameters) == ["trial", "site"]
+    if hooks.options is not None:
+        assert issubclass(hooks.options, BaseModel)
     if not kind.moves_traffic:
         # A benchmark on one host: its driver (tools/bench.py) serves this kind's tool
-        # and validates the options this kind names.
-        from wirespeed.tools.bench import bench_driver_for
+        # and validates the options this kind has.
+        from wirespeed.tools.bench import BenchDriver
 
-        assert kind.options is not None
+        assert hooks.options is not None
         for tool in kind.tools:
-            driver = bench_driver_for(tool)
-            assert driver.TOOL is tool
-            assert driver.Options is resolve(kind.options)
+            driver = hooks_of(tool).driver
+            assert isinstance(driver, ModuleType)
+            assert cast(BenchDriver, driver).TOOL is tool
+            assert cast(BenchDriver, driver).Options is hooks.options
     # A traffic kind names what both ends run; one on one host finds its own program.
     assert (kind.program is not None) is kind.moves_traffic
-    if kind.yields_from is not None:
-        yields_from = resolve(kind.yields_from)
-        assert callable(yields_from)
-        assert list(inspect.signature(yields_from).parameters) == ["test", "power"]
-    if kind.checks is not None:
-        checks = resolve(kind.checks)
-        assert callable(checks)
-        assert list(inspect.signature(checks).parameters) == [
-            "test",
-            "paths",
-            "out",
-            "variant_mtus",
-            "hosts",
-        ]
+    if hooks.yields is not None:
+        assert list(inspect.signature(hooks.yields).parameters) == ["test", "power"]
+    if hooks.checks is not None:
+        assert list(inspect.signature(hooks.checks).parameters) == ["test", "on", "out"]
     # A kind whose streams are its own says itself what of a test's settings applies.
-    assert kind.checks is not None or not kind.own_streams
+    assert hooks.checks is not None or not kind.own_streams
+
+
+def test_the_layers_below_find_the_catalogs_hooks() -> None:
+    # What the runner, the plan and the drivers ask (trial_kind.hooks_of) is what the
+    # catalog holds, once the suite (as the command line) has wired them.
+    assert all(hooks_of(tool) is _hooks(kind_of(tool)) for tool in Tool)
 
 
 def test_the_tools_questions_are_the_registrys() -> None:
@@ -71,13 +71,6 @@ def test_the_tools_questions_are_the_registrys() -> None:
 
 def test_a_kind_is_a_value_hashable_like_the_tool_it_serves() -> None:
     assert len(set(KINDS)) == len(KINDS)
-
-
-def test_a_name_that_does_not_exist_fails_to_resolve() -> None:
-    with pytest.raises(AttributeError):
-        resolve("wirespeed.run.kind_runs:run_nothing")
-    with pytest.raises(ModuleNotFoundError):
-        resolve("wirespeed.run.no_such_module:run")
 
 
 @pytest.mark.parametrize("tool", list(Tool))
@@ -106,13 +99,15 @@ def _fresh_interpreter(code: str) -> str:
 
 @pytest.mark.process
 def test_the_registry_imports_nothing_else_of_wirespeed() -> None:
-    # model.py takes its Tool from here, and `wirespeed --help` imports it: it stays the
-    # lowest layer, whatever the kinds' own modules above the run loop import.
+    # model.py takes its Tool from here, and `wirespeed --help` imports it and the kinds'
+    # package (to wire their hooks): both stay light, whatever the kinds' own modules above
+    # the run loop import.
     printed = _fresh_interpreter(
         "import sys, wirespeed.kinds\n"
+        "wirespeed.kinds.wire_hooks()\n"
         "print(sorted(m for m in sys.modules if m.startswith('wirespeed')))"
     )
-    assert printed.strip() == "['wirespeed', 'wirespeed.kinds', 'wirespeed.kinds.registry']"
+    assert printed.strip() == "['wirespeed', 'wirespeed.kinds', 'wirespeed.trial_kind']"
 
 
 @pytest.mark.parametrize("kind", KINDS, ids=lambda kind: kind.name)
@@ -133,7 +128,7 @@ def test_every_tools_hooks_are_found_in_a_fresh_interpreter() -> None:
     # Nothing registers itself when imported: asking the catalog first thing finds every
     # kind's hooks, whatever was imported before.
     printed = _fresh_interpreter(
-        "from wirespeed.kinds import Tool\n"
+        "from wirespeed.trial_kind import Tool\n"
         "from wirespeed.kinds.catalog import hooks_of\n"
         "for tool in Tool: print(tool.value, hooks_of(tool).kind.name, "
         "hooks_of(tool).estimate.__name__)"
@@ -155,6 +150,7 @@ def test_a_kind_without_hooks_is_refused_when_the_catalog_is_made(
 ) -> None:
     from wirespeed.kinds import catalog
 
+    left_out = catalog.HOOKS[0].kind.name
     monkeypatch.setattr(catalog, "HOOKS", catalog.HOOKS[1:])
-    with pytest.raises(AssertionError, match="kinds without hooks \\['iperf'\\]"):
+    with pytest.raises(AssertionError, match=f"kinds without hooks \\['{left_out}'\\]"):
         catalog._by_tool()

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus, raise_on_sigterm, run_guarded
 from wirespeed.cli.parser import build_parser
+from wirespeed.kinds import wire_hooks
 
 # command name -> module in wirespeed.cli.commands that defines `execute(args, env) -> int`
 COMMANDS = {
@@ -44,6 +45,7 @@ def main(argv: Sequence[str] | None = None, env: Environment | None = None) -> i
         args.db = env.db  # --db first, then WIRESPEED_DB, then the default store
     args.argv = list(sys.argv[1:] if argv is None else argv)  # for the run's provenance
     raise_on_sigterm()
+    wire_hooks()  # the layers below find each kind's hooks (kinds/__init__.py)
     module = importlib.import_module(f"wirespeed.cli.commands.{COMMANDS[args.command]}")
     status: int = run_guarded(env, lambda: module.execute(args, env), show_traceback=args.traceback)
     return status

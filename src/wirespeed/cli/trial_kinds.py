@@ -31,7 +31,7 @@ def trial_kinds(
 ) -> list[str]:
     """The phrases after "N trials": iperf's seconds of traffic, benchmarks, searches
     (about as long as the progress bar counts them, plan/estimates.py), the trials of
-    other kinds that measure across a path (kinds/registry.py)."""
+    other kinds that measure across a path (trial_kind.py)."""
     traffic = [t for t in trials if t.test.yields_flows]
     searches = [t for t in trials if t.test.search is not None]
     benchmarks = sum(1 for t in trials if not t.test.tool.moves_traffic)

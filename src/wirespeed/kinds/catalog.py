@@ -1,27 +1,42 @@
-"""Every kind's hooks (kinds/hooks.py), by the tool a test names: one module per kind
-gives them, and this is the one list of those modules.
+"""Every kind's hooks (kinds/hooks.py), by the tool a test names: each module of this
+package but hooks.py and this one is a kind's, and gives them as HOOKS; they are found
+here without a list of them, so a new kind is its own module.
 
 Importing this imports every kind's module and what their hooks are made of (the run
 loop, the plan, the tools' drivers): the command line imports it inside the functions
-that need it, so `wirespeed --help` stays fast. Every kind of the registry has its hooks
-here, checked when this module is imported, so asking never finds nothing.
+that need it, and the layers below reach it through trial_kind.hooks_of, so `wirespeed
+--help` stays fast. Every kind of trial_kind.KINDS has its hooks here, checked when this
+module is imported, so asking never finds nothing.
 """
 
 from __future__ import annotations
 
-from wirespeed.kinds import bench, bounceback, forwarding, iperf, rrul
+import importlib
+import pkgutil
+
+from wirespeed import kinds
 from wirespeed.kinds.hooks import KindHooks
-from wirespeed.kinds.registry import KINDS, Tool
 from wirespeed.model import TestCase
 from wirespeed.plan.estimates import OVERHEAD_SECONDS
+from wirespeed.trial_kind import KINDS, Tool
 
-HOOKS: tuple[KindHooks, ...] = (
-    *iperf.HOOKS,
-    *rrul.HOOKS,
-    *bench.HOOKS,
-    *forwarding.HOOKS,
-    *bounceback.HOOKS,
-)
+_NOT_A_KIND = {"catalog", "hooks"}
+
+
+def _found() -> tuple[KindHooks, ...]:
+    """The HOOKS of each kind's module of this package, in the order of their names."""
+    found: list[KindHooks] = []
+    for module in sorted(pkgutil.iter_modules(kinds.__path__), key=lambda m: m.name):
+        if module.name in _NOT_A_KIND:
+            continue
+        hooks = vars(importlib.import_module(f"{kinds.__name__}.{module.name}")).get("HOOKS")
+        assert isinstance(hooks, tuple), f"kinds/{module.name}.py gives no HOOKS"
+        assert all(isinstance(each, KindHooks) for each in hooks), module.name
+        found.extend(hooks)
+    return tuple(found)
+
+
+HOOKS: tuple[KindHooks, ...] = _found()
 
 
 def _by_tool() -> dict[Tool, KindHooks]:

@@ -4,8 +4,21 @@ UDP at packet rates it chooses, per frame size (search/, run/search_trial.py).""
 from __future__ import annotations
 
 from wirespeed.kinds.hooks import KindHooks
-from wirespeed.kinds.registry import Tool, kind_of
-from wirespeed.plan.forwarding import estimated_seconds
+from wirespeed.plan.forwarding import ForwardingOptions, estimated_seconds
+from wirespeed.plan.kind_checks import check_forwarding
+from wirespeed.plan.kind_yields import forwarding_yields
+from wirespeed.run.kind_runs import run_search
 from wirespeed.search.summary import search_summary
+from wirespeed.trial_kind import Tool, kind_of
 
-HOOKS = (KindHooks(kind_of(Tool.FORWARDING), estimate=estimated_seconds, summary=search_summary),)
+HOOKS = (
+    KindHooks(
+        kind_of(Tool.FORWARDING),
+        run=run_search,
+        estimate=estimated_seconds,
+        options=ForwardingOptions,
+        yields=forwarding_yields,
+        checks=check_forwarding,
+        summary=search_summary,
+    ),
+)

@@ -1,20 +1,30 @@
 """What a kind does, as objects: the hooks each kind's module (kinds/iperf.py ...) gives,
-beside what it is (its TrialKind in kinds/registry.py).
+beside what it is (its TrialKind in trial_kind.py).
 
 The hooks live above the run loop, with the layers whose functions they hold below them:
-a hook is the function itself, imported, never a name resolved later. kinds/catalog.py
-holds every kind's, and only layers above the run loop ask it (the command line's ETA,
-`check`, `plans`, `card` and the line after a finished trial).
+a hook is the function, model or driver itself, imported, never a name resolved later.
+Layers above ask kinds/catalog.py; the layers below (the runner, the plan's checks and
+`expect:`, the benchmarks' drivers) reach them through trial_kind.hooks_of.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from wirespeed.kinds.registry import TrialKind
-from wirespeed.model import Measurement, TestCase
+from pydantic import BaseModel
+
+from wirespeed.model import Measurement, TestCase, Trial, TrialOutcome
+from wirespeed.plan.checks import KindChecks
+from wirespeed.plan.yields import KindYields
+from wirespeed.run.exchange_trial import ExchangeDriver
+from wirespeed.run.site import TrialSite
+from wirespeed.tools.bench import BenchDriver
+from wirespeed.trial_kind import TrialKind
+
+# How a trial of the kind runs: the runner calls it with the trial and its site.
+Run = Callable[[Trial, TrialSite], TrialOutcome]
 
 
 class Estimate(Protocol):
@@ -32,7 +42,18 @@ class Summary(Protocol):
 
 @dataclass(frozen=True)
 class KindHooks:
-    kind: TrialKind  # what it is: its name, tools, flags (kinds/registry.py)
+    kind: TrialKind  # what it is: its name, tools, flags (trial_kind.py)
+    run: Run
     estimate: Estimate  # seconds of one trial, for the ETA, `card`, `check` and `plans`
+    # Its `options:` model (pydantic); None: its settings are the test's own keys.
+    options: type[BaseModel] | None = None
+    # The tool's parser and argv: a benchmark's commands, or a request/response exchange.
+    driver: BenchDriver | ExchangeDriver | None = None
+    # The measurements its settings make, besides the kind's `measures` and those of
+    # probes beside flows (plan/yields.py); None: nothing more.
+    yields: KindYields | None = None
+    # The plan checks that are its own, run on the test and its paths before the generic
+    # ones (plan/checks.py); None: the generic ones only.
+    checks: KindChecks | None = None
     # After a finished trial's name; None: its flows' goodput, or how many figures.
     summary: Summary | None = None

@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 from wirespeed.kinds.hooks import KindHooks
-from wirespeed.kinds.registry import Tool, kind_of
 from wirespeed.plan.estimates import traffic_seconds
+from wirespeed.plan.kind_checks import check_iperf2, check_iperf3
+from wirespeed.plan.kind_yields import iperf_yields
+from wirespeed.run.kind_runs import run_iperf
+from wirespeed.trial_kind import Tool, kind_of
 
-HOOKS = (
-    KindHooks(kind_of(Tool.IPERF2), estimate=traffic_seconds),
-    KindHooks(kind_of(Tool.IPERF3), estimate=traffic_seconds),
+HOOKS = tuple(
+    KindHooks(
+        kind_of(tool), run=run_iperf, estimate=traffic_seconds, yields=iperf_yields, checks=checks
+    )
+    for tool, checks in ((Tool.IPERF2, check_iperf2), (Tool.IPERF3, check_iperf3))
 )

@@ -4,7 +4,12 @@ path, with latency probes idle and during the load."""
 from __future__ import annotations
 
 from wirespeed.kinds.hooks import KindHooks
-from wirespeed.kinds.registry import Tool, kind_of
 from wirespeed.plan.estimates import traffic_seconds
+from wirespeed.plan.kind_checks import check_rrul
+from wirespeed.plan.kind_yields import rrul_yields
+from wirespeed.run.kind_runs import run_rrul
+from wirespeed.trial_kind import Tool, kind_of
 
-HOOKS = (KindHooks(kind_of(Tool.RRUL), estimate=traffic_seconds),)
+HOOKS = (
+    KindHooks(kind_of(Tool.RRUL), run_rrul, traffic_seconds, yields=rrul_yields, checks=check_rrul),
+)

@@ -1,4 +1,4 @@
-"""The settings of a test whose kind has an `options:` model of its own (kinds/registry.py): a
+"""The settings of a test whose kind has an `options:` model of its own (trial_kind.py): a
 benchmark, a search, a bounceback ... checked by that model.
 
 The keys of an iperf test (protocol, direction, parallel ...) mean nothing to such a
@@ -10,28 +10,36 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from wirespeed.kinds import kind_of, resolve
 from wirespeed.model import BenchSpec, Tool, frozen_options
 from wirespeed.plan.collect import Collector
 from wirespeed.plan.schema import SETTING_KEYS, TestEntry
 from wirespeed.plan.yamltree import Loc
+from wirespeed.trial_kind import hooks_of, kind_of
 
 
 def describe_bench(tool: Tool) -> str:
-    """What a test without a name is called in reports (kinds/registry.py)."""
+    """What a test without a name is called in reports (trial_kind.py)."""
     return kind_of(tool).title or tool.value
 
 
-def _options_model(tool: Tool) -> type[BaseModel]:
-    entry = kind_of(tool).options
-    assert entry is not None, f"{tool} takes no options:"
-    model = resolve(entry)
-    assert isinstance(model, type) and issubclass(model, BaseModel), entry
+def options_model(tool: Tool) -> type[BaseModel] | None:
+    """The model of the kind's `options:` (its hooks'); None: its settings are the test's
+    own keys."""
+    model = hooks_of(tool).options
+    assert model is None or issubclass(model, BaseModel), model
     return model
 
 
-def bench_spec(entry: TestEntry, tool: Tool, loc: Loc, out: Collector) -> BenchSpec | None:
-    """The test's BenchSpec, or None after each problem was recorded at its place."""
+def with_options() -> tuple[Tool, ...]:
+    """The tools whose settings are an `options:` model of their own."""
+    return tuple(tool for tool in Tool if options_model(tool) is not None)
+
+
+def bench_spec(
+    entry: TestEntry, tool: Tool, loc: Loc, out: Collector
+) -> tuple[BenchSpec, BaseModel] | None:
+    """The test's BenchSpec (as the store keeps it) and the same options as its kind's
+    model (the test's settings), or None after each problem was recorded at its place."""
     ok = True
     for key in SETTING_KEYS:
         if key != "tool" and key in entry.model_fields_set:
@@ -48,9 +56,11 @@ def bench_spec(entry: TestEntry, tool: Tool, loc: Loc, out: Collector) -> BenchS
                 key=True,
             )
             ok = False
+    model = options_model(tool)
+    assert model is not None, f"{tool} takes no options:"
     options = out.validate(
-        _options_model(tool), entry.options or {}, (*loc, "options"), entry=f"test {entry.id!r}"
+        model, entry.options or {}, (*loc, "options"), entry=f"test {entry.id!r}"
     )
     if options is None or not ok:
         return None
-    return BenchSpec(options=frozen_options(options.model_dump(mode="json")))
+    return BenchSpec(options=frozen_options(options.model_dump(mode="json"))), options

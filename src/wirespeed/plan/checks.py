@@ -5,18 +5,19 @@ checked here: UDP datagrams that do not fit the MTU, those no datagram can carry
 without a rate, and `until_stable` on a kind that runs the streams it is given. What is
 one tool's own (iperf2's `-d` through NAT, iperf3's missing dual mode, iperf2's
 congestion control on the server's flows, RRUL's fixed streams) its kind names as its
-`checks` (kinds/registry.py, plan/kind_checks.py), run first.
+`checks` hook (kinds/, plan/kind_checks.py), run first.
 """
 
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
+from dataclasses import dataclass
 from typing import Protocol, cast
 
-from wirespeed.kinds import kind_of, resolve
 from wirespeed.model import PathSpec, Proto
 from wirespeed.plan.collect import Collector
 from wirespeed.plan.resolve import ResolvedTest
+from wirespeed.trial_kind import hooks_of, kind_of
 
 IP_UDP_HEADERS = 28  # IPv4 20 + UDP 8: a datagram payload fits one packet up to MTU - 28
 IPERF2_UDP_LENGTH = 1470  # iperf2's default datagram payload (-l)
@@ -26,33 +27,30 @@ MAX_UDP_PAYLOAD = 65_535 - IP_UDP_HEADERS
 DEFAULT_MTU = 1500
 
 
+@dataclass(frozen=True)
+class RunsOn:
+    """Where a test runs, for its kind's checks: the paths it runs on, the (name, MTU)
+    of each variant that sets one (the test runs at each), and the plan's host names (a
+    path whose client is none of them is the lab's)."""
+
+    paths: Sequence[PathSpec]
+    variant_mtus: Sequence[tuple[str, int]]
+    hosts: Collection[str]
+
+
 class KindChecks(Protocol):
-    """A kind's `checks` (kinds/registry.py): the problems of `test` that are its kind's own, on
-    the paths it runs on; variant_mtus and hosts as check_test_on_paths's."""
+    """A kind's `checks` hook (kinds/hooks.py): the problems of `test` that are its kind's
+    own, where it runs."""
 
-    def __call__(
-        self,
-        test: ResolvedTest,
-        paths: Sequence[PathSpec],
-        out: Collector,
-        variant_mtus: Sequence[tuple[str, int]],
-        hosts: Collection[str],
-    ) -> None: ...
+    def __call__(self, test: ResolvedTest, on: RunsOn, out: Collector) -> None: ...
 
 
-def check_test_on_paths(
-    test: ResolvedTest,
-    paths: Sequence[PathSpec],
-    out: Collector,
-    *,
-    variant_mtus: Sequence[tuple[str, int]] = (),
-    hosts: Collection[str] = (),
-) -> None:
-    """variant_mtus: (name, MTU) of each variant that sets one; the test runs at each.
-    hosts: the plan's host names (a path whose client is none of them is the lab's)."""
+def check_test_on_paths(test: ResolvedTest, on: RunsOn, out: Collector) -> None:
+    """Its kind's own checks first, then those of any test's settings where it runs."""
     kind = kind_of(test.case.tool)
-    if kind.checks is not None:
-        cast(KindChecks, resolve(kind.checks))(test, paths, out, variant_mtus, hosts)
+    kind_checks = cast(KindChecks | None, hooks_of(test.case.tool).checks)
+    if kind_checks is not None:
+        kind_checks(test, on, out)
     if kind.own_streams:
         return  # its protocol, direction and datagrams are for its own checks to judge
     spec = test.case.spec
@@ -72,10 +70,9 @@ def check_test_on_paths(
             "per datagram at MTU 1500)",
         )
     if spec.protocol is Proto.UDP and spec.length is not None and spec.length <= MAX_UDP_PAYLOAD:
-        for path in paths:
-            _check_datagram_fits(test, path, out)
-            for name, mtu in variant_mtus:
-                _check_datagram_fits(test, path, out, mtu=mtu, variant=name)
+        for path in on.paths:
+            for at in (None, *on.variant_mtus):
+                _check_datagram_fits(test, path, out, at)
     if spec.protocol is Proto.UDP and spec.rate is None:
         out.warn(
             test.loc,
@@ -84,32 +81,26 @@ def check_test_on_paths(
         )
 
 
-def mtu_on(test: ResolvedTest, path: PathSpec, mtu: int | None = None) -> int:
-    """The MTU the test's datagrams meet on `path`: a variant's, else the test's, else
-    the path link's."""
-    return mtu or test.case.spec.mtu or (path.link.mtu if path.link is not None else DEFAULT_MTU)
+# A variant that sets an MTU, as (its name, the MTU); None: the test's own or the path's.
+AtMtu = tuple[str, int] | None
 
 
-def in_variant(variant: str | None) -> str:
-    """What a message adds when the MTU is a variant's."""
-    return f" (variant {variant!r})" if variant is not None else ""
+def datagram_room(test: ResolvedTest, path: PathSpec, at: AtMtu) -> tuple[int, int, str]:
+    """The MTU the test's datagrams meet on `path` (a variant's, else the test's, else
+    the path link's), the UDP payload that fits it, and what a message adds when the
+    MTU is a variant's."""
+    variant, mtu = at if at is not None else (None, None)
+    mtu = mtu or test.case.spec.mtu or (path.link.mtu if path.link is not None else DEFAULT_MTU)
+    return mtu, mtu - IP_UDP_HEADERS, f" (variant {variant!r})" if variant is not None else ""
 
 
-def _check_datagram_fits(
-    test: ResolvedTest,
-    path: PathSpec,
-    out: Collector,
-    *,
-    mtu: int | None = None,
-    variant: str | None = None,
-) -> None:
+def _check_datagram_fits(test: ResolvedTest, path: PathSpec, out: Collector, at: AtMtu) -> None:
     length = test.case.spec.length
-    mtu = mtu_on(test, path, mtu)
-    fits = mtu - IP_UDP_HEADERS
+    mtu, fits, in_variant = datagram_room(test, path, at)
     if length is not None and length > fits:
         out.warn(
             test.where("length"),
             f"test {test.case.id!r}: UDP datagrams of {length} bytes do not fit MTU {mtu}"
-            f"{in_variant(variant)} (at most {fits}): fragmented on the wire",
+            f"{in_variant} (at most {fits}): fragmented on the wire",
             hint=f"set length: {fits} or less to measure unfragmented packets",
         )

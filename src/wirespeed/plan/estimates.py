@@ -40,5 +40,4 @@ def bounceback_seconds(test: TestCase, in_lab: bool) -> float:
     """Its bursts last the `options:` duration (tools/bounceback.py)."""
     from wirespeed.tools.bounceback import Options
 
-    assert test.bench is not None
-    return float(Options.model_validate(test.bench.as_dict()).duration)
+    return float(test.settings_as(Options).duration)

@@ -95,13 +95,13 @@ def _with_duration(test: TestCase, duration: float | None) -> TestCase:
         spec = dataclasses.replace(test.spec, duration=float(duration))
     except (ModelError, TypeError, ValueError) as error:
         raise UsageError(f"duration: {error}") from None
-    if test.search is not None:
+    if test.tool.searches:
         # A search's full-length trials take the duration: a quick look at its answer.
-        from wirespeed.plan.forwarding import with_final_duration
+        from wirespeed.plan.forwarding import ForwardingOptions, with_final_duration
 
         try:
-            search = with_final_duration(test.search, float(duration))
+            search = with_final_duration(test.settings_as(ForwardingOptions), float(duration))
         except ValueError as error:
             raise UsageError(f"duration: {error}") from None
-        return dataclasses.replace(test, spec=spec, search=search)
+        return dataclasses.replace(test, spec=spec).with_options(*search)
     return dataclasses.replace(test, spec=spec)

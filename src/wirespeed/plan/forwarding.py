@@ -236,8 +236,7 @@ _SECONDS_PER_TRIAL_OVERHEAD = 0.4
 def estimated_seconds(test: TestCase, in_lab: bool = True) -> float:
     """Roughly how long a search test takes, every frame size and direction: the
     forwarding kind's `estimate` hook (kinds/forwarding.py)."""
-    assert test.search is not None
-    options = ForwardingOptions.model_validate(test.search.as_dict())
+    options = test.settings_as(ForwardingOptions)
     cell = (
         _FULL_TRIALS_PER_CELL * options.final_seconds(in_lab)
         + _SHORT_TRIALS_PER_CELL * options.initial_duration
@@ -246,15 +245,17 @@ def estimated_seconds(test: TestCase, in_lab: bool = True) -> float:
     return cell * len(options.frame_sizes) * len(options.directions)
 
 
-def with_final_duration(search: BenchSpec, seconds: float) -> BenchSpec:
+def with_final_duration(
+    options: ForwardingOptions, seconds: float
+) -> tuple[BenchSpec, ForwardingOptions]:
     """The search's options with full-length trials of `seconds` (`run --duration`):
-    its first trials no longer than that, its duration sum at least one trial.
-    ValueError for a duration no search trial may have."""
+    its first trials no longer than that, its duration sum at least one trial; as the
+    store keeps them and as its settings. ValueError for a duration no search trial may
+    have."""
     if seconds < MIN_TRIAL_SECONDS:
         raise ValueError(
             f"a forwarding search's trials last at least {MIN_TRIAL_SECONDS:g} s, got {seconds:g}"
         )
-    options = ForwardingOptions.model_validate(search.as_dict())
     duration_sum = options.duration_sum
     changed = options.model_copy(
         update={
@@ -265,4 +266,4 @@ def with_final_duration(search: BenchSpec, seconds: float) -> BenchSpec:
             else duration_sum,
         }
     )
-    return BenchSpec(options=frozen_options(changed.model_dump(mode="json")))
+    return BenchSpec(options=frozen_options(changed.model_dump(mode="json"))), changed

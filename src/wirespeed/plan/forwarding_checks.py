@@ -9,9 +9,10 @@ and devices.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection
 
 from wirespeed.model import PathSpec, TestCase, Topology
+from wirespeed.plan.checks import RunsOn
 from wirespeed.plan.collect import Collector
 from wirespeed.plan.forwarding import NAT_ONLY, ForwardingOptions
 from wirespeed.plan.yamltree import Loc
@@ -20,25 +21,16 @@ from wirespeed.search.frames import largest_frame
 
 def search_options(case: TestCase) -> ForwardingOptions:
     """The test's options as validated when the plan was read."""
-    assert case.search is not None
-    return ForwardingOptions.model_validate(case.search.as_dict())
+    return case.settings_as(ForwardingOptions)
 
 
-def check_search_on_paths(
-    case: TestCase,
-    loc: Loc,
-    paths: Sequence[PathSpec],
-    out: Collector,
-    *,
-    variant_mtus: Sequence[tuple[str, int]] = (),
-    hosts: Collection[str] = (),
-) -> None:
-    """`hosts`: the plan's host names; a path whose client is none of them is the lab's."""
-    options = search_options(case)
+def check_search_on_paths(case: TestCase, loc: Loc, on: RunsOn, out: Collector) -> None:
+    """A search's options on each path it runs on, at each variant's MTU too."""
+    options, hosts = search_options(case), on.hosts
     where = (*loc, "options")
-    for path in paths:
+    for path in on.paths:
         mtus: list[tuple[int | None, str | None]] = [(path.link.mtu if path.link else None, None)]
-        mtus += [(mtu, name) for name, mtu in variant_mtus]
+        mtus += [(mtu, name) for name, mtu in on.variant_mtus]
         for mtu, variant in mtus:
             if mtu is None:
                 continue

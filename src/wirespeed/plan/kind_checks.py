@@ -1,4 +1,4 @@
-"""The plan checks that are one kind's own: the functions kinds/registry.py names as a kind's
+"""The plan checks that are one kind's own: the functions each kind's module gives as its
 `checks`, run by plan/checks.py before the checks every traffic test shares.
 
 Each takes the test, the paths it may run on, the collector, (name, MTU) of each
@@ -7,10 +7,13 @@ variant that sets one, and the plan's host names.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
-
 from wirespeed.model import Direction, PathSpec, Proto, Topology
-from wirespeed.plan.checks import IP_UDP_HEADERS, IPERF2_UDP_LENGTH, in_variant, mtu_on
+from wirespeed.plan.checks import (
+    IPERF2_UDP_LENGTH,
+    AtMtu,
+    RunsOn,
+    datagram_room,
+)
 from wirespeed.plan.collect import Collector
 from wirespeed.plan.forwarding_checks import check_search_on_paths
 from wirespeed.plan.plan import runs_on
@@ -18,32 +21,19 @@ from wirespeed.plan.resolve import ResolvedTest
 from wirespeed.plan.tunnel_checks import refuse_search_through_tunnel
 
 
-def check_iperf2(
-    test: ResolvedTest,
-    paths: Sequence[PathSpec],
-    out: Collector,
-    variant_mtus: Sequence[tuple[str, int]],
-    hosts: Collection[str],
-) -> None:
+def check_iperf2(test: ResolvedTest, on: RunsOn, out: Collector) -> None:
     """Its congestion control on the server's flows, `-d` through NAT, and its default
     datagrams at the MTU of each path and variant."""
     _check_iperf2_congestion(test, out)
     spec = test.case.spec
-    for path in paths:
+    for path in on.paths:
         _check_dual_through_nat(test, path, out)
         if spec.protocol is Proto.UDP and spec.length is None:
-            _check_default_datagram(test, path, out)
-            for name, mtu in variant_mtus:
-                _check_default_datagram(test, path, out, mtu=mtu, variant=name)
+            for at in (None, *on.variant_mtus):
+                _check_default_datagram(test, path, out, at)
 
 
-def check_iperf3(
-    test: ResolvedTest,
-    paths: Sequence[PathSpec],
-    out: Collector,
-    variant_mtus: Sequence[tuple[str, int]],
-    hosts: Collection[str],
-) -> None:
+def check_iperf3(test: ResolvedTest, on: RunsOn, out: Collector) -> None:
     if test.case.spec.direction is Direction.DUAL:
         out.error(
             test.where("direction"),
@@ -53,28 +43,16 @@ def check_iperf3(
         )
 
 
-def check_forwarding(
-    test: ResolvedTest,
-    paths: Sequence[PathSpec],
-    out: Collector,
-    variant_mtus: Sequence[tuple[str, int]],
-    hosts: Collection[str],
-) -> None:
+def check_forwarding(test: ResolvedTest, on: RunsOn, out: Collector) -> None:
     """A search's options on each path it runs on (plan/forwarding_checks.py), and no
     tunnel: its frames would not be the wire's. A path it cannot run on is the plan's
     path checks' to point at."""
-    on = [path for path in paths if runs_on(test.case.tool, path)]
-    check_search_on_paths(test.case, test.loc, on, out, variant_mtus=variant_mtus, hosts=hosts)
-    refuse_search_through_tunnel(test, on, out)
+    paths = [path for path in on.paths if runs_on(test.case.tool, path)]
+    check_search_on_paths(test.case, test.loc, RunsOn(paths, on.variant_mtus, on.hosts), out)
+    refuse_search_through_tunnel(test, paths, out)
 
 
-def check_rrul(
-    test: ResolvedTest,
-    paths: Sequence[PathSpec],
-    out: Collector,
-    variant_mtus: Sequence[tuple[str, int]],
-    hosts: Collection[str],
-) -> None:
+def check_rrul(test: ResolvedTest, on: RunsOn, out: Collector) -> None:
     """An RRUL test is TCP both ways at once: a protocol or a direction of its own would
     be another test."""
     spec = test.case.spec
@@ -132,20 +110,12 @@ def _check_dual_through_nat(test: ResolvedTest, path: PathSpec, out: Collector) 
     )
 
 
-def _check_default_datagram(
-    test: ResolvedTest,
-    path: PathSpec,
-    out: Collector,
-    *,
-    mtu: int | None = None,
-    variant: str | None = None,
-) -> None:
-    mtu = mtu_on(test, path, mtu)
-    fits = mtu - IP_UDP_HEADERS
+def _check_default_datagram(test: ResolvedTest, path: PathSpec, out: Collector, at: AtMtu) -> None:
+    mtu, fits, in_variant = datagram_room(test, path, at)
     if fits < IPERF2_UDP_LENGTH:
         out.warn(
             test.where("mtu"),
             f"test {test.case.id!r}: iperf2 sends {IPERF2_UDP_LENGTH}-byte datagrams by "
-            f"default: at MTU {mtu}{in_variant(variant)} each one is fragmented on the wire",
+            f"default: at MTU {mtu}{in_variant} each one is fragmented on the wire",
             hint=f"set length: {fits} to send one packet per datagram",
         )

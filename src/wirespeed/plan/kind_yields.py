@@ -1,5 +1,5 @@
 """What each kind's settings make it measure, known from the plan alone: the functions
-kinds/registry.py names as a kind's `yields_from` (plan/yields.py adds what every kind shares).
+each kind's module gives as its `yields` hook (plan/yields.py adds what every kind shares).
 
 Each is called with the test and the plan's `power:` (None: the plan has none), and
 names the measurements its kind's code produces: search/measurements.py,
@@ -10,25 +10,23 @@ so a UnixBench test takes any name.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from wirespeed.model import PowerSettings, TestCase
 from wirespeed.plan.yields import Yield, Yields, known_values, threads_label
 
 
 def forwarding_yields(test: TestCase, power: PowerSettings | None) -> Yields:
     """The search's goals, each at every frame size and direction of its options."""
-    assert test.search is not None
-    options: Mapping[str, Any] = test.search.as_dict()  # as validated (plan/forwarding.py)
+    from wirespeed.plan.forwarding import ForwardingOptions
+
+    options = test.settings_as(ForwardingOptions)
     labels = ("frame", "direction")
     cells = known_values(
-        frame=[f"{size} B" for size in options["frame_sizes"]],
-        direction=[str(direction) for direction in options["directions"]],
+        frame=[f"{size} B" for size in options.frame_sizes],
+        direction=[str(direction) for direction in options.directions],
     )
     found: list[Yield] = []
-    for goal in options["goals"]:
-        name = str(goal["name"])
+    for goal in options.goals:
+        name = str(goal.name)
         found += [
             Yield(name, "pps", labels, cells),
             Yield(f"{name} L2", "bit/s", labels, cells),
@@ -47,28 +45,26 @@ def openssl_yields(test: TestCase, power: PowerSettings | None) -> Yields:
     """One measurement per cipher, at each block size and API of its options."""
     from wirespeed.tools import openssl
 
-    assert test.bench is not None
-    options: Mapping[str, Any] = test.bench.as_dict()  # as validated (tools/openssl.py)
-    evp = str(options["evp"])
-    apis = {"both": ("no EVP", "EVP"), "with": ("EVP",), "without": ("no EVP",)}[evp]
-    values = {"block": [openssl.block_label(int(size)) for size in options["blocks"]]}
+    options = test.settings_as(openssl.Options)
+    apis = {"both": ("no EVP", "EVP"), "with": ("EVP",), "without": ("no EVP",)}[options.evp]
+    values = {"block": [openssl.block_label(int(size)) for size in options.blocks]}
     values["api"] = list(apis)
     labels: tuple[str, ...] = ("block", "api", "cluster")
-    if options.get("multi") is not None:
+    if options.multi is not None:
         labels = (*labels, "processes")
-        values["processes"] = [str(options["multi"])]
+        values["processes"] = [str(options.multi)]
     return Yields(
         tuple(
             Yield(openssl.measurement_name(str(cipher)), "B/s", labels, known_values(**values))
-            for cipher in options["ciphers"]
+            for cipher in options.ciphers
         )
     )
 
 
 def sevenzip_yields(test: TestCase, power: PowerSettings | None) -> Yields:
-    assert test.bench is not None
-    options: Mapping[str, Any] = test.bench.as_dict()
-    threads = [threads_label(setting) for setting in options.get("threads") or ()]
+    from wirespeed.tools.sevenzip import SevenZipOptions
+
+    threads = [threads_label(setting) for setting in test.settings_as(SevenZipOptions).threads]
     # "all threads" is named so on every board; a count names the count.
     values = known_values(threads=threads) if threads else known_values()
     return Yields(

@@ -16,7 +16,6 @@ at its own line.
 from __future__ import annotations
 
 import ipaddress
-import re
 from typing import TYPE_CHECKING
 
 from wirespeed.plan.collect import Collector
@@ -26,38 +25,7 @@ from wirespeed.plan.yamltree import Loc
 if TYPE_CHECKING:
     from wirespeed.plan.schema import HostEntry
 
-# IFNAMSIZ is 16 with the NUL; the kernel refuses "/" and whitespace. As tune's fence.
-_PORT = re.compile(r"[A-Za-z0-9_.:@-]{1,15}")
 PORT_ONLY_KEYS = ("gateway", "mtu", "force")
-
-
-def port_name(value: str) -> str:
-    if "/" in value or ".." in value or not _PORT.fullmatch(value) or value == "lo":
-        raise ValueError(
-            f"{value!r} is not a network port's name: 1-15 letters, digits and _ . : @ - "
-            "as `ip -br link` shows it (not lo)"
-        )
-    return value
-
-
-def gateway_address(value: str) -> str:
-    try:
-        return str(ipaddress.ip_address(value))
-    except ValueError:
-        raise ValueError(f"{value!r} is not an IP address, such as 192.168.1.1") from None
-
-
-def with_prefix(value: str) -> str:
-    """An address with a prefix (192.168.1.50/24) must be a valid interface address."""
-    try:
-        found = ipaddress.ip_interface(value)
-    except ValueError:
-        raise ValueError(
-            f"{value!r} is not an address with its prefix, such as 192.168.1.50/24"
-        ) from None
-    if found.ip == found.network.network_address and found.network.num_addresses > 2:
-        raise ValueError(f"{value!r} is the network's own address, not a host's in it")
-    return value
 
 
 def port_plan(name: str, entry: HostEntry, loc: Loc, out: Collector) -> PortPlan | None:

@@ -11,9 +11,11 @@ and the effective value is the test's, else the defaults', else the built-in one
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import re
 import unicodedata
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -72,15 +74,27 @@ def _finite_number_or_text(value: object, what: str, example: str) -> str | int 
     return value
 
 
-def _rate(value: object) -> int:
-    value = _finite_number_or_text(value, "a rate", "1000M or 94100000")
+def _parsed(
+    value: object,
+    what: str,
+    example: str,
+    parse: Callable[[str | int | float], int],
+    most: tuple[int, str],
+) -> int:
+    """`value` parsed as `what` (a rate, a size); ValueError above the most it may be
+    (the number, and as a person says it). One too long for the parser is above it."""
+    value = _finite_number_or_text(value, f"a {what}", example)
     try:
-        rate = parse_rate(value)
-    except OverflowError:  # "9" * 400 overflows the float inside parse_rate
-        rate = MAX_RATE + 1
-    if rate > MAX_RATE:
-        raise ValueError(f"rate {value} is above 10 Tbit/s")
-    return rate
+        parsed = parse(value)
+    except OverflowError:  # "9" * 400 overflows the float inside the parser
+        parsed = most[0] + 1
+    if parsed > most[0]:
+        raise ValueError(f"{what} {value} is above {most[1]}")
+    return parsed
+
+
+def _rate(value: object) -> int:
+    return _parsed(value, "rate", "1000M or 94100000", parse_rate, (MAX_RATE, "10 Tbit/s"))
 
 
 def _congestion(value: object) -> str:
@@ -101,14 +115,7 @@ def _delay(value: object) -> float:
 
 
 def _size(value: object) -> int:
-    value = _finite_number_or_text(value, "a size", "64K or 1470")
-    try:
-        size = parse_size(value)
-    except OverflowError:
-        size = MAX_SIZE + 1
-    if size > MAX_SIZE:
-        raise ValueError(f"size {value} is above 2 GiB")
-    return size
+    return _parsed(value, "size", "64K or 1470", parse_size, (MAX_SIZE, "2 GiB"))
 
 
 def check_name(value: object) -> str:
@@ -143,10 +150,42 @@ def _ssh_target(value: str) -> str:
     return value
 
 
+# A host's network port (plan/ports.py): its name, its address with a prefix, its gateway.
+# IFNAMSIZ is 16 with the NUL; the kernel refuses "/" and whitespace. As tune's fence.
+_PORT = re.compile(r"[A-Za-z0-9_.:@-]{1,15}")
+
+
+def port_name(value: str) -> str:
+    if "/" in value or ".." in value or not _PORT.fullmatch(value) or value == "lo":
+        raise ValueError(
+            f"{value!r} is not a network port's name: 1-15 letters, digits and _ . : @ - "
+            "as `ip -br link` shows it (not lo)"
+        )
+    return value
+
+
+def gateway_address(value: str) -> str:
+    try:
+        return str(ipaddress.ip_address(value))
+    except ValueError:
+        raise ValueError(f"{value!r} is not an IP address, such as 192.168.1.1") from None
+
+
+def with_prefix(value: str) -> str:
+    """An address with a prefix (192.168.1.50/24) must be a valid interface address."""
+    try:
+        found = ipaddress.ip_interface(value)
+    except ValueError:
+        raise ValueError(
+            f"{value!r} is not an address with its prefix, such as 192.168.1.50/24"
+        ) from None
+    if found.ip == found.network.network_address and found.network.num_addresses > 2:
+        raise ValueError(f"{value!r} is the network's own address, not a host's in it")
+    return value
+
+
 def _address(value: str) -> str:
     if "/" in value:  # a port's address with its prefix (plan/ports.py)
-        from wirespeed.plan.ports import with_prefix
-
         return with_prefix(value)
     if not is_host(value):
         raise ValueError(
@@ -368,26 +407,14 @@ class PowerEntry(Entry):
     idle: Annotated[float, Field(ge=0, le=600, allow_inf_nan=False)] = 3.0
 
 
-def _port(value: str) -> str:
-    from wirespeed.plan.ports import port_name
-
-    return port_name(value)
-
-
-def _gateway(value: str) -> str:
-    from wirespeed.plan.ports import gateway_address
-
-    return gateway_address(value)
-
-
 class HostEntry(Entry):
     """One entry of `hosts:`. Without ssh the host is this machine; with port, one of its
     network ports, moved into a namespace for the run (plan/ports.py)."""
 
     address: Annotated[Text, AfterValidator(_address)] | None = None
     ssh: Annotated[Text, AfterValidator(_ssh_target)] | None = None
-    port: Annotated[Text, AfterValidator(_port)] | None = None
-    gateway: Annotated[Text, AfterValidator(_gateway)] | None = None
+    port: Annotated[Text, AfterValidator(port_name)] | None = None
+    gateway: Annotated[Text, AfterValidator(gateway_address)] | None = None
     mtu: Mtu | None = None
     force: Annotated[bool, Field(strict=True)] = False
 

@@ -39,6 +39,21 @@ MIN_FRAGMENT = 68
 _OPENVPN_ONLY = ("fragment", "mssfix", "cipher")
 
 
+# The tunnel ends a topology cannot have: why, and what to do instead.
+_ENDS_REFUSED = {
+    (Topology.BRIDGE, TunnelEnds.DUT): (
+        "a bridge DUT routes nothing, so it cannot end a VPN tunnel",
+        "use topology: router or nat for the DUT as VPN gateway, or ends: through "
+        "(client to server, the bridge forwards the encrypted packets)",
+    ),
+    (Topology.ENDPOINT, TunnelEnds.THROUGH): (
+        "an endpoint path has no server beyond the DUT to tunnel to",
+        "use ends: dut (the tunnel ends at the DUT, which runs the server), or a "
+        "bridge, router or nat path for ends: through",
+    ),
+}
+
+
 def tunnel_for(
     entry: PathEntry, loc: Loc, topology: Topology, out: Collector
 ) -> tuple[bool, TunnelSpec | None]:
@@ -47,21 +62,10 @@ def tunnel_for(
     if tunnel is None:
         return True, None
     where: Loc = (*loc, "tunnel")
-    if topology is Topology.BRIDGE and tunnel.ends is TunnelEnds.DUT:
-        out.error(
-            (*where, "ends"),
-            f"path {entry.name!r}: a bridge DUT routes nothing, so it cannot end a VPN tunnel",
-            hint="use topology: router or nat for the DUT as VPN gateway, or ends: through "
-            "(client to server, the bridge forwards the encrypted packets)",
-        )
-        return False, None
-    if topology is Topology.ENDPOINT and tunnel.ends is TunnelEnds.THROUGH:
-        out.error(
-            (*where, "ends"),
-            f"path {entry.name!r}: an endpoint path has no server beyond the DUT to tunnel to",
-            hint="use ends: dut (the tunnel ends at the DUT, which runs the server), or a "
-            "bridge, router or nat path for ends: through",
-        )
+    refused = _ENDS_REFUSED.get((topology, tunnel.ends))
+    if refused is not None:
+        why, hint = refused
+        out.error((*where, "ends"), f"path {entry.name!r}: {why}", hint=hint)
         return False, None
     spec = _spec(tunnel.kind, tunnel.ends, tunnel, where, out, what=f"path {entry.name!r}")
     return spec is not None, spec

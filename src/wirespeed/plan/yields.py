@@ -4,10 +4,10 @@ directions, openssl's ciphers and block sizes).
 
 `expect:` names a measurement and picks its cells by labels; this is what it is checked
 against, so that a typo is answered with what the test measures. What every kind
-shares is here: the measurements a kind declares (kinds/registry.py `measures`) and those of
+shares is here: the measurements a kind declares (trial_kind.py `measures`) and those of
 latency probes beside a kind's flows (analysis/latency.py's names; not imported: the
 plan sits beside analysis). What a kind's own settings make it measure, its function
-names (kinds/registry.py `yields_from`, plan/kind_yields.py).
+names (its `yields` hook, kinds/, plan/kind_yields.py).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from types import MappingProxyType
 from typing import Protocol, cast
 
 from wirespeed.expectations import Labels
-from wirespeed.kinds import Figures, kind_of, resolve
 from wirespeed.model import PowerSettings, TestCase
+from wirespeed.trial_kind import Figures, hooks_of, kind_of
 from wirespeed.units import parse_size
 
 
@@ -75,7 +75,7 @@ class Yields:
 
 
 class KindYields(Protocol):
-    """A kind's `yields_from` (kinds/registry.py): what its settings make it measure; `power` is
+    """A kind's `yields` hook (kinds/hooks.py): what its settings make it measure; `power` is
     the plan's `power:` (None: the plan has none)."""
 
     def __call__(self, test: TestCase, power: PowerSettings | None) -> Yields: ...
@@ -159,14 +159,15 @@ def yields_of(test: TestCase, power: PowerSettings | None = None) -> Yields:
     """What `test` yields besides a traffic test's flow figures (goodput, loss, jitter,
     retransmits), which plan/expect.py reads in their own forms; `power`: the plan's.
     What the kind declares, the probes' beside its flows, and what its own function
-    (kinds/registry.py `yields_from`) names from its settings."""
+    (its `yields` hook, kinds/) names from its settings."""
     kind = kind_of(test.tool)
     found = tuple(
         Yield(m.name, m.unit, tuple(k for k, _ in m.labels), dict(m.labels)) for m in kind.measures
     )
     if kind.yields is Figures.FLOWS and test.spec.probes is not None:
         found = (*found, *latency_yields())
-    if kind.yields_from is None:
+    kind_yields = cast(KindYields | None, hooks_of(test.tool).yields)
+    if kind_yields is None:
         return Yields(found)
-    own = cast(KindYields, resolve(kind.yields_from))(test, power)
+    own = kind_yields(test, power)
     return Yields((*found, *own.measurements), open=own.open)

@@ -4,10 +4,10 @@ start the server → wait until it listens → start the samplers → run the cl
 the server's address (through the path, and its tunnel if any) → stop the server and
 the samplers → parse the client's output into measurements → judge the hosts.
 
-The kind's driver (kinds/registry.py names it) is a module of pure functions: the server's and
+The kind's driver (its `driver` hook) is a module of pure functions: the server's and
 the client's argv from the test's `options:`, how long the client may take, and the
 parser of its output into measurements. Those are the trial's figures, stored, reported,
-compared and expected like a benchmark's: nothing beyond kinds/registry.py knows the kind.
+compared and expected like a benchmark's: nothing beyond the kind's module knows the kind.
 
 As with every trial, failures become a FAILED outcome with the reason, never an
 exception (KeyboardInterrupt and SIGTERM pass through after the processes are stopped),
@@ -22,7 +22,6 @@ from dataclasses import dataclass, field
 from typing import Protocol, cast
 
 from wirespeed.hosts.base import Process
-from wirespeed.kinds import kind_of, resolve
 from wirespeed.model import Measurement, Proto, RawOutput, Side, Trial, TrialOutcome
 from wirespeed.run.site import TrialSite
 from wirespeed.run.trial_life import (
@@ -36,6 +35,7 @@ from wirespeed.run.trial_life import (
     raw_output,
     wait_listening,
 )
+from wirespeed.trial_kind import hooks_of
 
 POLL = 0.01
 
@@ -55,9 +55,7 @@ class ExchangeDriver(Protocol):
 
 
 def run_exchange_trial(trial: Trial, site: TrialSite) -> TrialOutcome:
-    kind = kind_of(trial.test.tool)
-    assert kind.driver is not None, f"kind {kind.name} names no driver"
-    driver = cast(ExchangeDriver, resolve(kind.driver))
+    driver = cast(ExchangeDriver, hooks_of(trial.test.tool).driver)
     options = trial.test.bench.as_dict() if trial.test.bench is not None else {}
     exchange = Exchange(driver, options, site.endpoints(), site.on_tick)
     watching = Watching(site.watched(), site.sample_interval, site.samplers)

@@ -1,8 +1,8 @@
-"""How a trial of each kind runs on its site: the functions kinds/registry.py names.
+"""How a trial of each kind runs on its site: each kind's `run` hook (kinds/).
 
 Each takes the trial and its site (run/site.py), asks the site for the place it needs,
 and hands over to the module that runs that kind's trial. Nothing here chooses a kind:
-the runner looks the trial's up in the registry and calls what it names.
+the runner calls the trial's kind's `run` hook (kinds/).
 """
 
 from __future__ import annotations

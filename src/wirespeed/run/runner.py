@@ -3,7 +3,7 @@
 preflight (tools, hosts) → restore what a killed run left changed → build labs →
 provenance → begin run →
 for each trial: enter its variant (journaled, variants.py) → set MTU → its kind runs it
-(kinds/registry.py: the runner asks the registry, never which tool a test is) →
+(trial_kind.py and the kinds' hooks: the runner asks them, never which tool a test is) →
 commit → progress → next
 at the end, also on Ctrl-C / SIGTERM / error: restore the variant, stop processes, remove
 labs, close the run
@@ -17,7 +17,7 @@ import os
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
 from wirespeed import __version__
 from wirespeed.errors import UsageError, WirespeedError
@@ -308,9 +308,9 @@ class Runner:
     # -- one trial ---------------------------------------------------------------------
 
     def _run_one(self, trial: Trial, variant_problem: str | None = None) -> TrialOutcome:
-        """The trial run by its kind (kinds/registry.py), through its path's tunnel if it has one:
+        """The trial run by its kind (trial_kind.py), through its path's tunnel if it has one:
         a tunnel wraps whatever kind runs through it."""
-        from wirespeed.kinds import kind_of, resolve
+        from wirespeed.trial_kind import hooks_of, kind_of
 
         started_at = time.time()
         kind = kind_of(trial.test.tool)
@@ -327,13 +327,11 @@ class Runner:
             lab = self._lab_at_mtu(trial) if kind.moves_traffic else self._lab_checked(trial)
         except WirespeedError as error:
             return _not_set_up(trial, started_at, error)
-        run = resolve(kind.runs)
-        assert callable(run), kind.runs
+        run = cast(Callable[[Trial, TrialSite], TrialOutcome], hooks_of(trial.test.tool).run)
         try:
             outcome = run(trial, self._site(trial, lab))
         except NotSetUp as error:
             return _not_set_up(trial, started_at, error)
-        assert isinstance(outcome, TrialOutcome), kind.runs
         return _unless_lab_lost(outcome, lab)
 
     def _site(self, trial: Trial, lab: Lab | None) -> TrialSite:
@@ -492,8 +490,7 @@ class Runner:
             nat = None if wan is None else NatDut(path.dut, wan)
         from wirespeed.plan.forwarding import ForwardingOptions
 
-        assert trial.test.search is not None
-        senders = ForwardingOptions.model_validate(trial.test.search.as_dict()).senders
+        senders = trial.test.settings_as(ForwardingOptions).senders
         legs = real_legs(
             self.hosts.host(path.client),
             self.hosts.host(path.server),

@@ -129,8 +129,7 @@ def run_search_trial(
     outcome (with what was measured before), never an exception, but KeyboardInterrupt
     and SIGTERM pass through after the processes are stopped. tcpreplay's frame files
     are journaled in `frames` (search_generators.py)."""
-    assert trial.test.search is not None
-    options = ForwardingOptions.model_validate(trial.test.search.as_dict())
+    options = trial.test.settings_as(ForwardingOptions)
     goals = goals_of(options, options.final_seconds(path.in_lab))
     body = ForwardingSearch(path, options, goals, search, on_tick, on_step, frames)
     return live_trial(trial, body, Watching(watch, sample_interval, samplers_from))

@@ -1,6 +1,6 @@
 """Where a trial runs and how it reports, as the runner hands it to the trial's kind.
 
-The runner knows hosts, labs, tunnels and the run's samplers; a kind (kinds/registry.py) knows
+The runner knows hosts, labs, tunnels and the run's samplers; a kind (kinds/) knows
 how its trial runs. The site is what passes between them: the kind asks for the place
 it needs (two endpoints across a path, the one host of a device path, a search's legs)
 and the runner finds it then. A place that cannot be had (a lab gone, a host without an

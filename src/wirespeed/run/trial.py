@@ -98,9 +98,9 @@ def driver_for(tool: Tool) -> Driver:
 
 
 def program_for(tool: Tool) -> str:
-    """The traffic program both ends of a test need (kinds/registry.py): iperf2's for the search,
+    """The traffic program both ends of a test need (trial_kind.py): iperf2's for the search,
     which drives it."""
-    from wirespeed.kinds import kind_of
+    from wirespeed.trial_kind import kind_of
 
     program = kind_of(tool).program
     if program is None:

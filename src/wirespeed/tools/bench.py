@@ -16,8 +16,8 @@ from typing import Protocol, cast
 
 from pydantic import BaseModel
 
-from wirespeed.kinds import kind_of, resolve
 from wirespeed.model import BenchSpec, Measurement, TestCase, Tool
+from wirespeed.trial_kind import hooks_of, kind_of
 
 
 class BenchParseError(ValueError):
@@ -111,22 +111,13 @@ def count_or_all(what: str, maximum: int) -> Callable[[object], object]:
     return check
 
 
-def bench_driver_for(tool: Tool) -> BenchDriver:
-    """The module of a benchmark tool, as its kind names it (kinds/registry.py); ValueError for a
-    tool that is no benchmark on one host."""
-    kind = kind_of(tool)
-    if kind.moves_traffic or kind.driver is None:
-        raise ValueError(f"{tool} is not a benchmark that runs on one host")
-    return cast(BenchDriver, resolve(kind.driver))
-
-
 def benchmark_of(test: TestCase) -> tuple[BenchDriver, BenchSpec] | None:
     """A benchmark on one host: its driver and its options; None for a test of a kind
     that is none (traffic, a search, bounceback between the path's ends)."""
     kind = kind_of(test.tool)
     if kind.moves_traffic or test.bench is None:
         return None
-    return bench_driver_for(test.tool), test.bench
+    return cast(BenchDriver, hooks_of(test.tool).driver), test.bench
 
 
 def with_labels(

@@ -24,9 +24,9 @@ import pytest
 from lab_runs import namespaces_of, unique_prefix
 
 from support.cli import run_cli
-from wirespeed.kinds import Figures, kind_of
 from wirespeed.model import Direction, Proto, Tool, Topology
 from wirespeed.plan import PlanError, parse_plan
+from wirespeed.trial_kind import Figures, kind_of
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 

@@ -17,11 +17,14 @@ from knobs import knobs
 from rich.console import Console
 
 from wirespeed.cli.exit import Terminated, raise_on_sigterm
+from wirespeed.kinds import wire_hooks
 from wirespeed.model import Trial, TrialOutcome
 from wirespeed.plan import expand, load_plan
 from wirespeed.report import build_report, render_terminal
 from wirespeed.run.runner import Runner
 from wirespeed.store import Store
+
+wire_hooks()  # the plan and the runner find each kind's hooks, as the command line does
 
 
 class KnobProgress:

@@ -14,7 +14,8 @@ from wirespeed.hosts.local import LocalHost
 from wirespeed.model import Better, Measurement, Tool
 from wirespeed.run.bench_trial import _argv, find_program
 from wirespeed.tools import openssl, sevenzip, unixbench
-from wirespeed.tools.bench import Command, bench_driver_for, with_labels
+from wirespeed.tools.bench import Command, with_labels
+from wirespeed.trial_kind import hooks_of
 
 AES = Measurement("AES-128-CBC", "B/s", Better.HIGHER, 1.0, (("block", "1 KB"),))
 
@@ -44,11 +45,10 @@ def test_a_command_runs_in_its_directory_whatever_its_name(tmp_path: Path) -> No
 
 
 def test_each_benchmark_tool_has_its_driver() -> None:
-    assert bench_driver_for(Tool.OPENSSL) is openssl
-    assert bench_driver_for(Tool.SEVENZIP) is sevenzip
-    assert bench_driver_for(Tool.UNIXBENCH) is unixbench
-    with pytest.raises(ValueError, match="not a benchmark"):
-        bench_driver_for(Tool.IPERF3)
+    assert hooks_of(Tool.OPENSSL).driver is openssl
+    assert hooks_of(Tool.SEVENZIP).driver is sevenzip
+    assert hooks_of(Tool.UNIXBENCH).driver is unixbench
+    assert hooks_of(Tool.IPERF3).driver is None
 
 
 @pytest.mark.process
@@ -75,5 +75,5 @@ def test_only_a_benchmark_on_one_host_has_a_driver_and_options(tool: Tool) -> No
     if tool.moves_traffic:
         assert found is None
     else:
-        assert found == (bench_driver_for(tool), options)
+        assert found == (hooks_of(tool).driver, options)
         assert benchmark_of(test.with_options(None)) is None

@@ -21,9 +21,9 @@ from wirespeed.tools.bench import (
     BenchParseError,
     Command,
     HostCpus,
-    bench_driver_for,
     with_labels,
 )
+from wirespeed.trial_kind import hooks_of
 
 CAPTURES = Path(__file__).parents[2] / "fixtures" / "openssl"
 
@@ -61,7 +61,7 @@ def argvs(commands: list[Command]) -> list[str]:
 
 
 def test_the_openssl_tool_is_this_driver() -> None:
-    found: object = bench_driver_for(Tool.OPENSSL)
+    found: object = hooks_of(Tool.OPENSSL).driver
     assert found is openssl
     assert openssl.TOOL is Tool.OPENSSL
     assert openssl.PROGRAMS == ("openssl",)

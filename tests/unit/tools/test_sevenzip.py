@@ -16,7 +16,8 @@ from pydantic import BaseModel, ValidationError
 
 from wirespeed.model import Better, Measurement, Tool
 from wirespeed.tools import sevenzip
-from wirespeed.tools.bench import BenchDriver, BenchParseError, Command, HostCpus, bench_driver_for
+from wirespeed.tools.bench import BenchDriver, BenchParseError, Command, HostCpus
+from wirespeed.trial_kind import hooks_of
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "sevenzip"
 FOUR = HostCpus(count=4)
@@ -46,7 +47,7 @@ def test_module_is_a_bench_driver() -> None:
     assert driver.PROGRAMS == ("7zz", "7z", "7za")
     assert dict(driver.PACKAGES) == {"Debian": "7zip", "OpenWrt": "p7zip"}
     assert issubclass(driver.Options, BaseModel)
-    assert bench_driver_for(Tool.SEVENZIP) is sevenzip
+    assert hooks_of(Tool.SEVENZIP).driver is sevenzip
 
 
 # commands()

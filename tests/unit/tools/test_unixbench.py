@@ -13,7 +13,8 @@ from pydantic import BaseModel, ValidationError
 
 from wirespeed.model import Better, Measurement, Tool
 from wirespeed.tools import unixbench
-from wirespeed.tools.bench import BenchDriver, BenchParseError, Command, HostCpus, bench_driver_for
+from wirespeed.tools.bench import BenchDriver, BenchParseError, Command, HostCpus
+from wirespeed.trial_kind import hooks_of
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "unixbench"
 DIRECTORY = "/opt/byte-unixbench/UnixBench"
@@ -60,7 +61,7 @@ def test_module_is_a_bench_driver() -> None:
     assert driver.PROGRAMS == ("./Run",)
     assert "github.com/kdlucas/byte-unixbench" in driver.PACKAGES["source"]
     assert issubclass(driver.Options, BaseModel)
-    assert bench_driver_for(Tool.UNIXBENCH) is unixbench
+    assert hooks_of(Tool.UNIXBENCH).driver is unixbench
 
 
 # commands()
