@@ -33,6 +33,7 @@ class MissingToolError(WirespeedError):
     PACKAGES: ClassVar[dict[str, str]] = {
         "iperf": "iperf",
         "iperf3": "iperf3",
+        "ping": "iputils-ping",  # busybox's has no flood mode (-f)
         "ip": "iproute2",
         "tc": "iproute2",
         "ss": "iproute2",

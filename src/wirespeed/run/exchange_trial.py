@@ -4,6 +4,9 @@ start the server → wait until it listens → start the samplers → run the cl
 the server's address (through the path, and its tunnel if any) → stop the server and
 the samplers → parse the client's output into measurements → judge the hosts.
 
+A kind whose far end answers by itself (ICMP echo: the kernel replies, nothing listens)
+has no server: its driver's server_argv gives None, and only the client runs.
+
 The kind's driver (its `driver` hook) is a module of pure functions: the server's and
 the client's argv from the test's `options:`, how long the client may take, and the
 parser of its output into measurements. Those are the trial's figures, stored, reported,
@@ -43,9 +46,12 @@ POLL = 0.01
 class ExchangeDriver(Protocol):
     """What the driver module of an exchange kind offers (see tools/bounceback.py)."""
 
-    DEFAULT_PORT: int
+    DEFAULT_PORT: int  # where its server listens (none: a port the client ignores)
 
-    def server_argv(self, options: Mapping[str, object], port: int) -> list[str]: ...
+    def server_argv(self, options: Mapping[str, object], port: int) -> list[str] | None:
+        """The server's argv; None where the far end's own stack answers the client."""
+        ...
+
     def client_argv(self, options: Mapping[str, object], target: str, port: int) -> list[str]: ...
     def client_timeout(self, options: Mapping[str, object]) -> float: ...
 
@@ -78,9 +84,11 @@ class Exchange:
     def run(self, life: TrialLife) -> None:
         driver, options, endpoints = self.driver, self.options, self.endpoints
         port = driver.DEFAULT_PORT
-        check_port_free(endpoints.server, port, Proto.TCP)
-        self.server = endpoints.server.start(driver.server_argv(options, port))
-        wait_listening(endpoints.server, self.server, port, Proto.TCP)
+        server_argv = driver.server_argv(options, port)
+        if server_argv is not None:
+            check_port_free(endpoints.server, port, Proto.TCP)
+            self.server = endpoints.server.start(server_argv)
+            wait_listening(endpoints.server, self.server, port, Proto.TCP)
         life.watch()
         client = endpoints.client.start(driver.client_argv(options, endpoints.target, port))
         self.client = client
