@@ -49,6 +49,8 @@ class Tool(enum.StrEnum):
     RRUL = "rrul"
     # Round trips of small TCP messages between client and server (iperf2 --bounceback).
     BOUNCEBACK = "bounceback"
+    # ICMP echo requests as fast as the far end answers (iputils' ping -f).
+    PING_FLOOD = "ping-flood"
 
     # What each tool is, its kind, is said below; these ask it.
     @property
@@ -110,9 +112,10 @@ def _measured_across(
     searches: bool = False,
     own_streams: bool = False,
     measures: tuple[Measures, ...] = (),
+    program: str = "iperf",
 ) -> TrialKind:
-    """A kind measured between a path's ends, its figures measurements; iperf2 is what
-    both ends run (the search's default generator, bounceback's own)."""
+    """A kind measured between a path's ends, its figures measurements; `program` is what
+    the client runs (iperf2 by default: the search's generator, bounceback's own)."""
     return TrialKind(
         tool.value,
         (tool,),
@@ -120,13 +123,18 @@ def _measured_across(
         Figures.MEASUREMENTS,
         title=title,
         searches=searches,
-        program="iperf",
+        program=program,
         measures=measures,
         own_streams=own_streams,
     )
 
 
 _RTT = Measures("bounceback rtt", "ms", (("stat", ("mean", "min", "max")),))
+_FLOOD = (
+    Measures("flood rtt", "ms", (("stat", ("min", "mean", "max", "mdev")),)),
+    Measures("flood loss", "%"),
+    Measures("flood rate", "pps"),
+)
 
 KINDS: tuple[TrialKind, ...] = (
     _flows("iperf", Tool.IPERF2, program="iperf"),
@@ -138,6 +146,7 @@ KINDS: tuple[TrialKind, ...] = (
     # A search chooses its own loads, frames and durations.
     _measured_across(Tool.FORWARDING, "forwarding rate", searches=True, own_streams=True),
     _measured_across(Tool.BOUNCEBACK, "bounceback round trips", measures=(_RTT,)),
+    _measured_across(Tool.PING_FLOOD, "ping flood", program="ping", measures=_FLOOD),
 )
 
 

@@ -142,6 +142,7 @@ def test_every_tools_hooks_are_found_in_a_fresh_interpreter() -> None:
         "forwarding forwarding estimated_seconds",
         "rrul rrul traffic_seconds",
         "bounceback bounceback bounceback_seconds",
+        "ping-flood ping-flood flood_seconds",
     ]
 
 

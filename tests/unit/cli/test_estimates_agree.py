@@ -35,6 +35,7 @@ EVERY_KIND = textwrap.dedent(
       - {id: ub, tool: unixbench, options: {directory: /root/byte-unixbench/UnixBench}}
       - {id: fwd, tool: forwarding}
       - {id: bb, tool: bounceback, options: {duration: 7}}
+      - {id: pf, tool: ping-flood, options: {duration: 3}}
     """
 )
 
@@ -86,6 +87,7 @@ def test_every_kind_estimates_its_own_time() -> None:
     assert seconds["i2"] == 4
     assert seconds["i3"] == 6 + 3  # the idle probes' baseline first (run/probes.py)
     assert seconds["bb"] == 7  # its options' duration, not the spec's
+    assert seconds["pf"] == 3
     # A benchmark is not its unused `duration`; every kind takes some time.
     assert all(seconds[b] != 10 for b in ("ssl", "7z", "ub"))
     assert all(s > 0 for s in seconds.values())

@@ -201,7 +201,7 @@ def test_empty_paths_and_tests_are_refused() -> None:
         (
             "tool: iperf",
             "tool: 'iperf' is not one of iperf2, iperf3, openssl, 7zip, unixbench, forwarding, "
-            "rrul or bounceback",
+            "rrul, bounceback or ping-flood",
         ),
         ("protocol: sctp", "protocol: 'sctp' is not one of tcp or udp"),
         ("direction: both", "direction: 'both' is not one of up, down, dual or bidir"),
