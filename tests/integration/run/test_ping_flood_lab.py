@@ -5,9 +5,10 @@ flood runs at the link's frame rate for that size, 852.6 a second.
 The lab shapes every port with a token bucket (lab/shaping.py) that counts each frame's
 Ethernet header and framing: 1,400 bytes of data are 1,428 of IP and 1,466 on the wire.
 A small request's frame is carried 12 times faster, so the small flood is held back
-by the hosts, not the link. No server runs: the far end's kernel answers. The figures
-are measurements like a benchmark's: the stored run, every report format, `compare`
-and `expect:` take them with nothing written for this kind.
+by the hosts, not the link; it runs on every topology of traffic, through the NAT too
+(whose connection tracking keeps each echo's reply). No server runs: the far end's
+kernel answers. The figures are measurements like a benchmark's: the stored run, every
+report format, `compare` and `expect:` take them with nothing written for this kind.
 """
 
 from __future__ import annotations
@@ -38,10 +39,15 @@ def link_frame_rate() -> float:
 
 PLAN = f"""
     lab: {{link: 10mbit}}
-    paths: [{{name: router, topology: router}}]
+    paths:
+      - {{name: router, topology: router}}
+      - {{name: nat, topology: nat}}
+      - {{name: bridge, topology: bridge}}
+      - {{name: endpoint, topology: endpoint}}
     tests:
       - id: big
         tool: ping-flood
+        paths: [router]
         options: {{duration: 3, size: {SIZE}}}
         expect: {{flood rate: ">= 2000"}}   # not met: exit 5
       - id: small
@@ -65,7 +71,8 @@ def test_a_ping_flood_runs_at_the_links_frame_rate(tmp_path: Path) -> None:
     try:
         done = _wirespeed("run", str(plan), "--db", db, "--lab-name", prefix)
     finally:
-        _wirespeed("lab", "down", f"{prefix}-router")
+        for path in ("router", "nat", "bridge", "endpoint"):
+            _wirespeed("lab", "down", f"{prefix}-{path}")
     assert namespaces_of(prefix) == []
     # Every trial ran; the big flood's expectation was not met: exit 5, said.
     assert done.returncode == 5, done.stderr
@@ -80,15 +87,25 @@ def test_a_ping_flood_runs_at_the_links_frame_rate(tmp_path: Path) -> None:
         # The client alone: nothing was started at the far end.
         assert [raw.side for raw in outcome.raw] == [Side.CLIENT]
         assert outcome.raw[0].argv[:2] == ("ping", "-f")
-        figures[outcome.trial.test.id] = {m.item: m.value for m in outcome.result.measurements}
+        place = (outcome.trial.test.id, outcome.trial.path.name)
+        figures[place] = {m.item: m.value for m in outcome.result.measurements}
+    assert sorted(figures) == [
+        ("big", "router"),
+        ("small", "bridge"),
+        ("small", "endpoint"),
+        ("small", "nat"),
+        ("small", "router"),
+    ]
     truth = link_frame_rate()
-    big, small = figures["big"], figures["small"]
+    big = figures["big", "router"]
     # A busy core can only slow the flood (a reply read late); nothing lets it pass the link.
     assert truth * 0.8 < big["flood rate"] < truth * 1.03, (truth, big)
     assert big["flood rtt mean"] == pytest.approx(1000 / truth, rel=0.25)
     assert big["flood loss"] == 0.0  # the request in flight at the deadline is not lost
-    assert small["flood rate"] > 3 * truth
-    assert small["flood rtt min"] <= small["flood rtt mean"] <= small["flood rtt max"]
+    for (test, path), small in figures.items():
+        if test == "small":
+            assert small["flood rate"] > 3 * truth, path
+            assert small["flood rtt min"] <= small["flood rtt mean"] <= small["flood rtt max"]
 
     run = str(record.id)
     as_json = json.loads(_wirespeed("report", run, "--db", db, "--format", "json").stdout)
@@ -97,7 +114,7 @@ def test_a_ping_flood_runs_at_the_links_frame_rate(tmp_path: Path) -> None:
     judged = {(e["place"], e["verdict"]) for e in as_json["measured_expectations"]}
     assert judged == {
         ("big/router/default", "not met"),
-        ("small/router/default", "met"),
+        *((f"small/{path}/default", "met") for path in ("router", "nat", "bridge", "endpoint")),
     }
     markdown = _wirespeed("report", run, "--db", db, "--format", "markdown").stdout
     assert "| big flood rate ↑ |" in markdown
