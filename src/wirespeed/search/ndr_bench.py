@@ -111,24 +111,17 @@ def ndr_bench(
                 break
     else:
         stopped = "the generator sent nothing at the maximum load"
-    return SearchResult(
-        goals=(
-            _result(
-                name=name,
-                loss_ratio=loss_ratio,
-                duration=duration,
-                error=error,
-                max_rate=max_rate,
-                best=best,
-                trials=trials,
-                watch=watch,
-            ),
-        ),
-        trials=tuple(trials),
-        algorithm="ndr-bench",
-        generator_ceiling=watch.ceiling,
-        stopped=stopped,
+    result = _result(
+        name=name,
+        loss_ratio=loss_ratio,
+        duration=duration,
+        error=error,
+        max_rate=max_rate,
+        best=best,
+        trials=trials,
+        watch=watch,
     )
+    return watch.search_result("ndr-bench", (result,), trials, stopped)
 
 
 def _result(
