@@ -111,17 +111,23 @@ def ndr_bench(
                 break
     else:
         stopped = "the generator sent nothing at the maximum load"
-    result = _result(
-        name=name,
-        loss_ratio=loss_ratio,
-        duration=duration,
-        error=error,
-        max_rate=max_rate,
-        best=best,
+    return watch.search_result(
+        "ndr-bench",
+        goals=(
+            _result(
+                name=name,
+                loss_ratio=loss_ratio,
+                duration=duration,
+                error=error,
+                max_rate=max_rate,
+                best=best,
+                trials=trials,
+                watch=watch,
+            ),
+        ),
         trials=trials,
-        watch=watch,
+        stopped=stopped,
     )
-    return watch.search_result("ndr-bench", (result,), trials, stopped)
 
 
 def _result(
