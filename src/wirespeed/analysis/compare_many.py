@@ -23,7 +23,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from wirespeed.analysis.group_tests import PermutationTest, permutation_test
-from wirespeed.analysis.stats import ALPHA, ConfidenceInterval, Summary, ratio_interval, summarize
+from wirespeed.analysis.stats import (
+    ALPHA,
+    ConfidenceInterval,
+    Summary,
+    percent_change,
+    ratio_interval,
+    summarize,
+)
 from wirespeed.model import Better, Measurement, TrialStatus
 from wirespeed.store.records import RunRecord
 
@@ -79,7 +86,7 @@ class ManyCell:
     @property
     def percent(self) -> float | None:
         """The change against the first column, in %: +43.7 for a ratio of 1.437."""
-        return None if self.ratio is None else (self.ratio - 1.0) * 100.0
+        return percent_change(self.ratio)
 
 
 @dataclass(frozen=True)

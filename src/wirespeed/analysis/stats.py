@@ -296,6 +296,11 @@ def summarize(values: Sequence[float]) -> Summary:
     return _summarize(checked_values(values))
 
 
+def percent_change(ratio: float | None) -> float | None:
+    """A ratio of two figures as a change in %: +43.7 for 1.437; None for no ratio."""
+    return None if ratio is None else (ratio - 1.0) * 100.0
+
+
 # A report summarizes each group more than once (its table, the A/B table, each
 # comparison); a Summary is immutable and depends on the values only.
 @functools.lru_cache(maxsize=4096)

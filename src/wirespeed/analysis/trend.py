@@ -41,7 +41,14 @@ from functools import cached_property
 
 from wirespeed.analysis.comparison_key import SeriesKey, series_key
 from wirespeed.analysis.group_tests import WELCH, welch_interval, welch_test
-from wirespeed.analysis.stats import ALPHA, ConfidenceInterval, Summary, outlier_indices, summarize
+from wirespeed.analysis.stats import (
+    ALPHA,
+    ConfidenceInterval,
+    Summary,
+    outlier_indices,
+    percent_change,
+    summarize,
+)
 from wirespeed.model import Better, TrialStatus
 from wirespeed.store.records import RunRecord
 
@@ -132,7 +139,7 @@ class Judgement:
 
     @property
     def percent(self) -> float | None:
-        return None if self.ratio is None else (self.ratio - 1) * 100
+        return percent_change(self.ratio)
 
 
 @dataclass(frozen=True)

@@ -177,20 +177,19 @@ def _lab_bench(target: str, options: LabOptions) -> CardBench:
     except (ValueError, OverflowError) as error:
         raise UsageError(f"{target}: {error}") from None
     lab: dict[str, Any] = {"link": link}
-    said = [f"lab {topology.value}", link]
-    if options.mtu is not None:
-        lab["mtu"] = options.mtu
-        said.append(f"MTU {options.mtu}")
-    if options.queue is not None:
-        lab["queue"] = options.queue
-        said.append(f"{options.queue} queue")
     limit: dict[str, Any] = {}
-    if options.forward_pps is not None:
-        limit["forward_pps"] = options.forward_pps
-        said.append(f"{options.forward_pps:,} pps")
-    if options.forward_rate is not None:
-        limit["forward_rate"] = options.forward_rate
-        said.append(f"forwards {options.forward_rate}")
+    said = [f"lab {topology.value}", link]
+    # Each option given: the lab: setting (or the DUT's limit) it becomes, and the
+    # words the bench's name says it in.
+    for setting, key, value, words in (
+        (lab, "mtu", options.mtu, "MTU {}"),
+        (lab, "queue", options.queue, "{} queue"),
+        (limit, "forward_pps", options.forward_pps, "{:,} pps"),
+        (limit, "forward_rate", options.forward_rate, "forwards {}"),
+    ):
+        if value is not None:
+            setting[key] = value
+            said.append(words.format(value))
     if limit:
         lab["dut"] = limit
     routed = {"name": PATH_NAMES[topology], "topology": topology.value}

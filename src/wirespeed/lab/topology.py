@@ -146,6 +146,9 @@ def plan_for(topology: Topology) -> TopologyPlan:
     dut_lan = _at(Role.DUT, "lan")
     dut_wan = _at(Role.DUT, "wan")
     lan = f"/{PREFIX_LENGTH}"
+    # Bridge, router and nat: the DUT between the client (on its lan) and the server.
+    through_dut = (Role.CLIENT, Role.DUT, Role.SERVER)
+    cabled = (VethPair(client_eth0, dut_lan), VethPair(server_eth0, dut_wan))
 
     if topology is Topology.ENDPOINT:
         switch_client = _at(Infra.SWITCH, "client")
@@ -168,8 +171,8 @@ def plan_for(topology: Topology) -> TopologyPlan:
     if topology is Topology.BRIDGE:
         return TopologyPlan(
             topology=topology,
-            nodes=(Role.CLIENT, Role.DUT, Role.SERVER),
-            veths=(VethPair(client_eth0, dut_lan), VethPair(server_eth0, dut_wan)),
+            nodes=through_dut,
+            veths=cabled,
             bridges=(Bridge(Role.DUT, (dut_lan, dut_wan)),),
             addresses=(
                 Address(client_eth0, f"{LAN_PREFIX}.2{lan}"),
@@ -188,8 +191,8 @@ def plan_for(topology: Topology) -> TopologyPlan:
     server_route = Route(Role.SERVER, LAN_SUBNET, f"{WAN_PREFIX}.1")
     return TopologyPlan(
         topology=topology,
-        nodes=(Role.CLIENT, Role.DUT, Role.SERVER),
-        veths=(VethPair(client_eth0, dut_lan), VethPair(server_eth0, dut_wan)),
+        nodes=through_dut,
+        veths=cabled,
         bridges=(),
         addresses=(
             Address(client_eth0, f"{LAN_PREFIX}.2{lan}"),

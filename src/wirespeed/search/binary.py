@@ -96,10 +96,4 @@ def rfc2544_binary(
         if progress is not None:
             progress(describe_trial(len(trials), trial, verdict))
     result = watch.bisected(goal, None if lower is None else lower.intended, upper, lower)
-    return SearchResult(
-        goals=(result,),
-        trials=tuple(trials),
-        algorithm="rfc2544-binary",
-        generator_ceiling=watch.ceiling,
-        stopped=stopped,
-    )
+    return watch.search_result("rfc2544-binary", (result,), trials, stopped)

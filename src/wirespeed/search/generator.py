@@ -13,8 +13,9 @@ a second shortfall there lowers the top below it.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
-from wirespeed.search.model import Goal, GoalResult, TrialResult
+from wirespeed.search.model import Goal, GoalResult, SearchResult, TrialResult
 
 # After a generator-limited trial the search asks at most this share of what the
 # generator managed, so that the next trials are not limited again by its jitter.
@@ -53,6 +54,22 @@ class GeneratorWatch:
             upper=upper,
             conditional_throughput=None if best is None else best.forwarding_rate,
             generator_limited=self.ceiling is not None and upper is None,
+        )
+
+    def search_result(
+        self,
+        algorithm: str,
+        goals: Sequence[GoalResult],
+        trials: Sequence[TrialResult],
+        stopped: str | None,
+    ) -> SearchResult:
+        """A search's result, with the generator's ceiling as the search found it."""
+        return SearchResult(
+            goals=tuple(goals),
+            trials=tuple(trials),
+            algorithm=algorithm,
+            generator_ceiling=self.ceiling,
+            stopped=stopped,
         )
 
     def too_low(self, min_load: float) -> str | None:

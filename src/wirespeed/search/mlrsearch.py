@@ -293,10 +293,4 @@ def mlrsearch(
     found = tuple(search.result(trials, watch) for search in searches)
     if stopped is None and watch.ceiling is not None:
         stopped = _stopped_below_the_generator(found, watch)
-    return SearchResult(
-        goals=found,
-        trials=tuple(trials),
-        algorithm="mlrsearch",
-        generator_ceiling=watch.ceiling,
-        stopped=stopped,
-    )
+    return watch.search_result("mlrsearch", found, trials, stopped)

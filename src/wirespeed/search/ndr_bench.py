@@ -111,7 +111,8 @@ def ndr_bench(
                 break
     else:
         stopped = "the generator sent nothing at the maximum load"
-    return SearchResult(
+    return watch.search_result(
+        "ndr-bench",
         goals=(
             _result(
                 name=name,
@@ -124,9 +125,7 @@ def ndr_bench(
                 watch=watch,
             ),
         ),
-        trials=tuple(trials),
-        algorithm="ndr-bench",
-        generator_ceiling=watch.ceiling,
+        trials=trials,
         stopped=stopped,
     )
 

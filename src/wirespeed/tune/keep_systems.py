@@ -70,6 +70,14 @@ def layout(system: System, name: str, script: str) -> Layout:
     return _systemd(name, script)
 
 
+def _late_device_note(name: str, worker: str) -> str:
+    """What the hotplug hook (OpenWrt) or udev rule (systemd) says it is for."""
+    return (
+        f"# {name}: a network device that appears after boot (a USB NIC) gets its kept tuning\n"
+        f"# too; {worker} skips an interface it keeps nothing for."
+    )
+
+
 def _openwrt(name: str, script: str) -> Layout:
     worker = f"/usr/sbin/{name}"
     init = f"""#!/bin/sh /etc/rc.common
@@ -83,8 +91,7 @@ start_service() {{
 	{worker}
 }}
 """
-    hook = f"""# {name}: a network device that appears after boot (a USB NIC) gets its kept tuning
-# too; {worker} skips an interface it keeps nothing for.
+    hook = f"""{_late_device_note(name, worker)}
 [ "$ACTION" = add ] && [ -n "$INTERFACE" ] && {worker} "$INTERFACE"
 """
     return Layout(
@@ -118,8 +125,7 @@ StandardError=null
 [Install]
 WantedBy=multi-user.target
 """
-    rule = f"""# {name}: a network device that appears after boot (a USB NIC) gets its kept tuning
-# too; {worker} skips an interface it keeps nothing for.
+    rule = f"""{_late_device_note(name, worker)}
 ACTION=="add", SUBSYSTEM=="net", RUN+="{worker} $name"
 """
     return Layout(
