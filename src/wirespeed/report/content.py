@@ -9,16 +9,15 @@ from __future__ import annotations
 import enum
 import statistics
 from dataclasses import dataclass
-from functools import cached_property
 
 from wirespeed.analysis.ceiling import Ceiling
 from wirespeed.analysis.expectations import Judgement, Verdict, overall
 from wirespeed.analysis.findings import IMPOSSIBLE_FRACTION
-from wirespeed.analysis.stats import Summary, summarize
 from wirespeed.model import Direction, DirectionResult, Flow, LinkModel, Proto, Tool, TrialOutcome
 from wirespeed.report.budgets import Budget
 from wirespeed.report.forwarding import ForwardingTable
 from wirespeed.report.measured import MeasuredRow, Place
+from wirespeed.report.repetitions import Repetitions
 from wirespeed.store.records import PackedDirection, RunInfo, RunStatus
 
 # A figure above the ceiling by more than the IMPOSSIBLE finding's margin (clocks and
@@ -96,7 +95,7 @@ class Column:
 
 
 @dataclass(frozen=True)
-class FlowFigure:
+class FlowFigure(Repetitions):
     """One flow of one cell over its repetitions."""
 
     flow: Flow
@@ -106,20 +105,8 @@ class FlowFigure:
     trials: tuple[str, ...] = ()  # Trial.key of each value, in the same order
 
     @property
-    def n(self) -> int:
-        return len(self.values_bps)
-
-    @cached_property
-    def summary(self) -> Summary | None:
-        """Median, mean ± sd, interval, CV and outliers; computed once (the bootstrap)."""
-        return summarize(self.values_bps) if self.values_bps else None
-
-    @property
-    def outlier_trials(self) -> tuple[str, ...]:
-        summary = self.summary
-        if summary is None or not self.trials:
-            return ()
-        return tuple(self.trials[i] for i in summary.outliers)
+    def repeated(self) -> tuple[float, ...]:
+        return self.values_bps
 
     @property
     def goodput_bps(self) -> float | None:

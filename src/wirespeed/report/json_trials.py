@@ -26,13 +26,21 @@ from wirespeed.model import (
     TunnelSpec,
     UdpStats,
 )
+from wirespeed.record_fields import fields_or_none
 from wirespeed.report.content import Report, flows_of
 from wirespeed.report.json_series import interval_entry
-from wirespeed.report.json_values import fields_or_none, link_to_dict
+from wirespeed.report.json_values import link_to_dict
 from wirespeed.report.latency_table import trial_latency
 from wirespeed.report.power_json import power_entry
 from wirespeed.report.power_summary import power_summary_entry
-from wirespeed.store.records import PackedDirection, bench_fields, spec_fields, unpack_series
+from wirespeed.store.records import (
+    PackedDirection,
+    bench_fields,
+    outcome_fields,
+    path_fields,
+    spec_fields,
+    unpack_series,
+)
 
 
 def _measurement(m: Transfer | None) -> dict[str, Any] | None:
@@ -125,15 +133,8 @@ def _test(test: TestCase) -> dict[str, Any]:
 
 
 def _path(path: PathSpec) -> dict[str, Any]:
-    return {
-        "name": path.name,
-        "topology": path.topology.value,
-        "client": path.client,
-        "server": path.server,
-        "dut": path.dut,
-        "link": link_to_dict(path.link),
-        **({"tunnel": _tunnel(path.tunnel)} if path.tunnel is not None else {}),
-    }
+    """The path's fields as the store keeps them, but for its link and tunnel."""
+    return path_fields(path, link_to_dict, _tunnel)
 
 
 def _tunnel(tunnel: TunnelSpec) -> dict[str, Any]:
@@ -207,15 +208,7 @@ def trial_record(
     outcome = detail.outcome
     trial, result = outcome.trial, outcome.result
     return {
-        "key": trial.key,
-        "test": part("test", trial.test),
-        "path": part("path", trial.path),
-        "variant": trial.variant,
-        "repetition": trial.repetition,
-        "status": outcome.status.value,
-        "reason": outcome.reason,
-        "started_at": outcome.started_at,
-        "finished_at": outcome.finished_at,
+        **outcome_fields(outcome, part("test", trial.test), part("path", trial.path)),
         "ceiling": part("ceiling", detail.ceiling),
         "tool_version": None if result is None else result.tool_version,
         "warnings": []

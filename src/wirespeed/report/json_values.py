@@ -5,27 +5,16 @@ report, a comparison, a trend and a soak write them alike (docs/json-format.md).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import Any, Protocol
 
 from wirespeed.analysis.expectations import Judgement, Verdict
 from wirespeed.analysis.stats import ConfidenceInterval, Summary
 from wirespeed.model import Better, LinkModel
+from wirespeed.record_fields import fields, fields_or_none
 from wirespeed.report.content import Report
 
 # The figures of an interval estimate every format of ours writes, before how it was made.
 INTERVAL_FIGURES = ("statistic", "low", "high", "confidence")
-
-
-def fields(value: object, names: Iterable[str]) -> dict[str, Any]:
-    """The named attributes of a value under their own names, in that order: the JSON
-    object of a record whose keys are its fields' names."""
-    return {name: getattr(value, name) for name in names}
-
-
-def fields_or_none(value: object | None, names: Iterable[str]) -> dict[str, Any] | None:
-    """fields(value, names); None (null) for no value."""
-    return None if value is None else fields(value, names)
 
 
 def link_to_dict(link: LinkModel | None) -> dict[str, Any] | None:

@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
 
-from wirespeed.analysis.stats import Summary, summarize
 from wirespeed.model import Better, Tool, TrialOutcome, TrialStatus
+from wirespeed.report.repetitions import Repetitions
 
 
 @dataclass(frozen=True)
@@ -26,7 +25,7 @@ class Place:
 
 
 @dataclass(frozen=True)
-class MeasuredCell:
+class MeasuredCell(Repetitions):
     """One measurement of one test at one place, over its repetitions."""
 
     values: tuple[float, ...]
@@ -35,19 +34,8 @@ class MeasuredCell:
     notes: tuple[int, ...]  # the report's Note.number of its trials, ascending
 
     @property
-    def n(self) -> int:
-        return len(self.values)
-
-    @cached_property
-    def summary(self) -> Summary | None:
-        return summarize(self.values) if self.values else None
-
-    @property
-    def outlier_trials(self) -> tuple[str, ...]:
-        summary = self.summary
-        if summary is None:
-            return ()
-        return tuple(self.trials[i] for i in summary.outliers)
+    def repeated(self) -> tuple[float, ...]:
+        return self.values
 
 
 @dataclass(frozen=True)

@@ -23,8 +23,9 @@ from wirespeed.analysis.trend import (
     Series,
     Trend,
 )
+from wirespeed.record_fields import fields
 from wirespeed.report import json_text
-from wirespeed.report.json_values import INTERVAL_FIGURES, fields, interval_to_dict
+from wirespeed.report.json_values import INTERVAL_FIGURES, interval_to_dict
 from wirespeed.report.measure_text import scale_for, summary_text, value_text
 from wirespeed.report.static_page import static_page
 from wirespeed.report.text import markdown_table_safe, markdown_text, terminal_safe

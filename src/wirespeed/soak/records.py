@@ -22,6 +22,7 @@ from typing import Any
 from sqlalchemy import func, insert, select, update
 
 from wirespeed.process_owner import process_owner
+from wirespeed.record_fields import fields, record_of
 from wirespeed.soak.chunk import ChunkProbes, LossRun
 from wirespeed.soak.device import DeviceEvent
 from wirespeed.soak.matching import KernelEvent
@@ -39,6 +40,20 @@ __all__ = [
     "next_position",
     "set_lab",
 ]
+
+
+# A chunk's probe figures in the order its data keeps them, its loss runs after them.
+_PROBE_FIGURES = (
+    "first_send_ns",
+    "last_send_ns",
+    "sent",
+    "lost_up",
+    "lost_down",
+    "lost_unknown",
+    "rtt_p50_ms",
+    "rtt_p99_ms",
+    "rtt_max_ms",
+)
 
 
 @dataclass(frozen=True)
@@ -60,15 +75,7 @@ class ChunkRecord:
         return json.dumps(
             {
                 "probes": {
-                    "first_send_ns": p.first_send_ns,
-                    "last_send_ns": p.last_send_ns,
-                    "sent": p.sent,
-                    "lost_up": p.lost_up,
-                    "lost_down": p.lost_down,
-                    "lost_unknown": p.lost_unknown,
-                    "rtt_p50_ms": p.rtt_p50_ms,
-                    "rtt_p99_ms": p.rtt_p99_ms,
-                    "rtt_max_ms": p.rtt_max_ms,
+                    **fields(p, _PROBE_FIGURES),
                     "runs": [run.to_list() for run in p.runs],
                 },
                 "events": [event.to_dict() for event in self.events],
@@ -85,18 +92,7 @@ class ChunkRecord:
     def from_row(cls, row: Any) -> ChunkRecord:
         data = json.loads(row.data)
         p = data["probes"]
-        probes = ChunkProbes(
-            first_send_ns=p["first_send_ns"],
-            last_send_ns=p["last_send_ns"],
-            sent=p["sent"],
-            lost_up=p["lost_up"],
-            lost_down=p["lost_down"],
-            lost_unknown=p["lost_unknown"],
-            runs=tuple(LossRun.from_list(run) for run in p["runs"]),
-            rtt_p50_ms=p["rtt_p50_ms"],
-            rtt_p99_ms=p["rtt_p99_ms"],
-            rtt_max_ms=p["rtt_max_ms"],
-        )
+        probes = record_of(ChunkProbes, p, runs=tuple(LossRun.from_list(run) for run in p["runs"]))
         return cls(
             position=row.position,
             kind=row.kind,

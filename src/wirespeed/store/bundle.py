@@ -177,22 +177,15 @@ def _un_result(data: Mapping[str, Any] | None) -> Result | None:
 
 def _outcome(outcome: TrialOutcome) -> Json:
     trial = outcome.trial
+    test = {
+        "id": trial.test.id,
+        "name": trial.test.name,
+        "tool": trial.test.tool.value,
+        "spec": codec.encode_spec(trial.test.spec),
+        "options": codec.encode_bench(trial.test.options),
+    }
     return {
-        "key": trial.key,
-        "test": {
-            "id": trial.test.id,
-            "name": trial.test.name,
-            "tool": trial.test.tool.value,
-            "spec": codec.encode_spec(trial.test.spec),
-            "options": codec.encode_bench(trial.test.options),
-        },
-        "path": codec.encode_path(trial.path),
-        "variant": trial.variant,
-        "repetition": trial.repetition,
-        "status": outcome.status.value,
-        "reason": outcome.reason,
-        "started_at": outcome.started_at,
-        "finished_at": outcome.finished_at,
+        **codec.encode_outcome(outcome, test, codec.encode_path(trial.path)),
         "result": _result(outcome.result),
         "raw_outputs": [codec.encode_raw(raw) for raw in outcome.raw],
         "samples": [codec.encode_monitor(m) for m in outcome.monitors],

@@ -6,7 +6,7 @@ Interval series have a module of their own (packed_intervals.py).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from wirespeed.model import (
@@ -29,6 +29,7 @@ from wirespeed.model import (
     ToolWarning,
     Topology,
     Transfer,
+    TrialOutcome,
     TunnelEnds,
     TunnelKind,
     TunnelSpec,
@@ -36,6 +37,7 @@ from wirespeed.model import (
     WarningKind,
     frozen_options,
 )
+from wirespeed.record_fields import fields, record_of
 
 Row = Mapping[Any, Any]  # a database row (RowMapping) or a plain dict
 Json = dict[str, Any]
@@ -60,16 +62,11 @@ def encode_spec(spec: TestSpec) -> Json:
 
 
 def decode_spec(data: Mapping[str, Any]) -> TestSpec:
-    return TestSpec(
+    return record_of(
+        TestSpec,
+        data,
         protocol=Proto(data["protocol"]),
-        duration=data["duration"],
         direction=Direction(data["direction"]),
-        parallel=data["parallel"],
-        window=data["window"],
-        rate=data["rate"],
-        length=data["length"],
-        mtu=data["mtu"],
-        interval=data["interval"],
         probes=None if data.get("probes") is None else Probes(data["probes"]),
         congestion=data.get("congestion"),
         until_stable=bool(data.get("until_stable", False)),
@@ -80,27 +77,13 @@ def encode_link(link: LinkModel | None) -> Json | None:
     if link is None:
         return None
     queue = {} if link.queue is None else {"queue": link.queue}
-    return {"name": link.name, "rate_bps": link.rate_bps, "mtu": link.mtu, **queue}
+    return {**fields(link, ("name", "rate_bps", "mtu")), **queue}
 
 
 def decode_link(data: Mapping[str, Any] | None) -> LinkModel | None:
     if data is None:
         return None
-    return LinkModel(
-        name=data["name"], rate_bps=data["rate_bps"], mtu=data["mtu"], queue=data.get("queue")
-    )
-
-
-def encode_path(path: PathSpec) -> Json:
-    return {
-        "name": path.name,
-        "topology": path.topology.value,
-        "client": path.client,
-        "server": path.server,
-        "dut": path.dut,
-        "link": encode_link(path.link),
-        **({"tunnel": encode_tunnel(path.tunnel)} if path.tunnel is not None else {}),
-    }
+    return record_of(LinkModel, data, queue=data.get("queue"))
 
 
 def encode_tunnel(tunnel: TunnelSpec) -> Json:
@@ -115,18 +98,51 @@ def encode_tunnel(tunnel: TunnelSpec) -> Json:
     }
 
 
+def encode_path(
+    path: PathSpec,
+    link: Callable[[LinkModel | None], Any] = encode_link,
+    tunnel: Callable[[TunnelSpec], Any] = encode_tunnel,
+) -> Json:
+    """A path's fields; `link` and `tunnel` write those two (the reports' JSON says them
+    otherwise than the store keeps them)."""
+    return {
+        "name": path.name,
+        "topology": path.topology.value,
+        "client": path.client,
+        "server": path.server,
+        "dut": path.dut,
+        "link": link(path.link),
+        **({"tunnel": tunnel(path.tunnel)} if path.tunnel is not None else {}),
+    }
+
+
 def decode_tunnel(data: Mapping[str, Any] | None) -> TunnelSpec | None:
     if data is None:
         return None
-    return TunnelSpec(
+    return record_of(
+        TunnelSpec,
+        data,
         kind=TunnelKind(data["kind"]),
         ends=TunnelEnds(data["ends"]),
-        tun_mtu=data["tun_mtu"],
-        fragment=data["fragment"],
-        mssfix=data["mssfix"],
-        cipher=data["cipher"],
         proto=Proto(data["proto"]),
     )
+
+
+def encode_outcome(outcome: TrialOutcome, test: Any, path: Any) -> Json:
+    """A trial's key, its test and path as written (`test`, `path`), and how it went: the
+    head of a trial's record in a bundle and in the reports' JSON."""
+    trial = outcome.trial
+    return {
+        "key": trial.key,
+        "test": test,
+        "path": path,
+        "variant": trial.variant,
+        "repetition": trial.repetition,
+        "status": outcome.status.value,
+        "reason": outcome.reason,
+        "started_at": outcome.started_at,
+        "finished_at": outcome.finished_at,
+    }
 
 
 def decode_path(data: Mapping[str, Any]) -> PathSpec:
@@ -167,11 +183,7 @@ def encode_udp(udp: UdpStats | None) -> dict[str, Any]:
         return {"has_udp": False}
     return {
         "has_udp": True,
-        "jitter_ms": udp.jitter_ms,
-        "lost": udp.lost,
-        "packets": udp.packets,
-        "loss_percent": udp.loss_percent,
-        "out_of_order": udp.out_of_order,
+        **fields(udp, ("jitter_ms", "lost", "packets", "loss_percent", "out_of_order")),
     }
 
 
@@ -211,15 +223,7 @@ def decode_raw(row: Row) -> RawOutput:
 
 
 def encode_monitor(monitor: MonitorRecord) -> dict[str, Any]:
-    return {
-        "host": monitor.host,
-        "role": monitor.role,
-        "interval": monitor.interval,
-        "partial": monitor.partial,
-        "reason": monitor.reason,
-        "summary": monitor.summary,
-        "raw": monitor.raw,
-    }
+    return fields(monitor, ("host", "role", "interval", "partial", "reason", "summary", "raw"))
 
 
 def decode_monitor(row: Row) -> MonitorRecord:

@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from wirespeed import __version__
-from wirespeed.model import BenchSpec, Interval, TestSpec, TrialOutcome, TrialStatus
+from wirespeed.model import (
+    BenchSpec,
+    Interval,
+    LinkModel,
+    PathSpec,
+    TestSpec,
+    TrialOutcome,
+    TrialStatus,
+    TunnelSpec,
+)
+from wirespeed.record_fields import record_of
 from wirespeed.store import codec, packed_intervals
 
 
@@ -86,17 +96,7 @@ class RunInfo:
     @classmethod
     def from_fields(cls, run: Mapping[Any, Any]) -> RunInfo:
         """A run's info from its stored fields (a runs row, or a bundle's run)."""
-        return cls(
-            title=run["title"],
-            started_at=run["started_at"],
-            argv=tuple(run["argv"]),
-            plan_path=run["plan_path"],
-            plan_text=run["plan_text"],
-            wirespeed_version=run["wirespeed_version"],
-            provenance=run["provenance"],
-            expectations=run["expectations"],
-            settings=run.get("settings"),
-        )
+        return record_of(cls, run, argv=tuple(run["argv"]), settings=run.get("settings"))
 
 
 @dataclass(frozen=True)
@@ -182,6 +182,22 @@ def series_rows(blob: bytes) -> list[tuple[float, float, int, float]] | None:
 def spec_fields(spec: TestSpec) -> dict[str, Any]:
     """A test's settings as the store keeps them (trials.spec)."""
     return codec.encode_spec(spec)
+
+
+def path_fields(
+    path: PathSpec,
+    link: Callable[[LinkModel | None], Any],
+    tunnel: Callable[[TunnelSpec], Any],
+) -> dict[str, Any]:
+    """A path's fields as the store keeps them (trials.path), its link and tunnel as
+    `link` and `tunnel` write them."""
+    return codec.encode_path(path, link, tunnel)
+
+
+def outcome_fields(outcome: TrialOutcome, test: Any, path: Any) -> dict[str, Any]:
+    """A trial's key, its test and path as written, and how it went: the head of a trial's
+    record as a bundle keeps it."""
+    return codec.encode_outcome(outcome, test, path)
 
 
 def bench_fields(bench: BenchSpec | None) -> dict[str, Any] | None:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from wirespeed.process_owner import process_owner
+from wirespeed.record_fields import record_of
 from wirespeed.store import journal_table  # adds tune_journal to the store's metadata
 
 if TYPE_CHECKING:
@@ -191,16 +192,6 @@ class Journal:
 
 
 def _entry(row: Any) -> Entry:
-    return Entry(
-        id=int(row["id"]),
-        session=row["session"],
-        position=int(row["position"]),
-        host=row["host"],
-        host_boot=row["host_boot"],
-        owner=row["owner"],
-        target=row["target"],
-        previous=row["previous"],
-        new=row["new"],
-        why=row["why"],
-        state=State(row["state"]),
+    return record_of(
+        Entry, row, id=int(row["id"]), position=int(row["position"]), state=State(row["state"])
     )
