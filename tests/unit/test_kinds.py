@@ -141,8 +141,8 @@ def test_every_tools_hooks_are_found_in_a_fresh_interpreter() -> None:
         "unixbench unixbench benchmark_seconds",
         "forwarding forwarding estimated_seconds",
         "rrul rrul traffic_seconds",
-        "bounceback bounceback bounceback_seconds",
-        "ping-flood ping-flood flood_seconds",
+        "bounceback bounceback exchange_seconds",
+        "ping-flood ping-flood exchange_seconds",
     ]
 
 

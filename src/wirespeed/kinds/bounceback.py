@@ -2,18 +2,8 @@
 
 from __future__ import annotations
 
-from wirespeed.kinds.hooks import KindHooks
-from wirespeed.plan.estimates import bounceback_seconds
-from wirespeed.run.exchange_trial import run_exchange_trial
+from wirespeed.kinds.hooks import exchange_hooks
 from wirespeed.tools import bounceback
-from wirespeed.trial_kind import Tool, kind_of
+from wirespeed.trial_kind import Tool
 
-HOOKS = (
-    KindHooks(
-        kind_of(Tool.BOUNCEBACK),
-        run=run_exchange_trial,
-        estimate=bounceback_seconds,
-        options=bounceback.Options,
-        driver=bounceback,
-    ),
-)
+HOOKS = (exchange_hooks(Tool.BOUNCEBACK, bounceback, bounceback.Options),)

@@ -11,17 +11,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, cast
 
 from pydantic import BaseModel
 
 from wirespeed.model import Measurement, TestCase, Trial, TrialOutcome
 from wirespeed.plan.checks import KindChecks
 from wirespeed.plan.yields import KindYields
-from wirespeed.run.exchange_trial import ExchangeDriver
+from wirespeed.run.exchange_trial import ExchangeDriver, run_exchange_trial
 from wirespeed.run.site import TrialSite
 from wirespeed.tools.bench import BenchDriver
-from wirespeed.trial_kind import TrialKind
+from wirespeed.trial_kind import Tool, TrialKind, kind_of
 
 # How a trial of the kind runs: the runner calls it with the trial and its site.
 Run = Callable[[Trial, TrialSite], TrialOutcome]
@@ -57,3 +57,27 @@ class KindHooks:
     checks: KindChecks | None = None
     # After a finished trial's name; None: its flows' goodput, or how many figures.
     summary: Summary | None = None
+
+
+class _Timed(Protocol):
+    """An exchange's `options:`: how long its client runs."""
+
+    @property
+    def duration(self) -> int: ...
+
+
+def exchange_hooks(tool: Tool, driver: ExchangeDriver, options: type[BaseModel]) -> KindHooks:
+    """The hooks of a kind measured by an exchange between the path's ends
+    (run/exchange_trial.py): its driver gives the argv and the parser of the figures, its
+    `options:` model the `duration` one trial lasts."""
+
+    def exchange_seconds(test: TestCase, in_lab: bool) -> float:
+        return float(cast(_Timed, test.settings_as(options)).duration)
+
+    return KindHooks(
+        kind_of(tool),
+        run=run_exchange_trial,
+        estimate=exchange_seconds,
+        options=options,
+        driver=driver,
+    )

@@ -3,24 +3,8 @@
 
 from __future__ import annotations
 
-from wirespeed.kinds.hooks import KindHooks
-from wirespeed.model import TestCase
-from wirespeed.run.exchange_trial import run_exchange_trial
+from wirespeed.kinds.hooks import exchange_hooks
 from wirespeed.tools import ping_flood
-from wirespeed.trial_kind import Tool, kind_of
+from wirespeed.trial_kind import Tool
 
-
-def flood_seconds(test: TestCase, in_lab: bool) -> float:
-    """The flood lasts its `options:` duration."""
-    return float(test.settings_as(ping_flood.Options).duration)
-
-
-HOOKS = (
-    KindHooks(
-        kind_of(Tool.PING_FLOOD),
-        run=run_exchange_trial,
-        estimate=flood_seconds,
-        options=ping_flood.Options,
-        driver=ping_flood,
-    ),
-)
+HOOKS = (exchange_hooks(Tool.PING_FLOOD, ping_flood, ping_flood.Options),)

@@ -34,10 +34,3 @@ def traffic_seconds(test: TestCase, in_lab: bool) -> float:
 
 def benchmark_seconds(test: TestCase, in_lab: bool) -> float:
     return BENCHMARK_SECONDS
-
-
-def bounceback_seconds(test: TestCase, in_lab: bool) -> float:
-    """Its bursts last the `options:` duration (tools/bounceback.py)."""
-    from wirespeed.tools.bounceback import Options
-
-    return float(test.settings_as(Options).duration)
