@@ -54,6 +54,11 @@ def add_budgets(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_output_files(parser: argparse.ArgumentParser, help: str) -> None:
+    """-o FILE, repeatable: each file written in the format of its extension."""
+    parser.add_argument("-o", "--output", action="append", metavar="FILE", help=help)
+
+
 def add_outputs(parser: argparse.ArgumentParser, html: str) -> None:
     """--format and -o, of a command that writes a report in the format asked."""
     parser.add_argument(
@@ -62,11 +67,8 @@ def add_outputs(parser: argparse.ArgumentParser, html: str) -> None:
         help="output format of stdout and of every -o file (default: terminal, and each "
         "file's from its extension)",
     )
-    parser.add_argument(
-        "-o",
-        "--output",
-        action="append",
-        metavar="FILE",
+    add_output_files(
+        parser,
         help=f"write to FILE, not stdout, in the format of its extension (.md .csv .json "
         f"{html}.txt: the terminal's text); repeat for several files, e.g. -o t.md -o t.json",
     )

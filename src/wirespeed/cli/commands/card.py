@@ -20,7 +20,7 @@ from wirespeed.cli.measuring import (
     ssh_settings,
     watched_roles,
 )
-from wirespeed.cli.options import add_flag
+from wirespeed.cli.options import add_flag, add_output_files
 from wirespeed.cli.outputs import output_targets, write_targets
 from wirespeed.errors import UsageError
 
@@ -128,11 +128,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
         "--link", metavar="LINK", help="the device's line rate: gbe, fe, 2.5gbe ..."
     )
     card.add_argument("--path", metavar="NAME", help="with a plan file: the path to measure")
-    card.add_argument(
-        "-o",
-        "--output",
-        action="append",
-        metavar="FILE",
+    add_output_files(
+        card,
         help="also write the card to FILE, in the format of its extension (.md .json .html "
         ".txt); repeat for several",
     )
