@@ -15,6 +15,11 @@ class _DefaultStorePath:
         return shown_default_db_path()
 
 
+def add_flag(parser: argparse._ActionsContainer, *names: str, help: str) -> None:
+    """An on/off option: most of the command line's options are one."""
+    parser.add_argument(*names, action="store_true", help=help)
+
+
 def add_db(parser: argparse.ArgumentParser) -> None:
     db = parser.add_argument(
         "--db",
@@ -28,15 +33,13 @@ def add_db(parser: argparse.ArgumentParser) -> None:
 
 def add_row(parser: argparse.ArgumentParser) -> None:
     """--row and --row-header: a card as one Markdown row for forum tables (card/row.py)."""
-    parser.add_argument(
+    add_flag(
+        parser,
         "--row",
-        action="store_true",
         help="print the card's one-line Markdown row for forum tables (device, SoC, "
         "firmware, kernel, TCP, NDR 64 B, WireGuard, AES-256-GCM, bufferbloat, verdict)",
     )
-    parser.add_argument(
-        "--row-header", action="store_true", help="with --row: the table's header line above it"
-    )
+    add_flag(parser, "--row-header", help="with --row: the table's header line above it")
 
 
 def add_budgets(parser: argparse.ArgumentParser) -> None:
@@ -51,6 +54,11 @@ def add_budgets(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_output_files(parser: argparse.ArgumentParser, help: str) -> None:
+    """-o FILE, repeatable: each file written in the format of its extension."""
+    parser.add_argument("-o", "--output", action="append", metavar="FILE", help=help)
+
+
 def add_outputs(parser: argparse.ArgumentParser, html: str) -> None:
     """--format and -o, of a command that writes a report in the format asked."""
     parser.add_argument(
@@ -59,20 +67,17 @@ def add_outputs(parser: argparse.ArgumentParser, html: str) -> None:
         help="output format of stdout and of every -o file (default: terminal, and each "
         "file's from its extension)",
     )
-    parser.add_argument(
-        "-o",
-        "--output",
-        action="append",
-        metavar="FILE",
+    add_output_files(
+        parser,
         help=f"write to FILE, not stdout, in the format of its extension (.md .csv .json "
         f"{html}.txt: the terminal's text); repeat for several files, e.g. -o t.md -o t.json",
     )
 
 
 def add_ssh(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
+    add_flag(
+        parser,
         "--accept-new-host-key",
-        action="store_true",
         help="trust an SSH host key seen for the first time and add it to known_hosts "
         "(as ssh -o StrictHostKeyChecking=accept-new); a changed key is always refused",
     )

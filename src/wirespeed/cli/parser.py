@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 
 from wirespeed import __version__
-from wirespeed.cli.options import add_budgets, add_db, add_outputs, add_row, add_ssh
+from wirespeed.cli.options import add_budgets, add_db, add_flag, add_outputs, add_row, add_ssh
 from wirespeed.cli.outputs import run_id, run_or_file
 
 DESCRIPTION = """\
@@ -77,15 +77,13 @@ def _add_tune_keep(tune: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="install under DIR on the device (a mounted image or SD card), not /",
     )
-    keep.add_argument(
-        "--no-enable", action="store_true", help="install without enabling it at boot"
-    )
+    add_flag(keep, "--no-enable", help="install without enabling it at boot")
     keep.add_argument(
         "--name", metavar="NAME", help="the boot script's name (default: wirespeed-tune)"
     )
-    keep.add_argument(
+    add_flag(
+        keep,
         "--keep",
-        action="store_true",
         help="restore: remove the boot script files `tune keep --install` put on HOST",
     )
 
@@ -132,9 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"wirespeed {__version__}")
-    parser.add_argument(
-        "--traceback", action="store_true", help="show the full traceback of an error"
-    )
+    add_flag(parser, "--traceback", help="show the full traceback of an error")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     run = sub.add_parser(
@@ -160,15 +156,15 @@ def build_parser() -> argparse.ArgumentParser:
         "from its stored plan and options; refused while RUN is still going; trials kept "
         "in the spool while the store was away are committed first",
     )
-    run.add_argument(
+    add_flag(
+        run,
         "--retry-failed",
-        action="store_true",
         help="with --resume: also run the trials that failed again; each new outcome "
         "replaces the failed one, so every trial is counted once",
     )
-    run.add_argument(
+    add_flag(
+        run,
         "--force",
-        action="store_true",
         help="with --resume: take over a run still marked as written by a process on "
         "another machine (which cannot be checked from here); a live run on this machine "
         "is always refused",
@@ -223,15 +219,15 @@ def build_parser() -> argparse.ArgumentParser:
         "need no label)",
     )
     add_ssh(run)
-    run.add_argument(
+    add_flag(
+        run,
         "-q",
         "--quiet",
-        action="store_true",
         help="no progress bar, no table: only the run id on stdout, for id=$(wirespeed run -q ...)",
     )
-    run.add_argument(
+    add_flag(
+        run,
         "--json",
-        action="store_true",
         help="print the run id, status and each trial's figures as JSON instead of the "
         "table (docs/json-format.md)",
     )
@@ -245,11 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "plan", metavar="PLAN", help="the plan file (YAML), a built-in plan's name, or - (stdin)"
     )
-    check.add_argument(
-        "--json",
-        action="store_true",
-        help="print the problems and trials as JSON (docs/json-format.md)",
-    )
+    add_flag(check, "--json", help="print the problems and trials as JSON (docs/json-format.md)")
 
     plans = sub.add_parser(
         "plans",
@@ -276,10 +268,8 @@ def build_parser() -> argparse.ArgumentParser:
     facts.add_argument(
         "--root", metavar="DIR", help="read a captured tree DIR/proc, DIR/sys instead"
     )
-    facts.add_argument("--json", action="store_true", help="print JSON (docs/facts-format.md)")
-    facts.add_argument(
-        "--all", action="store_true", help="also list virtual interfaces (bridges, veth, ifb)"
-    )
+    add_flag(facts, "--json", help="print JSON (docs/facts-format.md)")
+    add_flag(facts, "--all", help="also list virtual interfaces (bridges, veth, ifb)")
 
     lab = sub.add_parser(
         "lab",
@@ -344,13 +334,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="remove a lab, or all of wirespeed's labs; those a live run uses are kept",
     )
     down.add_argument("name", nargs="?", help="lab name (default: all labs)")
-    down.add_argument(
-        "--force",
-        action="store_true",
-        help="also remove labs that live runs use (their next trials fail)",
-    )
+    add_flag(down, "--force", help="also remove labs that live runs use (their next trials fail)")
     status = lab_sub.add_parser("status", help="list wirespeed's labs")
-    status.add_argument("--json", action="store_true", help="print JSON (docs/json-format.md)")
+    add_flag(status, "--json", help="print JSON (docs/json-format.md)")
 
     imp = sub.add_parser(
         "import",
@@ -365,12 +351,12 @@ def build_parser() -> argparse.ArgumentParser:
         "an error (exit 2) and nothing is imported.",
     )
     imp.add_argument("files", nargs="+", metavar="FILE")
-    imp.add_argument("--json", action="store_true", help="print the normalized results instead")
+    add_flag(imp, "--json", help="print the normalized results instead")
     imp.add_argument("--title", help="title of the imported run")
     add_db(imp)
 
     runs = sub.add_parser("runs", help="list the runs in the store")
-    runs.add_argument("--json", action="store_true", help="print JSON (docs/json-format.md)")
+    add_flag(runs, "--json", help="print JSON (docs/json-format.md)")
     add_db(runs)
 
     from wirespeed.cli.commands.soak import add_parser as add_soak_parser
@@ -432,9 +418,9 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument(
         "--variants", nargs=2, metavar=("A", "B"), help="compare two variants of one run"
     )
-    compare.add_argument(
+    add_flag(
+        compare,
         "--soaks",
-        action="store_true",
         help="the ids are soaks' (`soak --report`): a table of soaks, their outages, loss "
         "and round trip (default: the latest soak's variants, else the latest two)",
     )
@@ -478,16 +464,16 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help="suggest (or keep) for a captured tree DIR/proc, DIR/sys (suggest and keep only)",
     )
-    tune.add_argument("--json", action="store_true", help="suggest: print the plan as JSON")
-    tune.add_argument(
+    add_flag(tune, "--json", help="suggest: print the plan as JSON")
+    add_flag(
+        tune,
         "--force",
-        action="store_true",
         help="apply even MTU/offload changes on the control connection's interface (the "
         "default route's; over SSH, the one the session comes in by)",
     )
-    tune.add_argument(
+    add_flag(
+        tune,
         "--forget",
-        action="store_true",
         help="restore: drop HOST's journal entries without writing (the host is gone for good)",
     )
     _add_tune_keep(tune)

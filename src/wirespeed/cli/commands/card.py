@@ -20,6 +20,7 @@ from wirespeed.cli.measuring import (
     ssh_settings,
     watched_roles,
 )
+from wirespeed.cli.options import add_flag, add_output_files
 from wirespeed.cli.outputs import output_targets, write_targets
 from wirespeed.errors import UsageError
 
@@ -81,9 +82,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
         metavar="PARTS",
         help="leave parts out, comma-separated: throughput, forwarding, latency, vpn, compute",
     )
-    card.add_argument(
+    add_flag(
+        card,
         "--tuned",
-        action="store_true",
         help="run the network parts again with `tune suggest`'s changes applied "
         "(journaled, restored after) and show each figure stock → tuned",
     )
@@ -127,27 +128,20 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
         "--link", metavar="LINK", help="the device's line rate: gbe, fe, 2.5gbe ..."
     )
     card.add_argument("--path", metavar="NAME", help="with a plan file: the path to measure")
-    card.add_argument(
-        "-o",
-        "--output",
-        action="append",
-        metavar="FILE",
+    add_output_files(
+        card,
         help="also write the card to FILE, in the format of its extension (.md .json .html "
         ".txt); repeat for several",
     )
-    card.add_argument("--json", action="store_true", help="print the card as JSON")
-    card.add_argument(
-        "--print-plan", action="store_true", help="print the card's plan and exit: nothing runs"
-    )
+    add_flag(card, "--json", help="print the card as JSON")
+    add_flag(card, "--print-plan", help="print the card's plan and exit: nothing runs")
     card.add_argument(
         "--watch",
         default="dut",
         metavar="ROLES",
         help="hosts to sample during every trial: dut, client, server (default: dut)",
     )
-    card.add_argument(
-        "-q", "--quiet", action="store_true", help="no progress and no card: only the run id"
-    )
+    add_flag(card, "-q", "--quiet", help="no progress and no card: only the run id")
     return card
 
 

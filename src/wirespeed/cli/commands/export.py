@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
+from wirespeed.cli.options import add_flag
 from wirespeed.cli.outputs import check_output, run_id
 from wirespeed.errors import UsageError
 
@@ -46,9 +47,9 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
         metavar="FILE",
         help="the bundle to write (FILE.wsr; - for stdout)",
     )
-    export.add_argument(
+    add_flag(
+        export,
         "--keep-names",
-        action="store_true",
         help="keep host names, addresses, user names and SSH config paths as they are",
     )
     return export

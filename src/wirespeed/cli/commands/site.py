@@ -9,6 +9,7 @@ from pathlib import Path
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
+from wirespeed.cli.options import add_flag
 from wirespeed.errors import UsageError
 
 
@@ -33,16 +34,16 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
         metavar="OUT",
         help="the site's directory (default: DIR/site); made if missing, its files replaced",
     )
-    site.add_argument(
+    add_flag(
+        site,
         "--check",
-        action="store_true",
         help="check every bundle instead: whole and unedited (format version, digest), "
         "names as pseudonyms with nothing personal left, its verdict the one its trials "
         "give and valid to compare; exit 1 naming each bad file",
     )
-    site.add_argument(
+    add_flag(
+        site,
         "--allow-invalid",
-        action="store_true",
         help="with --check: accept runs not valid to compare (measured once, lab-limited "
         "...), saying which; the site shows each run's verdict",
     )

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
 from wirespeed.cli.measuring import judgements_status, ssh_settings
+from wirespeed.cli.options import add_output_files
 from wirespeed.cli.outputs import OutputTarget, output_targets, write_output
 from wirespeed.errors import UsageError
 
@@ -56,8 +57,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
         help="output format of stdout and of every -o file (default: terminal, and each "
         "file's from its extension; csv: --compare only)",
     )  # fmt: skip
-    soak.add_argument(
-        "-o", "--output", action="append", metavar="FILE",
+    add_output_files(
+        soak,
         help="write the report to FILE, in the format of its extension (.md .json .html "
         ".txt: the terminal's text; .csv: --compare); repeat for several files",
     )  # fmt: skip

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING
 
 from wirespeed.cli.env import Environment, plain_text
 from wirespeed.cli.exit import ExitStatus
-from wirespeed.cli.outputs import output_targets, write_targets
+from wirespeed.cli.options import add_output_files
+from wirespeed.cli.outputs import output_targets, run_id, write_targets
 from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
     trend.add_argument(
         "runs",
         nargs="*",
-        type=_run_id,
+        type=run_id,
         metavar="RUN",
         help="run ids to look at (default: every run in the store)",
     )
@@ -95,21 +96,12 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
         help="output format of stdout and of every -o file (default: terminal, and each "
         "file's from its extension)",
     )
-    trend.add_argument(
-        "-o",
-        "--output",
-        action="append",
-        metavar="FILE",
+    add_output_files(
+        trend,
         help="write to FILE, not stdout, in the format of its extension (.md .json .html "
         ".txt); repeat for several files",
     )
     return trend
-
-
-def _run_id(text: str) -> int:
-    from wirespeed.cli.outputs import run_id
-
-    return run_id(text)
 
 
 def _render(fmt: str, trend: Trend) -> str:
