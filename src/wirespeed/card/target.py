@@ -20,10 +20,10 @@ from wirespeed.errors import UsageError
 from wirespeed.hosts.ssh_target import SshTarget, is_host
 from wirespeed.lab.links import parse_link
 from wirespeed.model import Topology
+from wirespeed.plan.adhoc import lab_words
 from wirespeed.plan.problems import one_of
 
 LAB_TOPOLOGY = Topology.NAT  # a home router's path: the card's default
-LAB_LINK = "gbe"
 HERE = "here"  # this machine, as a host of the card plan
 DUT = "device"  # the device, as a host of the card plan
 FORWARDING_TOPOLOGIES = (Topology.BRIDGE, Topology.ROUTER, Topology.NAT)
@@ -155,13 +155,7 @@ def _no_lab_options(lab: LabOptions, target: str) -> None:
 
 
 def _lab_bench(target: str, options: LabOptions) -> CardBench:
-    parts = target.split(":")
-    if len(parts) > 3:
-        raise UsageError(
-            f"{target}: write lab, lab:TOPOLOGY or lab:TOPOLOGY:LINK", hint="card lab:nat:fe"
-        )
-    topology_text = parts[1].strip().lower() if len(parts) > 1 and parts[1] else LAB_TOPOLOGY
-    link = parts[2].strip().lower() if len(parts) > 2 and parts[2] else LAB_LINK
+    topology_text, link = lab_words(target, target, "card lab:nat:fe", LAB_TOPOLOGY)
     try:
         topology = Topology(topology_text)
     except ValueError:

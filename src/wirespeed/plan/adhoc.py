@@ -129,14 +129,20 @@ def parse_target(text: str) -> LabTarget | HostTarget:
     return HostTarget(name=_path_name(target.host), ssh=text)
 
 
-def _lab_target(text: str) -> LabTarget:
+def lab_words(text: str, said: str, example: str, topology: Topology) -> tuple[str, str]:
+    """The topology and link words of lab, lab:TOPOLOGY or lab:TOPOLOGY:LINK, lower case;
+    a word left out is `topology` or LAB_LINK. `said` names the argument in the error
+    and `example` is its hint."""
     parts = text.split(":")
     if len(parts) > 3:
-        raise UsageError(
-            f"-c {text}: write lab, lab:TOPOLOGY or lab:TOPOLOGY:LINK", hint="-c lab:router:fe"
-        )
-    topology_text = parts[1].strip().lower() if len(parts) > 1 and parts[1] else LAB_TOPOLOGY
+        raise UsageError(f"{said}: write lab, lab:TOPOLOGY or lab:TOPOLOGY:LINK", hint=example)
+    topology_text = parts[1].strip().lower() if len(parts) > 1 and parts[1] else topology
     link = parts[2].strip().lower() if len(parts) > 2 and parts[2] else LAB_LINK
+    return topology_text, link
+
+
+def _lab_target(text: str) -> LabTarget:
+    topology_text, link = lab_words(text, f"-c {text}", "-c lab:router:fe", LAB_TOPOLOGY)
     try:
         topology = Topology(topology_text)
     except ValueError:

@@ -19,7 +19,7 @@ from wirespeed.model import ModelError, PathSpec, PowerSettings, Topology
 from wirespeed.plan.assemble_paths import Names, lab_limit, plan_paths, section, unique_entries
 from wirespeed.plan.bench import bench_spec, describe_bench, options_model, with_options
 from wirespeed.plan.checks import RunsOn, check_test_on_paths
-from wirespeed.plan.collect import Collector, salvage
+from wirespeed.plan.collect import Collector, M, salvage
 from wirespeed.plan.expect import ReadExpectations, read_expect
 from wirespeed.plan.plan import (
     DEFAULT_VARIANTS,
@@ -121,21 +121,25 @@ def _check_top_level_keys(data: dict[Any, Any], out: Collector) -> None:
             out.error((), f"missing key {key!r}: a plan needs paths and tests")
 
 
-def _power(data: dict[Any, Any], out: Collector) -> PowerSettings | None:
-    if "power" not in data:
+def _optional_section(data: dict[Any, Any], key: str, model: type[M], out: Collector) -> M | None:
+    """The section's entry; None where the plan has no such section or it did not
+    validate. A key with nothing under it reads as an empty mapping: all defaults."""
+    if key not in data:
         return None
+    return out.validate(model, data[key] or {}, (key,))
+
+
+def _power(data: dict[Any, Any], out: Collector) -> PowerSettings | None:
     # `power:` with nothing under it: an idle baseline, the device's own sensors.
-    entry = out.validate(PowerEntry, data["power"] or {}, ("power",))
+    entry = _optional_section(data, "power", PowerEntry, out)
     if entry is None:
         return None
     return PowerSettings(meter=entry.meter, interval=entry.interval, idle=entry.idle)
 
 
 def _lab(data: dict[Any, Any], out: Collector) -> LabPlan | None:
-    if "lab" not in data:
-        return None
     # `lab:` with nothing under it asks for a lab with the default link.
-    entry = out.validate(LabEntry, data["lab"] or {}, ("lab",))
+    entry = _optional_section(data, "lab", LabEntry, out)
     if entry is None:
         return None
     if entry.queue is not None and parse_link(entry.link).rate_bps is None:

@@ -102,6 +102,8 @@ def _block(value: object) -> str:
 
 
 def threads_label(value: object) -> str:
+    from wirespeed.tools.sevenzip import thread_label
+
     text = str(value).strip()
     if text in {"all", "all threads"}:
         return "all threads"
@@ -109,15 +111,16 @@ def threads_label(value: object) -> str:
     if not number.isdigit():
         raise ValueError(f"expected a thread count such as 1 or all, got {value!r}")
     count = int(number)
-    return f"{count} thread" if count == 1 else f"{count} threads"
+    return thread_label(count, count)
 
 
 def _copies(value: object) -> str:
+    from wirespeed.tools.unixbench import copies_label
+
     text = str(value).split()[0] if str(value).split() else str(value)
     if not text.isdigit():
         raise ValueError(f"expected a number of copies such as 1 or 4, got {value!r}")
-    count = int(text)
-    return "1 copy" if count == 1 else f"{count} copies"
+    return copies_label(int(text))
 
 
 NORMALIZE: dict[str, Callable[[object], str]] = {

@@ -93,18 +93,21 @@ def _reason(facts: Facts, cpu: int, nic: Nic) -> str:
 
 def _proposals(nic: Nic, cpu: int, reason: str, shared: tuple[int, ...]) -> list[Change]:
     mask = mask_of((cpu,))
+
+    def onto_cpu(path: str, old: str, why: str, subject: str) -> Change:
+        return Change(path=path, old=old, new=mask, why=why, subject=subject)
+
     out: list[Change] = []
     for irq in nic.irqs:
         if irq.number in shared or irq.smp_affinity is None:
             continue
         via = f", {irq.names[0]}" if irq.names and irq.names[0] != nic.name else ""
         out.append(
-            Change(
-                path=f"/proc/irq/{irq.number}/smp_affinity",
-                old=irq.smp_affinity,
-                new=mask,
-                why=f"interrupts of {reason}",
-                subject=f"IRQ {irq.number} ({nic.name}{via})",
+            onto_cpu(
+                f"/proc/irq/{irq.number}/smp_affinity",
+                irq.smp_affinity,
+                f"interrupts of {reason}",
+                f"IRQ {irq.number} ({nic.name}{via})",
             )
         )
     steering = (
@@ -115,12 +118,11 @@ def _proposals(nic: Nic, cpu: int, reason: str, shared: tuple[int, ...]) -> list
         for queue in queues:
             if queue.mask is not None:
                 out.append(
-                    Change(
-                        path=f"/sys/class/net/{nic.name}/queues/{queue.queue}/{knob}",
-                        old=queue.mask,
-                        new=mask,
-                        why=f"{purpose}: {reason}",
-                        subject=f"{label} {nic.name} {queue.queue}",
+                    onto_cpu(
+                        f"/sys/class/net/{nic.name}/queues/{queue.queue}/{knob}",
+                        queue.mask,
+                        f"{purpose}: {reason}",
+                        f"{label} {nic.name} {queue.queue}",
                     )
                 )
     return out

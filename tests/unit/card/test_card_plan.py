@@ -150,6 +150,7 @@ def test_a_bench_with_no_dut_leaves_compute_out_with_a_line(tmp_path: Path, host
         ("lab:cloud", LabOptions(), Ends(), "no topology 'cloud'"),
         ("lab:device", LabOptions(), Ends(), "no topology 'device'"),
         ("lab:nat:slow", LabOptions(), Ends(), "lab:nat:slow"),
+        ("lab:nat:fe:x", LabOptions(), Ends(), "lab:nat:fe:x: write lab, lab:TOPOLOGY or"),
         ("lab", LabOptions(), Ends(client="here"), "--client"),
         ("root@r4s", LabOptions(forward_pps=1000), Ends(), "--forward-pps"),
         ("root@r4s", LabOptions(), Ends(client="here"), "--server: a bench through"),
