@@ -15,6 +15,7 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from wirespeed.errors import WirespeedError
 from wirespeed.hosts.base import Process
@@ -31,12 +32,7 @@ from wirespeed.model import (
 )
 from wirespeed.run.iperf_results import parse_ends
 from wirespeed.run.probes import END_MARGIN_SECONDS, MIN_LOADED_SECONDS, LatencyProbes
-from wirespeed.run.traffic_outcome import (
-    TrafficOptions,
-    TrafficTrial,
-    latency_probes,
-    with_latency,
-)
+from wirespeed.run.traffic_outcome import TrafficTrial, latency_probes, with_latency
 from wirespeed.run.trial import CLIENT_MARGIN, Endpoints, TrialFailure, wait_server_report
 from wirespeed.run.trial_life import (
     TrialLife,
@@ -46,6 +42,9 @@ from wirespeed.run.trial_life import (
 )
 from wirespeed.sampling.procfs import parse_net_dev
 from wirespeed.tools import iperf3, rrul
+
+if TYPE_CHECKING:
+    from wirespeed.run.traffic_outcome import TrafficOptions
 
 TICK = 0.05
 
