@@ -216,26 +216,26 @@ class HostTunnel:
                 _put(end.host, end.directory, files)
                 self._made(end)
                 identities[name] = (remote_cert, remote_key, fingerprint)
-        far = openvpn.OpenVpnEnd(
-            dev=self.far.dev,
-            local=FAR_ADDRESS,
-            peer=NEAR_ADDRESS,
-            cert=Path(identities["far"][0]),
-            key=Path(identities["far"][1]),
-            peer_fingerprint=identities["near"][2],
-            server=True,
-            multihome=True,  # a real host may be reached at any of its addresses
-        )
-        near = openvpn.OpenVpnEnd(
-            dev=self.near.dev,
-            local=NEAR_ADDRESS,
-            peer=FAR_ADDRESS,
-            cert=Path(identities["near"][0]),
-            key=Path(identities["near"][1]),
-            peer_fingerprint=identities["far"][2],
-            server=False,
-            remote=self.far_outer,
-        )
+        ends = {"far": (self.far, FAR_ADDRESS), "near": (self.near, NEAR_ADDRESS)}
+
+        def openvpn_end(name: str, peer: str) -> openvpn.OpenVpnEnd:
+            """One end's config, the other end's address and certificate its peer."""
+            (end, local), (_, peer_address) = ends[name], ends[peer]
+            cert, key, _ = identities[name]
+            listening = name == "far"
+            return openvpn.OpenVpnEnd(
+                dev=end.dev,
+                local=local,
+                peer=peer_address,
+                cert=Path(cert),
+                key=Path(key),
+                peer_fingerprint=identities[peer][2],
+                server=listening,
+                remote=None if listening else self.far_outer,
+                multihome=listening,  # a real host may be reached at any of its addresses
+            )
+
+        far, near = openvpn_end("far", "near"), openvpn_end("near", "far")
         deadline = time.monotonic() + READY_SECONDS
         # The connecting end only once the other listens: a first handshake packet that
         # finds no one is retried seconds later, not at once.

@@ -7,61 +7,46 @@ the runner calls the trial's kind's `run` hook (kinds/).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from wirespeed.hosts.base import Host
-from wirespeed.model import PowerSettings, Trial, TrialOutcome
+from wirespeed.model import Trial, TrialOutcome
 from wirespeed.run.site import TrialSite
-from wirespeed.sampling.session import SamplerSource
 
 if TYPE_CHECKING:
-    from wirespeed.run.trial_life import Endpoints
+    from wirespeed.run.traffic_outcome import TrafficOptions
+    from wirespeed.run.trial_life import Endpoints, TrialBody
 
 
-class BetweenEnds(Protocol):
-    """A trial between a path's client and server (run/trial.py, run/rrul_trial.py)."""
-
-    def __call__(
-        self,
-        trial: Trial,
-        endpoints: Endpoints,
-        *,
-        on_tick: Callable[[float], None] | None,
-        watch: Sequence[tuple[str, Host]],
-        sample_interval: float,
-        samplers_from: SamplerSource | None,
-        power: PowerSettings | None,
-        notice: Callable[[str], None] | None,
-    ) -> TrialOutcome: ...
+# A trial's own steps between a path's client and server (run/trial.py,
+# run/rrul_trial.py), for live_trial.
+BodyBetweenEnds = Callable[[Trial, "Endpoints", "TrafficOptions"], "TrialBody"]
 
 
-def _between_ends(trial: Trial, site: TrialSite, run: BetweenEnds) -> TrialOutcome:
-    """`run` between the path's client and server, with what the site gives each trial."""
-    return run(
-        trial,
-        site.endpoints(),
-        on_tick=site.on_tick,
-        watch=site.watched(),
-        sample_interval=site.sample_interval,
-        samplers_from=site.samplers,
-        power=site.power,
-        notice=site.notice,
-    )
+def _between_ends(trial: Trial, site: TrialSite, body_for: BodyBetweenEnds) -> TrialOutcome:
+    """The steps `body_for` gives, between the path's client and server, with what the
+    site gives each trial; failures become a FAILED outcome (live_trial)."""
+    from wirespeed.run.traffic_outcome import TrafficOptions
+    from wirespeed.run.trial_life import Watching, live_trial
+
+    endpoints = site.endpoints()
+    watching = Watching(site.watched(), site.sample_interval, site.samplers)
+    options = TrafficOptions(on_tick=site.on_tick, power=site.power, notice=site.notice)
+    return live_trial(trial, body_for(trial, endpoints, options), watching)
 
 
 def run_iperf(trial: Trial, site: TrialSite) -> TrialOutcome:
     """An iperf2 or iperf3 test between the path's client and server."""
-    from wirespeed.run.trial import run_trial
+    from wirespeed.run.trial import iperf_body
 
-    return _between_ends(trial, site, run_trial)
+    return _between_ends(trial, site, iperf_body)
 
 
 def run_rrul(trial: Trial, site: TrialSite) -> TrialOutcome:
     """Realtime response under load between the path's client and server."""
-    from wirespeed.run.rrul_trial import run_rrul_trial
+    from wirespeed.run.rrul_trial import rrul_body
 
-    return _between_ends(trial, site, run_rrul_trial)
+    return _between_ends(trial, site, rrul_body)
 
 
 def run_search(trial: Trial, site: TrialSite) -> TrialOutcome:

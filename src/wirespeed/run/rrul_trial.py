@@ -3,8 +3,9 @@ once with the loaded probes beside them, collect, stop.
 
 The steps are run_trial's (run/trial.py), doubled: a server and a client per direction
 (tools/rrul.py says why two processes). Whatever happens, every process started here is
-stopped before run_rrul_trial returns or raises, and the raw outputs of all four ends
-and of the probes are kept: each client's before its server's, up before down.
+stopped before live_trial (run/trial_life.py) returns or raises, and the raw outputs of
+all four ends and of the probes are kept: each client's before its server's, up before
+down.
 """
 
 from __future__ import annotations
@@ -14,14 +15,14 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from wirespeed.errors import WirespeedError
-from wirespeed.hosts.base import Host, Process
+from wirespeed.hosts.base import Process
 from wirespeed.model import (
     Finding,
     FindingKind,
     Flow,
-    PowerSettings,
     Proto,
     RawOutput,
     Result,
@@ -35,15 +36,15 @@ from wirespeed.run.traffic_outcome import TrafficTrial, latency_probes, with_lat
 from wirespeed.run.trial import CLIENT_MARGIN, Endpoints, TrialFailure, wait_server_report
 from wirespeed.run.trial_life import (
     TrialLife,
-    Watching,
     check_port_free,
-    live_trial,
     raw_output,
     wait_listening,
 )
 from wirespeed.sampling.procfs import parse_net_dev
-from wirespeed.sampling.session import SamplerSource
 from wirespeed.tools import iperf3, rrul
+
+if TYPE_CHECKING:
+    from wirespeed.run.traffic_outcome import TrafficOptions
 
 TICK = 0.05
 
@@ -166,26 +167,17 @@ class Ramp:
         )
 
 
-def run_rrul_trial(
-    trial: Trial,
-    endpoints: Endpoints,
-    *,
-    port: int | None = None,
-    on_tick: Callable[[float], None] | None = None,
-    watch: Sequence[tuple[str, Host]] = (),
-    sample_interval: float = 1.0,
-    samplers_from: SamplerSource | None = None,
-    power: PowerSettings | None = None,
-    notice: Callable[[str], None] | None = None,
-) -> TrialOutcome:
-    """As run_trial: failures become a FAILED outcome, never an exception (but
-    KeyboardInterrupt and SIGTERM pass through, after the processes are stopped)."""
+def rrul_body(trial: Trial, endpoints: Endpoints, options: TrafficOptions) -> RrulTrial:
+    """An RRUL trial's own steps, for live_trial (run/kind_runs.py): failures become a
+    FAILED outcome there, never an exception (but KeyboardInterrupt and SIGTERM pass
+    through, after the processes are stopped)."""
     spec = trial.test.spec
-    load = Load(trial, endpoints, port or rrul.DEFAULT_PORT)
-    probes = latency_probes(spec, endpoints, notice)
+    load = Load(trial, endpoints, options.port or rrul.DEFAULT_PORT)
+    probes = latency_probes(spec, endpoints, options.notice)
     ramp = Ramp(load, probes, spec.duration) if spec.until_stable else None
-    body = RrulTrial(load=load, ramp=ramp, on_tick=on_tick, power=power, probes=probes)
-    return live_trial(trial, body, Watching(watch, sample_interval, samplers_from))
+    return RrulTrial(
+        load=load, ramp=ramp, on_tick=options.on_tick, power=options.power, probes=probes
+    )
 
 
 @dataclass(kw_only=True)
@@ -344,4 +336,4 @@ def _wait_clients(
         time.sleep(TICK)
 
 
-__all__ = ["Load", "Ramp", "parse_flows", "parse_stages", "run_rrul_trial"]
+__all__ = ["Load", "Ramp", "parse_flows", "parse_stages", "rrul_body"]

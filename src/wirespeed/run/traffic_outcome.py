@@ -39,6 +39,19 @@ from wirespeed.sampling.model import SampleSet
 from wirespeed.sampling.summary import MonitorSummary
 
 
+@dataclass(frozen=True)
+class TrafficOptions:
+    """What a traffic trial between a path's ends (iperf's, RRUL's) is given beside the
+    trial and its ends, by its run (run/kind_runs.py) or its caller: the port its servers
+    listen on (None: the tool's own), the progress ticks, the plan's `power:`, and where
+    a note goes."""
+
+    port: int | None = None
+    on_tick: Callable[[float], None] | None = None
+    power: PowerSettings | None = None
+    notice: Callable[[str], None] | None = None
+
+
 @dataclass(kw_only=True)
 class TrafficTrial:
     """What a trial of traffic between a path's ends (iperf's, RRUL's) has beside its own

@@ -29,7 +29,12 @@ from wirespeed.model import (
 )
 from wirespeed.run.iperf_results import parse_ends
 from wirespeed.run.power_meter import MeterRecorder
-from wirespeed.run.traffic_outcome import TrafficTrial, latency_probes, with_latency
+from wirespeed.run.traffic_outcome import (
+    TrafficOptions,
+    TrafficTrial,
+    latency_probes,
+    with_latency,
+)
 from wirespeed.run.trial_life import (
     Endpoints,
     TrialFailure,
@@ -130,22 +135,32 @@ def run_trial(
     `power` (the plan's `power:`): an idle baseline of `power.idle` seconds between the
     samplers' start and the client's, the meter's command read through both, and the
     board's idle and load power as measurements of the result."""
+    options = TrafficOptions(port=port, on_tick=on_tick, power=power, notice=notice)
+    return live_trial(
+        trial,
+        iperf_body(trial, endpoints, options),
+        Watching(watch, sample_interval, samplers_from),
+    )
+
+
+def iperf_body(trial: Trial, endpoints: Endpoints, options: TrafficOptions) -> IperfTrial:
+    """An iperf trial's own steps, for live_trial (run_trial, run/kind_runs.py)."""
     driver = driver_for(trial.test.tool)
     spec = trial.test.spec
-    body = IperfTrial(
+    power = options.power
+    return IperfTrial(
         trial=trial,
         endpoints=endpoints,
         driver=driver,
-        port=port or driver.DEFAULT_PORT,
-        on_tick=on_tick,
+        port=options.port or driver.DEFAULT_PORT,
+        on_tick=options.on_tick,
         power=power,
-        probes=latency_probes(spec, endpoints, notice),
+        probes=latency_probes(spec, endpoints, options.notice),
         meter=MeterRecorder(power.argv, power.interval) if power and power.argv else None,
         # The receiving interface's counters, where iperf2's receiver may time its
         # streams short (wire_span.py).
         wire=watch_for(trial.test, endpoints.client, endpoints.server),
     )
-    return live_trial(trial, body, Watching(watch, sample_interval, samplers_from))
 
 
 @dataclass(kw_only=True)
