@@ -321,4 +321,7 @@ def _document_rows(document: Document) -> Iterable[dict[str, Any]]:
 
 
 def render_document_csv(document: Document) -> str:
+    """Its figures' CSV when it has them (report/document.py DocumentData), else its words."""
+    if document.data is not None and document.data.csv is not None:
+        return document.data.csv()
     return tidy_csv(DOCUMENT_COLUMNS, _document_rows(document))

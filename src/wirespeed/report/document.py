@@ -6,10 +6,18 @@ card_result), a soak (soak/render.py, soak_result) and a comparison
 renderer per format.
 
 Text in a document is plain: each format escapes it as it writes it.
+
+A document may carry its figures in full as data (`DocumentData`): the JSON and CSV a
+reader's script parses (a card's `wirespeed-card`, a comparison's
+`wirespeed-compare-runs` ...), each versioned in docs/json-format.md. The JSON and CSV
+exporters write a document's data when it has it, else its words; the terminal,
+Markdown and HTML say its words. Its data is made by the document's builder, with the
+words, from the same analysis: no format computes a figure.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -47,11 +55,21 @@ class Part:
 
 
 @dataclass(frozen=True)
+class DocumentData:
+    """A document's figures in full, for a script: its JSON text and its CSV text, each
+    made only when asked (a comparison's CSV is not made to print its table)."""
+
+    json: Callable[[], str]
+    csv: Callable[[], str] | None = None  # None: its CSV is its words'
+
+
+@dataclass(frozen=True)
 class Document:
     kind: str  # what it is: "run", "card", "soak", "comparison"
     title: str
     lines: tuple[str, ...]  # under the title: what, when, where
     parts: tuple[Part, ...]
+    data: DocumentData | None = None  # its figures in full; None: its words are all
 
     @property
     def shown_parts(self) -> tuple[Part, ...]:

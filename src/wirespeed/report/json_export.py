@@ -186,10 +186,15 @@ def _compact_text(report: Report) -> str:
 
 
 def document_to_dict(document: Document) -> dict[str, Any]:
-    """A document's fields, of the parts that have anything to show."""
-    shown = dataclasses.replace(document, parts=document.shown_parts)
-    return {"format": DOCUMENT_FORMAT, "version": DOCUMENT_VERSION, **dataclasses.asdict(shown)}
+    """A document's words, of the parts that have anything to show."""
+    shown = dataclasses.replace(document, parts=document.shown_parts, data=None)
+    words = dataclasses.asdict(shown)
+    del words["data"]
+    return {"format": DOCUMENT_FORMAT, "version": DOCUMENT_VERSION, **words}
 
 
 def render_document_json(document: Document) -> str:
+    """Its figures' JSON when it has them (report/document.py DocumentData), else its words."""
+    if document.data is not None:
+        return document.data.json()
     return json_text.indented(document_to_dict(document)) + "\n"
