@@ -70,7 +70,10 @@ for p in "$base"/*/pid; do
   d=${{p%/pid}}
   [ -f "$d/status" ] || kill -KILL "$(cat "$p")" 2>/dev/null
 done
-{_REMOVE_BASE}# The loop's own status is its last test's: a removal that succeeded on its second
+{_REMOVE_BASE}# The last session leaves no work root behind: rmdir removes it only when it is empty
+# (a launch racing this one makes it again, launch below).
+rmdir "${{base%/*}}" 2>/dev/null
+# The loop's own status is its last test's: a removal that succeeded on its second
 # try would say 1. The directory's absence is the answer.
 [ ! -e "$base" ]
 """
@@ -103,7 +106,8 @@ def launch(base: str, number: int, argv: Sequence[str], lease: int = LEASE_SECON
     directory = f"{base}/{number}"
     return f"""\
 umask 077
-mkdir -p {quote(base)} || exit 90
+# A second try: another session's close may remove the empty work root between mkdir's steps.
+mkdir -p {quote(base)} || mkdir -p {quote(base)} || exit 90
 : > {quote(base)}/lease
 [ -s {quote(base)}/boot ] || cat /proc/sys/kernel/random/boot_id > {quote(base)}/boot 2>/dev/null
 if [ ! -s {quote(base)}/watchdog ]; then

@@ -443,6 +443,7 @@ def test_close_stops_every_program_and_the_watchdog_and_removes_the_session(
     took = time.monotonic() - started
     assert done.returncode == 0, done.stderr
     assert not Path(base).exists()
+    assert not device.root.exists(), "the one session gone, no work root is left"
     assert took < 6
     # SIGKILL is sent last, just before the close ends: its target may take a moment.
     _until(lambda: not any(_alive(pid) for pid in [*programs, stubborn]), 3, "all stopped")
@@ -464,6 +465,18 @@ def test_close_leaves_other_sessions_alone(device: Device) -> None:
     assert device.sh(scripts.close(mine)).returncode == 0
     assert not Path(mine).exists()
     assert Path(other).exists() and _alive(theirs)
+    assert device.sh(scripts.close(other)).returncode == 0
+    assert not device.root.exists(), "the last session's close leaves no work root"
+
+
+@pytest.mark.process
+def test_close_leaves_a_work_root_that_holds_anything_else(device: Device) -> None:
+    base = device.base()
+    device.launch(base, 1, ["true"])
+    (device.root / "not-a-session").write_text("kept\n")
+    assert device.sh(scripts.close(base)).returncode == 0
+    assert not Path(base).exists()
+    assert (device.root / "not-a-session").read_text() == "kept\n"
 
 
 # -- sweep ---------------------------------------------------------------------------------
