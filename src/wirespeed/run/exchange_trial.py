@@ -95,14 +95,18 @@ class Exchange:
         status = _wait(client, driver.client_timeout(options), self.on_tick)
         self.raw.append(raw_output(endpoints.client, Side.CLIENT, client, status))
         self.client = None
+        try:
+            measurements = driver.parse(both_streams(self.raw[-1]))
+        except ValueError as error:
+            # The driver knows its tool's failures (busybox's ping has no flood mode: its
+            # usage text's last line would say nothing) and quotes the tool where it does not.
+            exited = f"{self.raw[-1].argv[0]} exited with status {status}: " if status else ""
+            raise TrialFailure(f"{exited}{error}") from None
         if status != 0:
             said = [line for line in both_streams(self.raw[-1]).splitlines() if line.strip()]
             detail = f": {said[-1].strip()}" if said else ""
             raise TrialFailure(f"{self.raw[-1].argv[0]} exited with status {status}{detail}")
-        try:
-            self.measurements = driver.parse(both_streams(self.raw[-1]))
-        except ValueError as error:
-            raise TrialFailure(str(error)) from None
+        self.measurements = measurements
 
     def stop(self) -> None:
         if self.client is not None:

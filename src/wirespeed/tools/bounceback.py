@@ -74,11 +74,13 @@ _ERROR = re.compile(r"^(tcp \S+ failed: .*|.*error.*)$", re.IGNORECASE | re.MULT
 
 def parse(text: str) -> tuple[Measurement, ...]:
     """The round trips of the run's summary line (its last; interval lines come first).
-    ValueError, quoting iperf's own error where it printed one, when there is none."""
+    ValueError, quoting iperf's own error where it printed one (else its last line), when
+    there is none."""
     found = list(_ROUND_TRIPS.finditer(text))
     if not found or int(found[-1]["count"]) == 0:
         error = _ERROR.search(text)
-        said = f": {error.group(0).strip()}" if error else ""
+        last = [line.strip() for line in text.splitlines() if line.strip()][-1:]
+        said = f": {error.group(0).strip()}" if error else "".join(f": {line}" for line in last)
         raise ValueError(f"iperf reported no bounceback round trip{said}")
     summary = found[-1]
     return tuple(

@@ -39,6 +39,17 @@ def test_a_refused_connection_is_an_error_quoting_iperf_not_an_empty_success() -
         bounceback.parse((FIXTURES / "bb-refused.txt").read_text())
 
 
+def test_an_output_cut_short_is_an_error_quoting_its_last_line() -> None:
+    # A client killed before its summary leaves only its header (the first lines of a run).
+    header = "".join((FIXTURES / "bb-100-t2.txt").read_text().splitlines(keepends=True)[:5])
+    with pytest.raises(ValueError) as raised:
+        bounceback.parse(header)
+    assert str(raised.value) == (
+        "iperf reported no bounceback round trip: Bounce-back test (size= 100 Byte) "
+        "(server hold req=0 usecs & tcp_quickack)"
+    )
+
+
 def test_the_client_asks_for_the_options_duration_and_size() -> None:
     argv = bounceback.client_argv({"duration": 3, "size": 12000}, "198.19.1.2", 5001)
     assert argv == [
