@@ -29,8 +29,8 @@ from support.samples import START, run_record, store_runs, wan_path
 from support.soak_samples import captured_summary
 from wirespeed.model import Trial, TrialOutcome, TrialStatus
 from wirespeed.report import build_report
-from wirespeed.report.html import render_html
-from wirespeed.soak.render import render as render_soak
+from wirespeed.report.html import render_document_html, render_html
+from wirespeed.soak.render import soak_result
 from wirespeed.store import Store
 
 pytestmark = pytest.mark.browser
@@ -178,7 +178,9 @@ def test_a_resumed_soaks_timeline_reads_from_its_start_with_a_gap(tmp_path: Path
     # Two chunks back to back; stopped; two more five minutes later.
     chunks = (chunk, later(length + 0.01), later(2 * length + 300), later(3 * length + 300.01))
     out = tmp_path / "soak.html"
-    out.write_text(render_soak(dataclasses.replace(summary, chunks=chunks), "html"), "utf-8")
+    out.write_text(
+        render_document_html(soak_result(dataclasses.replace(summary, chunks=chunks))), "utf-8"
+    )
     with chromium(CHROMIUM) as browser:
         page = browser.open(out.as_uri(), width=1000)
         assert page.wait_for("!!document.querySelector('#soak-timeline figure[data-ready]')")

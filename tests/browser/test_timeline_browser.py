@@ -15,9 +15,9 @@ from support.board_samples import line_rate_trial, sampled_board
 from support.samples import run_record
 from support.soak_samples import captured_summary
 from wirespeed.report import build_report
-from wirespeed.report.html import render_html
+from wirespeed.report.html import render_document_html, render_html
 from wirespeed.report.timeline import Lane, Mark, Series, Span, timeline_section
-from wirespeed.soak.render import render as render_soak
+from wirespeed.soak.render import soak_result
 
 pytestmark = pytest.mark.browser
 
@@ -176,7 +176,7 @@ def test_a_soaks_own_page_draws_its_outage_and_events(tmp_path: Path) -> None:
     # through a lab with a link fault.
     assert CHROMIUM is not None
     out = tmp_path / "soak-page.html"
-    out.write_text(render_soak(captured_summary(), "html"), encoding="utf-8")
+    out.write_text(render_document_html(soak_result(captured_summary())), encoding="utf-8")
     with chromium(CHROMIUM) as browser:
         page = browser.open(out.as_uri())
         assert page.wait_for(DRAWN.format("#soak-timeline"))

@@ -13,12 +13,19 @@ reader's script parses (a card's `wirespeed-card`, a comparison's
 exporters write a document's data when it has it, else its words; the terminal,
 Markdown and HTML say its words. Its data is made by the document's builder, with the
 words, from the same analysis: no format computes a figure.
+
+A document may also draw figures over time (`Timeline`: a soak's loss and round trips,
+its outages and kernel events): the HTML draws each as a zoomable chart
+(report/timeline.py); the other formats have its figures in the parts' words and the
+data.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from wirespeed.report.timeline import Lane, Mark, Span
 
 
 @dataclass(frozen=True)
@@ -61,6 +68,22 @@ class DocumentData:
 
     json: Callable[[], str]
     csv: Callable[[], str] | None = None  # None: its CSV is its words'
+    # The HTML page carries its JSON too, in <script type="application/json"
+    # id="KIND-data">, for a script that reads the page.
+    in_page: bool = False
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """Figures over time on one axis: lanes of series, intervals shaded across them,
+    instants ticked beneath (report/timeline.py says how each is given)."""
+
+    key: str  # the HTML element's id
+    heading: str
+    lanes: tuple[Lane, ...]
+    intervals: tuple[Span, ...] = ()
+    instants: tuple[Mark, ...] = ()
+    lead: str = ""  # what it shows, a sentence under its heading
 
 
 @dataclass(frozen=True)
@@ -70,6 +93,7 @@ class Document:
     lines: tuple[str, ...]  # under the title: what, when, where
     parts: tuple[Part, ...]
     data: DocumentData | None = None  # its figures in full; None: its words are all
+    timelines: tuple[Timeline, ...] = ()  # drawn after its parts, by the HTML alone
 
     @property
     def shown_parts(self) -> tuple[Part, ...]:

@@ -22,7 +22,7 @@ from wirespeed.report.device_timeline import device_timeline_section
 from wirespeed.report.document import Document
 from wirespeed.report.html_data import report_data
 from wirespeed.report.html_forwarding import forwarding_data, forwarding_section
-from wirespeed.report.html_json import script_json
+from wirespeed.report.html_json import script_json, script_json_text
 from wirespeed.report.html_latency import latency_section
 from wirespeed.report.html_monitor import DeviceSamples
 from wirespeed.report.note_text import NoteWords, more_text, note_words, trial_words
@@ -46,6 +46,7 @@ from wirespeed.report.text import (
     run_line,
     single_run_text,
 )
+from wirespeed.report.timeline import timeline_section
 from wirespeed.store.gc_pause import gc_paused
 
 NO_SAMPLES = "No device samples in this run."
@@ -125,19 +126,30 @@ def _list(lines: Sequence[str]) -> str:
 
 
 def render_document_html(document: Document) -> str:
-    """A document as a page of its own, without a script: its title and lines, then each
-    part as a card of its lines and tables."""
+    """A document as a page of its own: its title and lines, then each part as a card of
+    its lines and tables, then its timelines, each a chart (the page's only script), and
+    its data's JSON where the data asks to travel in the page."""
     parts = "".join(
         f'<section class="card" id="{_e(part.key)}"><h2>{_e(part.heading)}</h2>'
         f"{_list(part.lines)}{tables_markup(part.tables, part.heading)}</section>"
         for part in document.shown_parts
     )
+    parts += "".join(
+        timeline_section(t.heading, t.lanes, t.intervals, t.instants, lead=t.lead, section_id=t.key)
+        for t in document.timelines
+    )
+    if document.data is not None and document.data.in_page:
+        parts += (
+            f'<script type="application/json" id="{_e(document.kind)}-data">'
+            f"{script_json_text(document.data.json())}</script>"
+        )
     header = (
         f'<header class="top"><div class="wrap"><h1>{_e(document.title)}</h1>'
         f'<div class="run">{"<br>".join(_e(line) for line in document.lines)}</div>'
         "</div></header>"
     )
-    return static_page(document.title, _asset("report.css"), f"{header}<main>{parts}</main>")
+    body = f"{header}<main>{parts}</main>"
+    return static_page(document.title, _asset("report.css"), body, scripts=bool(document.timelines))
 
 
 def _section_markup(section: Section, tables: Sequence[SectionTable]) -> str:

@@ -189,7 +189,7 @@ def document_to_dict(document: Document) -> dict[str, Any]:
     """A document's words, of the parts that have anything to show."""
     shown = dataclasses.replace(document, parts=document.shown_parts, data=None)
     words = dataclasses.asdict(shown)
-    del words["data"]
+    del words["data"], words["timelines"]  # its figures, not its words
     return {"format": DOCUMENT_FORMAT, "version": DOCUMENT_VERSION, **words}
 
 

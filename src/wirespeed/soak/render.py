@@ -1,19 +1,18 @@
-"""A soak's summary as text, Markdown, JSON and an HTML section.
-
-The HTML lists outages and kernel events, draws them over time with each chunk's loss
-and round trips (soak/timeline.py), and carries the data as JSON in a
-`<script type="application/json" id="soak-data">` element: outages as intervals,
-events as instants, faults as intervals, per-chunk loss and round trip.
+"""A soak as a result document (report/document.py), which every format's exporter
+renders: its words (the sentence, what was expected, the outages with their kernel
+events, the device, the lab's faults), its timeline (soak/timeline.py: each chunk's loss
+and round trips, outages and events over time, which the HTML draws) and its data, the
+JSON a script parses (report_dict: outages as intervals, events as instants, faults as
+intervals, per-chunk loss and round trip), which the HTML page carries too in a
+`<script type="application/json" id="soak-data">` element.
 """
 
 from __future__ import annotations
 
-import html
 import json
 import time
-from importlib import resources
 
-from wirespeed.report.document import Document, Part, SectionTable, TableRow
+from wirespeed.report.document import Document, DocumentData, Part, SectionTable, TableRow
 from wirespeed.soak import records
 from wirespeed.soak.group import variant_of
 from wirespeed.soak.plan import parse_soak_plan
@@ -22,7 +21,7 @@ from wirespeed.soak.summary import SoakSummary, summarize
 from wirespeed.soak.timeline import soak_timeline
 from wirespeed.store import Store
 
-__all__ = ["render", "render_text", "summary_of"]
+__all__ = ["report_dict", "soak_result", "summary_of"]
 
 
 def summary_of(
@@ -58,27 +57,28 @@ def _when(at: float) -> str:
     return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(at)) + f".{int(at * 1000) % 1000:03d}Z"
 
 
-def _rows(summary: SoakSummary) -> list[list[str]]:
+# Which way an outage's probes were lost (Outage.direction), after their count.
+_WAYS = {"up": " up", "down": " down", "both": " both ways", "unknown": ""}
+
+
+def _outage_rows(summary: SoakSummary) -> tuple[TableRow, ...]:
+    """Each outage, numbered: when it began, how long it lasted and how many probes it
+    lost which way, and the kernel event it matched. The outage's figures are one cell
+    of lines, so that a terminal 40 columns wide shows each whole."""
     rows = []
     for number, m in enumerate(summary.matched, 1):
         o = m.outage
         cause = m.cause
-        rows.append(
-            [
-                str(number),
-                _when(o.start),
-                f"{o.duration:.3f}",
-                str(o.lost) + (" (est.)" if o.blind else ""),
-                o.direction,
-                f"`{describe_event(cause)}`" + (f" on {cause.interface}" if cause.interface else "")
-                if cause
-                else "none",
-            ]
-        )
-    return rows
+        event = "none"
+        if cause is not None:
+            event = describe_event(cause) + (f" on {cause.interface}" if cause.interface else "")
+        lost = f"{o.lost}{' (est.)' if o.blind else ''} lost{_WAYS.get(o.direction, '')}"
+        outage = (_when(o.start), f"{o.duration:.3f} s, {lost}")
+        rows.append(TableRow(str(number), (outage, (event,))))
+    return tuple(rows)
 
 
-HEAD = ["#", "start (UTC)", "length s", "lost", "direction", "kernel event"]
+HEAD = ("#", "outage", "kernel event")
 
 
 def _judged(summary: SoakSummary) -> list[str]:
@@ -100,24 +100,22 @@ def _judged(summary: SoakSummary) -> list[str]:
 
 def soak_result(summary: SoakSummary) -> Document:
     """The soak as a result document (report/document.py), which every format renders:
-    what was watched, then what was expected, the outages with the kernel event each
-    matched, the kernel's and the device's events, the lab's faults and the notes."""
+    which soak, any warning, the sentence and what was watched, then what was expected,
+    the outages with the kernel event each matched, the kernel's and the device's events,
+    the lab's faults and the notes; its timeline, and its JSON as data."""
     watched = (
         f"watched {duration_text(summary.watched)} ({summary.sent} probes each way, "
         f"{summary.lost} lost); an outage is \N{GREATER-THAN OR EQUAL TO} {summary.threshold} "
         f"consecutive lost probes ({summary.threshold * summary.interval * 1000:.0f} ms)"
     )
     lines = (
+        f"soak {summary.header.id}{_of_variant(summary)} ({summary.header.status})",
         *(f"warning: {warning}" for warning in summary.warnings),
         summary.sentence,
         watched,
-        f"status: {summary.header.status}",
     )
-    outages = tuple(
-        TableRow(row[0], tuple((cell.replace("`", ""),) for cell in row[1:]))
-        for row in _rows(summary)
-    )
-    table = SectionTable("", tuple(HEAD), outages)
+    outages = _outage_rows(summary)
+    table = SectionTable("", HEAD, outages)
     named = (e for e in summary.events if e.kind is not None)
     kernel = tuple(f"{_when(e.at)} {e.host}: {e.message}" for e in named)
     device = tuple(f"{_when(e.at)} {e.describe()}" for e in summary.device)
@@ -136,89 +134,14 @@ def soak_result(summary: SoakSummary) -> Document:
         ),
         Part("notes", "Notes", tuple(dict.fromkeys(summary.notes))),
     )
-    return Document("soak", _title(summary), lines, parts)
-
-
-def render_text(summary: SoakSummary) -> str:
-    head = f"soak {summary.header.id}{_of_variant(summary)} ({summary.header.status})"
-    lines = [f"{head}: {summary.sentence}"]
-    lines += [f"  warning: {warning}" for warning in summary.warnings]
-    lines += [f"  expect {judged}" for judged in _judged(summary)]
-    for row in _rows(summary):
-        lines.append("  " + "  ".join(row).replace("`", ""))
-    return "\n".join(lines) + "\n"
-
-
-def render_markdown(summary: SoakSummary) -> str:
-    out = [f"# {_title(summary)}", ""]
-    out += [f"> **Warning:** {warning}" for warning in summary.warnings]
-    out += [""] if summary.warnings else []
-    out += [f"**{summary.sentence}**", ""]
-    out.append(
-        f"Watched {duration_text(summary.watched)} ({summary.sent} probes each way, "
-        f"{summary.lost} lost); an outage is ≥ {summary.threshold} consecutive lost probes "
-        f"({summary.threshold * summary.interval * 1000:.0f} ms). Status: {summary.header.status}."
-    )
-    judged = _judged(summary)
-    if judged:
-        out += ["", "## Expected", ""] + [f"- {line}" for line in judged]
-    if summary.matched:
-        out += ["", "| " + " | ".join(HEAD) + " |", "|" + "---|" * len(HEAD)]
-        out += ["| " + " | ".join(row) + " |" for row in _rows(summary)]
-    events = [e for e in summary.events if e.kind is not None]
-    if events:
-        out += ["", "## Kernel events", ""]
-        out += [f"- {_when(e.at)} {e.host}: `{e.message}`" for e in events]
-    if summary.device:
-        out += ["", "## The device", ""]
-        out += [f"- {_when(e.at)} {e.describe()}" for e in summary.device]
-    if summary.faults:
-        out += ["", "## Injected faults (the lab's truth)", ""]
-        out += [
-            f"- {f['kind']}: {_when(f['start'])} for {f['end'] - f['start']:.3f} s"
-            for f in summary.faults
-        ]
-    if summary.notes:
-        out += ["", "## Notes", ""] + [f"- {note}" for note in dict.fromkeys(summary.notes)]
-    return "\n".join(out) + "\n"
-
-
-def render_html(summary: SoakSummary) -> str:
-    esc = html.escape
-    title = esc(_title(summary))
-    rows = "".join(
-        "<tr>" + "".join(f"<td>{esc(cell.replace('`', ''))}</td>" for cell in row) + "</tr>"
-        for row in _rows(summary)
-    )
-    events = "".join(
-        f"<li><time>{esc(_when(e.at))}</time> {esc(e.host)}: <code>{esc(e.message)}</code></li>"
-        for e in summary.events
-        if e.kind is not None
-    )
-    warnings = "".join(
-        f"<p class='warning'><strong>Warning:</strong> {esc(w)}</p>" for w in summary.warnings
-    )
-    device = "".join(
-        f"<li><time>{esc(_when(e.at))}</time> {esc(e.describe())}</li>" for e in summary.device
-    )
-    device = f"<h2>The device</h2><ul>{device}</ul>" if device else ""
-    data = json.dumps(summary.to_dict(), separators=(",", ":")).replace("</", "<\\/")
-    style = (resources.files("wirespeed.report") / "assets" / "report.css").read_text("utf-8")
-    return (
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'>"
-        # No request may leave the page, as the run report's.
-        "<meta http-equiv='Content-Security-Policy' content=\"default-src 'none'; "
-        "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">"
-        f"<title>{title}</title><style>{style}</style></head><body><main>"
-        f"<section id='soak'><h1>{title}</h1>{warnings}"
-        f"<p><strong>{esc(summary.sentence)}</strong></p>"
-        "<h2>Outages</h2><table><thead><tr>"
-        + "".join(f"<th>{esc(h)}</th>" for h in HEAD)
-        + f"</tr></thead><tbody>{rows}</tbody></table>"
-        f"<h2>Kernel events</h2><ul>{events}</ul>{device}</section>"
-        f"{soak_timeline(summary)}"
-        f"<script type='application/json' id='soak-data'>{data}</script>"
-        "</main></body></html>\n"
+    timeline = soak_timeline(summary)
+    return Document(
+        "soak",
+        _title(summary),
+        lines,
+        parts,
+        DocumentData(lambda: json.dumps(report_dict(summary), indent=2) + "\n", in_page=True),
+        (timeline,) if timeline is not None else (),
     )
 
 
@@ -235,13 +158,3 @@ def report_dict(summary: SoakSummary) -> dict[str, object]:
         ],
         "expectations": [judgement_to_dict(j) for j in judge(summary)],
     }
-
-
-def render(summary: SoakSummary, fmt: str) -> str:
-    if fmt == "json":
-        return json.dumps(report_dict(summary), indent=2) + "\n"
-    if fmt == "markdown":
-        return render_markdown(summary)
-    if fmt == "html":
-        return render_html(summary)
-    return render_text(summary)

@@ -1,5 +1,6 @@
-"""A soak over time, for its HTML page: the report's timeline chart (report/timeline.py)
-of each chunk's probe loss and round trips, the outages, injected faults and load bursts
+"""A soak over time, the timeline of its document (report/document.py), which its HTML
+page draws with the report's timeline chart (report/timeline.py): each chunk's probe
+loss and round trips, the outages, injected faults and load bursts
 shaded across them, and the kernel's events ticked beneath.
 
 A chunk is one point per series (its loss and round trips are the chunk's), drawn at
@@ -19,7 +20,8 @@ from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from wirespeed.report.timeline import Lane, Mark, Series, Span, timeline_section
+from wirespeed.report.document import Timeline
+from wirespeed.report.timeline import Lane, Mark, Series, Span
 from wirespeed.soak.outages import JOIN_NS
 from wirespeed.soak.sentence import describe_event
 from wirespeed.soak.summary import SoakSummary
@@ -66,13 +68,13 @@ def _lost_percent(chunks: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def soak_timeline(summary: SoakSummary) -> str:
-    """The soak's timeline section, or "" for a soak with no chunk stored yet."""
+def soak_timeline(summary: SoakSummary) -> Timeline | None:
+    """The soak's timeline, or None for a soak with no chunk stored yet."""
     chunks = sorted(
         (c for c in summary.chunks if c.get("start") is not None), key=lambda c: c["start"]
     )
     if not chunks:
-        return ""
+        return None
     origin = chunks[0]["start"]
     with_loss = _lost_percent(chunks)
     loss = _steps(with_loss, "lost %", origin)
@@ -133,6 +135,6 @@ def soak_timeline(summary: SoakSummary) -> str:
         f"({_started(origin)}); a break in the lines: nobody watched (the soak was stopped "
         "and resumed). Drag or scroll to zoom."
     )
-    return timeline_section(
-        "Over time", lanes, intervals, instants, lead=lead, section_id="soak-timeline"
+    return Timeline(
+        "soak-timeline", "Over time", tuple(lanes), tuple(intervals), tuple(instants), lead
     )

@@ -87,7 +87,8 @@ def test_each_injected_outage_is_found_at_its_time_and_matched_with_its_kernel_l
         assert hit.cause is not None and hit.cause.injected
         assert hit.cause.kind == "tx-hang"
     assert not [m.outage for m in matched if unexplained(found, m.outage.start)]
-    assert found.sentence in said.read_text()
+    # Said on stdout, wrapped at its width as any line of the report.
+    assert " ".join(found.sentence.split()) in " ".join(said.read_text().split())
     assert 29 <= found.watched <= 32
     assert not namespaces(lab_name)
     # Memory: the chunks after the first few hold no more than those did (a sanity

@@ -88,7 +88,8 @@ def test_each_variant_soaks_in_its_own_state_and_the_soaks_are_compared(
     )
     assert small.startswith("# MTU soak, variant small\n"), small
     assert jumbo.startswith("# MTU soak, variant jumbo\n"), jumbo
-    assert "soak 1, variant small (complete): " in out
+    assert "\n  soak 1, variant small (complete)\n" in out
+    assert "\n  soak 2, variant jumbo (complete)\n" in out
     assert "| Measurement | soak 1 | soak 2 |" in (tmp_path / "soak.md").read_text()
     assert f"wrote {tmp_path / 'soak-small.md'}" in err
     # Both states were in force, one after the other; the lab went with the soak.

@@ -92,7 +92,7 @@ def test_soak_report_and_compare_read_a_store_on_a_read_only_mount(tmp_path: Pat
         db = str(ro / "runs.db")
         status, out, err = cli("soak", "--report", "--db", db)
         assert status == 0, err
-        assert out.startswith("soak 2 (complete): 1 outage in 3 s")
+        assert "\n  soak 2 (complete)\n  1 outage in 3 s" in out
         status, out, err = cli("soak", "--compare", "--db", db, "--format", "json")
         assert status == 0, err
         assert [column["soak_id"] for column in json.loads(out)["columns"]] == [1, 2]

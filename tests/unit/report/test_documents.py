@@ -8,10 +8,12 @@ for in each. The check is shown to fail when a format leaves a part out.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import html
 import io
 import json
 import lzma
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,16 +27,17 @@ from wirespeed.card.compare import cards_result, compare_cards
 from wirespeed.card.output import card_report
 from wirespeed.card.render import card_result
 from wirespeed.card.summary import card_summary
-from wirespeed.report import build_report
+from wirespeed.report import build_report, json_text
 from wirespeed.report.csv_export import render_document_csv
-from wirespeed.report.document import Document
+from wirespeed.report.document import Document, DocumentData, Part, Timeline
 from wirespeed.report.html import render_document_html
-from wirespeed.report.json_export import DOCUMENT_FORMAT, render_document_json
+from wirespeed.report.json_export import DOCUMENT_FORMAT, document_to_dict, render_document_json
 from wirespeed.report.many_document import comparison_document
 from wirespeed.report.markdown import render_document_markdown
 from wirespeed.report.run_document import run_document
 from wirespeed.report.terminal import render_document
 from wirespeed.report.text import html_visible, markdown_table_safe, markdown_text, terminal_safe
+from wirespeed.report.timeline import Lane, Mark, Series, Span
 from wirespeed.soak.render import soak_result
 from wirespeed.store import Store
 from wirespeed.store.records import RunRecord
@@ -165,7 +168,12 @@ def test_every_format_renders_every_part_of_every_document(
     kind: str, fmt: str, documents: dict[str, Document]
 ) -> None:
     document = documents[kind]
-    assert missing(document, fmt, RENDERERS[fmt](document)) == []
+    text = RENDERERS[fmt](document)
+    if fmt == "json" and document.data is not None:
+        # Its JSON is its data's, the figures a script parses; its words are as JSON still.
+        assert text == document.data.json()
+        text = json_text.indented(document_to_dict(document))
+    assert missing(document, fmt, text) == []
 
 
 @pytest.mark.parametrize("fmt", RENDERERS)
@@ -184,8 +192,39 @@ def test_a_part_left_out_of_a_format_is_found(fmt: str, documents: dict[str, Doc
 
 
 def test_the_json_document_is_versioned(documents: dict[str, Document]) -> None:
-    document = json.loads(render_document_json(documents["soak"]))
+    document = document_to_dict(documents["soak"])
     assert (document["format"], document["version"]) == (DOCUMENT_FORMAT, 1)
     assert [part["key"] for part in document["parts"]] == [
         part.key for part in documents["soak"].shown_parts
     ]
+
+
+def test_a_timeline_is_drawn_by_the_html_alone_and_data_travels_in_the_page() -> None:
+    timeline = Timeline(
+        "over-time",
+        "Over <time>",
+        (Lane("Probes lost", "%", (Series("lost", [0.0, 1.0], [0.0, 50.0]),)),),
+        (Span(0.2, 0.4, "outage 0.200 s", "outage"),),
+        (Mark(0.3, "link-down", "eth0: Link is Down"),),
+        lead="Each chunk's loss.",
+    )
+    plain = Document("soak", "A soak", ("1 outage",), (Part("notes", "Notes", ("a note",)),))
+    drawn = dataclasses.replace(
+        plain,
+        timelines=(timeline,),
+        data=DocumentData(lambda: '{"said": "</script><b>"}\n', in_page=True),
+    )
+    page = render_document_html(drawn)
+    assert '<section class="card" id="over-time"><h2>Over &lt;time&gt;</h2>' in page
+    assert "eth0: Link is Down" in page and "outage 0.200 s" in page
+    assert "script-src 'unsafe-inline'" in page  # the chart's script may run
+    [carried] = re.findall(
+        r"<script type=\"application/json\" id=\"soak-data\">(.*?)</script>", page, re.S
+    )
+    assert json.loads(carried) == {"said": "</script><b>"}
+    # Without a timeline, the page has no script, as before.
+    assert "script-src" not in render_document_html(plain)
+    # The other formats say the document's words, as they did without it.
+    for fmt in ("terminal", "markdown", "csv"):
+        assert RENDERERS[fmt](dataclasses.replace(drawn, data=None)) == RENDERERS[fmt](plain)
+    assert document_to_dict(drawn) == document_to_dict(plain)

@@ -5,6 +5,7 @@ and that a kernel log that could not be followed is said at the top."""
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import threading
 import time
@@ -15,6 +16,7 @@ from types import SimpleNamespace
 import pytest
 
 from support.soak_samples import captured_summary
+from wirespeed.cli.document_output import document_text
 from wirespeed.errors import HostError
 from wirespeed.hosts.base import Completed
 from wirespeed.hosts.local import LocalHost
@@ -27,7 +29,7 @@ from wirespeed.soak.device import (
     parse_dmesg,
     restart_detail,
 )
-from wirespeed.soak.render import render
+from wirespeed.soak.render import soak_result
 from wirespeed.soak.sentence import duration_text
 from wirespeed.soak.summary import summarize
 from wirespeed.soak.timeline import soak_timeline
@@ -101,12 +103,19 @@ def test_a_silence_beside_an_outage_is_in_the_sentence_the_report_and_the_timeli
     assert "the device router did not answer from " in summary.sentence
     assert f"for {round(silent.duration)} s (beside the outage)" in summary.sentence
     assert "the device router restarted (new boot id)" in summary.sentence
-    markdown = render(summary, "markdown")
+    document = soak_result(summary)
+    markdown = document_text(document, "markdown")
     assert "## The device" in markdown and "router restarted (new boot id)" in markdown
-    data = json.loads(render(summary, "json"))
+    data = json.loads(document_text(document, "json"))
     assert [e["kind"] for e in data["device_events"]] == ["no-answer", "restart"]
     timeline = soak_timeline(summary)
-    assert "router did not answer for" in timeline and "device restarted" in timeline
+    assert timeline is not None and document.timelines == (timeline,)
+    assert [s.kind for s in timeline.intervals if "router did not answer for" in s.label] == [
+        "device did not answer"
+    ]
+    assert [m.text for m in timeline.instants if m.label == "device restarted"] == [
+        restart.describe()
+    ]
 
 
 def test_a_kernel_log_that_could_not_be_followed_is_said_at_the_top() -> None:
@@ -115,13 +124,15 @@ def test_a_kernel_log_that_could_not_be_followed_is_said_at_the_top() -> None:
     summary = summarize(captured_summary().header, [chunk])
 
     assert summary.warnings == (note,)
-    text = render(summary, "text").splitlines()
-    assert text[1] == f"  warning: {note}"
-    markdown = render(summary, "markdown").splitlines()
-    assert markdown[2] == f"> **Warning:** {note}"
-    assert markdown.index(f"**{summary.sentence}**") > 2
-    page = render(summary, "html")
-    assert page.index("Warning:") < page.index(summary.sentence)
+    document = soak_result(summary)
+    # Under the soak's name, before its sentence.
+    assert document.lines[1:3] == (f"warning: {note}", summary.sentence)
+    text = document_text(document, "terminal").splitlines()
+    assert text[1:4] == ["  soak 1 (complete)", f"  warning: {note}", f"  {summary.sentence}"]
+    markdown = document_text(document, "markdown").splitlines()
+    assert markdown[3] == f"- warning: {note}"
+    page = document_text(document, "html")
+    assert page.index(f"warning: {note}") < page.index(html.escape(summary.sentence))
     # Without such a note, no warning.
     assert not summarize(captured_summary().header, [_chunk()]).warnings
 

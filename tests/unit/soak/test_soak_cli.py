@@ -16,6 +16,7 @@ from support.cli import run_cli
 from wirespeed.process_owner import process_owner
 from wirespeed.soak import records
 from wirespeed.soak.chunk import parse_chunk
+from wirespeed.soak.render import report_dict, summary_of
 from wirespeed.soak.stream import remove_left_outputs
 from wirespeed.store import Store
 
@@ -77,10 +78,15 @@ def test_each_output_is_written_in_its_extension_s_format(tmp_path: Path) -> Non
     )
     assert status == 0, err
     md, js, page, text = (f.read_text() for f in files)
-    assert md.startswith("# soak 0") and "| 1 |" in md
+    assert md.startswith("# soak 0\n\n- soak 1 (complete)\n- 1 outage in 3 s") and "| 1 | " in md
+    with Store.open(db, read_only=True) as store:
+        summary = summary_of(store, 1)
+    assert summary is not None
+    # The JSON a script parses, byte for byte as the soak has always written it.
+    assert js == json.dumps(report_dict(summary), indent=2) + "\n"
     assert json.loads(js)["soak"] == 1
-    assert "<section id='soak'>" in page
-    assert text.startswith("soak 1 (complete): 1 outage in 3 s")
+    assert '<section class="card" id="outages">' in page and 'id="soak-timeline"' in page
+    assert "\n  soak 1 (complete)\n  1 outage in 3 s" in text and "\nOutages\n" in text
 
 
 @pytest.mark.parametrize("name", ["x.pdf", "report"])
@@ -112,7 +118,7 @@ def test_a_soak_that_never_streamed_is_not_the_latest(tmp_path: Path) -> None:
     first, second, _phantom = stored(db, streamed=2, empty=1)
     status, out, err = run_cli("soak", "--report", "--db", str(db))
     assert status == 0, err
-    assert out.startswith(f"soak {second} (complete)")
+    assert f"\n  soak {second} (complete)\n" in out
     status, out, err = run_cli("soak", "--compare", "--db", str(db), "--format", "json")
     assert status == 0, err
     assert [column["soak_id"] for column in json.loads(out)["columns"]] == [first, second]
@@ -130,7 +136,7 @@ def test_a_soak_whose_hosts_cannot_be_reached_is_stored_as_failed(tmp_path: Path
     # Reported, it says it watched nothing, not that nothing happened.
     status, out, _ = run_cli("soak", "--report", "--db", str(db))
     assert status == 0
-    assert out.startswith(f"soak {header.id} (failed): nothing watched (no probe was sent)")
+    assert f"\n  soak {header.id} (failed)\n  nothing watched (no probe was sent)" in out
 
 
 def test_soak_takes_the_ssh_options_of_run(tmp_path: Path) -> None:

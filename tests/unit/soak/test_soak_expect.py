@@ -11,11 +11,13 @@ import pytest
 
 from support.soak_samples import captured_summary
 from wirespeed.analysis.expectations import Verdict
+from wirespeed.cli.document_output import document_text
 from wirespeed.errors import UsageError
 from wirespeed.expectations import TestExpectations, encode
+from wirespeed.report.text import markdown_text
 from wirespeed.soak.measurements import SOAK_TEST, judge
 from wirespeed.soak.plan import parse_soak_plan
-from wirespeed.soak.render import render, render_markdown, render_text
+from wirespeed.soak.render import soak_result
 from wirespeed.soak.summary import SoakSummary
 
 PLAN = """lab: {link: gbe}
@@ -103,9 +105,14 @@ def test_a_soak_is_judged_on_what_its_plan_expected() -> None:
 
 def test_a_soak_s_report_says_what_was_expected() -> None:
     found = _expecting(captured_summary(), '  outages: "<= 0"\n')
-    assert "  expect outages <= 0: measured 1, not met\n" in render_text(found)
-    assert "## Expected\n\n- outages <= 0: measured 1, not met\n" in render_markdown(found)
-    data = json.loads(render(found, "json"))
+    document = soak_result(found)
+    said = "outages <= 0: measured 1, not met"
+    assert f"\nExpected\n  {said}\n" in document_text(document, "terminal")
+    assert f"## Expected\n\n- {markdown_text(said)}\n" in document_text(document, "markdown")
+    assert f'<section class="card" id="expected"><h2>Expected</h2><ul><li>{said}' in (
+        document_text(document, "html").replace("&lt;", "<")
+    )
+    data = json.loads(document_text(document, "json"))
     [judged] = data["expectations"]
     assert (judged["measurement"], judged["measured"], judged["verdict"]) == (
         "outages",

@@ -9,11 +9,12 @@ from pathlib import Path
 import pytest
 
 from support.cli import run_cli
+from wirespeed.cli.document_output import document_text
 from wirespeed.errors import UsageError
 from wirespeed.soak import records
 from wirespeed.soak.chunk import parse_chunk
 from wirespeed.soak.plan import parse_soak_plan
-from wirespeed.soak.render import render, summary_of
+from wirespeed.soak.render import soak_result, summary_of
 from wirespeed.store import Store
 
 FIXTURES = Path(__file__).parents[2] / "fixtures" / "soak"
@@ -241,11 +242,13 @@ def test_a_chunk_comes_back_from_the_store_as_it_went_in(tmp_path: Path) -> None
     assert back == chunk
     assert summary is not None
     assert len(summary.matched) == 1
-    document = json.loads(render(summary, "json"))
+    result = soak_result(summary)
+    document = json.loads(document_text(result, "json"))
     assert document["outages"][0]["direction"] == "up"
     assert document["faults"] == truth["faults"]
-    assert "<section id='soak'>" in render(summary, "html")
-    assert "| 1 |" in render(summary, "markdown")
+    page = document_text(result, "html")
+    assert '<section class="card" id="outages">' in page and 'id="soak-timeline"' in page
+    assert "| 1 | " in document_text(result, "markdown")
 
 
 def test_a_stored_soak_is_reported_again_with_another_outage_threshold(tmp_path: Path) -> None:
@@ -258,12 +261,13 @@ def test_a_stored_soak_is_reported_again_with_another_outage_threshold(tmp_path:
 
     status, out, _ = run_cli("soak", "--report", "--db", str(db))
     assert status == 0
-    assert out.startswith(f"soak {soak_id} (running): 1 outage in 3 s")
+    assert f"\n  soak {soak_id} (running)\n  1 outage in 3 s" in out
+    assert "0.520 s, 51 lost up" in out  # the outage, in its table
 
     # The half-second outage lost 51 probes: not one of 100 in a row.
     status, out, _ = run_cli("soak", "--report", "--db", str(db), "--outage", "100")
     assert status == 0
-    assert "no outage in 3 s" in out
+    assert "no outage in 3 s" in out and "\nOutages\n" not in out
 
 
 def test_a_soak_plan_is_read_as_a_run_plan_is(tmp_path: Path) -> None:

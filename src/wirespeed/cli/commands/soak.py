@@ -20,8 +20,8 @@ from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
     from wirespeed.analysis.expectations import Judgement
+    from wirespeed.report.document import Document
     from wirespeed.soak.soak_runner import Progress
-    from wirespeed.soak.summary import SoakSummary
     from wirespeed.store import Store
 
 # The formats of a soak's report and of a comparison of soaks (compare's), in
@@ -148,17 +148,18 @@ class _Told:
         env.stderr.flush()
 
     def ended(self, soak_id: int) -> None:
+        from wirespeed.cli.document_output import show_document
         from wirespeed.soak.group import variant_of
-        from wirespeed.soak.render import render_text, summary_of
+        from wirespeed.soak.render import soak_result, summary_of
 
         if self.env.stderr_is_tty:
             self.env.stderr.write("\n")  # below the progress line
         summary = summary_of(self.store, soak_id)
         if summary is None:
             return
-        self.env.stdout.write(render_text(summary))
-        self.env.stdout.flush()
-        _write(summary, self.targets, self.env, variant=variant_of(summary.header.info))
+        document = soak_result(summary)
+        show_document(document, "terminal", self.env)
+        _write(document, self.targets, self.env, variant=variant_of(summary.header.info))
 
 
 def _clock(seconds: float) -> str:
@@ -196,23 +197,19 @@ def variant_path(output: str | Path, variant: str) -> Path:
 
 
 def _write(
-    summary: SoakSummary,
+    document: Document,
     targets: list[OutputTarget],
     env: Environment,
     *,
     variant: str | None = None,
 ) -> None:
-    from wirespeed.soak.render import render
+    """The soak's document in each -o file, in the file's format."""
+    from wirespeed.cli.document_output import document_text
 
     for target in targets:
         path = variant_path(target.path, variant) if variant else target.path
-        write_output(path, render(summary, _soak_format(target.format)), "-o")
+        write_output(path, document_text(document, target.format), "-o")
         env.stderr.write(f"wrote {path}\n")
-
-
-def _soak_format(fmt: str) -> str:
-    """A format of outputs.py as the soak's renderer names it."""
-    return "text" if fmt == "terminal" else fmt
 
 
 def _report(
@@ -224,15 +221,17 @@ def _report(
     *,
     threshold: int | None,
 ) -> int:
-    from wirespeed.soak.render import render, summary_of
+    from wirespeed.cli.document_output import show_document
+    from wirespeed.soak.render import soak_result, summary_of
 
     summary = summary_of(store, soak_id, threshold=threshold)
     if summary is None:
         raise UsageError("no such soak in the store" if soak_id else "no soak in the store")
+    document = soak_result(summary)
     if targets:
-        _write(summary, targets, env)
+        _write(document, targets, env)
     else:
-        env.stdout.write(render(summary, _soak_format(fmt or "terminal")))
+        show_document(document, fmt or "terminal", env)
     return ExitStatus.OK
 
 
