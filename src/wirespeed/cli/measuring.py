@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from wirespeed.model import Trial
     from wirespeed.plan import Plan
     from wirespeed.report.model import Report
-    from wirespeed.run.runner import RunOutcome
+    from wirespeed.run.runner import Progress, RunOutcome
     from wirespeed.run.settings import RunSettings
     from wirespeed.store import Store
 
@@ -74,33 +74,28 @@ def measure(
     lab_name: str | None,
     ssh: SshSettings,
     argv: Sequence[str],
-    resume_run: int | None = None,
-    replacing: frozenset[str] = frozenset(),
 ) -> RunOutcome:
     """The trials measured into the store as a new run with these settings (stored with
-    it), or into run `resume_run`; progress on stderr unless --quiet. Stopped by Ctrl-C
-    or SIGTERM: said with the run to resume."""
-    from wirespeed.cli.progress import RichProgress
-    from wirespeed.run.runner import NullProgress, Progress
+    it); progress on stderr unless --quiet. Stopped by Ctrl-C or SIGTERM: said with the
+    run to resume. (A run resumed is measured by run/resume.py.)"""
     from wirespeed.run.settings import build_runner
 
-    progress: Progress = (
-        NullProgress()
-        if env.quiet
-        else RichProgress(env.progress_console(), in_lab=plan.lab is not None)
-    )
     runner = build_runner(
-        plan, store, settings, progress=progress, lab_prefix=lab_name, ssh_settings=ssh,
-        notice=env.info,
+        plan, store, settings, progress=progress_of(env, plan), lab_prefix=lab_name,
+        ssh_settings=ssh, notice=env.info,
     )  # fmt: skip
-    with resume_noted(lambda: runner.run_id if resume_run is None else resume_run):
-        return runner.run(
-            trials,
-            argv=argv,
-            settings=settings.to_json(),
-            resume_run=resume_run,
-            replacing=replacing,
-        )
+    with resume_noted(lambda: runner.run_id):
+        return runner.run(trials, argv=argv, settings=settings.to_json())
+
+
+def progress_of(env: Environment, plan: Plan) -> Progress:
+    """A run's progress on stderr, or none with --quiet."""
+    from wirespeed.cli.progress import RichProgress
+    from wirespeed.run.runner import NullProgress
+
+    if env.quiet:
+        return NullProgress()
+    return RichProgress(env.progress_console(), in_lab=plan.lab is not None)
 
 
 def expectations_status(report: Report, env: Environment) -> ExitStatus:

@@ -1,6 +1,6 @@
-"""A stored run's settings (run/settings.py): as the run stored them, or, for a run
-stored before runs kept them (schema version 6 and earlier, or imported), read from
-the command line stored with it, as the version that measured it read it."""
+"""The settings of a run stored before runs kept them (schema version 6 and earlier, or
+imported), read from the command line stored with it by this version's parser, as the
+version that measured it read it (run/resume.py asks for them)."""
 
 from __future__ import annotations
 
@@ -13,21 +13,6 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from wirespeed.run.settings import RunSettings
-    from wirespeed.store.resume import ResumableRun
-
-
-def stored_settings(stored: ResumableRun) -> RunSettings:
-    from wirespeed.run.settings import RunSettings, SettingsError
-
-    if stored.settings is None:
-        return settings_from_command_line(stored.run_id, stored.argv)
-    try:
-        return RunSettings.from_json(stored.settings)
-    except SettingsError as error:
-        raise UsageError(
-            f"the settings stored with run {stored.run_id} cannot be read by this version "
-            f"of wirespeed ({error})"
-        ) from None
 
 
 def settings_from_command_line(run_id: int, argv: Sequence[str]) -> RunSettings:

@@ -24,11 +24,12 @@ from wirespeed.soak.plan import SoakFile, parse_soak_plan, soak_variants
 from wirespeed.store import Store
 
 if TYPE_CHECKING:
+    from wirespeed.analysis.expectations import Judgement
     from wirespeed.hosts.ssh_connection import SshSettings
     from wirespeed.run.variants import VariantStates
     from wirespeed.soak.soak_runner import Progress, SoakHosts
 
-__all__ = ["Tell", "resume", "start"]
+__all__ = ["Tell", "judgements", "resume", "start", "variants_soaked"]
 
 
 class Tell(Protocol):
@@ -281,3 +282,25 @@ def _soak_one(
     finally:
         records.set_status(store, soak_id, status)
         tell.ended(soak_id)
+
+
+def variants_soaked(store: Store, soaked: Sequence[int]) -> bool:
+    """Whether the soaks that ran end a group of variants (more than one soaked), to be
+    compared side by side."""
+    from wirespeed.soak.group import group_of
+
+    header = records.load_header(store, soaked[-1])
+    return header is not None and "variants" in header.info and len(group_of(store, header)) > 1
+
+
+def judgements(store: Store, soaked: Sequence[int]) -> list[Judgement]:
+    """The expectations of every soak that ran, judged."""
+    from wirespeed.soak.measurements import judge
+    from wirespeed.soak.render import summary_of
+
+    judged: list[Judgement] = []
+    for soak_id in soaked:
+        summary = summary_of(store, soak_id)
+        if summary is not None:
+            judged += judge(summary)
+    return judged

@@ -12,9 +12,9 @@ import textwrap
 import pytest
 from rich.console import Console
 
+from wirespeed.card.compose import part_seconds
 from wirespeed.card.plan_text import CardOptions, Tuned, card_plan
 from wirespeed.card.target import Ends, LabOptions, card_bench
-from wirespeed.cli.commands.card import part_seconds
 from wirespeed.cli.progress import RichProgress
 from wirespeed.cli.trial_kinds import trial_kinds
 from wirespeed.kinds.catalog import kind_seconds, trial_seconds

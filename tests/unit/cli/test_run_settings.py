@@ -10,11 +10,12 @@ from typing import Any
 
 import pytest
 
-from wirespeed.cli.stored_settings import settings_from_command_line, stored_settings
+from wirespeed.cli.stored_settings import settings_from_command_line
 from wirespeed.errors import UsageError
+from wirespeed.run.resume import settings_of_run
 from wirespeed.run.settings import RunSettings, SettingsError
 from wirespeed.store import RunInfo, Store
-from wirespeed.store.resume import resumable_run
+from wirespeed.store.resume import ResumableRun, resumable_run
 
 OLD_STORES = Path(__file__).parents[2] / "fixtures" / "stores-v6"
 
@@ -119,3 +120,8 @@ def test_a_run_stored_by_the_version_before_has_the_settings_of_its_command_line
         stored = resumable_run(opened, 1)
     assert stored.settings is None
     assert stored_settings(stored) == settings
+
+
+def stored_settings(stored: ResumableRun) -> RunSettings:
+    """The settings `run --resume` measures with."""
+    return settings_of_run(stored, settings_from_command_line)

@@ -25,6 +25,7 @@ from wirespeed.soak.comparison import POISSON, compare_soaks
 from wirespeed.soak.group import group_of, still_to_soak
 from wirespeed.soak.measurements import exact_rate_p_value, repetitions
 from wirespeed.soak.plan import parse_soak_plan, soak_variants
+from wirespeed.soak.session import judgements, variants_soaked
 from wirespeed.soak.summary import SoakSummary
 from wirespeed.store import Store
 
@@ -179,6 +180,21 @@ def test_a_group_knows_which_variants_are_still_to_soak(tmp_path: Path) -> None:
         assert [soak.id for soak in group_of(store, header)] == [first, second]
         lone = records.load_header(store, other)
         assert lone is not None and [s.id for s in group_of(store, lone)] == [other]
+
+
+def test_the_soaks_that_ran_are_compared_when_they_end_a_group_of_variants(
+    tmp_path: Path,
+) -> None:
+    names = ["a", "b"]
+    with Store.open(tmp_path / "s.db") as store:
+        plain = _stored(store, {})
+        first = _stored(store, {"group": "g", "variant": "a", "variants": names})
+        assert not variants_soaked(store, [plain])
+        assert not variants_soaked(store, [first])  # one variant soaked: nothing beside it
+        second = _stored(store, {"group": "g", "variant": "b", "variants": names})
+        assert variants_soaked(store, [second])  # resumed: the group's first soaked before
+        assert variants_soaked(store, [first, second])
+        assert judgements(store, [first, second]) == []  # the plan expects nothing
 
 
 def test_compare_defaults_to_the_latest_group_else_the_latest_two(tmp_path: Path) -> None:

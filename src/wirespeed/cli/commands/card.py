@@ -7,7 +7,6 @@ its report (card/summary.py), shown before the report's own sections.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -209,39 +208,16 @@ def bench_of(args: argparse.Namespace) -> CardBench:
 
 
 def compose(args: argparse.Namespace, env: Environment) -> Plan:
-    """The card's plan, what it leaves out said on stderr; a problem with it said as the
-    option's that made it (card/option_errors.py)."""
-    from wirespeed.card.availability import bench_skips
-    from wirespeed.card.option_errors import card_plan_checked, with_expectations
-    from wirespeed.card.plan_text import SOURCE, Tuned, card_plan_text
-    from wirespeed.card.probe import probe
-    from wirespeed.card.tuning_choice import tuned_of
+    """The card's plan (card/compose.py), from its options; what it leaves out said on
+    stderr. Its hosts are probed over SSH unless only its plan is printed."""
+    from wirespeed.card.compose import compose_card
 
     bench = bench_of(args)
-    skipped = {**_skips(args.skip), **bench_skips(bench)}
-    options = card_options(args, skipped)
-    typed = _typed(args)
-    if args.tuned:
-        options = dataclasses.replace(options, tuned=Tuned())
-    if not args.print_plan:
-        # The plan as it stands, for where the run will reach the device from.
-        before = card_plan_checked(card_plan_text(bench, options), SOURCE, typed)
-        ssh = ssh_settings(args, env)
-        missing, lines, facts = probe(bench, before, ssh, args.db, warn=env.warn, say=env.info)
-        skipped |= missing
-        options = dataclasses.replace(options, skipped=skipped, facts=lines)
-        if args.tuned:
-            options = dataclasses.replace(options, tuned=tuned_of(bench, facts))
-    for reason in skipped.values():
-        env.warn(f"skipped: {reason}")
-    _something_left(skipped)
-    if options.tuned is not None and options.tuned.nothing:
-        env.warn(f"{options.tuned.nothing}: the card runs once")
-    text = card_plan_text(bench, options)
-    if not args.expect:
-        return card_plan_checked(text, SOURCE, typed)
-    text, expected = with_expectations(text, args.expect)
-    return card_plan_checked(text, f"<card with {args.expect}>", typed, expected)
+    return compose_card(
+        bench, card_options(args, _skips(args.skip)), _typed(args), tuned=args.tuned,
+        expect=args.expect, ssh=None if args.print_plan else lambda: ssh_settings(args, env),
+        db=args.db, warn=env.warn, say=env.info,
+    )  # fmt: skip
 
 
 def _typed(args: argparse.Namespace) -> dict[str, str]:
@@ -264,47 +240,10 @@ def _number(value: float) -> str:
     return str(int(value)) if value.is_integer() and abs(value) < 1e18 else f"{value:g}"
 
 
-def _something_left(skipped: dict[str, str]) -> None:
-    """Every part left out (by --skip, the bench, missing programs): nothing to run."""
-    from wirespeed.card.parts import COMPUTE, OPENVPN_PATH, SKIPPABLE, VPN, WIREGUARD_PATH
-
-    # A part is gone when it is left out, or each of its tests (tunnels) is.
-    within = {COMPUTE.key: COMPUTE.tests, VPN.key: (WIREGUARD_PATH, OPENVPN_PATH)}
-
-    def gone(key: str) -> bool:
-        return key in skipped or (key in within and all(t in skipped for t in within[key]))
-
-    if all(gone(key) for key in SKIPPABLE):
-        by_skip = [key for key in SKIPPABLE if skipped.get(key, "").endswith("(--skip)")]
-        raise UsageError(
-            "the card has no part left to measure"
-            + (f": --skip {','.join(by_skip)} leaves out the rest" if by_skip else ""),
-            hint="leave at least one part in (the lines above say why each other was left out)",
-        )
-
-
-def part_seconds(plan: Plan) -> list[tuple[str, float]]:
-    """Each part of the card with tests, and about how long its trials take (as the
-    progress bar counts them, plan/estimates.py)."""
-    from wirespeed.card.parts import PARTS
-    from wirespeed.kinds.catalog import trial_seconds
-
-    parts = []
-    for part in PARTS:
-        tests = [t for t in plan.tests if t.id in part.tests]
-        if not tests:
-            continue
-        seconds = 0.0
-        for test in tests:
-            states = sum(1 for variant in plan.variants if variant.runs(test.id))
-            places = len(plan.paths_for(test)) * plan.repetitions * states
-            seconds += trial_seconds(test, plan.lab is not None) * places
-        parts.append((part.key, seconds))
-    return parts
-
-
 def _estimate(plan: Plan) -> list[str]:
     """Each part's tests and roughly how long they take, for the line before the run."""
+    from wirespeed.card.compose import part_seconds
+
     return [
         f"{key} ~{seconds / 60:.1f} min" if seconds >= 90 else f"{key} ~{seconds:.0f} s"
         for key, seconds in part_seconds(plan)

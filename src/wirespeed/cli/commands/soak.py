@@ -19,7 +19,6 @@ from wirespeed.cli.outputs import OutputTarget, output_targets, write_output
 from wirespeed.errors import UsageError
 
 if TYPE_CHECKING:
-    from wirespeed.analysis.expectations import Judgement
     from wirespeed.report.document import Document
     from wirespeed.soak.soak_runner import Progress
     from wirespeed.store import Store
@@ -171,22 +170,13 @@ def _ended(store: Store, soaked: list[int], targets: list[OutputTarget], env: En
     """After the soaks: the variants compared (on stdout, and in each -o FILE, whose
     variants' reports went beside it), then the expectations of every soak: exit status
     5 when one is not met."""
-    from wirespeed.soak import records
-    from wirespeed.soak.group import group_of
-    from wirespeed.soak.measurements import judge
-    from wirespeed.soak.render import summary_of
+    from wirespeed.soak.session import judgements, variants_soaked
 
-    header = records.load_header(store, soaked[-1])
-    if header is not None and "variants" in header.info and len(group_of(store, header)) > 1:
+    if variants_soaked(store, soaked):
         _compare(store, [], [], "terminal", env, latest=soaked[-1])
         if targets:
             _compare(store, [], targets, None, env, latest=soaked[-1])
-    judgements: list[Judgement] = []
-    for soak_id in soaked:
-        summary = summary_of(store, soak_id)
-        if summary is not None:
-            judgements += judge(summary)
-    return judgements_status(judgements, env)
+    return judgements_status(judgements(store, soaked), env)
 
 
 def variant_path(output: str | Path, variant: str) -> Path:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,11 +17,9 @@ from wirespeed.errors import UsageError
 from wirespeed.tune.hosts import LOCAL
 
 if TYPE_CHECKING:
-    from wirespeed.facts.model import Facts
     from wirespeed.hosts.base import Host
     from wirespeed.hosts.ssh_connection import SshSettings
     from wirespeed.tune.keep import Kept
-    from wirespeed.tune.keep_systems import System
 
 KEEP_OPTIONS = (
     "run",
@@ -99,65 +96,14 @@ def _connect(name: str, settings: SshSettings) -> Host:
     return connect(name, settings)
 
 
-def _facts(args: argparse.Namespace, host: Host | None) -> Facts:
-    from wirespeed.facts import HostSource, TreeSource, collect
-
-    if args.root is not None:
-        root = Path(args.root)
-        if not (root / "proc").is_dir() and not (root / "sys").is_dir():
-            raise UsageError(f"--root {args.root}: no proc/ or sys/ in it")
-        return collect(TreeSource(root, where=f"tree {args.root}"))
-    if host is None or host.name == LOCAL:
-        return collect(TreeSource(Path("/"), where="this machine"))
-    return collect(HostSource(host))
-
-
 def _kept(args: argparse.Namespace, host: Host | None) -> Kept:
-    from wirespeed.tune.keep import KeepError, from_plan, from_variant
-    from wirespeed.tune.suggest import suggest
+    from wirespeed.tune.keep_sources import kept_of_facts, kept_of_variant
 
     if args.run is None:
-        facts = _facts(args, host)
-        kept = from_plan(suggest(facts), facts)
-        if not kept.settings:
-            raise KeepError(
-                f"nothing to keep for {facts.source}: the plan sets no knob",
-                hint=f"wirespeed tune suggest{'' if args.root is None else ' --root ' + args.root}"
-                " says why",
-            )
-        return kept
-    state = _variant_state(args.db, args.run, args.variant)
-    interfaces = [
-        part for given in args.interface or () for part in given.split(",") if part.strip()
-    ]
-    if not interfaces:
-        if args.root is None and host is None:
-            raise UsageError(
-                f"which interfaces should variant {args.variant} go on?",
-                hint="--interface eth0,eth1, or HOST / --root / --install for the device's NICs",
-            )
-        interfaces = [nic.name for nic in _facts(args, host).nics]
-        if not interfaces:
-            raise KeepError("the device has no physical NIC to put the variant on")
-    source = f"run {args.run}, variant {args.variant}"
-    return from_variant(state, [i.strip() for i in interfaces], source, args.variant)
-
-
-def _variant_state(db: str | None, run: int, variant: str) -> Mapping[str, object]:
-    """What the variant set, as the run recorded it in its provenance."""
-    from wirespeed.store import Store
-
-    with Store.open(db) as store:
-        record = store.load_run(run, intervals=False, outputs=False, commands=False)
-    provenance = record.info.provenance
-    variants = provenance.get("variants") if isinstance(provenance, Mapping) else None
-    if not isinstance(variants, Mapping) or not variants:
-        raise UsageError(f"run {run} recorded no variants")
-    if variant not in variants or not isinstance(variants[variant], Mapping):
-        raise UsageError(
-            f"run {run} has no variant {variant!r}", hint="its variants: " + ", ".join(variants)
-        )
-    return {str(key): value for key, value in variants[variant].items()}
+        return kept_of_facts(args.root, host)
+    return kept_of_variant(
+        args.db, args.run, args.variant, args.interface or (), root=args.root, host=host
+    )
 
 
 def _write(path: Path, script: str) -> None:
@@ -173,31 +119,16 @@ def _summary(kept: Kept) -> str:
     return f"{count} setting(s) for {', '.join(kept.interfaces)}, from {kept.source}"
 
 
-def _system(args: argparse.Namespace, host: Host, root: str) -> System:
-    from wirespeed.tune.keep_systems import System
-
-    if args.system is not None:
-        return System(args.system)
-    if host.run(["test", "-e", f"{root}/etc/rc.common"], timeout=30.0).returncode == 0:
-        return System.OPENWRT
-    if host.run(["test", "-d", f"{root}/run/systemd/system"], timeout=30.0).returncode == 0:
-        return System.SYSTEMD
-    raise UsageError(
-        f"cannot tell the init system of {host.name}{' under ' + root if root else ''}: "
-        "no /etc/rc.common (OpenWrt), no /run/systemd/system (systemd)",
-        hint="--system openwrt or --system systemd",
-    )
-
-
 def _install(
     args: argparse.Namespace, env: Environment, host: Host, name: str, script: str
 ) -> None:
     from wirespeed.tune.journal import Journal
     from wirespeed.tune.keep_install import install
+    from wirespeed.tune.keep_sources import init_system
     from wirespeed.tune.keep_systems import layout
 
     root = (args.install_root or "").rstrip("/")
-    where = layout(_system(args, host, root), name, script)
+    where = layout(init_system(host, root, args.system), name, script)
 
     def say(line: str) -> None:
         env.stdout.write(line + "\n")
