@@ -14,7 +14,15 @@ from dataclasses import dataclass
 from wirespeed.model import ModelError, Proto, Tool
 from wirespeed.search.frames import MAC_HEADER_AND_FCS, frames_per_second, wire_bytes
 
-__all__ = ["Ceiling", "ceiling", "default_udp_length", "frames_per_second", "link_rate_text"]
+__all__ = [
+    "Ceiling",
+    "ceiling",
+    "default_udp_length",
+    "frames_per_second",
+    "link_rate_text",
+    "require_link_rate",
+    "udp_payload",
+]
 
 ETHERNET_OVERHEAD = 38  # preamble+SFD 8, MAC header 14, FCS 4, inter-frame gap 12
 IP_HEADER = 20
@@ -91,6 +99,20 @@ def _wire_bytes_of_packet(ip_packet_bytes: int) -> int:
     return wire_bytes(ip_packet_bytes + MAC_HEADER_AND_FCS)
 
 
+def require_link_rate(link_rate_bps: int) -> None:
+    if link_rate_bps <= 0:
+        raise ModelError(f"link rate must be positive, got {link_rate_bps}")
+
+
+def udp_payload(length: int | None, default: int) -> int:
+    """A UDP test's datagram payload in bytes: its length, else the tool's default;
+    ModelError unless it is positive."""
+    payload = default if length is None else length
+    if payload <= 0:
+        raise ModelError(f"a UDP datagram length must be positive, got {payload}")
+    return payload
+
+
 def _udp_wire_cost(length: int, mtu: int) -> tuple[int, int]:
     """Wire bytes and IP packets for one UDP datagram of `length` payload bytes.
 
@@ -132,8 +154,7 @@ def ceiling(
     The reverse flow's ACKs of a bidirectional TCP test are not counted (LIMITS.md: about
     915-935 Mbit/s per direction at 1 GbE instead of 941.5).
     """
-    if link_rate_bps <= 0:
-        raise ModelError(f"link rate must be positive, got {link_rate_bps}")
+    require_link_rate(link_rate_bps)
     if not 68 <= mtu <= 65535:
         raise ModelError(f"mtu must be 68..65535, got {mtu}")
     rate = link_rate_text(link_rate_bps)
@@ -144,9 +165,7 @@ def ceiling(
         formula = f"{rate} {TIMES} ({mtu}{MINUS}{headers})/({mtu}+{ETHERNET_OVERHEAD})"
         fragments = 1
     else:
-        payload = IPERF2_UDP_LENGTH if length is None else length
-        if payload <= 0:
-            raise ModelError(f"a UDP datagram length must be positive, got {payload}")
+        payload = udp_payload(length, IPERF2_UDP_LENGTH)
         wire, fragments = _udp_wire_cost(payload, mtu)
         if fragments == 1 and wire == payload + 66:
             formula = f"{rate} {TIMES} {payload}/({payload}+66)"

@@ -27,8 +27,10 @@ from wirespeed.analysis.link_ceiling import (
     Ceiling,
     _udp_wire_cost,
     link_rate_text,
+    require_link_rate,
+    udp_payload,
 )
-from wirespeed.model import ModelError, Proto, Tool, TunnelKind, TunnelSpec
+from wirespeed.model import Proto, Tool, TunnelKind, TunnelSpec
 from wirespeed.tools import openvpn
 from wirespeed.tools.tunnels import encapsulation, inner_mtu
 
@@ -66,8 +68,7 @@ def tunnel_ceiling(
     tool: Tool = Tool.IPERF3,
 ) -> Ceiling:
     """The goodput ceiling of one flow through the tunnel over a link of link_mtu."""
-    if link_rate_bps <= 0:
-        raise ModelError(f"link rate must be positive, got {link_rate_bps}")
+    require_link_rate(link_rate_bps)
     mtu = inner_mtu(tunnel)
     tcp_packet = inner_tcp_packet(tunnel)
     if protocol is Proto.TCP:
@@ -76,9 +77,7 @@ def tunnel_ceiling(
     else:
         # iperf3 sizes datagrams to its control connection's MSS, which the clamp sets.
         default = IPERF2_UDP_LENGTH if tool is Tool.IPERF2 else tcp_packet - TCP_HEADERS
-        payload = default if length is None else length
-        if payload <= 0:
-            raise ModelError(f"a UDP datagram length must be positive, got {payload}")
+        payload = udp_payload(length, default)
         ip_payload = payload + UDP_HEADER
         per_fragment = (mtu - IP_HEADER) // 8 * 8
         pieces = 1 if ip_payload <= mtu - IP_HEADER else math.ceil(ip_payload / per_fragment)

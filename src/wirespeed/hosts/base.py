@@ -63,6 +63,20 @@ class Process(Protocol):
         ...
 
 
+def terminate(process: Process, grace: float) -> int | None:
+    """How every Process stops: SIGTERM, then SIGKILL if it has not ended grace seconds
+    later. The exit status if it is known by then; None once SIGKILL is sent, and the
+    caller reaps it."""
+    if process.poll() is not None:
+        return process.wait()
+    process.send_signal(signal.SIGTERM)
+    try:
+        return process.wait(grace)
+    except TimeoutError:
+        process.send_signal(signal.SIGKILL)
+    return None
+
+
 class Host(Protocol):
     """A place where commands run."""
 

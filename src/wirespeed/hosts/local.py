@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import IO
 
 from wirespeed.errors import HostError, MissingToolError
-from wirespeed.hosts.base import Completed
+from wirespeed.hosts.base import Completed, terminate
 
 # How long stop() and run() wait for the pipes to close after the program has been
 # reaped: a grandchild that kept them open must not hang wirespeed.
@@ -113,13 +113,8 @@ class LocalProcess:
             os.killpg(self._popen.pid, sig)
 
     def stop(self, grace: float = 1.0) -> int:
-        if self.poll() is None:
-            self.send_signal(signal.SIGTERM)
-            try:
-                return self.wait(grace)
-            except TimeoutError:
-                self.send_signal(signal.SIGKILL)
-        return self.wait()
+        status = terminate(self, grace)
+        return self.wait() if status is None else status
 
     def stdout(self) -> str:
         with self._lock:

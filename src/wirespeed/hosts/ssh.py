@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from wirespeed.errors import HostError, MissingToolError
 from wirespeed.hosts import ssh_scripts as scripts
-from wirespeed.hosts.base import Completed
+from wirespeed.hosts.base import Completed, terminate
 from wirespeed.hosts.ssh_channel import quote_argv
 from wirespeed.hosts.ssh_connection import SshConnection
 from wirespeed.hosts.ssh_destination import SshError, SshSettings, resolve
@@ -167,16 +167,12 @@ class SshProcess:
             self._host.command(scripts.signal(self._host.base, self.number, self._pid, name))
 
     def stop(self, grace: float = 1.0) -> int:
-        if self.poll() is None:
-            self.send_signal(signals.SIGTERM)
-            try:
-                return self.wait(grace)
-            except TimeoutError:
-                self.send_signal(signals.SIGKILL)
-            try:
-                return self.wait(3.0)
-            except TimeoutError:
-                self.mark_lost(f"{self._argv[0]} did not end after SIGKILL")
+        status = terminate(self, grace)
+        if status is not None:
+            return status
+        with contextlib.suppress(TimeoutError):
+            return self.wait(3.0)
+        self.mark_lost(f"{self._argv[0]} did not end after SIGKILL")
         return self.wait()
 
     def stdout(self) -> str:

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import datetime
 import re
 from collections.abc import Iterable
-from collections.abc import Set as AbstractSet
 from typing import Any, TypeVar, get_args
 
 from pydantic import BaseModel, ValidationError
 from pydantic_core import ErrorDetails
 
-from wirespeed.plan.problems import Problem, did_you_mean, one_of
+from wirespeed.plan.problems import Problem, did_you_mean, one_of, shown
 from wirespeed.plan.yamltree import Document, Loc
 
 M = TypeVar("M", bound=BaseModel)
@@ -180,16 +178,16 @@ def _describe(error: ErrorDetails, *, allowed: Iterable[str], misplaced: dict[st
     if kind == "enum":
         choices = re.findall(r"'([^']*)'", str(context.get("expected", "")))
         hint = did_you_mean(given, choices) if isinstance(given, str) else ""
-        return f"{label}: {_show(given)} is not one of {one_of(choices)}{hint}"
+        return f"{label}: {shown(given)} is not one of {one_of(choices)}{hint}"
     prefix = f"{label}: " if label else ""
     if kind in _EXPECTED:
-        return f"{prefix}expected {_EXPECTED[kind]}, got {_show(given)}"
+        return f"{prefix}expected {_EXPECTED[kind]}, got {shown(given)}"
     for bound, words in _BOUNDS.items():
         if bound in context:
-            return f"{prefix}must be {words} {_number(context[bound])}, got {_show(given)}"
+            return f"{prefix}must be {words} {_number(context[bound])}, got {shown(given)}"
     message = error["msg"]
     message = message[:1].lower() + message[1:]
-    return f"{prefix}{message}, got {_show(given)}"
+    return f"{prefix}{message}, got {shown(given)}"
 
 
 _BOUNDS = {"ge": "at least", "gt": "more than", "le": "at most", "lt": "less than"}
@@ -217,20 +215,3 @@ def _label(loc: list[str | int]) -> str:
         else:
             text += f".{step}" if text else step
     return text
-
-
-def _show(value: object) -> str:
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, AbstractSet):
-        return "a set"
-    if value is None:
-        return "nothing (null)"
-    if isinstance(value, datetime.date):
-        # YAML reads 2020-12-09 as a date, not as text.
-        return f"the date {value.isoformat()} (quote it to make it text)"
-    if isinstance(value, str | int | float):
-        return repr(value)
-    return f"a {type(value).__name__}"

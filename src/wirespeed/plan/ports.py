@@ -75,21 +75,18 @@ def port_plan(name: str, entry: HostEntry, loc: Loc, out: Collector) -> PortPlan
     address = ipaddress.ip_interface(entry.address)
     if entry.gateway is not None:
         gateway = ipaddress.ip_address(entry.gateway)
+        wrong = None
         if gateway.version != address.version or gateway not in address.network:
-            out.error(
-                (*loc, "gateway"),
-                f"host {name!r}: gateway {entry.gateway} is not in the subnet "
-                f"{address.network} of address {entry.address}",
-                hint="the gateway is the DUT's address on the port's subnet",
-            )
-            ok = False
+            wrong = f"is not in the subnet {address.network} of address {entry.address}"
         elif gateway == address.ip:
+            wrong = "is the port's own address"
+        if wrong is not None:
             out.error(
                 (*loc, "gateway"),
-                f"host {name!r}: gateway {entry.gateway} is the port's own address",
+                f"host {name!r}: gateway {entry.gateway} {wrong}",
                 hint="the gateway is the DUT's address on the port's subnet",
             )
-            ok = False
+            return None
     if not ok:
         return None
     return PortPlan(

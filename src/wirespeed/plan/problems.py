@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import datetime
 import difflib
 import unicodedata
 from collections.abc import Iterable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 
 from wirespeed.errors import UsageError
@@ -85,3 +87,22 @@ def one_of(choices: Iterable[str]) -> str:
     if len(items) <= 1:
         return "".join(items)
     return f"{', '.join(items[:-1])} or {items[-1]}"
+
+
+def shown(value: object) -> str:
+    """A plan's value as an error shows it: 'a mapping', 'nothing (null)', 'the date
+    2020-12-09 (quote it to make it text)', a text or number as written."""
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, AbstractSet):
+        return "a set"
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, datetime.date):
+        # YAML reads 2020-12-09 as a date, not as text.
+        return f"the date {value.isoformat()} (quote it to make it text)"
+    if isinstance(value, str | int | float):
+        return repr(value)
+    return f"a {type(value).__name__}"

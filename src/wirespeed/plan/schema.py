@@ -42,6 +42,7 @@ from wirespeed.model import (
     TunnelKind,
 )
 from wirespeed.plan.plan import ALL_POLICIES, RPS_SPREAD
+from wirespeed.plan.problems import shown
 from wirespeed.units import parse_delay, parse_rate, parse_size
 
 # Ids and names end up in trial keys ("4/WAN/default/1"), file names and report columns.
@@ -68,7 +69,7 @@ def _lower(value: object) -> object:
 
 def _finite_number_or_text(value: object, what: str, example: str) -> str | int | float:
     if isinstance(value, bool) or not isinstance(value, int | float | str):
-        raise ValueError(f"expected {what} such as {example}, got {_show(value)}")
+        raise ValueError(f"expected {what} such as {example}, got {shown(value)}")
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError(f"expected {what} such as {example}, got {value}")
     return value
@@ -100,14 +101,14 @@ def _rate(value: object) -> int:
 def _congestion(value: object) -> str:
     if not isinstance(value, str) or not re.fullmatch(r"[a-z][a-z0-9_]{0,15}", value):
         raise ValueError(
-            f"expected a congestion control's name such as cubic, bbr or reno, got {_show(value)}"
+            f"expected a congestion control's name such as cubic, bbr or reno, got {shown(value)}"
         )
     return value
 
 
 def _delay(value: object) -> float:
     if not isinstance(value, str):
-        raise ValueError(f"expected a delay with its unit such as 40ms, got {_show(value)}")
+        raise ValueError(f"expected a delay with its unit such as 40ms, got {shown(value)}")
     seconds = parse_delay(value)
     if seconds > MAX_QUEUE_SECONDS:
         raise ValueError(f"delay {value!r} is above {MAX_QUEUE_SECONDS:g} s")
@@ -124,7 +125,7 @@ def check_name(value: object) -> str:
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         value = str(value)
     if not isinstance(value, str):
-        raise ValueError(f"expected a name such as 4 or tcp-1500, got {_show(value)}")
+        raise ValueError(f"expected a name such as 4 or tcp-1500, got {shown(value)}")
     if not _NAME.fullmatch(value):
         raise ValueError(
             f"{value!r} is not a usable name: use letters, digits and . _ + - "
@@ -137,7 +138,7 @@ def _link(value: object) -> str:
     if isinstance(value, int) and not isinstance(value, bool):
         value = str(value)  # a bare number of bit/s
     if not isinstance(value, str):
-        raise ValueError(f"expected a link such as gbe, fe or 300mbit, got {_show(value)}")
+        raise ValueError(f"expected a link such as gbe, fe or 300mbit, got {shown(value)}")
     try:
         parse_link(value)
     except OverflowError:
@@ -222,7 +223,7 @@ def _cpu_mask(value: object) -> str:
             "not as a number"
         )
     if not isinstance(value, str):
-        raise ValueError(f'expected spread, off or a hex CPU mask such as "3f", got {_show(value)}')
+        raise ValueError(f'expected spread, off or a hex CPU mask such as "3f", got {shown(value)}')
     text = value.strip().lower()
     if text in (RPS_SPREAD, "off"):
         return RPS_SPREAD if text == RPS_SPREAD else "0"
@@ -238,7 +239,7 @@ def _on_off(value: object) -> str:
         return "on" if value else "off"
     if isinstance(value, str) and value.strip().lower() in ("on", "off"):
         return value.strip().lower()
-    raise ValueError(f"expected on or off, got {_show(value)}")
+    raise ValueError(f"expected on or off, got {shown(value)}")
 
 
 def _feature(value: object) -> str:
@@ -254,7 +255,7 @@ def _feature(value: object) -> str:
 
 def _cpu_number(value: object) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_CPU:
-        raise ValueError(f"expected a CPU number such as 0 or 1, got {_show(value)}")
+        raise ValueError(f"expected a CPU number such as 0 or 1, got {shown(value)}")
     return value
 
 
@@ -271,7 +272,7 @@ def _cpus_online(value: list[int]) -> tuple[int, ...]:
 def _governor(value: object) -> str:
     if not isinstance(value, str) or not _GOVERNOR.fullmatch(value.strip()):
         raise ValueError(
-            f"{_show(value)} is not a cpufreq governor's name, such as performance, "
+            f"{shown(value)} is not a cpufreq governor's name, such as performance, "
             "schedutil, ondemand or powersave"
         )
     return value.strip()
@@ -284,7 +285,7 @@ def _frequency(value: object) -> int:
     if found is None:
         raise ValueError(
             f"expected a frequency with its unit, such as 1.2GHz, 1416MHz or 1416000kHz, "
-            f"got {_show(value)}"
+            f"got {shown(value)}"
         )
     khz = float(found["number"]) * _FREQUENCY_UNITS[found["unit"]]
     if khz != int(khz) or not 1 <= khz <= 10**10:
@@ -296,7 +297,7 @@ def _policy(value: object) -> int:
     text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
     found = _POLICY.fullmatch(text) if isinstance(text, str) else None
     if found is None:
-        raise ValueError(f"expected a cpufreq policy such as policy0 or 4, got {_show(value)}")
+        raise ValueError(f"expected a cpufreq policy such as policy0 or 4, got {shown(value)}")
     return int(found["first"])
 
 
@@ -316,16 +317,6 @@ def _max_freq(value: object) -> dict[int, int]:
         except ValueError as error:
             raise ValueError(f"{key}: {error}") from None
     return found
-
-
-def _show(value: object) -> str:
-    if isinstance(value, dict):
-        return "a mapping"
-    if isinstance(value, list):
-        return "a list"
-    if value is None:
-        return "nothing (null)"
-    return f"{value!r}"
 
 
 def _dut(value: object) -> object:
@@ -425,7 +416,7 @@ def _cipher(value: object) -> str:
     text = value.strip().upper() if isinstance(value, str) else None
     if text not in AEAD_CIPHERS:
         raise ValueError(
-            f"{_show(value)} is not an AEAD data channel cipher: use one of "
+            f"{shown(value)} is not an AEAD data channel cipher: use one of "
             f"{', '.join(AEAD_CIPHERS)} (a CBC cipher's overhead varies with its padding)"
         )
     return text

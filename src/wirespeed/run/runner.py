@@ -15,7 +15,7 @@ import contextlib
 import dataclasses
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, TypeVar, cast
 
@@ -313,16 +313,17 @@ class Runner:
         from wirespeed.trial_kind import hooks_of, kind_of
 
         started_at = time.time()
+        # A variant that cannot be set up fails before any tunnel is built for it.
+        if variant_problem is not None:
+            return _not_set_up(trial, started_at, WirespeedError(variant_problem))
         kind = kind_of(trial.test.tool)
         if trial.path.tunnel is not None and kind.moves_traffic:
             on_lab = self.hosts.is_lab_path(trial.path)
             if on_lab and self._tunnel is None:
-                return self._through_tunnel(trial, variant_problem, started_at)
+                return self._through_tunnel(trial, started_at)
             if not on_lab and self._host_tunnel is None:
-                return self._through_host_tunnel(trial, variant_problem, started_at)
+                return self._through_host_tunnel(trial, started_at)
         try:
-            if variant_problem is not None:
-                raise WirespeedError(variant_problem)
             # A traffic kind runs at the trial's MTU; one host only needs its lab still ours.
             lab = self._lab_at_mtu(trial) if kind.moves_traffic else self._lab_checked(trial)
         except WirespeedError as error:
@@ -363,9 +364,7 @@ class Runner:
             frames=self._frame_journal(),
         )
 
-    def _through_tunnel(
-        self, trial: Trial, variant_problem: str | None, started_at: float
-    ) -> TrialOutcome:
+    def _through_tunnel(self, trial: Trial, started_at: float) -> TrialOutcome:
         """The trial through its path's tunnel, built for it (with its variant's options:
         lab/tunnel.py) and removed after it; its findings gain the tunnel's."""
         from wirespeed.analysis.tunnel_findings import with_tunnel_findings
@@ -374,24 +373,17 @@ class Runner:
         assert trial.path.tunnel is not None
         with contextlib.ExitStack() as stack:
             try:
-                if variant_problem is not None:
-                    raise WirespeedError(variant_problem)
                 lab = self._lab_at_mtu(trial)
                 assert lab is not None
                 tunnel = stack.enter_context(lab_tunnel(lab, trial.path.tunnel))
             except WirespeedError as error:
                 return _not_set_up(trial, started_at, error)
-            self._tunnel = tunnel
-            try:
+            with self._inside_tunnel(lab=tunnel):
                 outcome = self._run_one(trial)
-            finally:
-                self._tunnel = None
             # Before the tunnel goes: its findings read the daemons' logs.
             return with_tunnel_findings(outcome, tunnel.findings(), tunnel.daemons_by_pid())
 
-    def _through_host_tunnel(
-        self, trial: Trial, variant_problem: str | None, started_at: float
-    ) -> TrialOutcome:
+    def _through_host_tunnel(self, trial: Trial, started_at: float) -> TrialOutcome:
         """The trial through its path's tunnel between real hosts, started for it on the
         hosts (run/host_tunnel.py, journaled) and removed after it."""
         from wirespeed.analysis.tunnel_findings import with_tunnel_findings
@@ -417,8 +409,6 @@ class Runner:
         assert far_outer is not None  # the plan refuses a server without an address
         with contextlib.ExitStack() as stack:
             try:
-                if variant_problem is not None:
-                    raise WirespeedError(variant_problem)
                 tunnel = stack.enter_context(
                     host_tunnel(
                         path.tunnel,
@@ -431,11 +421,8 @@ class Runner:
                 )
             except WirespeedError as error:
                 return _not_set_up(trial, started_at, error)
-            self._host_tunnel = tunnel
-            try:
+            with self._inside_tunnel(host=tunnel):
                 outcome = self._run_one(trial)
-            finally:
-                self._host_tunnel = None
             # Only the DUT's daemon: another host's pids mean nothing in the DUT's samples.
             on_dut = {pid: what for pid, what in tunnel.daemons_by_pid().items() if "DUT" in what}
             outcome = with_tunnel_findings(outcome, tunnel.findings(), on_dut)
@@ -445,6 +432,18 @@ class Runner:
                 "tries again"
             )
         return outcome
+
+    @contextlib.contextmanager
+    def _inside_tunnel(
+        self, *, lab: LabTunnel | None = None, host: HostTunnel | None = None
+    ) -> Iterator[None]:
+        """The current trial's traffic goes through the tunnel (its endpoints: _endpoints)
+        until the block ends."""
+        self._tunnel, self._host_tunnel = lab, host
+        try:
+            yield
+        finally:
+            self._tunnel = self._host_tunnel = None
 
     def _lab_at_mtu(self, trial: Trial) -> Lab | None:
         """The trial's lab (None on real hosts), its links at the MTU the trial runs at."""

@@ -28,6 +28,7 @@ from wirespeed.errors import WirespeedError
 from wirespeed.hosts.base import Host, Process
 from wirespeed.hosts.sockets import listening
 from wirespeed.model import Proto
+from wirespeed.tools.irtt import server_address
 
 __all__ = [
     "OPEN_TIMEOUT",
@@ -56,7 +57,6 @@ def client_argv(
     target: str, seconds: float, interval: float, port: int, output: str = "-"
 ) -> list[str]:
     """irtt's client; its JSON to `output` (a path ending in .json: not gzipped)."""
-    host = f"[{target}]" if ":" in target and not target.startswith("[") else target
     return [
         PROGRAM, "client",
         "-i", f"{round(interval * 1e6)}us",
@@ -64,7 +64,7 @@ def client_argv(
         "-Q", "-o", output,
         f"--timeouts={round(OPEN_TIMEOUT * 1000)}ms",
         "--wait=3x1s",
-        f"{host}:{port}",
+        server_address(target, port),
     ]  # fmt: skip
 
 

@@ -18,6 +18,7 @@ import re
 from wirespeed.model import Direction, Proto, Result, Side, TestSpec, WarningKind
 from wirespeed.tools.iperf2_csv import CSV_LINE, parse_csv
 from wirespeed.tools.iperf2_text import parse_text
+from wirespeed.tools.iperf_flags import load_flags, seconds
 
 __all__ = [
     "DEFAULT_PORT",
@@ -46,14 +47,10 @@ _DIRECTION_FLAGS = {
 _VERSION = re.compile(r"iperf version (\d+\.\d+(?:\.\d+)?(?:[-.]?\w+)?)")
 
 
-def _seconds(value: float) -> str:
-    return f"{value:g}"
-
-
 def _common_argv(spec: TestSpec) -> list[str]:
     # -f b: bytes and bit/s in full. The default adaptive units round to 3 significant
     # digits ("941 Mbits/sec", "1.10 GBytes"): too coarse to compare with a ceiling.
-    argv = ["-e", "-i", _seconds(spec.interval), "-f", "b"]
+    argv = ["-e", "-i", seconds(spec.interval), "-f", "b"]
     if spec.protocol is Proto.UDP:
         argv.append("-u")
     if spec.window is not None:
@@ -76,16 +73,10 @@ def server_listens_on(spec: TestSpec) -> Proto:
 
 def client_argv(spec: TestSpec, target: str, port: int) -> list[str]:
     argv = [PROGRAM, "-c", target, "-p", str(port), *_common_argv(spec)]
-    argv += ["-t", _seconds(spec.duration)]
+    argv += ["-t", seconds(spec.duration)]
     if ":" in target:
         argv.append("-V")  # iperf2 needs it to connect to an IPv6 address
-    if spec.rate is not None:
-        # Plain bit/s: iperf2 reads `-b 1000M` as 1000 x 2^20 (LIMITS.md, unit traps).
-        argv += ["-b", str(spec.rate)]
-    if spec.length is not None:
-        argv += ["-l", str(spec.length)]
-    if spec.parallel > 1:
-        argv += ["-P", str(spec.parallel)]
+    argv += load_flags(spec)
     argv += _DIRECTION_FLAGS[spec.direction]
     if spec.congestion is not None and spec.protocol is Proto.TCP:
         argv += ["-Z", spec.congestion]

@@ -14,6 +14,7 @@ import re
 from wirespeed.model import Direction, Proto, Result, Side, TestSpec
 from wirespeed.tools.iperf3_json import load_json, parse_json
 from wirespeed.tools.iperf3_text import parse_text
+from wirespeed.tools.iperf_flags import load_flags, seconds
 
 __all__ = [
     "DEFAULT_PORT",
@@ -39,13 +40,9 @@ PROGRAM = "iperf3"
 _VERSION = re.compile(r"iperf (\d+\.\d+(?:\.\d+)?\+?)")
 
 
-def _seconds(value: float) -> str:
-    return f"{value:g}"
-
-
 def server_argv(spec: TestSpec, port: int) -> list[str]:
     # -i on the server too: its interval series is the receiver's view of an up test.
-    return [PROGRAM, "-s", "-1", "-J", "-p", str(port), "-i", _seconds(spec.interval)]
+    return [PROGRAM, "-s", "-1", "-J", "-p", str(port), "-i", seconds(spec.interval)]
 
 
 def server_listens_on(spec: TestSpec) -> Proto:
@@ -61,17 +58,12 @@ def client_argv(spec: TestSpec, target: str, port: int) -> list[str]:
     argv = [PROGRAM, "-c", target, "-p", str(port), "-J"]
     argv += ["--connect-timeout", str(CONNECT_TIMEOUT_MS)]
     # iperf3 reads -t as a whole number: "-t 0.5" is 0, which means "run forever".
-    argv += ["-t", str(max(1, math.ceil(spec.duration))), "-i", _seconds(spec.interval)]
+    argv += ["-t", str(max(1, math.ceil(spec.duration))), "-i", seconds(spec.interval)]
     if spec.protocol is Proto.UDP:
         argv.append("-u")
-    if spec.rate is not None:
-        argv += ["-b", str(spec.rate)]  # plain bit/s, like iperf2 (there `M` is 2^20)
+    argv += load_flags(spec)
     if spec.window is not None:
         argv += ["-w", str(spec.window)]
-    if spec.length is not None:
-        argv += ["-l", str(spec.length)]
-    if spec.parallel > 1:
-        argv += ["-P", str(spec.parallel)]
     if spec.direction is Direction.DOWN:
         argv.append("-R")
     elif spec.direction is Direction.BIDIR:

@@ -493,6 +493,16 @@ def test_a_date_where_text_belongs_says_to_quote_it() -> None:
     )
 
 
+def test_a_date_where_a_checked_value_belongs_is_named_as_a_date() -> None:
+    # The lab's queue is checked by the schema's own validator, not by pydantic's types.
+    text = "lab: {link: gbe, queue: 2020-12-09}\npaths: [{name: WAN, topology: endpoint}]\n"
+    [problem] = problems_of(text + "tests: [{id: 1}]\n")
+    assert problem == (
+        "1:25: queue: expected a delay with its unit such as 40ms, got the date 2020-12-09 "
+        "(quote it to make it text)"
+    )
+
+
 def test_x_keys_hold_anchors_for_reuse() -> None:
     plan = parse_plan(
         LAB + "x-udp: &udp {protocol: udp, rate: 1000M}\n"
