@@ -1,6 +1,6 @@
-"""What each kind of trial is and does: one module per kind (iperf.py, rrul.py, bench.py,
-forwarding.py, bounceback.py, ping_flood.py), each giving its TrialKind and its hooks as
-objects (hooks.py), found by catalog.py without a list of them. The tools a plan may name
+"""What each kind of trial is and does: one module per kind (iperf.py, rrul.py, bench.py
+...), each giving its TrialKind and its hooks as objects (hooks.py), found by catalog.py
+without a list of them. The tools a plan may name
 are those these modules serve; what a kind is (trial_kind.TrialKind) and the questions
 asked of it are the lowest layer's (wirespeed/trial_kind.py).
 
