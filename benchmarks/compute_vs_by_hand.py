@@ -80,16 +80,16 @@ def _ours(records: list[RunRecord]) -> tuple[dict[str, list[float]], list[tuple[
         for outcome in record.outcomes:
             assert outcome.result is not None, outcome.reason
             for m in outcome.result.measurements:
-                ours[f"{outcome.trial.test.tool.value}: {m.item}"].append(m.value)
+                ours[f"{outcome.trial.test.tool}: {m.item}"].append(m.value)
             for raw in outcome.raw:
-                commands.setdefault((outcome.trial.test.tool.value, *raw.argv), None)
+                commands.setdefault((str(outcome.trial.test.tool), *raw.argv), None)
     return ours, list(commands)
 
 
 def _by_hand(commands: list[tuple[str, ...]], hand: dict[str, list[float]]) -> None:
     for tool, *argv in commands:
         text = subprocess.run(argv, capture_output=True, text=True, check=True).stdout
-        if tool == Tool.OPENSSL.value:
+        if tool == Tool.OPENSSL:
             api = "EVP" if "-evp" in argv else "no EVP"
             for (cipher, block), value in by_hand_openssl(text).items():
                 hand[f"openssl: {cipher} {block}, {api}"].append(value)

@@ -24,7 +24,7 @@ from wirespeed.run.trial import Endpoints, run_trial
 
 def measure(lab: Lab, tool: Tool, streams: int, duration: float) -> dict[str, float]:
     spec = TestSpec(duration=duration, parallel=streams)
-    test = TestCase("t", f"{tool.value} -P {streams}", tool, spec)
+    test = TestCase("t", f"{tool} -P {streams}", tool, spec)
     path = PathSpec("gbe", Topology.BRIDGE, "client", "server", link=lab.spec.link)
     server = lab.hosts[Role.SERVER]
     outcome = run_trial(
@@ -51,7 +51,7 @@ def main() -> None:
             for streams in args.streams:
                 row = measure(lab, tool, streams, args.duration)
                 row["of_the_ceiling"] = round(row["wirespeed_mbit"] / limit, 3)
-                rows[f"{tool.value} -P {streams}"] = row
+                rows[f"{tool} -P {streams}"] = row
     emit(
         "stream_sums",
         {"duration": args.duration, "ceiling_mbit": round(limit, 1), "runs": rows},

@@ -178,7 +178,7 @@ class TestCase:
         """Its settings, which are `model`'s: TypeError for a test of another kind."""
         settings = self.settings
         if not isinstance(settings, model):
-            raise TypeError(f"test {self.id!r} ({self.tool.value}) has no {model.__name__}")
+            raise TypeError(f"test {self.id!r} ({self.tool}) has no {model.__name__}")
         return settings
 
 

@@ -1,6 +1,7 @@
-"""The kinds of trial and the tools a plan names: what each kind is, where it runs, what
-it yields. What each kind does (how a trial runs, its `options:` model, its driver, its
-plan checks, its time estimate ...) is its own module's, as objects: kinds/<kind>.py.
+"""The kinds of trial and the tools a plan names: what a kind is, where it runs, what it
+yields, and the registry the layers below ask it of. What each kind is (its TrialKind)
+and what it does (how a trial runs, its `options:` model, its driver, its plan checks,
+its time estimate ...) are its own module's, side by side: kinds/<kind>.py.
 
 A kind serves one or more tools of the plan (`tool: iperf3`), and says:
 - whether it moves traffic (a client and a server on a path) or runs on one host (a
@@ -13,10 +14,11 @@ The runner, the plan's checks and the tools' questions (Tool.moves_traffic) ask 
 facts and never which tool a test is. This module imports nothing of wirespeed: it is the
 lowest layer, model.py takes Tool from here, and `wirespeed --help` stays fast.
 
-The layers below the kinds' own modules (the plan, the run loop, the tools) reach a
-kind's hooks through `hooks_of`, which whatever starts wirespeed wires to
+The layers below the kinds' own modules (the plan, the run loop, the tools) reach the
+kinds through `tools`, `kind_of` and `hooks_of`, which whatever starts wirespeed wires to
 kinds/catalog.py (kinds.wire_hooks()): they depend on what a hook is (their own
-Protocols), never on the modules that give them.
+Protocols), never on the modules that give them. A tool is known because a kind's module
+serves it, so a new kind is its own module and its driver, and nothing here.
 
 A tunnel is not a kind: it wraps the path whatever kind runs through it.
 """
@@ -24,35 +26,47 @@ A tunnel is not a kind: it wraps the path whatever kind runs through it.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 if TYPE_CHECKING:
     from pydantic import BaseModel
 
 
-class Tool(enum.StrEnum):
-    """The `tool:` of a plan's test: each is served by one kind (KINDS below)."""
+class Tool(str):
+    """The `tool:` of a plan's test, as its text: each known one is served by one kind
+    (`tools()`, `kind_of`). A stored run keeps it as text, so a tool is made from any
+    text; the plan accepts only those the kinds serve.
 
-    IPERF2 = "iperf2"
-    IPERF3 = "iperf3"
+    One object per name (as an enum's members), so `tool is Tool.IPERF2` holds for a tool
+    read back from the store or a bundle too. The constants are the tools the layers below
+    the kinds name themselves (a parser's result, iperf2's own units, a search's result);
+    a kind no lower layer names has none (kinds/bounceback.py, kinds/ping_flood.py)."""
+
+    __slots__ = ()
+    _made: ClassVar[dict[str, Tool]] = {}
+
+    IPERF2: ClassVar[Tool]
+    IPERF3: ClassVar[Tool]
     # Benchmarks that run on one host, no traffic (tools/openssl.py, sevenzip.py ...).
-    OPENSSL = "openssl"
-    SEVENZIP = "7zip"
-    UNIXBENCH = "unixbench"
+    OPENSSL: ClassVar[Tool]
+    SEVENZIP: ClassVar[Tool]
+    UNIXBENCH: ClassVar[Tool]
     # The forwarding-rate search (RFC 2544 throughput, RFC 9971 MLRsearch): trials of
     # paced UDP at a packet rate through the path, per frame size (search/, run/).
-    FORWARDING = "forwarding"
+    FORWARDING: ClassVar[Tool]
     # Realtime response under load (flent's RRUL): TCP streams both ways at once through
     # the path, with latency probes idle and during the load (tools/rrul.py, run/rrul_trial.py).
-    RRUL = "rrul"
-    # Round trips of small TCP messages between client and server (iperf2 --bounceback).
-    BOUNCEBACK = "bounceback"
-    # ICMP echo requests as fast as the far end answers (iputils' ping -f).
-    PING_FLOOD = "ping-flood"
+    RRUL: ClassVar[Tool]
 
-    # What each tool is, its kind, is said below; these ask it.
+    def __new__(cls, name: str) -> Tool:
+        made = cls._made.get(name)
+        if made is None:
+            made = cls._made[name] = super().__new__(cls, name)
+        return made
+
+    # What each tool is, its kind, is its kind's module's; these ask it.
     @property
     def moves_traffic(self) -> bool:
         """A client and a server on a path (iperf, RRUL, the search that drives iperf);
@@ -63,6 +77,15 @@ class Tool(enum.StrEnum):
     def searches(self) -> bool:
         """Many trials at loads it chooses, its settings under `options:`."""
         return kind_of(self).searches
+
+
+Tool.IPERF2 = Tool("iperf2")
+Tool.IPERF3 = Tool("iperf3")
+Tool.OPENSSL = Tool("openssl")
+Tool.SEVENZIP = Tool("7zip")
+Tool.UNIXBENCH = Tool("unixbench")
+Tool.FORWARDING = Tool("forwarding")
+Tool.RRUL = Tool("rrul")
 
 
 class Figures(enum.StrEnum):
@@ -82,6 +105,8 @@ class Measures:
 
 @dataclass(frozen=True)
 class TrialKind:
+    """What a kind is, declared by its module (kinds/<kind>.py) beside its hooks."""
+
     name: str
     tools: tuple[Tool, ...]
     moves_traffic: bool  # a client and a server on a path; else one host (a device path)
@@ -95,17 +120,17 @@ class TrialKind:
     own_streams: bool = False
 
 
-def _flows(name: str, tool: Tool, program: str, own_streams: bool = False) -> TrialKind:
+def flows(name: str, tool: Tool, program: str, own_streams: bool = False) -> TrialKind:
     """A traffic kind whose figures are its flows, both ends running `program`."""
     return TrialKind(name, (tool,), True, Figures.FLOWS, program=program, own_streams=own_streams)
 
 
-def _on_one_host(tool: Tool, title: str) -> TrialKind:
+def on_one_host(tool: Tool, title: str) -> TrialKind:
     """A benchmark on one host (a device path), its figures measurements."""
-    return TrialKind(tool.value, (tool,), False, Figures.MEASUREMENTS, title=title)
+    return TrialKind(str(tool), (tool,), False, Figures.MEASUREMENTS, title=title)
 
 
-def _measured_across(
+def measured_across(
     tool: Tool,
     title: str,
     *,
@@ -117,7 +142,7 @@ def _measured_across(
     """A kind measured between a path's ends, its figures measurements; `program` is what
     the client runs (iperf2 by default: the search's generator, bounceback's own)."""
     return TrialKind(
-        tool.value,
+        str(tool),
         (tool,),
         True,
         Figures.MEASUREMENTS,
@@ -129,48 +154,12 @@ def _measured_across(
     )
 
 
-_RTT = Measures("bounceback rtt", "ms", (("stat", ("mean", "min", "max")),))
-_FLOOD = (
-    Measures("flood rtt", "ms", (("stat", ("min", "mean", "max", "mdev")),)),
-    Measures("flood loss", "%"),
-    Measures("flood rate", "pps"),
-)
-
-KINDS: tuple[TrialKind, ...] = (
-    _flows("iperf", Tool.IPERF2, program="iperf"),
-    _flows("iperf3", Tool.IPERF3, program="iperf3"),
-    _flows("rrul", Tool.RRUL, program="iperf3", own_streams=True),
-    _on_one_host(Tool.OPENSSL, "openssl speed"),
-    _on_one_host(Tool.SEVENZIP, "7-zip benchmark"),
-    _on_one_host(Tool.UNIXBENCH, "UnixBench"),
-    # A search chooses its own loads, frames and durations.
-    _measured_across(Tool.FORWARDING, "forwarding rate", searches=True, own_streams=True),
-    _measured_across(Tool.BOUNCEBACK, "bounceback round trips", measures=(_RTT,)),
-    _measured_across(Tool.PING_FLOOD, "ping flood", program="ping", measures=_FLOOD),
-)
-
-
-def _by_tool() -> dict[Tool, TrialKind]:
-    found: dict[Tool, TrialKind] = {}
-    for kind in KINDS:
-        for tool in kind.tools:
-            assert tool not in found, f"{tool} is served by two kinds"
-            found[tool] = kind
-    return found
-
-
-_BY_TOOL = _by_tool()
-
-
-def kind_of(tool: Tool) -> TrialKind:
-    """The kind that serves `tool`: every Tool has exactly one (tests/unit/test_kinds.py)."""
-    return _BY_TOOL[tool]
-
-
 class Hooks(Protocol):
     """What the layers below the kinds see of a kind's hooks (kinds/hooks.py KindHooks, where
     each is typed): a caller takes the hook it calls as its own Protocol says it."""
 
+    @property
+    def kind(self) -> TrialKind: ...  # what it is, declared beside its hooks
     @property
     def run(self) -> object: ...  # the trial on its site (run/kind_runs.py)
     @property
@@ -183,17 +172,46 @@ class Hooks(Protocol):
     def checks(self) -> object: ...  # its own plan checks (plan/checks.py)
 
 
-_hooks_of: Callable[[Tool], Hooks] | None = None
+# Each known tool's kind's hooks, as kinds/catalog.py finds them; asked once, when first
+# needed, so that wiring imports nothing.
+_find: Callable[[], Mapping[Tool, Hooks]] | None = None
+_found: Mapping[Tool, Hooks] | None = None
+_tools: tuple[Tool, ...] = ()
 
 
-def install_hooks(hooks_of: Callable[[Tool], Hooks]) -> None:
-    """Where `hooks_of` finds a kind's hooks: kinds/catalog.py, wired once by whatever
-    starts wirespeed (kinds.wire_hooks(): the command line, the test suite, a benchmark)."""
-    global _hooks_of  # noqa: PLW0603 - the one wiring of the layers below to the kinds
-    _hooks_of = hooks_of
+def install_hooks(find: Callable[[], Mapping[Tool, Hooks]]) -> None:
+    """Where the kinds are found, by the tools they serve: kinds/catalog.py, wired once by
+    whatever starts wirespeed (kinds.wire_hooks(): the command line, the test suite, a
+    benchmark)."""
+    global _find, _found
+    _find, _found = find, None
+
+
+def _registry() -> Mapping[Tool, Hooks]:
+    global _found, _tools  # noqa: PLW0603 - found once, when first asked
+    if _found is None:
+        assert _find is not None, "wire the kinds first: wirespeed.kinds.wire_hooks()"
+        _found = _find()
+        _tools = tuple(sorted(_found))
+    return _found
+
+
+def tools() -> tuple[Tool, ...]:
+    """Every tool a kind serves, by name: what a plan's `tool:` may be."""
+    _registry()
+    return _tools
+
+
+def kind_of(tool: Tool) -> TrialKind:
+    """The kind that serves `tool`: every tool of `tools()` has exactly one
+    (tests/unit/test_kinds.py); KeyError for one no kind of this version serves."""
+    return hooks_of(tool).kind
 
 
 def hooks_of(tool: Tool) -> Hooks:
     """The hooks of the kind that serves `tool`."""
-    assert _hooks_of is not None, "wire the kinds' hooks first: wirespeed.kinds.wire_hooks()"
-    return _hooks_of(tool)
+    found = _found if _found is not None else _registry()
+    hooks = found.get(tool)
+    if hooks is None:
+        raise KeyError(f"no kind serves tool {str(tool)!r}")
+    return hooks

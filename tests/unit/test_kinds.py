@@ -1,25 +1,72 @@
-"""The kinds: every tool has one kind, and every kind its hooks, of the shapes their callers
-take."""
+"""The kinds: every tool has one kind, declared in its module beside its hooks, and every
+kind its hooks, of the shapes their callers take."""
 
 from __future__ import annotations
 
+import copy
 import inspect
+import pickle
 from types import ModuleType
 from typing import cast
 
 import pytest
 from pydantic import BaseModel
 
+from wirespeed.kinds import catalog
 from wirespeed.kinds.hooks import KindHooks
 from wirespeed.model import Tool
-from wirespeed.trial_kind import KINDS, Figures, TrialKind, hooks_of, kind_of
+from wirespeed.trial_kind import Figures, TrialKind, hooks_of, kind_of, tools
+
+# Every kind, as its module declares it beside its hooks.
+KINDS = [hooks.kind for hooks in catalog.HOOKS]
 
 
-@pytest.mark.parametrize("tool", list(Tool))
+@pytest.mark.parametrize("tool", tools())
 def test_every_tool_has_exactly_one_kind(tool: Tool) -> None:
     serving = [kind for kind in KINDS if tool in kind.tools]
     assert len(serving) == 1
     assert kind_of(tool) is serving[0]
+
+
+def test_the_tools_are_those_the_kinds_serve_by_name() -> None:
+    assert tools() == tuple(sorted(tool for kind in KINDS for tool in kind.tools))
+    assert tools() == (
+        "7zip",
+        "bounceback",
+        "forwarding",
+        "iperf2",
+        "iperf3",
+        "openssl",
+        "ping-flood",
+        "rrul",
+        "unixbench",
+    )
+
+
+@pytest.mark.parametrize(
+    "name", ["IPERF2", "IPERF3", "OPENSSL", "SEVENZIP", "UNIXBENCH", "FORWARDING", "RRUL"]
+)
+def test_a_tool_the_layers_below_name_is_one_a_kind_serves(name: str) -> None:
+    assert getattr(Tool, name) in tools()
+
+
+def test_a_tool_is_one_object_per_name_wherever_it_was_made() -> None:
+    # As an enum's members were: `tool is Tool.IPERF2` holds for a tool read back from the
+    # store, a bundle or another process.
+    assert Tool("iperf2") is Tool.IPERF2
+    assert pickle.loads(pickle.dumps(Tool.RRUL)) is Tool.RRUL
+    assert copy.deepcopy(Tool.OPENSSL) is Tool.OPENSSL
+    for tool in tools():  # as the kinds' modules made them
+        name = str(tool)
+        assert type(name) is str and Tool(name) is tool and Tool(name) == name
+
+
+def test_a_tool_no_kind_serves_is_made_but_has_no_kind() -> None:
+    # A stored run keeps its tool as text: it loads, and asking its kind says which.
+    unknown = Tool("netperf")
+    assert unknown == "netperf" and unknown not in tools()
+    with pytest.raises(KeyError, match="no kind serves tool 'netperf'"):
+        kind_of(unknown)
 
 
 def _hooks(kind: TrialKind) -> KindHooks:
@@ -58,7 +105,7 @@ def test_a_kinds_hooks_have_the_shapes_their_callers_take(kind: TrialKind) -> No
 def test_the_layers_below_find_the_catalogs_hooks() -> None:
     # What the runner, the plan and the drivers ask (trial_kind.hooks_of) is what the
     # catalog holds, once the suite (as the command line) has wired them.
-    assert all(hooks_of(tool) is _hooks(kind_of(tool)) for tool in Tool)
+    assert all(hooks_of(tool) is _hooks(kind_of(tool)) for tool in tools())
 
 
 def test_the_tools_questions_are_the_registrys() -> None:
@@ -73,7 +120,7 @@ def test_a_kind_is_a_value_hashable_like_the_tool_it_serves() -> None:
     assert len(set(KINDS)) == len(KINDS)
 
 
-@pytest.mark.parametrize("tool", list(Tool))
+@pytest.mark.parametrize("tool", tools())
 def test_a_kinds_options_go_where_its_kind_keeps_them(tool: Tool) -> None:
     from wirespeed.model import BenchSpec, TestCase, TestSpec
 
@@ -128,30 +175,32 @@ def test_every_tools_hooks_are_found_in_a_fresh_interpreter() -> None:
     # Nothing registers itself when imported: asking the catalog first thing finds every
     # kind's hooks, whatever was imported before.
     printed = _fresh_interpreter(
-        "from wirespeed.trial_kind import Tool\n"
-        "from wirespeed.kinds.catalog import hooks_of\n"
-        "for tool in Tool: print(tool.value, hooks_of(tool).kind.name, "
+        "from wirespeed.kinds.catalog import BY_TOOL, hooks_of\n"
+        "for tool in BY_TOOL: print(tool, hooks_of(tool).kind.name, "
         "hooks_of(tool).estimate.__name__)"
     )
-    assert printed.splitlines() == [
-        "iperf2 iperf traffic_seconds",
-        "iperf3 iperf3 traffic_seconds",
+    assert printed.splitlines() == [  # by the names of the kinds' modules
         "openssl openssl benchmark_seconds",
         "7zip 7zip benchmark_seconds",
         "unixbench unixbench benchmark_seconds",
-        "forwarding forwarding estimated_seconds",
-        "rrul rrul traffic_seconds",
         "bounceback bounceback exchange_seconds",
+        "forwarding forwarding estimated_seconds",
+        "iperf2 iperf traffic_seconds",
+        "iperf3 iperf3 traffic_seconds",
         "ping-flood ping-flood exchange_seconds",
+        "rrul rrul traffic_seconds",
     ]
 
 
-def test_a_kind_without_hooks_is_refused_when_the_catalog_is_made(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    from wirespeed.kinds import catalog
+def _again(tool: Tool, kind: TrialKind) -> KindHooks:
+    given = catalog.hooks_of(tool)
+    return KindHooks(kind, given.run, given.estimate)
 
-    left_out = catalog.HOOKS[0].kind.name
-    monkeypatch.setattr(catalog, "HOOKS", catalog.HOOKS[1:])
-    with pytest.raises(AssertionError, match=f"kinds without hooks \\['{left_out}'\\]"):
-        catalog._by_tool()
+
+def test_a_tool_two_kinds_serve_is_refused_when_the_catalog_is_made() -> None:
+    twice = TrialKind("iperf2 again", (Tool.IPERF2,), True, Figures.FLOWS, program="iperf")
+    with pytest.raises(AssertionError, match=r"tools served twice \['iperf2'\], kinds \[\]"):
+        catalog.by_tool((*catalog.HOOKS, _again(Tool.IPERF2, twice)))
+    named_twice = TrialKind("rrul", (), True, Figures.FLOWS, program="iperf3")
+    with pytest.raises(AssertionError, match=r"tools served twice \[\], kinds \['rrul'\]"):
+        catalog.by_tool((*catalog.HOOKS, _again(Tool.RRUL, named_twice)))

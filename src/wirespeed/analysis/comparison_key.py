@@ -53,7 +53,7 @@ class KeyPart:
 def _tool_version(outcome: TrialOutcome, record: RunRecord) -> str | None:
     said = outcome.result.tool_version if outcome.result is not None else None
     if said is None:
-        tool = outcome.trial.test.tool.value
+        tool = str(outcome.trial.test.tool)
         for host in record.info.hosts:
             if host.name == outcome.trial.path.client and tool in host.tools:
                 said = host.tools[tool]
@@ -70,7 +70,7 @@ def key_of(outcome: TrialOutcome, record: RunRecord) -> tuple[KeyPart, ...]:
 def trial_key(trial: Trial, version: str | None) -> tuple[KeyPart, ...]:
     """The key of `trial`'s figures, measured with the tool at `version`."""
     test, path = trial.test, trial.path
-    tool = test.tool.value
+    tool = str(test.tool)
     major = None if version is None else version.split(".")[0]
     parts = [
         KeyPart("tool", f"{tool} {version}" if version else tool, (tool, major)),

@@ -135,7 +135,7 @@ def check_document(
         "trials": [
             {
                 **_trial(trial),
-                "tool": trial.test.tool.value,
+                "tool": str(trial.test.tool),
                 "protocol": trial.test.spec.protocol.value,
                 "direction": trial.test.spec.direction.value,
                 "duration": trial.test.spec.duration,

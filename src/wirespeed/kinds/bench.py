@@ -10,12 +10,13 @@ from wirespeed.plan.yields import KindYields
 from wirespeed.run.kind_runs import run_benchmark
 from wirespeed.tools import openssl, sevenzip, unixbench
 from wirespeed.tools.bench import BenchDriver
-from wirespeed.trial_kind import kind_of
+from wirespeed.trial_kind import on_one_host
 
 
-def _benchmark(driver: BenchDriver, yields: KindYields) -> KindHooks:
+def _benchmark(driver: BenchDriver, title: str, yields: KindYields) -> KindHooks:
+    """A benchmark's kind, its tool its driver's, `title` what a test without a name is."""
     return KindHooks(
-        kind_of(driver.TOOL),
+        on_one_host(driver.TOOL, title),
         run=run_benchmark,
         estimate=benchmark_seconds,
         options=driver.Options,
@@ -25,7 +26,7 @@ def _benchmark(driver: BenchDriver, yields: KindYields) -> KindHooks:
 
 
 HOOKS = (
-    _benchmark(openssl, openssl_yields),
-    _benchmark(sevenzip, sevenzip_yields),
-    _benchmark(unixbench, unixbench_yields),
+    _benchmark(openssl, "openssl speed", openssl_yields),
+    _benchmark(sevenzip, "7-zip benchmark", sevenzip_yields),
+    _benchmark(unixbench, "UnixBench", unixbench_yields),
 )

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from wirespeed.kinds.hooks import exchange_hooks
 from wirespeed.tools import bounceback
-from wirespeed.trial_kind import Tool
+from wirespeed.trial_kind import Measures, Tool, measured_across
 
-HOOKS = (exchange_hooks(Tool.BOUNCEBACK, bounceback, bounceback.Options),)
+RTT = Measures(bounceback.NAME, "ms", (("stat", bounceback.STATISTICS),))
+KIND = measured_across(Tool("bounceback"), "bounceback round trips", measures=(RTT,))
+
+HOOKS = (exchange_hooks(KIND, bounceback, bounceback.Options),)

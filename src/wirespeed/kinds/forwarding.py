@@ -9,11 +9,14 @@ from wirespeed.plan.kind_checks import check_forwarding
 from wirespeed.plan.kind_yields import forwarding_yields
 from wirespeed.run.kind_runs import run_search
 from wirespeed.search.summary import search_summary
-from wirespeed.trial_kind import Tool, kind_of
+from wirespeed.trial_kind import Tool, measured_across
+
+# A search chooses its own loads, frames and durations.
+KIND = measured_across(Tool.FORWARDING, "forwarding rate", searches=True, own_streams=True)
 
 HOOKS = (
     KindHooks(
-        kind_of(Tool.FORWARDING),
+        KIND,
         run=run_search,
         estimate=estimated_seconds,
         options=ForwardingOptions,

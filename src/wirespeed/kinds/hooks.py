@@ -1,10 +1,11 @@
 """What a kind does, as objects: the hooks each kind's module (kinds/iperf.py ...) gives,
-beside what it is (its TrialKind in trial_kind.py).
+with what it is (its TrialKind, trial_kind.py), which the same module declares.
 
 The hooks live above the run loop, with the layers whose functions they hold below them:
 a hook is the function, model or driver itself, imported, never a name resolved later.
 Layers above ask kinds/catalog.py; the layers below (the runner, the plan's checks and
-`expect:`, the benchmarks' drivers) reach them through trial_kind.hooks_of.
+`expect:`, the benchmarks' drivers) reach them through trial_kind.hooks_of, and what a
+kind is through trial_kind.kind_of.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from wirespeed.plan.yields import KindYields
 from wirespeed.run.exchange_trial import ExchangeDriver, run_exchange_trial
 from wirespeed.run.site import TrialSite
 from wirespeed.tools.bench import BenchDriver
-from wirespeed.trial_kind import Tool, TrialKind, kind_of
+from wirespeed.trial_kind import TrialKind
 
 # How a trial of the kind runs: the runner calls it with the trial and its site.
 Run = Callable[[Trial, TrialSite], TrialOutcome]
@@ -42,7 +43,7 @@ class Summary(Protocol):
 
 @dataclass(frozen=True)
 class KindHooks:
-    kind: TrialKind  # what it is: its name, tools, flags (trial_kind.py)
+    kind: TrialKind  # what it is: its name, the tools it serves, its flags (trial_kind.py)
     run: Run
     estimate: Estimate  # seconds of one trial, for the ETA, `card`, `check` and `plans`
     # Its `options:` model (pydantic); None: its settings are the test's own keys.
@@ -66,7 +67,7 @@ class _Timed(Protocol):
     def duration(self) -> int: ...
 
 
-def exchange_hooks(tool: Tool, driver: ExchangeDriver, options: type[BaseModel]) -> KindHooks:
+def exchange_hooks(kind: TrialKind, driver: ExchangeDriver, options: type[BaseModel]) -> KindHooks:
     """The hooks of a kind measured by an exchange between the path's ends
     (run/exchange_trial.py): its driver gives the argv and the parser of the figures, its
     `options:` model the `duration` one trial lasts."""
@@ -75,7 +76,7 @@ def exchange_hooks(tool: Tool, driver: ExchangeDriver, options: type[BaseModel])
         return float(cast(_Timed, test.settings_as(options)).duration)
 
     return KindHooks(
-        kind_of(tool),
+        kind,
         run=run_exchange_trial,
         estimate=exchange_seconds,
         options=options,

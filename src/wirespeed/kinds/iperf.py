@@ -7,11 +7,12 @@ from wirespeed.plan.estimates import traffic_seconds
 from wirespeed.plan.kind_checks import check_iperf2, check_iperf3
 from wirespeed.plan.kind_yields import iperf_yields
 from wirespeed.run.kind_runs import run_iperf
-from wirespeed.trial_kind import Tool, kind_of
+from wirespeed.trial_kind import Tool, flows
 
 HOOKS = tuple(
-    KindHooks(
-        kind_of(tool), run=run_iperf, estimate=traffic_seconds, yields=iperf_yields, checks=checks
+    KindHooks(kind, run=run_iperf, estimate=traffic_seconds, yields=iperf_yields, checks=checks)
+    for kind, checks in (
+        (flows("iperf", Tool.IPERF2, program="iperf"), check_iperf2),
+        (flows("iperf3", Tool.IPERF3, program="iperf3"), check_iperf3),
     )
-    for tool, checks in ((Tool.IPERF2, check_iperf2), (Tool.IPERF3, check_iperf3))
 )

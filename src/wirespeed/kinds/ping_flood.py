@@ -5,6 +5,17 @@ from __future__ import annotations
 
 from wirespeed.kinds.hooks import exchange_hooks
 from wirespeed.tools import ping_flood
-from wirespeed.trial_kind import Tool
+from wirespeed.trial_kind import Measures, Tool, measured_across
 
-HOOKS = (exchange_hooks(Tool.PING_FLOOD, ping_flood, ping_flood.Options),)
+KIND = measured_across(
+    Tool("ping-flood"),
+    "ping flood",
+    program=ping_flood.PROGRAM,
+    measures=(
+        Measures(ping_flood.RTT, "ms", (("stat", ping_flood.STATISTICS),)),
+        Measures(ping_flood.LOSS, "%"),
+        Measures(ping_flood.RATE, "pps"),
+    ),
+)
+
+HOOKS = (exchange_hooks(KIND, ping_flood, ping_flood.Options),)

@@ -8,8 +8,9 @@ from wirespeed.plan.estimates import traffic_seconds
 from wirespeed.plan.kind_checks import check_rrul
 from wirespeed.plan.kind_yields import rrul_yields
 from wirespeed.run.kind_runs import run_rrul
-from wirespeed.trial_kind import Tool, kind_of
+from wirespeed.trial_kind import Tool, flows
 
-HOOKS = (
-    KindHooks(kind_of(Tool.RRUL), run_rrul, traffic_seconds, yields=rrul_yields, checks=check_rrul),
-)
+# Its streams are its own (TCP both ways, more of them until stable), run by iperf3.
+KIND = flows("rrul", Tool.RRUL, program="iperf3", own_streams=True)
+
+HOOKS = (KindHooks(KIND, run_rrul, traffic_seconds, yields=rrul_yields, checks=check_rrul),)

@@ -70,7 +70,7 @@ class AdhocTest:
         """The wirespeed command line that makes this plan."""
         words = ["wirespeed run", self._options()]
         if self.tool is not Tool.IPERF3:
-            words.append(f"--tool {self.tool.value}")
+            words.append(f"--tool {self.tool}")
         if self.repeat is not None:
             words.append(f"--repeat {self.repeat}")
         return " ".join(words)
@@ -247,7 +247,7 @@ def plan_text(test: AdhocTest) -> AdhocPlanText:
         add(f"repetitions: {test.repeat}", f"--repeat {test.repeat}")
     add("tests:")
     add('  - id: "1"')
-    add(f"    tool: {test.tool.value}", f"--tool {test.tool.value}")
+    add(f"    tool: {test.tool}", f"--tool {test.tool}")
     if test.udp:
         add("    protocol: udp", "-u")
     if test.rate is not None:

@@ -221,8 +221,8 @@ def _tests(
             out.error(
                 (*loc, "options"),
                 f"test {entry.id!r}: options: are a benchmark's or a search's settings "
-                f"(tool: {_one_of(tool.value for tool in with_options())}); "
-                f"{test.case.tool.value} takes the test's own keys (protocol, direction, "
+                f"(tool: {_one_of(with_options())}); "
+                f"{test.case.tool} takes the test's own keys (protocol, direction, "
                 "parallel ...)",
                 key=True,
             )
@@ -257,7 +257,7 @@ def _paths_kind_checks(
             path = paths.get(name)
             if path is None or runs_on(test.case.tool, path):
                 continue
-            tool = test.case.tool.value
+            tool = str(test.case.tool)
             if test.case.tool.moves_traffic:
                 message = (
                     f"test {test.case.id!r}: {tool} needs a client and a server, and "

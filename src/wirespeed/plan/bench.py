@@ -1,4 +1,4 @@
-"""The settings of a test whose kind has an `options:` model of its own (trial_kind.py): a
+"""The settings of a test whose kind has an `options:` model of its own (its hooks'): a
 benchmark, a search, a bounceback ... checked by that model.
 
 The keys of an iperf test (protocol, direction, parallel ...) mean nothing to such a
@@ -14,12 +14,12 @@ from wirespeed.model import BenchSpec, Tool, frozen_options
 from wirespeed.plan.collect import Collector
 from wirespeed.plan.schema import SETTING_KEYS, TestEntry
 from wirespeed.plan.yamltree import Loc
-from wirespeed.trial_kind import hooks_of, kind_of
+from wirespeed.trial_kind import hooks_of, kind_of, tools
 
 
 def describe_bench(tool: Tool) -> str:
-    """What a test without a name is called in reports (trial_kind.py)."""
-    return kind_of(tool).title or tool.value
+    """What a test without a name is called in reports (its kind's title, else its tool)."""
+    return kind_of(tool).title or tool
 
 
 def options_model(tool: Tool) -> type[BaseModel] | None:
@@ -32,7 +32,7 @@ def options_model(tool: Tool) -> type[BaseModel] | None:
 
 def with_options() -> tuple[Tool, ...]:
     """The tools whose settings are an `options:` model of their own."""
-    return tuple(tool for tool in Tool if options_model(tool) is not None)
+    return tuple(tool for tool in tools() if options_model(tool) is not None)
 
 
 def bench_spec(
@@ -46,9 +46,9 @@ def bench_spec(
             if tool.searches:
                 why = "a forwarding search chooses its own loads, durations and frame sizes"
             elif not tool.moves_traffic:
-                why = f"{tool.value} runs on one host"
+                why = f"{tool} runs on one host"
             else:
-                why = f"{tool.value} takes its settings under options:"
+                why = f"{tool} takes its settings under options:"
             out.error(
                 (*loc, key),
                 f"test {entry.id!r}: {why}: {key} does not apply",

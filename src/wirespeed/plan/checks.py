@@ -58,7 +58,7 @@ def check_test_on_paths(test: ResolvedTest, on: RunsOn, out: Collector) -> None:
         out.error(
             test.where("until_stable"),
             f"test {test.case.id!r}: until_stable adds streams to an RRUL test; "
-            f"{test.case.tool.value} runs the streams it is given",
+            f"{test.case.tool} runs the streams it is given",
             hint="use tool: rrul, or remove until_stable:",
         )
     if spec.protocol is Proto.UDP and spec.length is not None and spec.length > MAX_UDP_PAYLOAD:

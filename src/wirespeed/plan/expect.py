@@ -178,9 +178,9 @@ def _unknown_name(
         )
         return
     if names:
-        hint = f"test {test.id!r} ({test.tool.value}) measures {one_of(names)}"
+        hint = f"test {test.id!r} ({test.tool}) measures {one_of(names)}"
     else:
-        hint = f"test {test.id!r} ({test.tool.value}) measures nothing an expectation can name"
+        hint = f"test {test.id!r} ({test.tool}) measures nothing an expectation can name"
     if test.yields_flows and not test.spec.probes:
         hint += "; with probes: also latency increase, rtt and probe loss"
     out.error(

@@ -101,7 +101,7 @@ def describe(tool: Tool, spec: TestSpec) -> str:
     if spec.mtu is not None:
         words.append(f"MTU {spec.mtu}")
     if tool is not Tool.IPERF2:
-        words.append(tool.value)
+        words.append(tool)
     return ", ".join(words)
 
 

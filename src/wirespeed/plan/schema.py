@@ -24,9 +24,11 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PlainValidator,
     field_validator,
     model_validator,
 )
+from pydantic_core import PydanticCustomError
 
 from wirespeed.hosts.ssh_target import SshTarget, is_host
 from wirespeed.lab.links import parse_link
@@ -43,6 +45,7 @@ from wirespeed.model import (
 )
 from wirespeed.plan.plan import ALL_POLICIES, RPS_SPREAD
 from wirespeed.plan.problems import shown
+from wirespeed.trial_kind import tools
 from wirespeed.units import parse_delay, parse_rate, parse_size
 
 # Ids and names end up in trial keys ("4/WAN/default/1"), file names and report columns.
@@ -337,7 +340,20 @@ Text = Annotated[str, Field(strict=True, min_length=1)]
 Label = Annotated[Text, AfterValidator(_one_line)]  # free text shown in reports
 LinkName = Annotated[str, BeforeValidator(_link)]
 Delay = Annotated[float, BeforeValidator(_delay)]  # seconds, written with a unit: 40ms
-ToolName = Annotated[Tool, BeforeValidator(_lower)]
+
+
+def _served(value: object) -> Tool:
+    """A tool some kind serves (trial_kind.tools(): those the kinds' modules declare),
+    refused as a value outside an enumeration is, with the tools there are."""
+    known = tools()
+    if isinstance(value, str) and value in known:
+        return Tool(value)
+    expected = ", ".join(repr(str(tool)) for tool in known[:-1]) + f" or {str(known[-1])!r}"
+    raise PydanticCustomError("enum", "Input should be {expected}", {"expected": expected})
+
+
+# Lower-cased before it is looked up: the last of Annotated's validators runs first.
+ToolName = Annotated[Tool, PlainValidator(_served), BeforeValidator(_lower)]
 ProtoName = Annotated[Proto, BeforeValidator(_lower)]
 ProbesName = Annotated[Probes, BeforeValidator(_lower)]
 DirectionName = Annotated[Direction, BeforeValidator(_lower)]

@@ -87,7 +87,7 @@ def _trial_columns(report: Report, detail: TrialDetail) -> dict[str, Any]:
         "trial": trial.key,
         "test_id": trial.test.id,
         "test_name": trial.test.name,
-        "tool": trial.test.tool.value,
+        "tool": str(trial.test.tool),
         "path": trial.path.name,
         "topology": trial.path.topology.value,
         "variant": trial.variant,

@@ -268,7 +268,7 @@ def _provenance(report: Report) -> str:
     facts = [("Paths", "<br>".join(_e(column_text(c, paths.get(c.path))) for c in report.columns))]
     tool_versions = sorted(
         {
-            f"{d.outcome.result.tool.value} {d.outcome.result.tool_version}"
+            f"{d.outcome.result.tool} {d.outcome.result.tool_version}"
             for d in report.trials
             if d.outcome.result is not None and d.outcome.result.tool_version
         }

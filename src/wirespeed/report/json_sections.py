@@ -34,7 +34,7 @@ def measured_part(report: Report) -> dict[str, Any]:
             {
                 "test_id": row.test_id,
                 "test_name": row.test_name,
-                "tool": row.tool.value,
+                "tool": str(row.tool),
                 **measurement_to_dict(row),
                 "cells": [
                     None
@@ -118,7 +118,7 @@ def traffic_part(report: Report) -> dict[str, Any]:
             {
                 "test_id": row.test_id,
                 "test_name": row.test_name,
-                "tool": row.tool.value,
+                "tool": str(row.tool),
                 "protocol": row.protocol.value,
                 "direction": row.direction.value,
                 "cells": [

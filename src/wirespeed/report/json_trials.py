@@ -125,7 +125,7 @@ def _test(test: TestCase) -> dict[str, Any]:
     return {
         "id": test.id,
         "name": test.name,
-        "tool": test.tool.value,
+        "tool": str(test.tool),
         "spec": spec_fields(test.spec),  # the same shape the store keeps
         **({"bench": bench_fields(test.bench)} if test.bench is not None else {}),
         **({"search": bench_fields(test.search)} if test.search is not None else {}),

@@ -117,7 +117,7 @@ def _refuse_missing_benchmarks(plan: Plan, trials: Sequence[Trial], this_machine
             continue
         driver, bench = benchmark
         options = bench.as_dict()
-        key = (trial.test.tool.value, str(options.get("directory")))
+        key = (str(trial.test.tool), str(options.get("directory")))
         if key not in seen:
             seen.add(key)
             find_program(this_machine, driver, options)

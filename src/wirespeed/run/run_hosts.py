@@ -125,7 +125,7 @@ class RunHosts:
                 if path.dut is not None and self.plan.hosts[path.dut].ssh is not None:
                     needs.setdefault(path.dut, set())
                     directory = str(benchmark[1].option("directory"))
-                    benches.setdefault(path.dut, {})[(trial.test.tool.value, directory)] = benchmark
+                    benches.setdefault(path.dut, {})[(str(trial.test.tool), directory)] = benchmark
                 continue
             program = program_for(trial.test.tool)
             for name in (path.client, path.server, path.dut):

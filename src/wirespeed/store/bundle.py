@@ -153,7 +153,7 @@ def _result(result: Result | None) -> Json | None:
     if result is None:
         return None
     return {
-        "tool": result.tool.value,
+        "tool": str(result.tool),
         "protocol": None if result.protocol is None else result.protocol.value,
         "tool_version": result.tool_version,
         "directions": [_part(d) for d in result.directions],
@@ -180,7 +180,7 @@ def _outcome(outcome: TrialOutcome) -> Json:
     test = {
         "id": trial.test.id,
         "name": trial.test.name,
-        "tool": trial.test.tool.value,
+        "tool": str(trial.test.tool),
         "spec": codec.encode_spec(trial.test.spec),
         "options": codec.encode_bench(trial.test.options),
     }

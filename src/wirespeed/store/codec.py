@@ -264,6 +264,7 @@ def decode_flow(value: str) -> Flow:
 
 
 def decode_tool(value: str) -> Tool:
+    """A stored tool is its text: it loads whichever kinds this version has."""
     return Tool(value)
 
 

@@ -34,7 +34,6 @@ from wirespeed.store.rebuilding import (
     PROTOCOLS,
     RESULT_COLUMNS,
     STATUSES,
-    TOOLS,
     Decoded,
     each,
     new,
@@ -207,7 +206,7 @@ def _load_outcomes(
             set_result(
                 result,
                 {
-                    "tool": TOOLS.get(result_tool) or codec.decode_tool(result_tool),
+                    "tool": codec.decode_tool(result_tool),
                     "protocol": (
                         None
                         if result_protocol is None

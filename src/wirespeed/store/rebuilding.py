@@ -24,7 +24,6 @@ from wirespeed.model import (
     Side,
     StreamResult,
     TestSpec,
-    Tool,
     Transfer,
     Trial,
     TrialOutcome,
@@ -87,7 +86,6 @@ class Decoded:
 # Enumerations by stored value: a dict lookup, where calling the class costs ten times
 # more, 10,000 times a run. Unknown values go through the class, which says what is wrong.
 FLOWS = {flow.value: flow for flow in Flow}
-TOOLS = {tool.value: tool for tool in Tool}
 PROTOCOLS = {protocol.value: protocol for protocol in Proto}
 STATUSES = {status.value: status for status in TrialStatus}
 

@@ -126,7 +126,7 @@ def _insert_trial(conn: Connection, run_id: int, position: int, outcome: TrialOu
             key=trial.key,
             test_id=trial.test.id,
             test_name=trial.test.name,
-            tool=trial.test.tool.value,
+            tool=str(trial.test.tool),
             protocol="" if trial.test.bench else trial.test.spec.protocol.value,
             spec=codec.encode_spec(trial.test.spec),
             bench=codec.encode_bench(trial.test.options),
@@ -139,7 +139,7 @@ def _insert_trial(conn: Connection, run_id: int, position: int, outcome: TrialOu
             started_at=outcome.started_at,
             finished_at=outcome.finished_at,
             has_result=result is not None,
-            result_tool=None if result is None else result.tool.value,
+            result_tool=None if result is None else str(result.tool),
             result_protocol=None
             if result is None or result.protocol is None
             else result.protocol.value,

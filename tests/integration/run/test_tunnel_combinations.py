@@ -80,14 +80,14 @@ BASIC: list[Shape] = [
 
 
 def shape_id(tool: Tool, proto: Proto, direction: Direction) -> str:
-    return f"{tool.value}-{proto.value}-{direction.value}"
+    return f"{tool}-{proto.value}-{direction.value}"
 
 
 def shape_yaml(tool: Tool, proto: Proto, direction: Direction, paths: list[str]) -> str:
     # 100M offered, above the UDP ceiling; 1372-byte datagrams fit both tunnels' MTU.
     udp = ", rate: 100M, length: 1372" if proto is Proto.UDP else ""
     return (
-        f"  - {{id: {shape_id(tool, proto, direction)}, tool: {tool.value}, "
+        f"  - {{id: {shape_id(tool, proto, direction)}, tool: {tool}, "
         f"protocol: {proto.value}, direction: {direction.value}{udp}, paths: [{', '.join(paths)}]}}"
     )
 

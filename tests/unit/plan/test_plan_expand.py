@@ -116,7 +116,7 @@ def test_defaults_fill_what_a_test_leaves_out_and_null_restores_the_tools_defaul
         """
     )
     first, second = plan.tests
-    assert (first.spec.duration, first.spec.window, first.tool.value) == (30, 65536, "iperf3")
+    assert (first.spec.duration, first.spec.window, first.tool) == (30, 65536, "iperf3")
     assert (second.spec.duration, second.spec.window) == (5, None)
 
 

@@ -82,7 +82,7 @@ def record(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunRecord]:
     tuned = _stored_run(tmp, "cards/tuned.db.xz", 1)
     r4s = MonitorRecord("r4s", "dut", 1.0, "", R4S_SUMMARY.read_text())
     first, *others = card.outcomes
-    sevenzip = next(o for o in card.outcomes if o.trial.test.tool.value == "7zip")
+    sevenzip = next(o for o in card.outcomes if o.trial.test.tool == "7zip")
     outcomes = (
         dataclasses.replace(first, monitors=(*first.monitors, r4s)),
         *others,
@@ -123,7 +123,7 @@ def _key(section: Section) -> str:
 def test_the_run_has_every_kind_and_every_section(
     record: RunRecord, report: Report, samples: list[DeviceSamples]
 ) -> None:
-    tools = {o.trial.test.tool.value for o in record.outcomes}
+    tools = {o.trial.test.tool for o in record.outcomes}
     assert tools >= {"iperf2", "forwarding", "rrul", "openssl", "7zip"}
     assert {"tcp", "udp"} <= {o.trial.test.spec.protocol.value for o in record.outcomes}
     assert any(o.trial.path.tunnel is not None for o in record.outcomes)

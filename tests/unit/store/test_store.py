@@ -26,9 +26,10 @@ from store_samples import (
 )
 
 from wirespeed.errors import UsageError
-from wirespeed.model import RawOutput, Side, Trial, TrialOutcome, TrialStatus
+from wirespeed.model import RawOutput, Side, Tool, Trial, TrialOutcome, TrialStatus
 from wirespeed.store import HostInfo, RunInfo, RunStatus, Store
 from wirespeed.store.schema import SCHEMA_VERSION, meta
+from wirespeed.trial_kind import kind_of
 
 
 @pytest.fixture(params=BACKENDS)
@@ -66,6 +67,19 @@ def test_an_outcome_comes_back_equal(db: str) -> None:
     assert record.status is RunStatus.COMPLETE
     assert record.finished_at == 1607546010.0
     assert (record.trials_ok, record.trials_failed) == (2, 1)
+
+
+def test_a_stored_tool_comes_back_as_the_tool_its_kind_serves(db: str) -> None:
+    # A run keeps its tool as text; read back, it is the very tool the kind's module made,
+    # as an enum's member was, so `tool is Tool.IPERF2` holds for a stored trial.
+    with Store.open(db) as store:
+        run_id = store.begin_run(INFO)
+        store.add_outcome(run_id, dual_outcome())
+    with Store.open(db) as store:
+        (outcome,) = store.load_run(run_id).outcomes
+    assert outcome.result is not None
+    assert outcome.trial.test.tool is Tool.IPERF2 and outcome.result.tool is Tool.IPERF2
+    assert outcome.trial.test.tool is kind_of(Tool("iperf2")).tools[0]
 
 
 def _without_intervals(outcome: TrialOutcome) -> TrialOutcome:

@@ -15,7 +15,7 @@ from wirespeed.model import Better, Measurement, Tool
 from wirespeed.run.bench_trial import _argv, find_program
 from wirespeed.tools import openssl, sevenzip, unixbench
 from wirespeed.tools.bench import Command, with_labels
-from wirespeed.trial_kind import hooks_of
+from wirespeed.trial_kind import hooks_of, tools
 
 AES = Measurement("AES-128-CBC", "B/s", Better.HIGHER, 1.0, (("block", "1 KB"),))
 
@@ -62,7 +62,7 @@ def test_a_missing_program_names_where_to_get_it(tmp_path: Path) -> None:
     assert error.hint == "install it: Debian: apt-get install 7zip; OpenWrt: opkg install p7zip"
 
 
-@pytest.mark.parametrize("tool", list(Tool))
+@pytest.mark.parametrize("tool", tools())
 def test_only_a_benchmark_on_one_host_has_a_driver_and_options(tool: Tool) -> None:
     from wirespeed.model import BenchSpec, TestCase, TestSpec
     from wirespeed.tools.bench import benchmark_of

@@ -69,7 +69,7 @@ def plan_to_run(args: argparse.Namespace) -> Plan:
     return adhoc_plan(
         AdhocTest(
             host=args.adhoc_host,
-            tool=Tool(args.adhoc_tool or Tool.IPERF3.value),
+            tool=Tool(args.adhoc_tool or Tool.IPERF3),
             udp=args.adhoc_udp,
             rate=args.adhoc_rate,
             length=args.adhoc_length,

@@ -58,7 +58,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
             else "across the path"
         )
         out.write(
-            f"  {trial.path.name:<10} {variant}#{trial.test.id:<4} {trial.test.tool.value:<6} "
+            f"  {trial.path.name:<10} {variant}#{trial.test.id:<4} {trial.test.tool:<6} "
             f"{what}  {trial.test.name}{repetition}{_expected(plan, trial)}\n"
         )
     return ExitStatus.OK
