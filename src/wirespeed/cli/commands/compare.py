@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from wirespeed.analysis.compare_many import ManyComparison, RunColumn
     from wirespeed.card.compare import CardComparison
     from wirespeed.report.budgets import Budget
+    from wirespeed.report.document import Document
     from wirespeed.store import Store
     from wirespeed.store.bundle import Bundle
     from wirespeed.store.records import RunRecord
@@ -80,25 +81,30 @@ def _comparison(args: argparse.Namespace, store: Store) -> ManyComparison:
     return compare_many(records)
 
 
-def render_table(fmt: str, comparison: ManyComparison, budgets: tuple[Budget, ...] = ()) -> str:
-    """A table of runs (or soaks) in a format; the terminal's as plain text."""
-    from wirespeed.report.compare_many_render import (
-        render_many_csv,
-        render_many_html,
-        render_many_json,
-        render_many_markdown,
-        render_many_terminal,
-    )
+def render_document_as(fmt: str, document: Document) -> str:
+    """A document in a format (the terminal's as plain text): JSON and CSV its data."""
+    from wirespeed.report.csv_export import render_document_csv
+    from wirespeed.report.html import render_document_html
+    from wirespeed.report.json_export import render_document_json
+    from wirespeed.report.markdown import render_document_markdown
+    from wirespeed.report.terminal import render_document
 
     if fmt == "terminal":
-        return plain_text(lambda console: render_many_terminal(comparison, console, budgets))
+        return plain_text(lambda console: render_document(document, console))
     renderers = {
-        "markdown": render_many_markdown,
-        "csv": render_many_csv,
-        "json": render_many_json,
-        "html": render_many_html,
+        "markdown": render_document_markdown,
+        "csv": render_document_csv,
+        "json": render_document_json,
+        "html": render_document_html,
     }
-    return renderers[fmt](comparison, budgets)
+    return renderers[fmt](document)
+
+
+def render_table(fmt: str, comparison: ManyComparison, budgets: tuple[Budget, ...] = ()) -> str:
+    """A table of runs (or soaks) in a format; the terminal's as plain text."""
+    from wirespeed.report.many_document import comparison_document
+
+    return render_document_as(fmt, comparison_document(comparison, budgets))
 
 
 def show_table(
@@ -108,16 +114,19 @@ def show_table(
     env: Environment,
     budgets: tuple[Budget, ...] = (),
 ) -> int:
-    """A table of runs (or soaks) to each -o file, else to stdout in `fmt`."""
-    from wirespeed.report.compare_many_render import render_many_terminal
+    """A table of runs (or soaks), built once as a document, to each -o file, else to
+    stdout in `fmt`."""
+    from wirespeed.report.many_document import comparison_document
+    from wirespeed.report.terminal import render_document
 
+    document = comparison_document(comparison, budgets)
     if not targets:
         if fmt in (None, "terminal"):
-            render_many_terminal(comparison, env.console(), budgets)
+            render_document(document, env.console())
         else:
-            env.stdout.write(render_table(fmt, comparison, budgets))
+            env.stdout.write(render_document_as(fmt, document))
         return ExitStatus.OK
-    write_targets(targets, lambda fmt: render_table(fmt, comparison, budgets), env.info)
+    write_targets(targets, lambda fmt: render_document_as(fmt, document), env.info)
     return ExitStatus.OK
 
 
@@ -182,7 +191,6 @@ def _show_cards(
         render_cards_markdown,
         render_cards_terminal,
     )
-    from wirespeed.report.compare_many_render import render_many_csv, render_many_html
 
     if budgets:
         raise UsageError(
@@ -198,9 +206,7 @@ def _show_cards(
             return render_cards_markdown(cards)
         if fmt == "json":
             return render_cards_json(cards)
-        if fmt == "csv":
-            return render_many_csv(cards.whole)
-        return render_many_html(cards.whole)
+        return render_table(fmt, cards.whole)  # csv, html: the whole table's
 
     if not targets:
         if fmt in (None, "terminal"):
