@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from wirespeed.analysis.compare_many import ManyComparison, RunColumn
     from wirespeed.card.compare import CardComparison
     from wirespeed.report.budgets import Budget
-    from wirespeed.report.document import Document
     from wirespeed.store import Store
     from wirespeed.store.bundle import Bundle
     from wirespeed.store.records import RunRecord
@@ -81,30 +80,12 @@ def _comparison(args: argparse.Namespace, store: Store) -> ManyComparison:
     return compare_many(records)
 
 
-def render_document_as(fmt: str, document: Document) -> str:
-    """A document in a format (the terminal's as plain text): JSON and CSV its data."""
-    from wirespeed.report.csv_export import render_document_csv
-    from wirespeed.report.html import render_document_html
-    from wirespeed.report.json_export import render_document_json
-    from wirespeed.report.markdown import render_document_markdown
-    from wirespeed.report.terminal import render_document
-
-    if fmt == "terminal":
-        return plain_text(lambda console: render_document(document, console))
-    renderers = {
-        "markdown": render_document_markdown,
-        "csv": render_document_csv,
-        "json": render_document_json,
-        "html": render_document_html,
-    }
-    return renderers[fmt](document)
-
-
 def render_table(fmt: str, comparison: ManyComparison, budgets: tuple[Budget, ...] = ()) -> str:
     """A table of runs (or soaks) in a format; the terminal's as plain text."""
+    from wirespeed.cli.document_text import document_text
     from wirespeed.report.many_document import comparison_document
 
-    return render_document_as(fmt, comparison_document(comparison, budgets))
+    return document_text(fmt, comparison_document(comparison, budgets))
 
 
 def show_table(
@@ -116,6 +97,7 @@ def show_table(
 ) -> int:
     """A table of runs (or soaks), built once as a document, to each -o file, else to
     stdout in `fmt`."""
+    from wirespeed.cli.document_text import document_text
     from wirespeed.report.many_document import comparison_document
     from wirespeed.report.terminal import render_document
 
@@ -124,9 +106,9 @@ def show_table(
         if fmt in (None, "terminal"):
             render_document(document, env.console())
         else:
-            env.stdout.write(render_document_as(fmt, document))
+            env.stdout.write(document_text(fmt, document))
         return ExitStatus.OK
-    write_targets(targets, lambda fmt: render_document_as(fmt, document), env.info)
+    write_targets(targets, lambda fmt: document_text(fmt, document), env.info)
     return ExitStatus.OK
 
 
