@@ -1,7 +1,7 @@
 """Reports of a stored run: one model (build_report), one ordered list of sections
 (report/sections.py) rendered to terminal, Markdown, HTML and JSON; CSV a flat export of
-the trials. Comparisons (analysis.compare_many) are rendered by
-report.compare_many_render."""
+the trials. A comparison (analysis.compare_many) is a result document, built by
+report.many_document."""
 
 from wirespeed.report.csv_export import render_csv
 from wirespeed.report.json_export import render_json

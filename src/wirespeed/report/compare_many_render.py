@@ -1,20 +1,15 @@
-"""`wirespeed compare` as a table of runs (or of one run's paths or variants, or of soaks):
-terminal, Markdown, CSV, JSON, HTML.
+"""A comparison's figures in full for a script (`wirespeed compare`: runs, one run's
+paths or variants, soaks): its JSON (`wirespeed-compare-runs`, `wirespeed-compare-soaks`,
+docs/json-format.md) and its tidy CSV. A comparison's document (report/many_document.py)
+carries them as its data; its words (terminal, Markdown, HTML) are the document's.
 
-Rows are measurements, columns runs; each cell its median in the measurement's unit and,
-from the second column on, its change against the first in % with a mark: * the
-repetitions show a difference, ~ they cannot tell it from noise, nothing when a side has
-one repetition (no test is possible). The shape of the seeds' kernel and board tables.
+Rows are measurements, columns runs; each cell its median and, from the second column on,
+its ratio to the first's with the test's verdict.
 """
 
 from __future__ import annotations
 
-import html
 from typing import Any
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from wirespeed.analysis.compare_many import ManyCell, ManyComparison
 from wirespeed.report import json_text
@@ -25,11 +20,9 @@ from wirespeed.report.json_values import (
     measured_summary_to_dict,
     measurement_to_dict,
 )
-from wirespeed.report.many_text import LEGEND, cell_lines, percent_text, row_label, said_as
-from wirespeed.report.static_page import static_page
-from wirespeed.report.text import markdown_table_safe, markdown_text, terminal_safe
+from wirespeed.report.many_text import LEGEND, percent_text, said_as
 
-# Said by the card's tuned part and the site's pages, which take them from here.
+# LEGEND and percent_text: said by the card's tuned part, which takes them from here.
 __all__ = [
     "FORMAT",
     "LEGEND",
@@ -37,58 +30,11 @@ __all__ = [
     "many_to_dict",
     "percent_text",
     "render_many_csv",
-    "render_many_html",
     "render_many_json",
-    "render_many_markdown",
-    "render_many_terminal",
 ]
 
 FORMAT = "wirespeed-compare-runs"
 VERSION = 1
-
-
-def render_many_terminal(
-    comparison: ManyComparison, console: Console, budgets: tuple[Budget, ...] = ()
-) -> None:
-    console.print(Text(terminal_safe(comparison.title_text()), style="bold"))
-    for column in comparison.columns:
-        title = f" \N{EM DASH} {column.title}" if column.title else ""
-        console.print(Text(terminal_safe(f"  {column.label}{title}")))
-    for note in comparison.notes:
-        console.print(Text(terminal_safe(f"  {note}")))
-    table = Table(caption=Text(comparison.legend or LEGEND), caption_justify="left")
-    table.add_column("Measurement")
-    for column in comparison.columns:
-        table.add_column(Text(terminal_safe(comparison.heading(column))), justify="right")
-    for row in comparison.rows:
-        cells = [Text(terminal_safe(row_label(row)))]
-        for cell in row.cells:
-            # Each line made safe on its own: the line break between them is ours.
-            lines = cell_lines(row, cell, budgets)
-            cells.append(Text("\n".join(terminal_safe(line) for line in lines)))
-        table.add_row(*cells)
-    console.print(table)
-
-
-def render_many_markdown(comparison: ManyComparison, budgets: tuple[Budget, ...] = ()) -> str:
-    lines = [f"# {markdown_text(comparison.title_text())}", ""]
-    for column in comparison.columns:
-        title = f" \N{EM DASH} {column.title}" if column.title else ""
-        lines.append(f"- {markdown_text(column.label + title)}")
-    lines += [f"- {markdown_text(note)}" for note in comparison.notes]
-    lines.append("")
-    header = ["Measurement", *(markdown_text(comparison.heading(c)) for c in comparison.columns)]
-    lines.append("| " + " | ".join(header) + " |")
-    lines.append("| " + " | ".join(["---"] + ["--:"] * len(comparison.columns)) + " |")
-    for row in comparison.rows:
-        cells = [markdown_text(row_label(row))]
-        cells += [
-            "<br>".join(markdown_table_safe(line) for line in cell_lines(row, cell, budgets))
-            for cell in row.cells
-        ]
-        lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", comparison.legend or LEGEND]
-    return "\n".join(lines) + "\n"
 
 
 def many_to_dict(comparison: ManyComparison, budgets: tuple[Budget, ...] = ()) -> dict[str, Any]:
@@ -224,37 +170,3 @@ def render_many_csv(comparison: ManyComparison, budgets: tuple[Budget, ...] = ()
             )
     names = tuple(name.replace("run_", f"{noun}_", 1) for name in CSV_COLUMNS)
     return tidy_csv((*names, *(f"as {b.name}" for b in budgets)), rows)
-
-
-def render_many_html(comparison: ManyComparison, budgets: tuple[Budget, ...] = ()) -> str:
-    """A page of its own, with no script and nothing fetched: the table and its legend."""
-
-    def e(text: object) -> str:
-        return html.escape(str(text), quote=True)
-
-    head = "<tr><th>Measurement</th>" + "".join(
-        f'<th class="num">{e(c.label)}</th>' for c in comparison.columns
-    )
-    body = []
-    for row in comparison.rows:
-        cells = [f"<td>{e(row_label(row))}</td>"]
-        for cell in row.cells:
-            lines = cell_lines(row, cell, budgets)
-            cells.append('<td class="num">' + "<br>".join(e(line) for line in lines) + "</td>")
-        body.append("<tr>" + "".join(cells) + "</tr>")
-    title = comparison.title_text()
-    runs = "".join(
-        "<li>" + e(c.label) + (f" \N{EM DASH} {e(c.title)}" if c.title else "") + "</li>"
-        for c in comparison.columns
-    ) + "".join(f"<li>{e(note)}</li>" for note in comparison.notes)
-    return static_page(
-        title,
-        "body{font:14px system-ui,sans-serif;margin:2em;color:#1e293b}"
-        "table{border-collapse:collapse}th,td{border-bottom:1px solid #e2e8f0;"
-        "padding:.3em .7em;vertical-align:top}.num{text-align:right;"
-        "font-variant-numeric:tabular-nums}p{max-width:60em;color:#475569}",
-        f"<h1>{e(title)}</h1><ul>{runs}</ul>"
-        f'<table id="compare-{comparison.noun}s"><thead>{head}</tr></thead>'
-        f"<tbody>{''.join(body)}</tbody></table>"
-        f"<p>{e(comparison.legend or LEGEND)}</p>",
-    )

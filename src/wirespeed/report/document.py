@@ -22,10 +22,20 @@ data.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from wirespeed.report.timeline import Lane, Mark, Span
+
+
+class Tone(enum.Enum):
+    """How a cell's figure reads against the figure it is compared with: the terminal
+    colours it, the HTML gives its cell the class; its words say it all the same."""
+
+    BETTER = "better"  # a difference shown, the better way
+    WORSE = "worse"  # a difference shown, the worse way
+    SAME = "same"  # tested, and no difference shown
 
 
 @dataclass(frozen=True)
@@ -35,6 +45,10 @@ class TableRow:
 
     label: str
     cells: tuple[tuple[str, ...], ...]
+    tones: tuple[Tone | None, ...] = ()  # a tone per cell; (): no cell has one
+
+    def tone(self, index: int) -> Tone | None:
+        return self.tones[index] if index < len(self.tones) else None
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from importlib import resources
 
 from wirespeed.report.content import Note, NoteKind, Report
 from wirespeed.report.device_timeline import device_timeline_section
-from wirespeed.report.document import Document
+from wirespeed.report.document import Document, Tone
 from wirespeed.report.html_data import report_data
 from wirespeed.report.html_forwarding import forwarding_data, forwarding_section
 from wirespeed.report.html_json import script_json, script_json_text
@@ -50,6 +50,11 @@ from wirespeed.report.timeline import timeline_section
 from wirespeed.store.gc_pause import gc_paused
 
 NO_SAMPLES = "No device samples in this run."
+# A compared figure's tone (report/document.py Tone), only on a page that has one.
+TONE_CSS = (
+    "td.num.better{color:var(--ok);font-weight:600}"
+    "td.num.worse{color:var(--bad);font-weight:600}td.num.same{color:var(--muted)}"
+)
 
 
 @functools.cache
@@ -95,8 +100,9 @@ def _header(report: Report) -> str:
     )
 
 
-def _cell_markup(lines: Sequence[str]) -> str:
-    return '<td class="num">' + "<br>".join(_e(line) for line in lines) + "</td>"
+def _cell_markup(lines: Sequence[str], tone: Tone | None = None) -> str:
+    shown = "num" if tone is None else f"num {tone.value}"
+    return f'<td class="{shown}">' + "<br>".join(_e(line) for line in lines) + "</td>"
 
 
 def _table_markup(table: SectionTable, heading: str = "") -> str:
@@ -107,7 +113,9 @@ def _table_markup(table: SectionTable, heading: str = "") -> str:
         f'<th class="num">{_e(h)}</th>' for h in table.headings[1:]
     )
     body = "".join(
-        f"<tr><td>{_e(row.label)}</td>{''.join(_cell_markup(c) for c in row.cells)}</tr>"
+        f"<tr><td>{_e(row.label)}</td>"
+        + "".join(_cell_markup(cell, row.tone(index)) for index, cell in enumerate(row.cells))
+        + "</tr>"
         for row in table.rows
     )
     legend = "".join(f'<p class="legend-text">{_e(line)}</p>' for line in table.legend)
@@ -148,8 +156,10 @@ def render_document_html(document: Document) -> str:
         f'<div class="run">{"<br>".join(_e(line) for line in document.lines)}</div>'
         "</div></header>"
     )
+    toned = any(row.tones for part in document.parts for t in part.tables for row in t.rows)
+    style = _asset("report.css") + (TONE_CSS if toned else "")
     body = f"{header}<main>{parts}</main>"
-    return static_page(document.title, _asset("report.css"), body, scripts=bool(document.timelines))
+    return static_page(document.title, style, body, scripts=bool(document.timelines))
 
 
 def _section_markup(section: Section, tables: Sequence[SectionTable]) -> str:

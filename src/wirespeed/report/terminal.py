@@ -14,7 +14,7 @@ from rich.text import Text
 from wirespeed.analysis.expectations import Verdict
 from wirespeed.report import forwarding_text
 from wirespeed.report.content import NoteKind, Report
-from wirespeed.report.document import Document
+from wirespeed.report.document import Document, Tone
 from wirespeed.report.forwarding import ForwardingTable
 from wirespeed.report.note_text import more_text, note_words, trial_words
 from wirespeed.report.sections import (
@@ -46,6 +46,8 @@ STATUS_STYLES = {
     RunStatus.FAILED: "red",
 }
 
+# A compared figure: a difference shown in green (better) or red (worse), none dimmed.
+TONE_STYLES = {Tone.BETTER: "green", Tone.WORSE: "red", Tone.SAME: "dim"}
 
 # Rich wraps a table's title and caption at the table's own width: under this many
 # columns (a run of no trials, a search table of no rows) that is a word a line.
@@ -124,10 +126,13 @@ def _table(table: SectionTable) -> Table:
         shown.add_column(plain_text(heading), justify="right" if index else "left")
     for row in table.rows:
         cells = [plain_text(row.label)]
-        for lines in row.cells:
+        for index, lines in enumerate(row.cells):
             text = _lines_text(list(lines))
             if lines and lines[0].startswith(FAILED):
                 text.stylize("red")
+            tone = row.tone(index)
+            if tone is not None:
+                text.stylize(TONE_STYLES[tone])
             text.highlight_words([VERDICT_MARKS[Verdict.NOT_MET]], "red")
             text.highlight_words([VERDICT_MARKS[Verdict.MET]], "green")
             cells.append(text)

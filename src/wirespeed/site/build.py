@@ -203,7 +203,7 @@ def _site_data() -> Json:
     from wirespeed.analysis.compare_many import DEFAULT_VARIANT
     from wirespeed.card.parts import PARTS
     from wirespeed.card.plan_text import STOCK
-    from wirespeed.report.compare_many_render import LEGEND
+    from wirespeed.report.many_text import LEGEND
 
     return {
         "parts": [[part.key, part.title] for part in PARTS],

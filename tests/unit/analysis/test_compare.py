@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from support.comparison_text import compare_csv, compare_json, compare_markdown
 from support.samples import GBE, START, measured, run_record, store_runs
 from wirespeed.analysis.compare_many import ManyComparison, ManyRow, Verdict, compare_many
 from wirespeed.analysis.compare_within import compare_paths, compare_variants
@@ -34,11 +35,6 @@ from wirespeed.model import (
     Trial,
     TrialOutcome,
     TrialStatus,
-)
-from wirespeed.report.compare_many_render import (
-    render_many_csv,
-    render_many_json,
-    render_many_markdown,
 )
 from wirespeed.store import RunRecord, Store
 
@@ -157,7 +153,7 @@ def test_two_runs_of_the_same_link_are_not_significant(tmp_path: Path) -> None:
     assert {row.cells[1].verdict for row in goodput(comparison) if row.cells[1]} == {
         Verdict.NOT_SIGNIFICANT
     }
-    text = render_many_markdown(comparison)
+    text = compare_markdown(comparison)
     assert "| 1 goodput up \N{UPWARDS ARROW} |" in text
     assert " %~ |" in text and " %* |" not in text  # no invented speed-up anywhere
 
@@ -172,7 +168,7 @@ def test_single_runs_show_the_change_without_a_verdict() -> None:
     assert cell.ratio == pytest.approx(0.1, rel=0.02)
     assert (cell.test, cell.ratio_interval) == (None, None)
     # A gigabit run against a Fast Ethernet one: compared as asked, the key said beside.
-    assert "\N{MINUS SIGN}90.0 %<br>not comparable: link gbe vs fe |" in render_many_markdown(
+    assert "\N{MINUS SIGN}90.0 %<br>not comparable: link gbe vs fe |" in compare_markdown(
         comparison
     )
 
@@ -212,7 +208,7 @@ def test_two_paths_of_one_run_like_the_seeds_wan_against_br0() -> None:
     assert all(r.path is None for r in rows)
     assert all(r.cells[1] and r.cells[1].verdict is Verdict.SIGNIFICANT for r in rows)
     assert rows[0].cells[1] and rows[0].cells[1].ratio == pytest.approx(680 / 941, rel=0.02)
-    assert "| Measurement | WAN | Br0 |" in render_many_markdown(comparison)
+    assert "| Measurement | WAN | Br0 |" in compare_markdown(comparison)
 
 
 def test_two_variants_of_one_run() -> None:
@@ -237,7 +233,7 @@ def test_json_is_the_table_of_runs_with_two_columns() -> None:
         record(1, "fe", path("Br0", FE), 94.1, seed=30),
         record(2, "gbe", path("Br0", GBE), 941.0, seed=20),
     )
-    data = json.loads(render_many_json(comparison))
+    data = json.loads(compare_json(comparison))
     assert (data["format"], data["version"]) == ("wirespeed-compare-runs", 1)
     assert [c["run_id"] for c in data["columns"]] == [1, 2]
     row = data["rows"][0]
@@ -255,7 +251,7 @@ def test_csv_has_one_line_per_measurement_and_run() -> None:
         record(1, "fe", path("Br0", FE), 94.1, seed=30),
         record(2, "gbe", path("Br0", GBE), 941.0, seed=20),
     )
-    rows = list(csv.DictReader(io.StringIO(render_many_csv(comparison))))
+    rows = list(csv.DictReader(io.StringIO(compare_csv(comparison))))
     goodput_rows = [r for r in rows if r["measurement"] == "goodput"]
     assert len(goodput_rows) == 2 * 3
     assert [r["verdict"] for r in goodput_rows[:2]] == ["", "significant"]
@@ -372,4 +368,4 @@ def test_nothing_against_nothing_is_no_change_not_a_missing_ratio() -> None:
     )
     cell = found.rows[0].cells[1]
     assert cell is not None and (cell.ratio, cell.verdict) == (1.0, Verdict.NOT_SIGNIFICANT)
-    assert "+0.0 %~" in render_many_markdown(found)
+    assert "+0.0 %~" in compare_markdown(found)

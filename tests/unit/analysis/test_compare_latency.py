@@ -15,6 +15,7 @@ import io
 import json
 from pathlib import Path
 
+from support.comparison_text import compare_csv, compare_json, compare_markdown
 from support.samples import START, run_record, store_runs
 from wirespeed.analysis.compare_many import Verdict, compare_many
 from wirespeed.analysis.compare_within import compare_variants
@@ -37,11 +38,6 @@ from wirespeed.model import (
     Trial,
     TrialOutcome,
     TrialStatus,
-)
-from wirespeed.report.compare_many_render import (
-    render_many_csv,
-    render_many_json,
-    render_many_markdown,
 )
 from wirespeed.store import Store
 from wirespeed.tools import irtt
@@ -114,19 +110,19 @@ def test_a_queue_that_stays_empty_is_significantly_lower_and_said_to_be_better(
     assert goodput == ["goodput up", "goodput down"]
     assert rows["goodput up"].better is Better.HIGHER
 
-    table = render_many_markdown(comparison)
+    table = compare_markdown(comparison)
     line = next(line for line in table.splitlines() if "rtt loaded, p50" in line)
     assert "\N{DOWNWARDS ARROW}" in line and " ms" in line and " %*" in line
 
     (row,) = [
         r
-        for r in json.loads(render_many_json(comparison))["rows"]
+        for r in json.loads(compare_json(comparison))["rows"]
         if r["name"] == "rtt" and r["labels"] == {"load": "loaded", "statistic": "p50"}
     ]
     assert row["better"] == "lower" and row["unit"] == "ms"
     bloated, fixed = row["cells"]
     assert 30 < bloated["summary"]["median"] < 45 and fixed["summary"]["median"] < 1
-    lines = list(csv.DictReader(io.StringIO(render_many_csv(comparison))))
+    lines = list(csv.DictReader(io.StringIO(compare_csv(comparison))))
     p50 = [
         r for r in lines if r["measurement"] == "rtt" and r["labels"] == "load=loaded;statistic=p50"
     ]

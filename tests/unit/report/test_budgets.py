@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import html
 import io
 import json
 from pathlib import Path
@@ -13,6 +14,13 @@ from report_samples import BR0, TCP, WAN, ok, tcp_direction
 from rich.console import Console
 
 from support.cli import run_cli
+from support.comparison_text import (
+    compare_csv,
+    compare_html,
+    compare_json,
+    compare_markdown,
+    compare_terminal,
+)
 from support.samples import run_record, store_runs
 from wirespeed.analysis.compare_within import compare_paths
 from wirespeed.errors import UsageError
@@ -25,11 +33,6 @@ from wirespeed.report import (
     render_terminal,
 )
 from wirespeed.report.budgets import parse_budget, parse_budgets
-from wirespeed.report.compare_many_render import (
-    render_many_csv,
-    render_many_json,
-    render_many_markdown,
-)
 from wirespeed.report.html import render_html
 from wirespeed.report.model import Report
 
@@ -104,16 +107,24 @@ def test_compare_shows_both_sides_in_the_budget() -> None:
     )
     comparison = compare_paths(run_record(*outcomes), "WAN", "Br0")
     budgets = parse_budgets(["MB/s"])
-    markdown = render_many_markdown(comparison, budgets)
+    markdown = compare_markdown(comparison, budgets)
     row = next(line for line in markdown.splitlines() if "goodput up" in line)
     assert "<br>= 85.0 MB/s |" in row and "<br>= 117.6 MB/s<br>+" in row
-    first, second = list(csv.DictReader(io.StringIO(render_many_csv(comparison, budgets))))[:2]
+    first, second = list(csv.DictReader(io.StringIO(compare_csv(comparison, budgets))))[:2]
     assert float(first["as MB/s"]) == pytest.approx(85.0)
     assert float(second["as MB/s"]) == pytest.approx(117.625)
-    cells = json.loads(render_many_json(comparison, budgets))["rows"][0]["cells"]
+    cells = json.loads(compare_json(comparison, budgets))["rows"][0]["cells"]
     assert cells[1]["as"]["MB/s"] == pytest.approx(117.625)
     # Without --as, nothing changes: no key at all.
-    assert "as" not in json.loads(render_many_json(comparison))["rows"][0]["cells"][1]
+    assert "as" not in json.loads(compare_json(comparison))["rows"][0]["cells"][1]
+    # Each format a person reads says both sides' budgets and figures.
+    for text in (
+        compare_terminal(comparison, budgets),
+        markdown,
+        html.unescape(compare_html(comparison, budgets)),
+    ):
+        for figure in ("= 85.0 MB/s", "= 117.6 MB/s", "680.0 Mbit/s", "941.0 Mbit/s", "+38.4 %"):
+            assert figure in text, figure
 
 
 def test_the_cli_takes_as_on_report_and_compare(tmp_path: Path) -> None:

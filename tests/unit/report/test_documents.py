@@ -28,6 +28,7 @@ from wirespeed.card.output import card_report
 from wirespeed.card.render import card_result
 from wirespeed.card.summary import card_summary
 from wirespeed.report import build_report, json_text
+from wirespeed.report.compare_many_render import render_many_csv, render_many_json
 from wirespeed.report.csv_export import render_document_csv
 from wirespeed.report.document import Document, DocumentData, Part, Timeline
 from wirespeed.report.html import render_document_html
@@ -169,11 +170,23 @@ def test_every_format_renders_every_part_of_every_document(
 ) -> None:
     document = documents[kind]
     text = RENDERERS[fmt](document)
-    if fmt == "json" and document.data is not None:
-        # Its JSON is its data's, the figures a script parses; its words are as JSON still.
-        assert text == document.data.json()
-        text = json_text.indented(document_to_dict(document))
+    if document.data is not None and fmt in ("json", "csv"):
+        # A script's JSON and CSV: the document's figures in full, not its words.
+        made = document.data.json if fmt == "json" else document.data.csv
+        if made is not None:
+            assert text == made()
+            if fmt == "csv":
+                return
+            text = json_text.indented(document_to_dict(document))  # its words, as JSON still
     assert missing(document, fmt, text) == []
+
+
+def test_a_comparison_carries_its_json_and_csv(records: tuple[RunRecord, ...]) -> None:
+    comparison = compare_many(records)
+    document = comparison_document(comparison)
+    assert render_document_json(document) == render_many_json(comparison)
+    assert render_document_csv(document) == render_many_csv(comparison)
+    assert json.loads(render_document_json(document))["format"] == "wirespeed-compare-runs"
 
 
 @pytest.mark.parametrize("fmt", RENDERERS)

@@ -14,6 +14,7 @@ from markdown_it import MarkdownIt
 from report_samples import BR0, TCP, UDP_512, WAN, ok, sample_record, tcp_direction
 from rich.console import Console
 
+from support.comparison_text import compare_csv, compare_markdown, compare_terminal
 from support.samples import measured
 from wirespeed.analysis.compare_many import ManyComparison, compare_many
 from wirespeed.analysis.compare_within import compare_paths
@@ -24,11 +25,6 @@ from wirespeed.report import (
     render_markdown,
     render_runs,
     render_terminal,
-)
-from wirespeed.report.compare_many_render import (
-    render_many_csv,
-    render_many_markdown,
-    render_many_terminal,
 )
 from wirespeed.report.csv_text import spreadsheet_safe, tidy_csv
 from wirespeed.report.model import Note, NoteKind
@@ -196,14 +192,14 @@ def test_csv_numbers_stay_numbers_even_when_negative() -> None:
 def test_compare_csv_text_that_a_spreadsheet_would_run_starts_with_a_quote(formula: str) -> None:
     a = renamed(sample_record(), tests={"#1": formula})
     b = renamed(sample_record(), tests={"#1": formula})
-    rows = csv_rows(render_many_csv(compare_many([a, b])))
+    rows = csv_rows(compare_csv(compare_many([a, b])))
     tcp = [row for row in rows if row["test_id"] == "#1" and row["measurement"] == "goodput"]
     assert tcp and {row["test_name"] for row in tcp} == {"'" + formula}
     assert float(tcp[0]["median"]) == 941.2e6
     assert float(tcp[1]["ratio"]) == 1.0
 
     by_path = compare_paths(renamed(sample_record(), paths={"WAN": formula}), formula, "Br0")
-    first = csv_rows(render_many_csv(by_path))[0]
+    first = csv_rows(compare_csv(by_path))[0]
     assert first["run_label"] == "run 7: path " + formula  # text after text: not a formula
 
 
@@ -289,14 +285,14 @@ def hostile_comparison() -> ManyComparison:
 
 
 def test_compare_markdown_writes_titles_and_names_as_text() -> None:
-    text = render_many_markdown(hostile_comparison())
+    text = compare_markdown(hostile_comparison())
     assert "\N{EM DASH} &lt;script&gt;alert(1)&lt;/script&gt;\n" in text
     assert "\N{EM DASH} &lt;b&gt;after&lt;/b&gt;\n" in text
     assert "&lt;img src=x onerror=alert(1)&gt;" in text
     assert "<script" not in text and "<img" not in text and "<b>" not in text
 
     by_path = compare_paths(renamed(sample_record(), paths={"WAN": "<b>WAN"}), "<b>WAN", "Br0")
-    text = render_many_markdown(by_path)
+    text = compare_markdown(by_path)
     assert "| Measurement | &lt;b&gt;WAN | Br0 |" in text
     assert "<b>" not in text
 
@@ -354,7 +350,7 @@ def test_the_ab_table_escapes_control_characters_in_variant_names() -> None:
 def test_the_terminal_comparison_escapes_control_characters() -> None:
     a = renamed(sample_record(), title=TERMINAL_ATTACK, tests={"#1": "TCP\x1b[2J"})
     b = renamed(sample_record(), title="after\x07", tests={"#1": "TCP\x1b[2J"})
-    text = terminal(render_many_terminal, compare_many([a, b]))
+    text = compare_terminal(compare_many([a, b]))
     assert_no_control_characters(text)
     assert "\N{EM DASH} R4S\\x1b]0;pwned\\x07\\x1b[2J\\u202eevil" in text
     assert "\N{EM DASH} after\\x07" in text
@@ -362,7 +358,7 @@ def test_the_terminal_comparison_escapes_control_characters() -> None:
     by_path = compare_paths(
         renamed(sample_record(), paths={"WAN": "W\u202eAN"}), "W\u202eAN", "Br0"
     )
-    text = terminal(render_many_terminal, by_path)
+    text = compare_terminal(by_path)
     assert_no_control_characters(text)
     assert "run 7: path W\\u202eAN" in text
 

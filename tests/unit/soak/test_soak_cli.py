@@ -108,7 +108,9 @@ def test_a_comparison_is_written_in_every_format_of_compare(tmp_path: Path) -> N
     )
     assert status == 0, err
     page, table, markdown = (f.read_text() for f in files)
-    assert '<table id="compare-soaks">' in page
+    # The table of soaks is the page's part `compare-soaks`, a column per soak.
+    assert '<section class="card" id="compare-soaks"><h2>Measurements</h2>' in page
+    assert '<th class="num">soak 1</th><th class="num">soak 2</th>' in page
     assert table.startswith("test_id,") and "soak_id" in table.splitlines()[0]
     assert markdown.startswith("# 2 soaks compared")
 

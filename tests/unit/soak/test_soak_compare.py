@@ -10,15 +10,11 @@ from pathlib import Path
 import pytest
 
 from support.cli import run_cli
+from support.comparison_text import compare_csv, compare_json, compare_markdown
 from support.soak_samples import FIXTURES, captured_summary
 from wirespeed.analysis.compare_many import Verdict
 from wirespeed.errors import UsageError
 from wirespeed.model import Better, Measurement
-from wirespeed.report.compare_many_render import (
-    render_many_csv,
-    render_many_json,
-    render_many_markdown,
-)
 from wirespeed.soak import records
 from wirespeed.soak.chunk import parse_chunk
 from wirespeed.soak.comparison import POISSON, compare_soaks
@@ -106,16 +102,16 @@ def test_soaks_are_compared_measurement_by_measurement_with_a_rate_test() -> Non
     cell = next(r for r in reverse.rows if r.name == "outages per hour").cells[1]
     assert cell is not None and cell.ratio is None and cell.verdict is Verdict.NOT_SIGNIFICANT
     assert rows["rtt p50"].cells[0] is not None and rows["rtt p50"].cells[0].summary.n == 1
-    data = json.loads(render_many_json(comparison))
+    data = json.loads(compare_json(comparison))
     assert data["format"] == "wirespeed-compare-soaks"
     assert [column["soak_id"] for column in data["columns"]] == [1, 2]
     per_hour = next(row for row in data["rows"] if row["name"] == "outages per hour")
     assert per_hour["better"] == "lower" and per_hour["cells"][1]["p_value"] == 1.0
-    markdown = render_many_markdown(comparison)
+    markdown = compare_markdown(comparison)
     assert markdown.startswith("# 2 soaks compared\n")
     assert "| Measurement | soak 1 | soak 2 |" in markdown
     assert "soak outages per hour \N{DOWNWARDS ARROW}" in markdown
-    assert render_many_csv(comparison).splitlines()[0].count("soak_id,soak_label") == 1
+    assert compare_csv(comparison).splitlines()[0].count("soak_id,soak_label") == 1
 
 
 def test_variants_become_the_lab_states_in_the_order_written() -> None:

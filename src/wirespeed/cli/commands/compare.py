@@ -82,23 +82,10 @@ def _comparison(args: argparse.Namespace, store: Store) -> ManyComparison:
 
 def render_table(fmt: str, comparison: ManyComparison, budgets: tuple[Budget, ...] = ()) -> str:
     """A table of runs (or soaks) in a format; the terminal's as plain text."""
-    from wirespeed.report.compare_many_render import (
-        render_many_csv,
-        render_many_html,
-        render_many_json,
-        render_many_markdown,
-        render_many_terminal,
-    )
+    from wirespeed.cli.document_text import document_text
+    from wirespeed.report.many_document import comparison_document
 
-    if fmt == "terminal":
-        return plain_text(lambda console: render_many_terminal(comparison, console, budgets))
-    renderers = {
-        "markdown": render_many_markdown,
-        "csv": render_many_csv,
-        "json": render_many_json,
-        "html": render_many_html,
-    }
-    return renderers[fmt](comparison, budgets)
+    return document_text(fmt, comparison_document(comparison, budgets))
 
 
 def show_table(
@@ -108,16 +95,20 @@ def show_table(
     env: Environment,
     budgets: tuple[Budget, ...] = (),
 ) -> int:
-    """A table of runs (or soaks) to each -o file, else to stdout in `fmt`."""
-    from wirespeed.report.compare_many_render import render_many_terminal
+    """A table of runs (or soaks), built once as a document, to each -o file, else to
+    stdout in `fmt`."""
+    from wirespeed.cli.document_text import document_text
+    from wirespeed.report.many_document import comparison_document
+    from wirespeed.report.terminal import render_document
 
+    document = comparison_document(comparison, budgets)
     if not targets:
         if fmt in (None, "terminal"):
-            render_many_terminal(comparison, env.console(), budgets)
+            render_document(document, env.console())
         else:
-            env.stdout.write(render_table(fmt, comparison, budgets))
+            env.stdout.write(document_text(fmt, document))
         return ExitStatus.OK
-    write_targets(targets, lambda fmt: render_table(fmt, comparison, budgets), env.info)
+    write_targets(targets, lambda fmt: document_text(fmt, document), env.info)
     return ExitStatus.OK
 
 
@@ -182,7 +173,6 @@ def _show_cards(
         render_cards_markdown,
         render_cards_terminal,
     )
-    from wirespeed.report.compare_many_render import render_many_csv, render_many_html
 
     if budgets:
         raise UsageError(
@@ -198,9 +188,7 @@ def _show_cards(
             return render_cards_markdown(cards)
         if fmt == "json":
             return render_cards_json(cards)
-        if fmt == "csv":
-            return render_many_csv(cards.whole)
-        return render_many_html(cards.whole)
+        return render_table(fmt, cards.whole)  # csv, html: the whole table's
 
     if not targets:
         if fmt in (None, "terminal"):
