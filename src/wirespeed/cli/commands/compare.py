@@ -82,10 +82,10 @@ def _comparison(args: argparse.Namespace, store: Store) -> ManyComparison:
 
 def render_table(fmt: str, comparison: ManyComparison, budgets: tuple[Budget, ...] = ()) -> str:
     """A table of runs (or soaks) in a format; the terminal's as plain text."""
-    from wirespeed.cli.document_text import document_text
+    from wirespeed.cli.document_output import document_text
     from wirespeed.report.many_document import comparison_document
 
-    return document_text(fmt, comparison_document(comparison, budgets))
+    return document_text(comparison_document(comparison, budgets), fmt)
 
 
 def show_table(
@@ -97,18 +97,14 @@ def show_table(
 ) -> int:
     """A table of runs (or soaks), built once as a document, to each -o file, else to
     stdout in `fmt`."""
-    from wirespeed.cli.document_text import document_text
+    from wirespeed.cli.document_output import document_text, show_document
     from wirespeed.report.many_document import comparison_document
-    from wirespeed.report.terminal import render_document
 
     document = comparison_document(comparison, budgets)
     if not targets:
-        if fmt in (None, "terminal"):
-            render_document(document, env.console())
-        else:
-            env.stdout.write(document_text(fmt, document))
+        show_document(document, fmt or "terminal", env)
         return ExitStatus.OK
-    write_targets(targets, lambda fmt: document_text(fmt, document), env.info)
+    write_targets(targets, lambda fmt: document_text(document, fmt), env.info)
     return ExitStatus.OK
 
 
