@@ -31,7 +31,9 @@ from wirespeed.model import (
 
 @dataclass
 class StreamDraft:
-    """What one stream of one flow reported, while a parser is still reading."""
+    """What one stream of one flow reported, while a parser is still reading: a
+    StreamResult's fields, in its order (tests/unit/tools/test_assemble.py), its
+    intervals still a list that grows."""
 
     id: int
     flow: Flow
@@ -42,15 +44,7 @@ class StreamDraft:
     intervals: list[Interval] = field(default_factory=list)
 
     def freeze(self) -> StreamResult:
-        return StreamResult(
-            id=self.id,
-            flow=self.flow,
-            sent=self.sent,
-            received=self.received,
-            retransmits=self.retransmits,
-            udp=self.udp,
-            intervals=tuple(self.intervals),
-        )
+        return StreamResult(**{**vars(self), "intervals": tuple(self.intervals)})
 
 
 def sum_measurements(items: Iterable[Transfer | None]) -> Transfer | None:

@@ -17,6 +17,9 @@ FLOW_ROLE = {(side, flow): role for (side, role), flow in ROLE_FLOW.items()}
 
 @dataclass
 class ReportLine:
+    """One report line: an Interval's figures in its order (its packets iperf2's total,
+    tests/unit/tools/test_iperf2_lines.py), and the loss % as iperf2 printed it."""
+
     start: float
     end: float
     bytes: int
@@ -28,16 +31,9 @@ class ReportLine:
     printed_percent: str = ""
 
     def interval(self) -> Interval:
-        return Interval(
-            start=self.start,
-            end=self.end,
-            bytes=self.bytes,
-            bits_per_second=self.bits_per_second,
-            retransmits=self.retransmits,
-            jitter_ms=self.jitter_ms,
-            lost=self.lost,
-            packets=self.total,
-        )
+        # By position: one call per line of a long run's output, and the order is checked.
+        figures = (self.start, self.end, self.bytes, self.bits_per_second, self.retransmits)
+        return Interval(*figures, self.jitter_ms, self.lost, self.total)
 
     def measurement(self) -> Transfer:
         return Transfer(self.bytes, self.end - self.start, self.bits_per_second)
