@@ -140,6 +140,22 @@ def render_document_html(document: Document) -> str:
     return static_page(document.title, _asset("report.css"), f"{header}<main>{parts}</main>")
 
 
+def document_section(document: Document, element_id: str) -> str:
+    """A document as one section of another page (a card before its run's report): its
+    title and lines, then each part as a box of its lines and tables, each box's id the
+    section's and the part's key."""
+    parts = "".join(
+        f'<div class="docpart" id="{_e(element_id)}-{_e(part.key)}"><h3>{_e(part.heading)}</h3>'
+        f"{_list(part.lines)}{tables_markup(part.tables, part.heading)}</div>"
+        for part in document.shown_parts
+    )
+    lines = "".join(f'<p class="line">{_e(line)}</p>' for line in document.lines)
+    return (
+        f'<section class="card document" id="{_e(element_id)}"><h2>{_e(document.title)}</h2>'
+        f'{lines}<div class="docparts">{parts}</div></section>'
+    )
+
+
 def _section_markup(section: Section, tables: Sequence[SectionTable]) -> str:
     """A section that is its tables; "" without any."""
     if not tables:

@@ -8,6 +8,7 @@ for in each. The check is shown to fail when a format leaves a part out.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import html
 import io
 import json
@@ -55,9 +56,10 @@ def records(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunRecor
 @pytest.fixture(scope="module")
 def documents(records: tuple[RunRecord, ...]) -> dict[str, Document]:
     first = records[0]
+    card = card_report(first)
     return {
         "run": run_document(build_report(first)),
-        "card": card_result(card_summary(card_report(first))),
+        "card": card_result(card_summary(card), card),
         "soak": soak_result(captured_summary()),
         "comparison": comparison_document(compare_many(records)),
         "card comparison": cards_result(compare_cards(records)),
@@ -165,7 +167,20 @@ def test_every_format_renders_every_part_of_every_document(
     kind: str, fmt: str, documents: dict[str, Document]
 ) -> None:
     document = documents[kind]
-    assert missing(document, fmt, RENDERERS[fmt](document)) == []
+    rendered = RENDERERS[fmt](document)
+    if fmt in DATA_FORMATS and document.data is not None:
+        # What a script parses: the document's data, with every part of it.
+        made = document.data.json if fmt == "json" else document.data.csv
+        assert made is not None and rendered == made() and rendered.strip()
+        if fmt == "json":
+            said = set(_strings(json.loads(rendered)))
+            assert {part.key for part in document.shown_parts} <= said
+        # Its words, the same as any document's, where the data is not asked for.
+        rendered = RENDERERS[fmt](dataclasses.replace(document, data=None))
+    assert missing(document, fmt, rendered) == []
+
+
+DATA_FORMATS = ("json", "csv")
 
 
 @pytest.mark.parametrize("fmt", RENDERERS)

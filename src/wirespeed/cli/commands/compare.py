@@ -177,12 +177,12 @@ def _show_cards(
     env: Environment,
     budgets: tuple[Budget, ...],
 ) -> int:
-    from wirespeed.card.compare import (
-        render_cards_json,
-        render_cards_markdown,
-        render_cards_terminal,
-    )
-    from wirespeed.report.compare_many_render import render_many_csv, render_many_html
+    from wirespeed.card.compare import cards_result
+    from wirespeed.report.csv_export import render_document_csv
+    from wirespeed.report.html import render_document_html
+    from wirespeed.report.json_export import render_document_json
+    from wirespeed.report.markdown import render_document_markdown
+    from wirespeed.report.terminal import render_document
 
     if budgets:
         raise UsageError(
@@ -191,20 +191,22 @@ def _show_cards(
             hint="leave --as out",
         )
 
+    document = cards_result(cards)
+
     def text(fmt: str) -> str:
         if fmt == "terminal":
-            return plain_text(lambda console: render_cards_terminal(cards, console))
+            return plain_text(lambda console: render_document(document, console))
         if fmt == "markdown":
-            return render_cards_markdown(cards)
+            return render_document_markdown(document)
         if fmt == "json":
-            return render_cards_json(cards)
+            return render_document_json(document)
         if fmt == "csv":
-            return render_many_csv(cards.whole)
-        return render_many_html(cards.whole)
+            return render_document_csv(document)
+        return render_document_html(document)
 
     if not targets:
         if fmt in (None, "terminal"):
-            render_cards_terminal(cards, env.console())
+            render_document(document, env.console())
         else:
             env.stdout.write(text(fmt))
         return ExitStatus.OK
