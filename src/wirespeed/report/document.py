@@ -47,11 +47,12 @@ class Part:
     heading: str
     lines: tuple[str, ...] = ()
     tables: tuple[SectionTable, ...] = ()
+    summary: str = ""  # what the part found, in short: said first, emphasized
 
     @property
     def shown(self) -> bool:
         """Whether it has anything to show; a format leaves out a part without."""
-        return bool(self.lines or self.tables)
+        return bool(self.summary or self.lines or self.tables)
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,7 @@ class Document:
     lines: tuple[str, ...]  # under the title: what, when, where
     parts: tuple[Part, ...]
     data: DocumentData | None = None  # its figures in full; None: its words are all
+    summary: str = ""  # the whole in a sentence: said under the title, emphasized
 
     @property
     def shown_parts(self) -> tuple[Part, ...]:

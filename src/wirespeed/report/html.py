@@ -19,7 +19,7 @@ from importlib import resources
 
 from wirespeed.report.content import Note, NoteKind, Report
 from wirespeed.report.device_timeline import device_timeline_section
-from wirespeed.report.document import Document
+from wirespeed.report.document import Document, Part
 from wirespeed.report.html_data import report_data
 from wirespeed.report.html_forwarding import forwarding_data, forwarding_section
 from wirespeed.report.html_json import script_json
@@ -124,16 +124,26 @@ def _list(lines: Sequence[str]) -> str:
     return "<ul>" + "".join(f"<li>{_e(line)}</li>" for line in lines) + "</ul>" if lines else ""
 
 
+def _summary(text: str) -> str:
+    return f'<p class="summary"><b>{_e(text)}</b></p>' if text else ""
+
+
+def _part_body(part: Part) -> str:
+    """A part under its heading: its summary, its lines as a list, its tables."""
+    return f"{_summary(part.summary)}{_list(part.lines)}{tables_markup(part.tables, part.heading)}"
+
+
 def render_document_html(document: Document) -> str:
     """A document as a page of its own, without a script: its title and lines, then each
     part as a card of its lines and tables."""
     parts = "".join(
         f'<section class="card" id="{_e(part.key)}"><h2>{_e(part.heading)}</h2>'
-        f"{_list(part.lines)}{tables_markup(part.tables, part.heading)}</section>"
+        f"{_part_body(part)}</section>"
         for part in document.shown_parts
     )
     header = (
         f'<header class="top"><div class="wrap"><h1>{_e(document.title)}</h1>'
+        f"{_summary(document.summary)}"
         f'<div class="run">{"<br>".join(_e(line) for line in document.lines)}</div>'
         "</div></header>"
     )
@@ -146,13 +156,13 @@ def document_section(document: Document, element_id: str) -> str:
     section's and the part's key."""
     parts = "".join(
         f'<div class="docpart" id="{_e(element_id)}-{_e(part.key)}"><h3>{_e(part.heading)}</h3>'
-        f"{_list(part.lines)}{tables_markup(part.tables, part.heading)}</div>"
+        f"{_part_body(part)}</div>"
         for part in document.shown_parts
     )
     lines = "".join(f'<p class="line">{_e(line)}</p>' for line in document.lines)
     return (
         f'<section class="card document" id="{_e(element_id)}"><h2>{_e(document.title)}</h2>'
-        f'{lines}<div class="docparts">{parts}</div></section>'
+        f'{_summary(document.summary)}{lines}<div class="docparts">{parts}</div></section>'
     )
 
 

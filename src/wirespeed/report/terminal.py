@@ -101,11 +101,15 @@ def render_terminal(report: Report, console: Console) -> None:
 def render_document(document: Document, console: Console) -> None:
     """A document: its title and lines, then each part's heading, lines and tables."""
     console.print(plain_text(document.title, style="bold"))
+    if document.summary:
+        _print_line(plain_text(document.summary, style="bold"), console)
     for line in document.lines:
         _print_line(plain_text(line, style="dim"), console)
     for part in document.shown_parts:
         console.print()
         console.print(plain_text(part.heading, style="bold"))
+        if part.summary:
+            _print_line(plain_text(part.summary, style="bold"), console)
         for line in part.lines:
             _print_line(plain_text(line), console)
         for table in part.tables:

@@ -133,9 +133,11 @@ def missing(document: Document, fmt: str, text: str) -> list[str]:
             return value in found
 
     lost = [f"title: {document.title}"] if not holds(document.title) else []
+    said = document.summary
+    lost += [f"summary: {said}"] if said and not holds(said) else []
     lost += [f"lines: {line}" for line in document.lines if not holds(line)]
     for part in document.shown_parts:
-        wanted = [part.heading, *part.lines]
+        wanted = [part.heading, *([part.summary] if part.summary else []), *part.lines]
         for table in part.tables:
             wanted += [*table.legend, *(row.label for row in table.rows)]
             wanted += [table.title] if table.title else []
@@ -204,3 +206,19 @@ def test_the_json_document_is_versioned(documents: dict[str, Document]) -> None:
     assert [part["key"] for part in document["parts"]] == [
         part.key for part in documents["soak"].shown_parts
     ]
+
+
+@pytest.mark.parametrize("fmt", RENDERERS)
+def test_a_summary_is_said_in_every_format(fmt: str, documents: dict[str, Document]) -> None:
+    run = documents["run"]
+    first = dataclasses.replace(run.parts[0], summary="the part in short")
+    said = dataclasses.replace(run, summary="the whole in short", parts=(first, *run.parts[1:]))
+    text = RENDERERS[fmt](said)
+    assert "the whole in short" in text and "the part in short" in text
+    assert missing(said, fmt, text) == []
+
+
+def test_a_document_without_a_summary_keeps_its_json_keys(documents: dict[str, Document]) -> None:
+    document = json.loads(render_document_json(documents["run"]))
+    assert "summary" not in document
+    assert all("summary" not in part for part in document["parts"])
