@@ -63,9 +63,10 @@ def _card_part(part: PartSummary) -> Part:
     facts = part.part.key == FACTS
     said = tuple(f"{f.label}: {f.text}" for f in part.figures) if facts else ()
     findings = (f"! {finding}" for finding in part.findings)
-    lines = (part.unfinished, part.headline, *said, *findings)
+    lines = (part.unfinished, *said, *findings)
     tables = () if facts else _figure_table(part.figures)
-    return Part(part.part.key, heading, tuple(line for line in lines if line), tables)
+    shown = tuple(line for line in lines if line)
+    return Part(part.part.key, heading, shown, tables, summary=part.headline)
 
 
 def card_result(card: CardSummary, report: Report | None = None) -> Document:
@@ -74,14 +75,14 @@ def card_result(card: CardSummary, report: Report | None = None) -> Document:
     report) and the run's CSV."""
     lines = (
         card.unfinished and f"! {card.unfinished}",
-        card.sentence,
         f"run {card.run_id}, {card.profile} card of {card.target}",
         *(line.strip() for line in card.tuned),
         *(f"good for: {line}" for line in card.good_for),
     )
     parts = tuple(_card_part(part) for part in card.parts)
     data = None if report is None else _card_data(card, report)
-    return Document("card", card.title, tuple(line for line in lines if line), parts, data)
+    shown = tuple(line for line in lines if line)
+    return Document("card", card.title, shown, parts, data, summary=card.sentence)
 
 
 def _card_data(card: CardSummary, report: Report) -> DocumentData:

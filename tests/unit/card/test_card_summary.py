@@ -147,7 +147,7 @@ def test_the_card_renders_in_every_format(records: dict[int, RunRecord]) -> None
     for fmt, said in shown.items():
         flat = " ".join(said.split())
         for part in card.parts:
-            assert part.part.title in flat, (fmt, part.part.key)
+            assert part.part.title in flat and part.headline in flat, (fmt, part.part.key)
             for figure in part.figures:
                 assert figure.label in flat and figure.text in flat, (fmt, figure.label)
         assert card.sentence in flat, fmt
@@ -227,14 +227,15 @@ def test_an_interrupted_card_says_so_and_what_each_part_lacks(
     assert not card.part("device").unfinished and not card.part("facts").unfinished
 
     text = render_card("terminal", report, record)
-    heading, top, *_ = text.split("\n\n")[0].splitlines()
-    assert heading.startswith("Device card:")
-    assert top.startswith("  ! interrupted after 2 of")  # under the title, before all else
+    heading, sentence, top, *_ = text.split("\n\n")[0].splitlines()
+    assert heading.startswith("Device card:") and sentence == f"  {card.sentence}"
+    assert top.startswith("  ! interrupted after 2 of")  # under the title and its sentence
     assert f"! {said}" in " ".join(text.split("\n\n")[0].split())
     forwarding = text.split("\nForwarding rate")[1].splitlines()[1]
     assert forwarding.startswith("  not measured: the card was interrupted")
     markdown = render_card("markdown", report, record)
-    assert markdown.split("\n\n")[1].startswith("- ! interrupted after 2 of")
+    sentence, lines = markdown.split("\n\n")[1:3]
+    assert sentence == f"**{card.sentence}**" and lines.startswith(f"- ! {said}")
     document = json.loads(render_card("json", report, record))["card"]
     assert document["unfinished"].startswith(said)
     parts = {part["key"]: part for part in document["parts"]}
@@ -243,7 +244,8 @@ def test_an_interrupted_card_says_so_and_what_each_part_lacks(
     assert parts["device"]["unfinished"] is None
     page = render_card("html", report, record)
     title = "<h2>Device card: lab nat, fe, 40ms queue, 30,000 pps</h2>"
-    assert f'{title}<p class="line">! interrupted after 2 of' in page
+    sentence = f'<p class="summary"><b>{html.escape(card.sentence)}</b></p>'
+    assert f'{title}{sentence}<p class="line">! interrupted after 2 of' in page
 
     # The whole card says nothing of the kind.
     whole_card = summary_of(whole)
