@@ -128,17 +128,18 @@ def _summary(text: str) -> str:
     return f'<p class="summary"><b>{_e(text)}</b></p>' if text else ""
 
 
-def _part_body(part: Part) -> str:
-    """A part under its heading: its summary, its lines as a list, its tables."""
-    return f"{_summary(part.summary)}{_list(part.lines)}{tables_markup(part.tables, part.heading)}"
+def _part_markup(part: Part, element: str, attributes: str, level: int) -> str:
+    """A part as `element`: its heading, its summary, its lines as a list, its tables."""
+    heading = f"<h{level}>{_e(part.heading)}</h{level}>"
+    body = f"{_summary(part.summary)}{_list(part.lines)}{tables_markup(part.tables, part.heading)}"
+    return f"<{element} {attributes}>{heading}{body}</{element}>"
 
 
 def render_document_html(document: Document) -> str:
     """A document as a page of its own, without a script: its title and lines, then each
     part as a card of its lines and tables."""
     parts = "".join(
-        f'<section class="card" id="{_e(part.key)}"><h2>{_e(part.heading)}</h2>'
-        f"{_part_body(part)}</section>"
+        _part_markup(part, "section", f'class="card" id="{_e(part.key)}"', 2)
         for part in document.shown_parts
     )
     header = (
@@ -152,18 +153,18 @@ def render_document_html(document: Document) -> str:
 
 def document_section(document: Document, element_id: str) -> str:
     """A document as one section of another page (a card before its run's report): its
-    title and lines, then each part as a box of its lines and tables, each box's id the
+    title, summary and lines, then each part as a box (`docpart`), each box's id the
     section's and the part's key."""
-    parts = "".join(
-        f'<div class="docpart" id="{_e(element_id)}-{_e(part.key)}"><h3>{_e(part.heading)}</h3>'
-        f"{_part_body(part)}</div>"
+    boxes = "".join(
+        _part_markup(part, "div", f'class="docpart" id="{_e(element_id)}-{_e(part.key)}"', 3)
         for part in document.shown_parts
     )
-    lines = "".join(f'<p class="line">{_e(line)}</p>' for line in document.lines)
-    return (
-        f'<section class="card document" id="{_e(element_id)}"><h2>{_e(document.title)}</h2>'
-        f'{_summary(document.summary)}{lines}<div class="docparts">{parts}</div></section>'
+    said = _summary(document.summary) + "".join(
+        f'<p class="line">{_e(line)}</p>' for line in document.lines
     )
+    heading = f"<h2>{_e(document.title)}</h2>"
+    element = f'<section class="card document" id="{_e(element_id)}">'
+    return f'{element}{heading}{said}<div class="docparts">{boxes}</div></section>'
 
 
 def _section_markup(section: Section, tables: Sequence[SectionTable]) -> str:
