@@ -13,12 +13,12 @@ from collections.abc import Callable, Sequence
 from importlib.resources import files
 from typing import Any
 
+from wirespeed.card.parts import FACTS
 from wirespeed.card.summary import CardSummary, Figure, PartSummary
 from wirespeed.report.content import Report
 from wirespeed.report.document import Document, DocumentData, Part, SectionTable, TableRow
 
 CARD_FORMAT_VERSION = 1
-FACTS = "facts"  # the part that says what the device is
 
 
 def _seconds(part: PartSummary) -> str:
@@ -53,14 +53,14 @@ def _figure_table(figures: Sequence[Figure]) -> tuple[SectionTable, ...]:
 
 
 def _card_part(part: PartSummary) -> Part:
-    """A part of the card: its headline (or why it was skipped, or what it did not reach)
-    and findings as lines, its figures as a table."""
+    """A part of the card: its headline as its summary; why it was skipped, what it did
+    not reach and its findings as lines; its figures as a table."""
     took = _seconds(part)
     heading = part.part.title + (f" ({took})" if took else "")
     if part.skipped:
         return Part(part.part.key, heading, (f"skipped: {part.skipped}",))
     # What the device is (board, kernel, cpus ...) is words, not figures: a line each.
-    facts = part.part.key == FACTS
+    facts = part.part.key == FACTS.key
     said = tuple(f"{f.label}: {f.text}" for f in part.figures) if facts else ()
     findings = (f"! {finding}" for finding in part.findings)
     lines = (part.unfinished, *said, *findings)
