@@ -15,10 +15,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
-
 from wirespeed.analysis.compare_many import (
     DEFAULT_VARIANT,
     ManyComparison,
@@ -28,12 +24,11 @@ from wirespeed.analysis.compare_many import (
 )
 from wirespeed.card.parts import PARTS, Part, part_of
 from wirespeed.card.plan_text import STOCK, card_marker
-from wirespeed.report.compare_many_render import many_to_dict
-from wirespeed.report.document import Document, SectionTable
+from wirespeed.report.compare_many_render import many_to_dict, render_many_csv
+from wirespeed.report.document import Document, DocumentData, SectionTable
 from wirespeed.report.document import Part as DocumentPart
 from wirespeed.report.many_document import comparison_headings, comparison_rows
-from wirespeed.report.many_text import LEGEND, cell_lines, row_label
-from wirespeed.report.text import markdown_table_safe, markdown_text, terminal_safe
+from wirespeed.report.many_text import LEGEND
 from wirespeed.search.measurements import PPS
 from wirespeed.store.records import RunRecord
 
@@ -95,7 +90,8 @@ def compare_cards(records: Sequence[RunRecord], *, strict: bool = False) -> Card
 
 def cards_result(comparison: CardComparison) -> Document:
     """The comparison of cards as a result document (report/document.py), which every
-    format renders: a table per part of the card, the legend once, under the last."""
+    format renders: a table per part of the card, the legend once, under the last; its
+    data the JSON a script reads (`wirespeed-compare-cards`) and the rows' CSV."""
     headings = comparison_headings(comparison.whole)
     parts = []
     for index, (part, rows) in enumerate(comparison.parts):
@@ -104,55 +100,12 @@ def cards_result(comparison: CardComparison) -> Document:
         parts.append(DocumentPart(part.key, part.title, tables=(table,)))
     lines = (*(column.label for column in comparison.columns), *comparison.whole.notes)
     title = f"{len(comparison.columns)} device cards compared"
-    return Document("card comparison", title, lines, tuple(parts))
+    data = DocumentData(lambda: _cards_json(comparison), lambda: render_many_csv(comparison.whole))
+    return Document("card comparison", title, lines, tuple(parts), data)
 
 
-def render_cards_terminal(comparison: CardComparison, console: Console) -> None:
-    console.print(Text(f"{len(comparison.columns)} device cards compared", style="bold"))
-    for column in comparison.columns:
-        console.print(Text(terminal_safe(f"  {column.label}")))
-    for note in comparison.whole.notes:
-        console.print(Text(terminal_safe(f"  {note}")))
-    for part, rows in comparison.parts:
-        table = Table(title=Text(part.title, style="bold"), title_justify="left")
-        table.add_column("Measurement")
-        for column in comparison.columns:
-            table.add_column(Text(terminal_safe(comparison.whole.heading(column))), justify="right")
-        for row in rows:
-            cells = [Text(terminal_safe(row_label(row)))]
-            cells += [
-                Text("\n".join(terminal_safe(line) for line in cell_lines(row, cell)))
-                for cell in row.cells
-            ]
-            table.add_row(*cells)
-        console.print(table)
-    console.print(Text(LEGEND))
-
-
-def render_cards_markdown(comparison: CardComparison) -> str:
-    lines = [f"# {len(comparison.columns)} device cards compared", ""]
-    lines += [f"- {markdown_text(column.label)}" for column in comparison.columns]
-    lines += [f"- {markdown_text(note)}" for note in comparison.whole.notes]
-    for part, rows in comparison.parts:
-        lines += ["", f"## {part.title}", ""]
-        header = [
-            "Measurement",
-            *(markdown_text(comparison.whole.heading(c)) for c in comparison.columns),
-        ]
-        lines.append("| " + " | ".join(header) + " |")
-        lines.append("| " + " | ".join(["---"] + ["--:"] * len(comparison.columns)) + " |")
-        for row in rows:
-            cells = [markdown_text(row_label(row))]
-            cells += [
-                "<br>".join(markdown_table_safe(line) for line in cell_lines(row, cell))
-                for cell in row.cells
-            ]
-            lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", LEGEND]
-    return "\n".join(lines) + "\n"
-
-
-def render_cards_json(comparison: CardComparison) -> str:
+def _cards_json(comparison: CardComparison) -> str:
+    """The JSON of `compare --format json` of cards (docs/json-format.md)."""
     whole = many_to_dict(comparison.whole)
     document: dict[str, Any] = {
         "format": FORMAT,

@@ -1,17 +1,22 @@
-"""The card's summary in every format: the terminal's text, Markdown, a JSON document and
-the HTML page's first section. Each is put before the run's own report (its sections
-give each part's table, ceilings, spread and findings in full).
+"""The card as a result document (report/document.py): its sentence, what it is of, what
+the device is good for, then a part each (its headline, findings and figures). Every
+format renders it with the document exporters, before the run's own report (whose
+sections give each part's table, ceilings, spread and findings in full); its JSON and
+CSV, which scripts parse, are its data: `card_document` with the run's JSON, and the
+run's CSV.
 """
 
 from __future__ import annotations
 
-import html
+import json
+from collections.abc import Callable, Sequence
 from importlib.resources import files
 from typing import Any
 
+from wirespeed.card.parts import FACTS
 from wirespeed.card.summary import CardSummary, Figure, PartSummary
-from wirespeed.report.document import Document, Part, SectionTable, TableRow
-from wirespeed.report.text import html_visible, one_line, terminal_safe
+from wirespeed.report.content import Report
+from wirespeed.report.document import Document, DocumentData, Part, SectionTable, TableRow
 
 CARD_FORMAT_VERSION = 1
 
@@ -23,181 +28,76 @@ def _seconds(part: PartSummary) -> str:
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
-def _figure_line(label: str, text: str, ceiling: str, spread: str) -> str:
-    extra = "; ".join(t for t in (ceiling, spread) if t)
-    return f"{label}: {text}" + (f" ({extra})" if extra else "")
+# A part's figure columns: the value (stock, tuned and the change under --tuned), then
+# its ceiling and spread where any figure of the part has one.
+_Column = tuple[str, Callable[[Figure], str]]
+VALUE: tuple[_Column, ...] = (("Value", lambda f: f.text),)
+TUNED: tuple[_Column, ...] = (
+    ("Stock", lambda f: f.text),
+    ("Tuned", lambda f: f.tuned),
+    ("Change", lambda f: f.change),
+)
+QUALIFIERS: tuple[_Column, ...] = (("Ceiling", lambda f: f.ceiling), ("Spread", lambda f: f.spread))
 
 
-def ab_text(figure: Figure) -> str:
-    """A figure stock → tuned under --tuned: "941.2 Mbit/s → 940.8 Mbit/s tuned (-0.0 %)"."""
-    if not figure.tuned:
-        return figure.text
-    change = f" ({figure.change})" if figure.change else ""
-    return f"{figure.text} \N{RIGHTWARDS ARROW} {figure.tuned} tuned{change}"
-
-
-FIGURE_HEADINGS = ("Figure", "Value", "Ceiling", "Spread")
+def _figure_table(figures: Sequence[Figure]) -> tuple[SectionTable, ...]:
+    if not figures:
+        return ()
+    columns = TUNED if any(f.tuned for f in figures) else VALUE
+    columns += tuple(c for c in QUALIFIERS if any(c[1](f) for f in figures))
+    rows = tuple(
+        TableRow(f.label, tuple((text,) if (text := of(f)) else () for _, of in columns))
+        for f in figures
+    )
+    return (SectionTable("", ("Figure", *(heading for heading, _ in columns)), rows),)
 
 
 def _card_part(part: PartSummary) -> Part:
-    """A part of the card: its headline (or why it was skipped, or what it did not reach)
-    and findings as lines, its figures as a table."""
+    """A part of the card: its headline as its summary; why it was skipped, what it did
+    not reach and its findings as lines; its figures as a table."""
     took = _seconds(part)
-    heading = part.part.title + (f" [{took}]" if took else "")
+    heading = part.part.title + (f" ({took})" if took else "")
     if part.skipped:
         return Part(part.part.key, heading, (f"skipped: {part.skipped}",))
-    lines = (part.unfinished, part.headline, *(f"! {finding}" for finding in part.findings))
-    rows = tuple(
-        TableRow(f.label, ((ab_text(f),), (f.ceiling,), (f.spread,))) for f in part.figures
-    )
-    tables = (SectionTable("", FIGURE_HEADINGS, rows),) if rows else ()
-    return Part(part.part.key, heading, tuple(line for line in lines if line), tables)
+    # What the device is (board, kernel, cpus ...) is words, not figures: a line each.
+    facts = part.part.key == FACTS.key
+    said = tuple(f"{f.label}: {f.text}" for f in part.figures) if facts else ()
+    findings = (f"! {finding}" for finding in part.findings)
+    lines = (part.unfinished, *said, *findings)
+    tables = () if facts else _figure_table(part.figures)
+    shown = tuple(line for line in lines if line)
+    return Part(part.part.key, heading, shown, tables, summary=part.headline)
 
 
-def card_result(card: CardSummary) -> Document:
-    """The card as a result document (report/document.py), which every format renders."""
+def card_result(card: CardSummary, report: Report | None = None) -> Document:
+    """The card as a result document, which every format renders; with the run's
+    `report`, its data: the JSON of `wirespeed card --json` (the card and the run's
+    report) and the run's CSV."""
     lines = (
         card.unfinished and f"! {card.unfinished}",
-        card.sentence,
         f"run {card.run_id}, {card.profile} card of {card.target}",
         *(line.strip() for line in card.tuned),
         *(f"good for: {line}" for line in card.good_for),
     )
     parts = tuple(_card_part(part) for part in card.parts)
-    return Document("card", card.title, tuple(line for line in lines if line), parts)
+    data = None if report is None else _card_data(card, report)
+    shown = tuple(line for line in lines if line)
+    return Document("card", card.title, shown, parts, data, summary=card.sentence)
 
 
-# The card's plain text where no terminal says its width (`-o card.txt`): as the
-# report's tables beneath it (cli/env.py's console for what is not a terminal).
-TEXT_WIDTH = 120
-PROSE_WIDTH = 88
+def _card_data(card: CardSummary, report: Report) -> DocumentData:
+    def card_json() -> str:
+        from wirespeed.report import render_json
 
+        document = {"card": card_document(card), "report": json.loads(render_json(report))}
+        return json.dumps(document, ensure_ascii=False, indent=2, allow_nan=False) + "\n"
 
-def render_card_text(card: CardSummary, width: int = TEXT_WIDTH) -> str:
-    """The card as plain text: the terminal's (at its width), and `-o card.txt`. Every
-    line fits `width`: a long one goes on under its own indent."""
-    lines: list[str] = []
+    def card_csv() -> str:  # a card's figures are the run's: its CSV is the run's
+        from wirespeed.report import render_csv
 
-    def add(text: str = "", indent: str = "", hang: str = "") -> None:
-        if not text:
-            lines.append("")
-            return
-        lines.extend(_wrapped(terminal_safe(text), width, indent, indent + hang))
+        return render_csv(report)
 
-    title = terminal_safe(card.title)
-    add(card.title)
-    lines += ["=" * min(len(title), width), ""]
-    if card.unfinished:
-        add(f"! {card.unfinished}", hang="  ")
-        add()
-    if card.sentence:  # prose: at most PROSE_WIDTH, as the sentence was always wrapped
-        lines.extend(_wrapped(terminal_safe(card.sentence), min(width, PROSE_WIDTH), "", ""))
-        add()
-    add(f"run {card.run_id}, {card.profile} card of {card.target}")
-    if card.tuned:
-        add()
-        for line in card.tuned:
-            stripped = line.lstrip(" ")
-            add(stripped, indent=line[: len(line) - len(stripped)], hang="  ")
-    if card.good_for:
-        add()
-        add("Good for:")
-        for line in card.good_for:
-            add(f"- {line}", indent="  ", hang="  ")
-    for part in card.parts:
-        took = _seconds(part)
-        add()
-        add(f"{part.part.title}" + (f"  [{took}]" if took else ""))
-        if part.skipped:
-            add(f"skipped: {part.skipped}", indent="  ", hang="  ")
-            continue
-        if part.unfinished:
-            add(part.unfinished, indent="  ", hang="  ")
-        if part.headline:
-            add(part.headline, indent="  ", hang="  ")
-        for figure in part.figures:
-            line = _figure_line(figure.label, ab_text(figure), figure.ceiling, figure.spread)
-            add(line, indent="    ", hang="  ")
-        for finding in part.findings:
-            add(f"! {finding}", indent="    ", hang="  ")
-    return "\n".join(lines) + "\n"
-
-
-def _wrapped(text: str, width: int, first: str, rest: str) -> list[str]:
-    """text in lines of at most width, the first after `first`, the others after `rest`;
-    a word longer than a line is cut (an address, a path), never left to overflow."""
-    import textwrap
-
-    narrowest = max(width, len(rest) + 8)  # a line keeps some room for its text
-    return textwrap.wrap(
-        text,
-        narrowest,
-        initial_indent=first,
-        subsequent_indent=rest,
-        break_long_words=True,
-        break_on_hyphens=False,
-    ) or [first.rstrip()]
-
-
-def _md(text: str) -> str:
-    """Text in the card's Markdown: shown as written (never markup, never a line of its
-    own), with what acts on a reader instead of showing (bidi overrides, ESC) escaped."""
-    return (
-        terminal_safe(one_line(text))
-        .replace("\\", "\\\\")
-        .replace("|", "\\|")
-        .replace("<", "&lt;")
-        .replace("*", "\\*")
-        .replace("_", "\\_")
-    )
-
-
-def render_card_markdown(card: CardSummary) -> str:
-    lines = [f"# {_md(card.title)}", ""]
-    if card.unfinished:
-        lines += [f"**{_md(card.unfinished)}**", ""]
-    if card.sentence:
-        lines += [f"**{_md(card.sentence)}**", ""]
-    lines += [f"Run {card.run_id}, {_md(card.profile)} card of {_md(card.target)}.", ""]
-    if card.tuned:
-        lines += [f"- {_md(line.strip())}" for line in card.tuned]
-        lines.append("")
-    if card.good_for:
-        lines += ["Good for:", ""]
-        lines += [f"- {_md(line)}" for line in card.good_for]
-        lines.append("")
-    for part in card.parts:
-        took = _seconds(part)
-        lines += [f"## {part.part.title}" + (f" ({took})" if took else ""), ""]
-        if part.skipped:
-            lines += [f"Skipped: {_md(part.skipped)}", ""]
-            continue
-        if part.unfinished:
-            lines += [f"*{_md(part.unfinished)}*", ""]
-        if part.headline:
-            lines += [_md(part.headline), ""]
-        if part.figures and any(f.tuned for f in part.figures):
-            lines += [
-                "| figure | stock | tuned | change | ceiling | spread |",
-                "|---|---:|---:|---:|---|---|",
-            ]
-            lines += [
-                f"| {_md(f.label)} | {_md(f.text)} | {_md(f.tuned)} | {_md(f.change)} "
-                f"| {_md(f.ceiling)} | {_md(f.spread)} |"
-                for f in part.figures
-            ]
-            lines.append("")
-        elif part.figures:
-            lines += ["| figure | value | ceiling | spread |", "|---|---:|---|---|"]
-            lines += [
-                f"| {_md(f.label)} | {_md(f.text)} | {_md(f.ceiling)} | {_md(f.spread)} |"
-                for f in part.figures
-            ]
-            lines.append("")
-        lines += [f"- {_md(finding)}" for finding in part.findings]
-        if part.findings:
-            lines.append("")
-    return "\n".join(lines) + "\n"
+    return DocumentData(card_json, card_csv)
 
 
 def card_document(card: CardSummary) -> dict[str, Any]:
@@ -245,83 +145,3 @@ def card_document(card: CardSummary) -> dict[str, Any]:
 def card_style() -> str:
     """The card section's CSS, put in the page's head after the report's own."""
     return (files("wirespeed.card") / "card.css").read_text(encoding="utf-8")
-
-
-# A part's box shows its first findings, each cut short: the report's notes below have
-# every finding in full.
-SHOWN_FINDINGS = 4
-FINDING_CHARS = 160
-
-
-def _shortened(text: str) -> str:
-    return text if len(text) <= FINDING_CHARS else text[: FINDING_CHARS - 1].rstrip() + "\u2026"
-
-
-def _qualifiers(*texts: str) -> str:
-    return "; ".join(t for t in texts if t)
-
-
-def _arrow(tuned: str) -> str:
-    return f"\N{RIGHTWARDS ARROW} {tuned}" if tuned else ""
-
-
-def render_card_html(card: CardSummary) -> str:
-    """The card's section of the HTML page (render_html's preface; card_style() its style)."""
-
-    def e(text: str) -> str:  # as written, with what would reorder or hide text escaped
-        return html.escape(html_visible(text))
-
-    parts = []
-    for part in card.parts:
-        took = _seconds(part)
-        body = []
-        if part.skipped:
-            body.append(f'<p class="skipped">skipped: {e(part.skipped)}</p>')
-        else:
-            if part.unfinished:
-                body.append(f'<p class="unfinished">{e(part.unfinished)}</p>')
-            if part.headline:
-                body.append(f'<p class="headline">{e(part.headline)}</p>')
-            if part.part.key == "facts":
-                items = "".join(f"<dt>{e(f.label)}</dt><dd>{e(f.text)}</dd>" for f in part.figures)
-                body.append(f'<dl class="facts">{items}</dl>')
-            elif part.figures:
-                rows = "".join(
-                    f"<tr><td>{e(f.label)}</td><td class=num>{e(f.text)}</td>"
-                    + (
-                        f"<td class=num>{e(_arrow(f.tuned))}</td><td class=num>{e(f.change)}</td>"
-                        if any(g.tuned for g in part.figures)
-                        else ""
-                    )
-                    + f"<td class=muted>{e(_qualifiers(f.ceiling, f.spread))}</td></tr>"
-                    for f in part.figures
-                )
-                body.append(f"<table>{rows}</table>")
-            if part.findings:
-                items = "".join(
-                    f"<li>{e(_shortened(finding))}</li>"
-                    for finding in part.findings[:SHOWN_FINDINGS]
-                )
-                if len(part.findings) > SHOWN_FINDINGS:
-                    more = len(part.findings) - SHOWN_FINDINGS
-                    items += f"<li>and {more} more in the notes below</li>"
-                body.append(f'<ul class="found">{items}</ul>')
-        parts.append(
-            f'<div class="cardpart" id="card-{e(part.part.key)}"><h3>{e(part.part.title)}'
-            f'<span class="took">{e(took)}</span></h3>{"".join(body)}</div>'
-        )
-    tuned = ""
-    if card.tuned:
-        items = "".join(f"<li>{e(line.strip())}</li>" for line in card.tuned)
-        tuned = f'<ul class="tuned">{items}</ul>'
-    good_for = ""
-    if card.good_for:
-        items = "".join(f"<li>{e(line)}</li>" for line in card.good_for)
-        good_for = f'<p class="lead">Good for:</p><ul class="goodfor">{items}</ul>'
-    unfinished = f'<p class="unfinished">{e(card.unfinished)}</p>' if card.unfinished else ""
-    return (
-        '<section class="card devcard" id="device-card"><h2>Device card</h2>'
-        f'<p class="lead">{e(card.profile)} card of {e(card.target)}, run {card.run_id}</p>'
-        f'{unfinished}<p class="sentence">{e(card.sentence)}</p>{tuned}{good_for}'
-        f'<div class="cardparts">{"".join(parts)}</div></section>'
-    )

@@ -305,10 +305,14 @@ DOCUMENT_COLUMNS = ("part", "table", "row", "column", "value")
 
 def _document_rows(document: Document) -> Iterable[dict[str, Any]]:
     yield {"column": "title", "value": document.title}
+    if document.summary:
+        yield {"column": "summary", "value": document.summary}
     for line in document.lines:
         yield {"value": line}
     for part in document.shown_parts:
         yield {"part": part.key, "column": "heading", "value": part.heading}
+        if part.summary:
+            yield {"part": part.key, "column": "summary", "value": part.summary}
         for line in part.lines:
             yield {"part": part.key, "value": line}
         for table in part.tables:

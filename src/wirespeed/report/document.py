@@ -68,11 +68,12 @@ class Part:
     heading: str
     lines: tuple[str, ...] = ()
     tables: tuple[SectionTable, ...] = ()
+    summary: str = ""  # what the part found, in short: said first, emphasized
 
     @property
     def shown(self) -> bool:
         """Whether it has anything to show; a format leaves out a part without."""
-        return bool(self.lines or self.tables)
+        return bool(self.summary or self.lines or self.tables)
 
 
 @dataclass(frozen=True)
@@ -108,6 +109,7 @@ class Document:
     parts: tuple[Part, ...]
     data: DocumentData | None = None  # its figures in full; None: its words are all
     timelines: tuple[Timeline, ...] = ()  # drawn after its parts, by the HTML alone
+    summary: str = ""  # the whole in a sentence: said under the title, emphasized
 
     @property
     def shown_parts(self) -> tuple[Part, ...]:

@@ -19,7 +19,7 @@ from importlib import resources
 
 from wirespeed.report.content import Note, NoteKind, Report
 from wirespeed.report.device_timeline import device_timeline_section
-from wirespeed.report.document import Document, Tone
+from wirespeed.report.document import Document, Part, Tone
 from wirespeed.report.html_data import report_data
 from wirespeed.report.html_forwarding import forwarding_data, forwarding_section
 from wirespeed.report.html_json import script_json, script_json_text
@@ -133,13 +133,23 @@ def _list(lines: Sequence[str]) -> str:
     return "<ul>" + "".join(f"<li>{_e(line)}</li>" for line in lines) + "</ul>" if lines else ""
 
 
+def _summary(text: str) -> str:
+    return f'<p class="summary"><b>{_e(text)}</b></p>' if text else ""
+
+
+def _part_markup(part: Part, element: str, attributes: str, level: int) -> str:
+    """A part as `element`: its heading, its summary, its lines as a list, its tables."""
+    heading = f"<h{level}>{_e(part.heading)}</h{level}>"
+    body = f"{_summary(part.summary)}{_list(part.lines)}{tables_markup(part.tables, part.heading)}"
+    return f"<{element} {attributes}>{heading}{body}</{element}>"
+
+
 def render_document_html(document: Document) -> str:
     """A document as a page of its own: its title and lines, then each part as a card of
     its lines and tables, then its timelines, each a chart (the page's only script), and
     its data's JSON where the data asks to travel in the page."""
     parts = "".join(
-        f'<section class="card" id="{_e(part.key)}"><h2>{_e(part.heading)}</h2>'
-        f"{_list(part.lines)}{tables_markup(part.tables, part.heading)}</section>"
+        _part_markup(part, "section", f'class="card" id="{_e(part.key)}"', 2)
         for part in document.shown_parts
     )
     parts += "".join(
@@ -153,6 +163,7 @@ def render_document_html(document: Document) -> str:
         )
     header = (
         f'<header class="top"><div class="wrap"><h1>{_e(document.title)}</h1>'
+        f"{_summary(document.summary)}"
         f'<div class="run">{"<br>".join(_e(line) for line in document.lines)}</div>'
         "</div></header>"
     )
@@ -160,6 +171,22 @@ def render_document_html(document: Document) -> str:
     style = _asset("report.css") + (TONE_CSS if toned else "")
     body = f"{header}<main>{parts}</main>"
     return static_page(document.title, style, body, scripts=bool(document.timelines))
+
+
+def document_section(document: Document, element_id: str) -> str:
+    """A document as one section of another page (a card before its run's report): its
+    title, summary and lines, then each part as a box (`docpart`), each box's id the
+    section's and the part's key."""
+    boxes = "".join(
+        _part_markup(part, "div", f'class="docpart" id="{_e(element_id)}-{_e(part.key)}"', 3)
+        for part in document.shown_parts
+    )
+    said = _summary(document.summary) + "".join(
+        f'<p class="line">{_e(line)}</p>' for line in document.lines
+    )
+    heading = f"<h2>{_e(document.title)}</h2>"
+    element = f'<section class="card document" id="{_e(element_id)}">'
+    return f'{element}{heading}{said}<div class="docparts">{boxes}</div></section>'
 
 
 def _section_markup(section: Section, tables: Sequence[SectionTable]) -> str:

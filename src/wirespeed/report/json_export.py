@@ -190,6 +190,10 @@ def document_to_dict(document: Document) -> dict[str, Any]:
     shown = dataclasses.replace(document, parts=document.shown_parts, data=None)
     words = dataclasses.asdict(shown)
     del words["data"], words["timelines"]  # its figures, not its words
+    # A summary is said where there is one: a document without has the keys it had.
+    for said in (words, *words["parts"]):
+        if not said["summary"]:
+            del said["summary"]
     return {"format": DOCUMENT_FORMAT, "version": DOCUMENT_VERSION, **words}
 
 

@@ -108,10 +108,14 @@ def render_markdown(report: Report) -> str:
 def render_document_markdown(document: Document) -> str:
     """A document: its title, its lines as a list, then each part under its heading."""
     lines = [f"# {markdown_text(document.title)}", ""]
+    if document.summary:
+        lines += [f"**{markdown_text(document.summary)}**", ""]
     if document.lines:
         lines += [*(f"- {markdown_text(line)}" for line in document.lines), ""]
     for part in document.shown_parts:
         lines += [f"## {markdown_text(part.heading)}", ""]
+        if part.summary:
+            lines += [f"**{markdown_text(part.summary)}**", ""]
         if part.lines:
             lines += [*(f"- {markdown_text(line)}" for line in part.lines), ""]
         for table in part.tables:

@@ -103,15 +103,27 @@ def render_terminal(report: Report, console: Console) -> None:
 def render_document(document: Document, console: Console) -> None:
     """A document: its title and lines, then each part's heading, lines and tables."""
     console.print(plain_text(document.title, style="bold"))
+    if document.summary:
+        _print_line(plain_text(document.summary, style="bold"), console)
     for line in document.lines:
-        console.print(plain_text("  " + line, style="dim"))
+        _print_line(plain_text(line, style="dim"), console)
     for part in document.shown_parts:
         console.print()
         console.print(plain_text(part.heading, style="bold"))
+        if part.summary:
+            _print_line(plain_text(part.summary, style="bold"), console)
         for line in part.lines:
-            console.print(plain_text("  " + line))
+            _print_line(plain_text(line), console)
         for table in part.tables:
             print_table(_table(table), console)
+
+
+def _print_line(text: Text, console: Console) -> None:
+    """A line of a document under its heading, two columns in; one longer than the
+    console goes on two further in, so that where each line starts stays plain."""
+    for number, wrapped in enumerate(text.wrap(console, max(console.width - 4, 16))):
+        wrapped.rstrip()
+        console.print(Text("    " if number else "  ") + wrapped, soft_wrap=True)
 
 
 def _table(table: SectionTable) -> Table:

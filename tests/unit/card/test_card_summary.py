@@ -5,6 +5,7 @@ the two side by side."""
 from __future__ import annotations
 
 import dataclasses
+import html
 import json
 import lzma
 import statistics
@@ -15,11 +16,12 @@ import pytest
 
 from support.cli import run_cli
 from wirespeed.analysis.stats import Summary
-from wirespeed.card.compare import compare_cards, render_cards_markdown
+from wirespeed.card.compare import cards_result, compare_cards
 from wirespeed.card.output import card_report, render_card
 from wirespeed.card.summary import CardSummary, bytes_text, card_summary, is_card, rate_text
 from wirespeed.model import Finding, FindingKind, ForwardingLimit, TrialOutcome
 from wirespeed.report.forwarding import ForwardingCell
+from wirespeed.report.markdown import render_document_markdown
 from wirespeed.report.measured import MeasuredCell, MeasuredRow
 from wirespeed.report.model import FlowFigure, Report, cv_text
 from wirespeed.store import Store
@@ -116,12 +118,16 @@ def test_every_part_is_on_the_card_near_the_lab_s_truth(
 def test_the_card_renders_in_every_format(records: dict[int, RunRecord]) -> None:
     record = records[1]
     report = card_report(record)
+    card = card_summary(report)
     text = render_card("terminal", report, record)
     assert text.startswith("Device card: lab nat, fe, 40ms queue, 15,000 pps\n")
-    assert "Forwarding rate  [" in text and "Good for:" in text
+    assert "\nForwarding rate (" in text and "  good for: through the device" in text
+    card_text, report_text = text.split("\nDevice card: lab nat", 1)
+    assert "\nrun 1, 2026-11-28" in report_text  # the run's own report, below the card
+    assert "Variants" not in card_text and "Findings" not in card_text
     markdown = render_card("markdown", report, record)
-    assert markdown.startswith("# Device card:") and "## Latency under load" in markdown
-    assert "| NDR 64 B in |" in markdown
+    assert markdown.startswith("# Device card:") and "\n## Latency under load (" in markdown
+    assert "| NDR 64 B in | 14,818 pps | 10.0 % of the frame-rate ceiling |" in markdown
     document = json.loads(render_card("json", report, record))
     assert document["card"]["card_format"] == 1
     assert [p["key"] for p in document["card"]["parts"]][1] == "throughput"
@@ -130,7 +136,21 @@ def test_the_card_renders_in_every_format(records: dict[int, RunRecord]) -> None
     assert page.startswith("<!DOCTYPE html>") and 'id="device-card"' in page
     assert page.index('id="device-card"') < page.index("</main>")
     assert "http://" not in page.split("<body>", 1)[1].split("<script")[0]  # self-contained
-    assert "section.devcard" in page.split("</head>")[0]
+    assert "#device-card" in page.split("</head>")[0]
+    card_page = page.split('id="device-card"', 1)[1].split("</section>", 1)[0]
+    # Every part and every figure of the card, in each format's card (not the report's).
+    shown = {
+        "terminal": card_text,
+        "markdown": markdown.split("\n# ", 1)[0],
+        "html": html.unescape(card_page),
+    }
+    for fmt, said in shown.items():
+        flat = " ".join(said.split())
+        for part in card.parts:
+            assert part.part.title in flat and part.headline in flat, (fmt, part.part.key)
+            for figure in part.figures:
+                assert figure.label in flat and figure.text in flat, (fmt, figure.label)
+        assert card.sentence in flat, fmt
 
 
 def test_two_cards_side_by_side_show_the_forwarding_limit_doubled(
@@ -159,7 +179,7 @@ def test_two_cards_side_by_side_show_the_forwarding_limit_doubled(
     unchanged = full_frames.cells[1]
     assert unchanged is not None and unchanged.percent is not None
     assert abs(unchanged.percent) < 5  # the link's frame rate, the same on both
-    markdown = render_cards_markdown(cards)
+    markdown = render_document_markdown(cards_result(cards))
     assert "## Forwarding rate" in markdown and "| Measurement | run 1 | run 2 |" in markdown
 
 
@@ -207,10 +227,15 @@ def test_an_interrupted_card_says_so_and_what_each_part_lacks(
     assert not card.part("device").unfinished and not card.part("facts").unfinished
 
     text = render_card("terminal", report, record)
-    assert f"! {said}" in text.split("\n\n")[1]  # under the title, before anything else
-    forwarding = text.split("Forwarding rate")[1].splitlines()[1]
+    heading, sentence, top, *_ = text.split("\n\n")[0].splitlines()
+    assert heading.startswith("Device card:") and sentence == f"  {card.sentence}"
+    assert top.startswith("  ! interrupted after 2 of")  # under the title and its sentence
+    assert f"! {said}" in " ".join(text.split("\n\n")[0].split())
+    forwarding = text.split("\nForwarding rate")[1].splitlines()[1]
     assert forwarding.startswith("  not measured: the card was interrupted")
-    assert f"**{said}" in render_card("markdown", report, record)
+    markdown = render_card("markdown", report, record)
+    sentence, lines = markdown.split("\n\n")[1:3]
+    assert sentence == f"**{card.sentence}**" and lines.startswith(f"- ! {said}")
     document = json.loads(render_card("json", report, record))["card"]
     assert document["unfinished"].startswith(said)
     parts = {part["key"]: part for part in document["parts"]}
@@ -218,7 +243,9 @@ def test_an_interrupted_card_says_so_and_what_each_part_lacks(
     assert parts["throughput"]["unfinished"].startswith("2 of 4")
     assert parts["device"]["unfinished"] is None
     page = render_card("html", report, record)
-    assert '<p class="unfinished">interrupted after 2 of' in page
+    title = "<h2>Device card: lab nat, fe, 40ms queue, 30,000 pps</h2>"
+    sentence = f'<p class="summary"><b>{html.escape(card.sentence)}</b></p>'
+    assert f'{title}{sentence}<p class="line">! interrupted after 2 of' in page
 
     # The whole card says nothing of the kind.
     whole_card = summary_of(whole)
@@ -247,9 +274,14 @@ def test_the_card_on_a_terminal_fits_its_width(
     assert lines[0].startswith("Device card:")
     assert [line for line in lines if len(line) > columns] == []
     if columns == 40:
-        # A figure too long for a line goes on under its own indent.
-        at = next(i for i, line in enumerate(lines) if line.startswith("    TCP up: "))
-        assert lines[at + 1].startswith("      ")
+        # A finding too long for a line goes on under its own indent, as does the sentence.
+        at = next(i for i, line in enumerate(lines) if line.startswith("  ! lab-limited:"))
+        assert lines[at + 1].startswith("    ") and lines[at + 1][4] != " "
+        sentence = next(i for i, line in enumerate(lines) if line.startswith("  routes NAT"))
+        assert sentence < at and lines[sentence + 1].startswith("    ")
+        # A figure's table keeps its figures, each cell wrapped within its column.
+        table = lines[next(i for i, line in enumerate(lines) if line.startswith("Throughput (")) :]
+        assert any(line.startswith("│ TCP up ") for line in table)
     else:
         assert max(len(line) for line in lines) > 120  # the width is used, not 120
 

@@ -175,12 +175,12 @@ def test_the_bufferbloat_grade_s_change_is_the_medians_unmarked(
 def test_the_ab_is_in_every_format(card: CardSummary, record: RunRecord) -> None:
     report = card_report(record)
     text = render_card("terminal", report, record)
-    assert "TCP up: 94.4 Mbit/s \N{RIGHTWARDS ARROW} 94.2 Mbit/s tuned (\N{MINUS SIGN}0.2 %~)" in (
-        text
-    )
+    # The card's row of TCP up: stock, tuned, the change as `compare` marks it.
+    row = "│ TCP up               │ 94.4 Mbit/s │ 94.2 Mbit/s │ \N{MINUS SIGN}0.2 %~ │"
+    assert row in text.split("\nDevice card:", 1)[0]
     assert "Variants against stock" in text  # the report's own A/B table below
     markdown = render_card("markdown", report, record)
-    assert "| figure | stock | tuned | change | ceiling | spread |" in markdown
+    assert "| Figure | Stock | Tuned | Change | Ceiling | Spread |" in markdown
     assert "| TCP up | 94.4 Mbit/s | 94.2 Mbit/s | \N{MINUS SIGN}0.2 %~ |" in markdown
     document = json.loads(render_card("json", report, record))["card"]
     figures = {(part["key"], f["label"]): f for part in document["parts"] for f in part["figures"]}
@@ -189,8 +189,11 @@ def test_the_ab_is_in_every_format(card: CardSummary, record: RunRecord) -> None
     assert figures[("compute", "AES-128-GCM 8 KB")]["tuned"] is None
     assert document["tuned"][0].startswith("tuned:")
     page = render_card("html", report, record)
-    assert "<td class=num>\N{RIGHTWARDS ARROW} 94.2 Mbit/s</td>" in page
-    assert '<ul class="tuned">' in page
+    assert (
+        '<tr><td>TCP up</td><td class="num">94.4 Mbit/s</td><td class="num">94.2 Mbit/s</td>'
+        '<td class="num">\N{MINUS SIGN}0.2 %~</td>'
+    ) in page
+    assert '<p class="line">tuned: what tune suggest proposed' in page
 
 
 def test_a_card_without_tuned_has_no_ab(tmp_path: Path) -> None:

@@ -27,7 +27,7 @@ from wirespeed.card.compare import cards_result, compare_cards
 from wirespeed.card.output import card_report
 from wirespeed.card.render import card_result
 from wirespeed.card.summary import card_summary
-from wirespeed.report import build_report, json_text
+from wirespeed.report import build_report
 from wirespeed.report.compare_many_render import render_many_csv, render_many_json
 from wirespeed.report.csv_export import render_document_csv
 from wirespeed.report.document import Document, DocumentData, Part, Timeline
@@ -59,9 +59,10 @@ def records(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunRecor
 @pytest.fixture(scope="module")
 def documents(records: tuple[RunRecord, ...]) -> dict[str, Document]:
     first = records[0]
+    card = card_report(first)
     return {
         "run": run_document(build_report(first)),
-        "card": card_result(card_summary(card_report(first))),
+        "card": card_result(card_summary(card), card),
         "soak": soak_result(captured_summary()),
         "comparison": comparison_document(compare_many(records)),
         "card comparison": cards_result(compare_cards(records)),
@@ -135,9 +136,11 @@ def missing(document: Document, fmt: str, text: str) -> list[str]:
             return value in found
 
     lost = [f"title: {document.title}"] if not holds(document.title) else []
+    said = document.summary
+    lost += [f"summary: {said}"] if said and not holds(said) else []
     lost += [f"lines: {line}" for line in document.lines if not holds(line)]
     for part in document.shown_parts:
-        wanted = [part.heading, *part.lines]
+        wanted = [part.heading, *([part.summary] if part.summary else []), *part.lines]
         for table in part.tables:
             wanted += [*table.legend, *(row.label for row in table.rows)]
             wanted += [table.title] if table.title else []
@@ -169,16 +172,23 @@ def test_every_format_renders_every_part_of_every_document(
     kind: str, fmt: str, documents: dict[str, Document]
 ) -> None:
     document = documents[kind]
-    text = RENDERERS[fmt](document)
-    if document.data is not None and fmt in ("json", "csv"):
-        # A script's JSON and CSV: the document's figures in full, not its words.
+    rendered = RENDERERS[fmt](document)
+    if fmt in DATA_FORMATS and document.data is not None:
+        # What a script parses: the document's data, with every part of it.
         made = document.data.json if fmt == "json" else document.data.csv
         if made is not None:
-            assert text == made()
-            if fmt == "csv":
-                return
-            text = json_text.indented(document_to_dict(document))  # its words, as JSON still
-    assert missing(document, fmt, text) == []
+            assert rendered == made() and rendered.strip()
+            if fmt == "json" and document.kind in PARTS_NAMED_IN_DATA:
+                said = set(_strings(json.loads(rendered)))
+                assert {part.key for part in document.shown_parts} <= said
+            # Its words, the same as any document's, where the data is not asked for.
+            rendered = RENDERERS[fmt](dataclasses.replace(document, data=None))
+    assert missing(document, fmt, rendered) == []
+
+
+DATA_FORMATS = ("json", "csv")
+# A card's JSON names each of its parts; a soak's and a comparison's figures have no parts.
+PARTS_NAMED_IN_DATA = ("card", "card comparison")
 
 
 def test_a_comparison_carries_its_json_and_csv(records: tuple[RunRecord, ...]) -> None:
@@ -193,11 +203,8 @@ def test_a_comparison_carries_its_json_and_csv(records: tuple[RunRecord, ...]) -
 def test_a_part_left_out_of_a_format_is_found(fmt: str, documents: dict[str, Document]) -> None:
     document = documents["card"]
     left_out = document.shown_parts[0]
-    without = Document(
-        document.kind,
-        document.title,
-        document.lines,
-        tuple(part for part in document.parts if part is not left_out),
+    without = dataclasses.replace(
+        document, parts=tuple(part for part in document.parts if part is not left_out), data=None
     )
     lost = missing(document, fmt, RENDERERS[fmt](without))
     assert lost
@@ -241,3 +248,19 @@ def test_a_timeline_is_drawn_by_the_html_alone_and_data_travels_in_the_page() ->
     for fmt in ("terminal", "markdown", "csv"):
         assert RENDERERS[fmt](dataclasses.replace(drawn, data=None)) == RENDERERS[fmt](plain)
     assert document_to_dict(drawn) == document_to_dict(plain)
+
+
+@pytest.mark.parametrize("fmt", RENDERERS)
+def test_a_summary_is_said_in_every_format(fmt: str, documents: dict[str, Document]) -> None:
+    run = documents["run"]
+    first = dataclasses.replace(run.parts[0], summary="the part in short")
+    said = dataclasses.replace(run, summary="the whole in short", parts=(first, *run.parts[1:]))
+    text = RENDERERS[fmt](said)
+    assert "the whole in short" in text and "the part in short" in text
+    assert missing(said, fmt, text) == []
+
+
+def test_a_document_without_a_summary_keeps_its_json_keys(documents: dict[str, Document]) -> None:
+    document = json.loads(render_document_json(documents["run"]))
+    assert "summary" not in document
+    assert all("summary" not in part for part in document["parts"])

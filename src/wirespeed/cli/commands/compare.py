@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from wirespeed.cli.env import Environment, plain_text
+from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
 from wirespeed.cli.outputs import OutputTarget, output_targets, write_targets
 from wirespeed.errors import UsageError
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from wirespeed.analysis.compare_many import ManyComparison, RunColumn
     from wirespeed.card.compare import CardComparison
     from wirespeed.report.budgets import Budget
+    from wirespeed.report.document import Document
     from wirespeed.store import Store
     from wirespeed.store.bundle import Bundle
     from wirespeed.store.records import RunRecord
@@ -97,14 +98,21 @@ def show_table(
 ) -> int:
     """A table of runs (or soaks), built once as a document, to each -o file, else to
     stdout in `fmt`."""
-    from wirespeed.cli.document_output import document_text, show_document
     from wirespeed.report.many_document import comparison_document
 
-    document = comparison_document(comparison, budgets)
+    return _show(comparison_document(comparison, budgets), targets, fmt, env)
+
+
+def _show(
+    document: Document, targets: list[OutputTarget], fmt: str | None, env: Environment
+) -> int:
+    """A comparison's document to each -o file, else to stdout in `fmt`."""
+    from wirespeed.cli.document_output import document_text, show_document
+
     if not targets:
         show_document(document, fmt or "terminal", env)
-        return ExitStatus.OK
-    write_targets(targets, lambda fmt: document_text(document, fmt), env.info)
+    else:
+        write_targets(targets, lambda fmt: document_text(document, fmt), env.info)
     return ExitStatus.OK
 
 
@@ -164,11 +172,7 @@ def _show_cards(
     env: Environment,
     budgets: tuple[Budget, ...],
 ) -> int:
-    from wirespeed.card.compare import (
-        render_cards_json,
-        render_cards_markdown,
-        render_cards_terminal,
-    )
+    from wirespeed.card.compare import cards_result
 
     if budgets:
         raise UsageError(
@@ -176,24 +180,7 @@ def _show_cards(
             "is good for",
             hint="leave --as out",
         )
-
-    def text(fmt: str) -> str:
-        if fmt == "terminal":
-            return plain_text(lambda console: render_cards_terminal(cards, console))
-        if fmt == "markdown":
-            return render_cards_markdown(cards)
-        if fmt == "json":
-            return render_cards_json(cards)
-        return render_table(fmt, cards.whole)  # csv, html: the whole table's
-
-    if not targets:
-        if fmt in (None, "terminal"):
-            render_cards_terminal(cards, env.console())
-        else:
-            env.stdout.write(text(fmt))
-        return ExitStatus.OK
-    write_targets(targets, text, env.info)
-    return ExitStatus.OK
+    return _show(cards_result(cards), targets, fmt, env)
 
 
 def _across(

@@ -95,12 +95,12 @@ def _card(
     targets: list[OutputTarget],
     formats: set[str],
 ) -> int:
-    """A device card's run: the card's summary before each format's report (CSV has
-    no place for it: the report's own)."""
+    """A device card's run: the card before each format's report (its CSV the report's:
+    card/output.py)."""
     from wirespeed.card.output import render_card
 
     def text(fmt: str) -> str:
-        return _render(fmt, report, record) if fmt == "csv" else render_card(fmt, report, record)
+        return render_card(fmt, report, record)
 
     if not targets:
         fmt = formats.pop()
