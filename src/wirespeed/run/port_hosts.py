@@ -13,6 +13,7 @@ namespace (through_ports), since this machine's namespace no longer reaches it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING
@@ -43,16 +44,8 @@ def port_setups(plan: Plan, trials: Sequence[Trial]) -> list[PortSetup]:
         port = host.port
         if port is None or name not in used:
             continue
-        setups.append(
-            PortSetup(
-                host=name,
-                interface=port.interface,
-                address=port.address,
-                gateway=port.gateway,
-                mtu=port.mtu,
-                force=port.force,
-            )
-        )
+        # The plan's port as it is set up for its host: the same fields, and the host's name.
+        setups.append(PortSetup(host=name, **dataclasses.asdict(port)))
     return setups
 
 

@@ -6,7 +6,10 @@ from __future__ import annotations
 import pytest
 
 from wirespeed.plan import PlanError, parse_plan
+from wirespeed.plan.expand import expand
 from wirespeed.plan.plan import PortPlan
+from wirespeed.run.port_hosts import port_setups
+from wirespeed.tune.ports import PortSetup
 
 REST = """paths:
   - {name: routed, topology: router, client: lan-side, server: wan-side, link: gbe}
@@ -34,6 +37,19 @@ def test_a_port_host_has_its_port_address_gateway_and_mtu() -> None:
     # The other end sends its traffic to the address without its prefix.
     assert (lan.traffic_address, wan.traffic_address) == ("192.168.1.50", "10.0.0.2")
     assert lan.is_local and lan.ssh is None
+
+
+def test_each_port_a_run_uses_is_set_up_as_its_host_has_it() -> None:
+    plan = parse_plan(
+        "hosts:\n"
+        "  lan-side: {port: pt-a, address: 192.168.1.50/24, gateway: 192.168.1.1}\n"
+        "  wan-side: {port: pt-b, address: 10.0.0.2/24, mtu: 9000, force: true}\n" + REST,
+        source="plan.yaml",
+    )
+    assert port_setups(plan, expand(plan)) == [
+        PortSetup("lan-side", "pt-a", "192.168.1.50/24", gateway="192.168.1.1"),
+        PortSetup("wan-side", "pt-b", "10.0.0.2/24", mtu=9000, force=True),
+    ]
 
 
 def test_an_ipv6_port_address_and_gateway() -> None:
