@@ -27,7 +27,8 @@ from store_samples import (
 
 from wirespeed.errors import UsageError
 from wirespeed.model import RawOutput, Side, Tool, Trial, TrialOutcome, TrialStatus
-from wirespeed.store import HostInfo, RunInfo, RunStatus, Store
+from wirespeed.store import HostInfo, RunInfo, RunStatus, Store, schema
+from wirespeed.store.errors import StoreError
 from wirespeed.store.schema import SCHEMA_VERSION, meta
 from wirespeed.trial_kind import kind_of
 
@@ -80,6 +81,22 @@ def test_a_stored_tool_comes_back_as_the_tool_its_kind_serves(db: str) -> None:
     assert outcome.result is not None
     assert outcome.trial.test.tool is Tool.IPERF2 and outcome.result.tool is Tool.IPERF2
     assert outcome.trial.test.tool is kind_of(Tool("iperf2")).tools[0]
+
+
+def test_a_stored_tool_this_version_has_no_kind_for_is_a_store_error_naming_it(
+    db: str,
+) -> None:
+    # A newer wirespeed's kind: its figures cannot be read right, so none are read.
+    with Store.open(db) as store:
+        run_id = store.begin_run(INFO)
+        store.add_outcome(run_id, dual_outcome())
+        with store.connect() as conn:
+            conn.execute(update(schema.trials).values(tool="tea-kettle"))
+            conn.commit()
+    with Store.open(db) as store, pytest.raises(StoreError) as raised:
+        store.load_run(run_id)
+    assert "tool 'tea-kettle', which this wirespeed has no kind for" in str(raised.value)
+    assert "iperf2, iperf3" in str(raised.value)
 
 
 def _without_intervals(outcome: TrialOutcome) -> TrialOutcome:
