@@ -60,7 +60,7 @@ def show_run(
     notices stay on stderr."""
     if args.json:
         from wirespeed.cli.documents import run_document, write_json
-        from wirespeed.report.json_export import expectations_summary
+        from wirespeed.report.run_json import expectations_summary
 
         document = run_document(
             record.id, record.status, record.outcomes, store_url, expectations_summary(report)

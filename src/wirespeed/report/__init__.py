@@ -3,10 +3,10 @@
 the trials. A comparison (analysis.compare_many) is a result document, built by
 report.many_document."""
 
-from wirespeed.report.csv_export import render_csv
-from wirespeed.report.json_export import render_json
 from wirespeed.report.markdown import render_markdown
 from wirespeed.report.model import Report, build_report
+from wirespeed.report.run_csv import render_csv
+from wirespeed.report.run_json import render_json
 from wirespeed.report.terminal import render_runs, render_terminal
 
 __all__ = [

@@ -2,14 +2,19 @@
 sections (report/sections.py) in their order, each its tables, the notes as numbered
 lines. The page's charts of the device have no lines of their own: the other formats
 say the same in figures (the DUT's busiest core in each traffic cell, the power table).
+Its data (report/document.py DocumentData) is the run's JSON and CSV in full
+(report/run_json.py render_json, report/run_csv.py render_csv): what a script
+parses, versioned in docs/json-format.md.
 """
 
 from __future__ import annotations
 
 from wirespeed.report import text
 from wirespeed.report.content import Report
-from wirespeed.report.document import Document, Part
+from wirespeed.report.document import Document, DocumentData, Part
 from wirespeed.report.note_text import more_text, note_words, trial_words
+from wirespeed.report.run_csv import render_csv
+from wirespeed.report.run_json import render_json
 from wirespeed.report.sections import SECTIONS, NotesSection
 from wirespeed.store.records import HostInfo
 
@@ -51,4 +56,5 @@ def run_document(report: Report) -> Document:
         for section in SECTIONS
     )
     lines = (text.run_line(report), *hosts, *columns, *text.provenance_lines(report))
-    return Document("run", report.title, lines, parts)
+    data = DocumentData(json=lambda: render_json(report), csv=lambda: render_csv(report))
+    return Document("run", report.title, lines, parts, data)

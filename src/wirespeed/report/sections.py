@@ -8,14 +8,14 @@ class and one entry in SECTIONS: every format loops over the list.
 A section knows no format: the formats know the sections. Where a table is not enough, a
 format draws a section its own way, keyed by the section's class in that format's module
 (the HTML page's charts, the forwarding table split by direction on a narrow terminal,
-the notes), and the JSON report writes each section's part (json_export.SECTION_PARTS).
+the notes), and the JSON report writes each section's part (run_json.SECTION_PARTS).
 
 The JSON report keeps the key order of its format (docs/json-format.md): each section
 names the top-level keys it writes (`json_keys`), and the figures it shows per trial are
 in each trial's record (`trial_keys`: the latency, the power), where format 2 put them.
 
 CSV is not a renderer of sections: it is a flat export of every trial's flows and
-measurements (report/csv_export.py), one row each, which holds every section's figures
+measurements (report/run_csv.py), one row each, which holds every section's figures
 by design.
 """
 

@@ -29,10 +29,15 @@ from wirespeed.card.render import card_result
 from wirespeed.card.summary import card_summary
 from wirespeed.report import build_report, json_text
 from wirespeed.report.compare_many_render import render_many_csv, render_many_json
-from wirespeed.report.csv_export import render_document_csv
+from wirespeed.report.csv_export import render_csv, render_document_csv
 from wirespeed.report.document import Document, DocumentData, Part, Timeline
 from wirespeed.report.html import render_document_html
-from wirespeed.report.json_export import DOCUMENT_FORMAT, document_to_dict, render_document_json
+from wirespeed.report.json_export import (
+    DOCUMENT_FORMAT,
+    document_to_dict,
+    render_document_json,
+    render_json,
+)
 from wirespeed.report.many_document import comparison_document
 from wirespeed.report.markdown import render_document_markdown
 from wirespeed.report.run_document import run_document
@@ -187,6 +192,14 @@ def test_a_comparison_carries_its_json_and_csv(records: tuple[RunRecord, ...]) -
     assert render_document_json(document) == render_many_json(comparison)
     assert render_document_csv(document) == render_many_csv(comparison)
     assert json.loads(render_document_json(document))["format"] == "wirespeed-compare-runs"
+
+
+def test_a_run_carries_its_report_json_and_csv(records: tuple[RunRecord, ...]) -> None:
+    report = build_report(records[0])
+    document = run_document(report)
+    assert render_document_json(document) == render_json(report)
+    assert render_document_csv(document) == render_csv(report)
+    assert json.loads(render_document_json(document))["run"]["id"] == records[0].id
 
 
 @pytest.mark.parametrize("fmt", RENDERERS)

@@ -32,8 +32,8 @@ from wirespeed.report import build_report, render_csv, render_json, render_markd
 from wirespeed.report.device_samples import device_samples
 from wirespeed.report.html import own_markup, render_html
 from wirespeed.report.html_monitor import DeviceSamples
-from wirespeed.report.json_export import section_part
 from wirespeed.report.model import Report
+from wirespeed.report.run_json import section_part
 from wirespeed.report.sections import SECTIONS, Section
 from wirespeed.report.terminal import render_terminal
 from wirespeed.report.text import markdown_table_safe, markdown_text, terminal_safe

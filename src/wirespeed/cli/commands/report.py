@@ -115,20 +115,21 @@ def _card(
 
 def _render(fmt: str, report: Report, record: RunRecord) -> str:
     """The report's text in a format; the terminal's as plain text, without colour."""
-    from wirespeed.report import render_csv, render_json, render_markdown, render_terminal
+    from wirespeed.report import render_markdown, render_terminal
 
     if fmt == "terminal":
         return plain_text(lambda console: render_terminal(report, console))
     if fmt == "markdown":
         return render_markdown(report)
-    if fmt == "csv":
-        return render_csv(report)
     if fmt == "html":
         from wirespeed.report.device_samples import device_samples
         from wirespeed.report.html import render_html
 
         return render_html(report, device_samples(record))
-    return render_json(report)
+    from wirespeed.cli.document_output import document_text
+    from wirespeed.report.run_document import run_document
+
+    return document_text(run_document(report), fmt)  # JSON, CSV: the run's data in full
 
 
 def has_meter(record: RunRecord) -> bool:
