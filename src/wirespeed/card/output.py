@@ -34,9 +34,10 @@ def render_card(
     already."""
     card = card if card is not None else card_summary(report)
     if fmt == "markdown":
-        from wirespeed.report import render_markdown
+        from wirespeed.report.markdown import render_document_markdown
+        from wirespeed.report.run_document import run_document
 
-        return render_card_markdown(card) + "\n" + render_markdown(report)
+        return render_card_markdown(card) + "\n" + render_document_markdown(run_document(report))
     if fmt == "json":
         from wirespeed.report import render_json
 
@@ -54,8 +55,11 @@ def render_card(
         )
     from rich.console import Console
 
-    from wirespeed.report import render_terminal
+    from wirespeed.report.run_document import run_document
+    from wirespeed.report.terminal import render_document
 
     buffer = io.StringIO()
-    render_terminal(report, Console(file=buffer, no_color=True, width=width, force_terminal=False))
+    render_document(
+        run_document(report), Console(file=buffer, no_color=True, width=width, force_terminal=False)
+    )
     return render_card_text(card, width) + "\n" + buffer.getvalue()

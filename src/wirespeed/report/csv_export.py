@@ -1,5 +1,5 @@
 """A result document (report/document.py) as CSV: its figures' CSV where it carries
-them (a run's report, report/run_csv.py; a comparison's ...), else its words, a line
+them (a run's report's, report/run_csv.py; a comparison's ...), else its words, a line
 each with the part, table, row and column it is in."""
 
 from __future__ import annotations
@@ -9,11 +9,6 @@ from typing import Any
 
 from wirespeed.report.csv_text import tidy_csv
 from wirespeed.report.document import Document
-
-# The run's report's CSV, which its document carries as its data (report/run_csv.py).
-from wirespeed.report.run_csv import render_csv
-
-__all__ = ["DOCUMENT_COLUMNS", "render_csv", "render_document_csv"]
 
 # A document as CSV: one line per line of text and per table cell (its lines one per
 # line of the field), each with the part, table, row and column it is in.

@@ -58,6 +58,17 @@ class SectionTable:
     rows: tuple[TableRow, ...]
     legend: tuple[str, ...] = ()  # what its figures mean, a line each
     level: int = 3  # the Markdown heading's level of its title
+    # Where it is too wide for a terminal, the terminal prints it as one table per group
+    # (its title and the group's name, the label column, the group's figure columns, by
+    # their index in `headings`), the legend after the last: a forwarding table's
+    # directions. The other formats, and the terminal where it fits, show it whole.
+    groups: tuple[ColumnGroup, ...] = ()
+
+
+@dataclass(frozen=True)
+class ColumnGroup:
+    name: str  # said after the table's title: "in", "out"
+    columns: tuple[int, ...]  # its figure columns' indexes in the table's headings
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ from __future__ import annotations
 from wirespeed.report import forwarding_text
 from wirespeed.report.ab import ab_legend, ab_title, build_ab
 from wirespeed.report.content import Report
-from wirespeed.report.document import SectionTable, TableRow
+from wirespeed.report.document import ColumnGroup, SectionTable, TableRow
+from wirespeed.report.forwarding import ForwardingTable
 from wirespeed.report.latency_table import FIGURES as LATENCY_FIGURES
 from wirespeed.report.latency_table import LEGEND as LATENCY_LEGEND
 from wirespeed.report.latency_table import latency_lines, line_texts
@@ -148,9 +149,22 @@ class ForwardingSection(Section):
                     for texts in forwarding_text.row_texts(table)
                 ),
                 tuple(forwarding_text.legend_lines(table)),
+                groups=_direction_groups(table),
             )
             for table in report.forwarding
         )
+
+
+def _direction_groups(table: ForwardingTable) -> tuple[ColumnGroup, ...]:
+    """A group per direction, where there are two: six figures each do not fit beside
+    the other six on a narrow terminal."""
+    if len(table.directions) < 2:
+        return ()
+    owner = ["", *(column.direction for column in forwarding_text.columns(table))]
+    return tuple(
+        ColumnGroup(direction, tuple(i for i, d in enumerate(owner) if d == direction))
+        for direction in table.directions
+    )
 
 
 POWER_HEADINGS = ("Trial", "Idle W", "Load W", "mJ/Mbit", "Max °C", "Throttled")

@@ -4,17 +4,20 @@ module prints its own way (OWN_PRINTS)."""
 
 from __future__ import annotations
 
+import dataclasses
+import sys
 from collections.abc import Callable
 
 from rich import box
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
 from wirespeed.analysis.expectations import Verdict
 from wirespeed.report import forwarding_text
 from wirespeed.report.content import NoteKind, Report
-from wirespeed.report.document import Document, Tone
+from wirespeed.report.document import Document, TableRow, Tone
 from wirespeed.report.forwarding import ForwardingTable
 from wirespeed.report.note_text import more_text, note_words, trial_words
 from wirespeed.report.sections import (
@@ -111,7 +114,38 @@ def render_document(document: Document, console: Console) -> None:
         for line in part.lines:
             console.print(plain_text("  " + line))
         for table in part.tables:
-            print_table(_table(table), console)
+            _print_document_table(table, console)
+
+
+def _print_document_table(table: SectionTable, console: Console) -> None:
+    """A table whole where it fits the console, else one per group of its columns
+    (SectionTable.groups), each under its title and the group's name, the legend under
+    the last; a table of no groups whole all the same."""
+    whole = _table(table)
+    # Measured unbounded: console.measure caps a table's width at the console's own.
+    unbounded = console.options.update(max_width=sys.maxsize)
+    if not table.groups or Measurement.get(console, unbounded, whole).maximum <= console.width:
+        print_table(whole, console)
+        return
+    for index, group in enumerate(table.groups):
+        cells = [i - 1 for i in group.columns]  # a row's cells follow the label column
+        rows = tuple(
+            TableRow(
+                row.label,
+                tuple(row.cells[i] for i in cells),
+                tuple(row.tone(i) for i in cells) if row.tones else (),
+            )
+            for row in table.rows
+        )
+        shown = dataclasses.replace(
+            table,
+            title=f"{table.title}, {group.name}" if table.title else group.name,
+            headings=(table.headings[0], *(table.headings[i] for i in group.columns)),
+            rows=rows,
+            legend=table.legend if index == len(table.groups) - 1 else (),
+            groups=(),
+        )
+        print_table(_table(shown), console)
 
 
 def _table(table: SectionTable) -> Table:

@@ -29,18 +29,15 @@ from wirespeed.card.render import card_result
 from wirespeed.card.summary import card_summary
 from wirespeed.report import build_report, json_text
 from wirespeed.report.compare_many_render import render_many_csv, render_many_json
-from wirespeed.report.csv_export import render_csv, render_document_csv
+from wirespeed.report.csv_export import render_document_csv
 from wirespeed.report.document import Document, DocumentData, Part, Timeline
 from wirespeed.report.html import render_document_html
-from wirespeed.report.json_export import (
-    DOCUMENT_FORMAT,
-    document_to_dict,
-    render_document_json,
-    render_json,
-)
+from wirespeed.report.json_export import DOCUMENT_FORMAT, document_to_dict, render_document_json
 from wirespeed.report.many_document import comparison_document
 from wirespeed.report.markdown import render_document_markdown
+from wirespeed.report.run_csv import render_csv
 from wirespeed.report.run_document import run_document
+from wirespeed.report.run_json import render_json
 from wirespeed.report.terminal import render_document
 from wirespeed.report.text import html_visible, markdown_table_safe, markdown_text, terminal_safe
 from wirespeed.report.timeline import Lane, Mark, Series, Span

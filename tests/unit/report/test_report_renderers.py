@@ -20,7 +20,7 @@ from wirespeed.report import (
     render_runs,
     render_terminal,
 )
-from wirespeed.report.json_export import FORMAT, VERSION
+from wirespeed.report.run_json import FORMAT, VERSION
 from wirespeed.store import RunStatus, RunSummary, Store
 
 
