@@ -79,6 +79,12 @@ class Part:
     heading: str
     lines: tuple[str, ...] = ()
     tables: tuple[SectionTable, ...] = ()
+    # Per line, the words in it quoted as a tool or device wrote them, in their order: the
+    # Markdown shows each as code, exactly as written. (): no line quotes any.
+    quotes: tuple[tuple[str, ...], ...] = ()
+
+    def quoted(self, index: int) -> tuple[str, ...]:
+        return self.quotes[index] if index < len(self.quotes) else ()
 
     @property
     def shown(self) -> bool:

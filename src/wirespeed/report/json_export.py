@@ -23,6 +23,8 @@ def document_to_dict(document: Document) -> dict[str, Any]:
     shown = dataclasses.replace(document, parts=document.shown_parts, data=None)
     words = dataclasses.asdict(shown)
     del words["data"], words["timelines"]  # its figures, not its words
+    for part in words["parts"]:
+        del part["quotes"]  # which words a line quotes: its words all the same
     return {"format": DOCUMENT_FORMAT, "version": DOCUMENT_VERSION, **words}
 
 

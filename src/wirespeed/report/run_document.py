@@ -19,11 +19,13 @@ from wirespeed.report.sections import SECTIONS, NotesSection
 from wirespeed.store.records import HostInfo
 
 
-def note_lines(report: Report) -> tuple[str, ...]:
+def note_lines(report: Report) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
     """Which figures rest on one repetition, then each note as the terminal says it:
-    "[3] no server report (`WARNING: ...`): test 7 on WAN"."""
+    "[3] no server report (`WARNING: ...`): test 7 on WAN"; and per line the tool's or
+    device's words it quotes (Part.quotes)."""
     single_run = text.single_run_text(report)
     lines = [single_run] if single_run else []
+    quotes: list[tuple[str, ...]] = [()] if single_run else []
     trials = trial_words(report)
     for note in report.notes:
         words = note_words(report, note, trials)
@@ -34,7 +36,8 @@ def note_lines(report: Report) -> tuple[str, ...]:
         if words.where:
             line += f": {words.where}"
         lines.append(line)
-    return tuple(lines)
+        quotes.append(words.details)
+    return tuple(lines), tuple(quotes)
 
 
 def _host_line(host: HostInfo) -> str:
@@ -46,12 +49,14 @@ def run_document(report: Report) -> Document:
     hosts = (_host_line(host) for host in report.info.hosts)
     paths = text.paths_of(report)
     columns = (text.column_text(column, paths.get(column.path)) for column in report.columns)
+    notes, quotes = note_lines(report)
     parts = tuple(
         Part(
             section.key,
             section.heading,
-            note_lines(report) if isinstance(section, NotesSection) else (),
+            notes if isinstance(section, NotesSection) else (),
             section.tables(report),
+            quotes if isinstance(section, NotesSection) else (),
         )
         for section in SECTIONS
     )

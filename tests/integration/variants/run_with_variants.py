@@ -16,11 +16,12 @@ from pathlib import Path
 from knobs import knobs
 from rich.console import Console
 
+from support.run_report import render_terminal
 from wirespeed.cli.exit import Terminated, raise_on_sigterm
 from wirespeed.kinds import wire_hooks
 from wirespeed.model import Trial, TrialOutcome
 from wirespeed.plan import expand, load_plan
-from wirespeed.report import build_report, render_terminal
+from wirespeed.report import build_report
 from wirespeed.run.runner import Runner
 from wirespeed.store import Store
 

@@ -118,6 +118,27 @@ def _unspaced(text: str) -> str:
     return "".join(text.split())
 
 
+def _unquoted(part: Part, fmt: str) -> tuple[list[str], list[str]]:
+    """A part's lines as words and quotes: where the Markdown writes a line's quotes as
+    code (Part.quotes), each quote as written, and the words around them (a backtick of
+    theirs written as an entity) each stretch on its own."""
+    if fmt != "markdown":
+        return list(part.lines), []
+    words: list[str] = []
+    quotes: list[str] = []
+    for index, line in enumerate(part.lines):
+        if not part.quoted(index):
+            words.append(line)
+            continue
+        rest = line
+        for quote in part.quoted(index):
+            before, _, rest = rest.partition(quote)
+            words += before.split("`")
+            quotes.append(quote)
+        words += rest.split("`")
+    return [w for w in words if w.strip()], quotes
+
+
 def missing(document: Document, fmt: str, text: str) -> list[str]:
     """What of the document the rendered `text` does not hold, as "part: what"."""
     if fmt in WORDS:
@@ -139,7 +160,9 @@ def missing(document: Document, fmt: str, text: str) -> list[str]:
     lost = [f"title: {document.title}"] if not holds(document.title) else []
     lost += [f"lines: {line}" for line in document.lines if not holds(line)]
     for part in document.shown_parts:
-        wanted = [part.heading, *part.lines]
+        plain, quotes = _unquoted(part, fmt)
+        lost += [f"{part.key}: {quote}" for quote in quotes if quote not in text]
+        wanted = [part.heading, *plain]
         for table in part.tables:
             wanted += [*table.legend, *(row.label for row in table.rows)]
             wanted += [table.title] if table.title else []

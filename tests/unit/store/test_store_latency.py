@@ -89,8 +89,8 @@ def test_every_format_has_the_latency_at_a_glance_and_the_html_its_time_series(
     import io
     import json
 
+    from support.run_report import render_markdown
     from wirespeed.report.html_latency import latency_section, timeline
-    from wirespeed.report.markdown import render_markdown
     from wirespeed.report.model import build_report
     from wirespeed.report.run_csv import render_csv
     from wirespeed.report.run_json import render_json
