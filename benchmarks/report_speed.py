@@ -59,16 +59,12 @@ from wirespeed.model import (
     TrialOutcome,
     TrialStatus,
 )
-from wirespeed.report import (
-    Report,
-    build_report,
-    render_csv,
-    render_json,
-    render_markdown,
-    render_terminal,
-)
+from wirespeed.report import Report, build_report, render_csv, render_json
 from wirespeed.report.device_samples import device_samples
 from wirespeed.report.html import render_html
+from wirespeed.report.markdown import render_document_markdown
+from wirespeed.report.run_document import run_document
+from wirespeed.report.terminal import render_document
 from wirespeed.sampling.session import Sampler
 from wirespeed.sampling.summary import summarize
 from wirespeed.store import RunStatus, Store
@@ -213,7 +209,7 @@ def _store_run(db: Path, outcomes: list[TrialOutcome]) -> int:
 
 def _terminal(report: Report) -> str:
     out = io.StringIO()
-    render_terminal(report, Console(file=out, width=160, color_system=None))
+    render_document(run_document(report), Console(file=out, width=160, color_system=None))
     return out.getvalue()
 
 
@@ -223,7 +219,7 @@ def _html(report: Report, record: RunRecord) -> str:
 
 RENDERERS: dict[str, Callable[[Report, RunRecord], str]] = {
     "terminal": lambda report, _: _terminal(report),
-    "markdown": lambda report, _: render_markdown(report),
+    "markdown": lambda report, _: render_document_markdown(run_document(report)),
     "csv": lambda report, _: render_csv(report),
     "json": lambda report, _: render_json(report),
     "html": _html,

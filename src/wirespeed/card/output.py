@@ -42,10 +42,14 @@ def render_card(
 
         return render_document_csv(document)
     if fmt == "markdown":
-        from wirespeed.report import render_markdown
         from wirespeed.report.markdown import render_document_markdown
+        from wirespeed.report.run_document import run_document
 
-        return render_document_markdown(document) + "\n" + render_markdown(report)
+        return (
+            render_document_markdown(document)
+            + "\n"
+            + render_document_markdown(run_document(report))
+        )
     if fmt == "html":
         from wirespeed.report.device_samples import device_samples
         from wirespeed.report.html import document_section, render_html
@@ -58,12 +62,12 @@ def render_card(
         )
     from rich.console import Console
 
-    from wirespeed.report import render_terminal
+    from wirespeed.report.run_document import run_document
     from wirespeed.report.terminal import render_document
 
     buffer = io.StringIO()
     console = Console(file=buffer, no_color=True, width=width, force_terminal=False)
     render_document(document, console)
     console.print()
-    render_terminal(report, console)
+    render_document(run_document(report), console)
     return buffer.getvalue()

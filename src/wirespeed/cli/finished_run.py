@@ -32,7 +32,9 @@ def report_finished_run(
     """The run's report, shown as `run` shows it and written to `markdown`, each apart
     (a table that fails does not cost the Markdown file); None where any of it could
     not be rendered, which is said on stderr."""
-    from wirespeed.report import build_report, render_markdown
+    from wirespeed.cli.document_output import document_text
+    from wirespeed.report import build_report
+    from wirespeed.report.run_document import run_document
 
     built: list[Report] = []
     # Every format is built from the report: where building it fails, none can be had.
@@ -44,7 +46,12 @@ def report_finished_run(
     report = built[0]
     shown = _rendered(args, env, record.id, lambda: show_run(args, env, record, report, store_url))
     if markdown is not None and _rendered(
-        args, env, record.id, lambda: write_output(markdown, render_markdown(report), "--markdown")
+        args,
+        env,
+        record.id,
+        lambda: write_output(
+            markdown, document_text(run_document(report), "markdown"), "--markdown"
+        ),
     ):
         env.info(f"Markdown report written to {markdown}")
     elif markdown is not None:
@@ -60,7 +67,7 @@ def show_run(
     notices stay on stderr."""
     if args.json:
         from wirespeed.cli.documents import run_document, write_json
-        from wirespeed.report.json_export import expectations_summary
+        from wirespeed.report.run_json import expectations_summary
 
         document = run_document(
             record.id, record.status, record.outcomes, store_url, expectations_summary(report)
@@ -69,9 +76,10 @@ def show_run(
     elif env.quiet:
         env.stdout.write(f"{record.id}\n")
     else:
-        from wirespeed.report import render_terminal
+        from wirespeed.cli.document_output import show_document
+        from wirespeed.report.run_document import run_document as report_document
 
-        render_terminal(report, env.console())
+        show_document(report_document(report), "terminal", env)
     env.info(f"run {record.id} stored; `wirespeed report {record.id}` shows it again")
 
 

@@ -58,6 +58,17 @@ class SectionTable:
     rows: tuple[TableRow, ...]
     legend: tuple[str, ...] = ()  # what its figures mean, a line each
     level: int = 3  # the Markdown heading's level of its title
+    # Where it is too wide for a terminal, the terminal prints it as one table per group
+    # (its title and the group's name, the label column, the group's figure columns, by
+    # their index in `headings`), the legend after the last: a forwarding table's
+    # directions. The other formats, and the terminal where it fits, show it whole.
+    groups: tuple[ColumnGroup, ...] = ()
+
+
+@dataclass(frozen=True)
+class ColumnGroup:
+    name: str  # said after the table's title: "in", "out"
+    columns: tuple[int, ...]  # its figure columns' indexes in the table's headings
 
 
 @dataclass(frozen=True)
@@ -69,6 +80,12 @@ class Part:
     lines: tuple[str, ...] = ()
     tables: tuple[SectionTable, ...] = ()
     summary: str = ""  # what the part found, in short: said first, emphasized
+    # Per line, the words in it quoted as a tool or device wrote them, in their order: the
+    # Markdown shows each as code, exactly as written. (): no line quotes any.
+    quotes: tuple[tuple[str, ...], ...] = ()
+
+    def quoted(self, index: int) -> tuple[str, ...]:
+        return self.quotes[index] if index < len(self.quotes) else ()
 
     @property
     def shown(self) -> bool:

@@ -5,7 +5,7 @@ in the tables (ceilings rounded once, as the tables round them: text.ceiling_mbi
 Mbit/s for the bars, and in the interval series (hundreds of thousands of values in a
 large run) as whole numbers of 10 kbit/s, beside times in whole milliseconds: integers
 are written several times faster than floats and take fewer bytes. The page's script
-scales them back. The JSON export (json_export.py) is the place for full precision.
+scales them back. The JSON export (run_json.py) is the place for full precision.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The report's sections in the JSON report (docs/json-format.md): the traffic table,
 the benchmarks' table, the notes with the run's verdict on its plan's `expect:`. Each is a
-dict of top-level keys; json_export puts them in the order of format 2.
+dict of top-level keys; run_json puts them in the order of format 2.
 """
 
 from __future__ import annotations

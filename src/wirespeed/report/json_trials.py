@@ -3,7 +3,7 @@ path and ceiling, every flow with its streams and interval series, its measureme
 the latency and power figures of its kind.
 
 trial_record writes one; its test, path, ceiling and flows go through `part`, so that the
-compact writer (json_export) can write what hundreds of trials share once.
+compact writer (run_json) can write what hundreds of trials share once.
 """
 
 from __future__ import annotations
@@ -187,7 +187,7 @@ def _flows(at: tuple[Report, int]) -> list[dict[str, Any]]:
 
 
 # The parts of a trial written by functions of their own: the compact writer writes each
-# test, path and ceiling once, and the flows' series once (json_export._compact_text).
+# test, path and ceiling once, and the flows' series once (run_json._compact_text).
 _PARTS: dict[str, Callable[[Any], Any]] = {
     "test": _test,
     "path": _path,

@@ -1,4 +1,5 @@
-"""The report as Markdown, shaped like the tables people post: tests down, paths across.
+"""A result document (report/document.py) as Markdown; a run's report shaped like the
+tables people post: tests down, paths across.
 
 Titles, names and what devices said go through markdown_text: viewers render raw HTML,
 so a '<' from a plan or a device is written as '&lt;'. Our own figures keep their '<'
@@ -8,29 +9,16 @@ so a '<' from a plan or a device is written as '&lt;'. Our own figures keep thei
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
-from wirespeed.report.content import Report
 from wirespeed.report.document import Document
-from wirespeed.report.note_text import NoteWords, more_text, note_words, trial_words
-from wirespeed.report.sections import SECTIONS, NotesSection, Section, SectionTable
+from wirespeed.report.sections import SectionTable
 from wirespeed.report.text import (
-    column_text,
-    host_tools,
     markdown_table_safe,
     markdown_text,
     one_line,
-    paths_of,
-    provenance_lines,
-    run_line,
-    single_run_text,
 )
 
 _BACKTICKS = re.compile("`+")
-
-
-def _sentence(text: str) -> str:
-    return text[:1].upper() + text[1:] + "."
 
 
 def _table_row(cells: list[str]) -> str:
@@ -60,51 +48,6 @@ def _beside_code(text: str) -> str:
     return markdown_text(text).replace("`", "&#96;")
 
 
-def _note_line(words: NoteWords, number: int) -> str:
-    """'[3] no server report (`WARNING: ...`): test 7 on WAN', a hard break after it."""
-    line = f"[{number}] {_beside_code(words.text)}"
-    if words.details:
-        quoted = [_code_span(detail) for detail in words.details]
-        if words.more:
-            quoted.append(_beside_code(more_text(words.more)))
-        line += " (" + "; ".join(quoted) + ")"
-    if words.where:
-        line += ": " + _beside_code(words.where)
-    return line + "  "
-
-
-def render_markdown(report: Report) -> str:
-    lines = [f"# {markdown_text(report.title)}", "", _sentence(markdown_text(run_line(report))), ""]
-
-    if report.info.hosts:
-        lines.append(_table_row(["Host", "Role", "OS", "Kernel", "Tools"]))
-        lines.append(_table_row(["---"] * 5))
-        for host in report.info.hosts:
-            lines.append(
-                _table_row(
-                    [
-                        markdown_text(value or "")
-                        for value in (host.name, host.role, host.os, host.kernel, host_tools(host))
-                    ]
-                )
-            )
-        lines.append("")
-    paths = paths_of(report)
-    for column in report.columns:
-        lines.append(f"- {markdown_text(column_text(column, paths.get(column.path)))}")
-    lines += [f"- {markdown_text(line)}" for line in provenance_lines(report)]
-    lines.append("")
-
-    for section in SECTIONS:
-        own = OWN_LINES.get(type(section))
-        if own is not None:
-            lines += own(report)
-            continue
-        for table in section.tables(report):
-            lines += _table_lines(table)
-    return "\n".join(lines).rstrip() + "\n"
-
-
 def render_document_markdown(document: Document) -> str:
     """A document: its title, its lines as a list, then each part under its heading."""
     lines = [f"# {markdown_text(document.title)}", ""]
@@ -117,10 +60,25 @@ def render_document_markdown(document: Document) -> str:
         if part.summary:
             lines += [f"**{markdown_text(part.summary)}**", ""]
         if part.lines:
-            lines += [*(f"- {markdown_text(line)}" for line in part.lines), ""]
+            quoted = (_quoted_line(line, part.quoted(i)) for i, line in enumerate(part.lines))
+            lines += [*(f"- {line}" for line in quoted), ""]
         for table in part.tables:
             lines += _table_lines(table)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _quoted_line(line: str, quotes: tuple[str, ...]) -> str:
+    """A document's line, the words it quotes (Part.quotes) each as code."""
+    if not quotes:
+        return markdown_text(line)
+    written, start = [], 0
+    for quote in quotes:
+        at = line.find(quote, start)
+        if at < 0:
+            continue
+        written += [_beside_code(line[start:at]), _code_span(quote)]
+        start = at + len(quote)
+    return "".join([*written, _beside_code(line[start:])])
 
 
 def _table_lines(table: SectionTable) -> list[str]:
@@ -138,16 +96,3 @@ def _table_lines(table: SectionTable) -> list[str]:
     elif table.legend:
         lines += [*(f"{line}  " for line in table.legend), ""]
     return lines
-
-
-def notes_lines(report: Report) -> list[str]:
-    """Which figures rest on one repetition, then the numbered notes."""
-    single_run = single_run_text(report)
-    lines = [single_run, ""] if single_run else []
-    trials = trial_words(report)
-    notes = [_note_line(note_words(report, n, trials), n.number) for n in report.notes]
-    return [*lines, *notes, ""] if notes else lines
-
-
-# The sections written otherwise than as their tables: the notes as numbered lines.
-OWN_LINES: dict[type[Section], Callable[[Report], list[str]]] = {NotesSection: notes_lines}

@@ -2,23 +2,30 @@
 sections (report/sections.py) in their order, each its tables, the notes as numbered
 lines. The page's charts of the device have no lines of their own: the other formats
 say the same in figures (the DUT's busiest core in each traffic cell, the power table).
+Its data (report/document.py DocumentData) is the run's JSON and CSV in full
+(report/run_json.py render_json, report/run_csv.py render_csv): what a script
+parses, versioned in docs/json-format.md.
 """
 
 from __future__ import annotations
 
 from wirespeed.report import text
 from wirespeed.report.content import Report
-from wirespeed.report.document import Document, Part
+from wirespeed.report.document import Document, DocumentData, Part
 from wirespeed.report.note_text import more_text, note_words, trial_words
+from wirespeed.report.run_csv import render_csv
+from wirespeed.report.run_json import render_json
 from wirespeed.report.sections import SECTIONS, NotesSection
 from wirespeed.store.records import HostInfo
 
 
-def note_lines(report: Report) -> tuple[str, ...]:
+def note_lines(report: Report) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
     """Which figures rest on one repetition, then each note as the terminal says it:
-    "[3] no server report (`WARNING: ...`): test 7 on WAN"."""
+    "[3] no server report (`WARNING: ...`): test 7 on WAN"; and per line the tool's or
+    device's words it quotes (Part.quotes)."""
     single_run = text.single_run_text(report)
     lines = [single_run] if single_run else []
+    quotes: list[tuple[str, ...]] = [()] if single_run else []
     trials = trial_words(report)
     for note in report.notes:
         words = note_words(report, note, trials)
@@ -29,7 +36,8 @@ def note_lines(report: Report) -> tuple[str, ...]:
         if words.where:
             line += f": {words.where}"
         lines.append(line)
-    return tuple(lines)
+        quotes.append(words.details)
+    return tuple(lines), tuple(quotes)
 
 
 def _host_line(host: HostInfo) -> str:
@@ -41,14 +49,17 @@ def run_document(report: Report) -> Document:
     hosts = (_host_line(host) for host in report.info.hosts)
     paths = text.paths_of(report)
     columns = (text.column_text(column, paths.get(column.path)) for column in report.columns)
+    notes, quotes = note_lines(report)
     parts = tuple(
         Part(
             section.key,
             section.heading,
-            note_lines(report) if isinstance(section, NotesSection) else (),
+            notes if isinstance(section, NotesSection) else (),
             section.tables(report),
+            quotes if isinstance(section, NotesSection) else (),
         )
         for section in SECTIONS
     )
     lines = (text.run_line(report), *hosts, *columns, *text.provenance_lines(report))
-    return Document("run", report.title, lines, parts)
+    data = DocumentData(json=lambda: render_json(report), csv=lambda: render_csv(report))
+    return Document("run", report.title, lines, parts, data)

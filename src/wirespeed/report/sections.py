@@ -8,14 +8,14 @@ class and one entry in SECTIONS: every format loops over the list.
 A section knows no format: the formats know the sections. Where a table is not enough, a
 format draws a section its own way, keyed by the section's class in that format's module
 (the HTML page's charts, the forwarding table split by direction on a narrow terminal,
-the notes), and the JSON report writes each section's part (json_export.SECTION_PARTS).
+the notes), and the JSON report writes each section's part (run_json.SECTION_PARTS).
 
 The JSON report keeps the key order of its format (docs/json-format.md): each section
 names the top-level keys it writes (`json_keys`), and the figures it shows per trial are
 in each trial's record (`trial_keys`: the latency, the power), where format 2 put them.
 
 CSV is not a renderer of sections: it is a flat export of every trial's flows and
-measurements (report/csv_export.py), one row each, which holds every section's figures
+measurements (report/run_csv.py), one row each, which holds every section's figures
 by design.
 """
 
@@ -24,7 +24,8 @@ from __future__ import annotations
 from wirespeed.report import forwarding_text
 from wirespeed.report.ab import ab_legend, ab_title, build_ab
 from wirespeed.report.content import Report
-from wirespeed.report.document import SectionTable, TableRow
+from wirespeed.report.document import ColumnGroup, SectionTable, TableRow
+from wirespeed.report.forwarding import ForwardingTable
 from wirespeed.report.latency_table import FIGURES as LATENCY_FIGURES
 from wirespeed.report.latency_table import LEGEND as LATENCY_LEGEND
 from wirespeed.report.latency_table import latency_lines, line_texts
@@ -148,9 +149,22 @@ class ForwardingSection(Section):
                     for texts in forwarding_text.row_texts(table)
                 ),
                 tuple(forwarding_text.legend_lines(table)),
+                groups=_direction_groups(table),
             )
             for table in report.forwarding
         )
+
+
+def _direction_groups(table: ForwardingTable) -> tuple[ColumnGroup, ...]:
+    """A group per direction, where there are two: six figures each do not fit beside
+    the other six on a narrow terminal."""
+    if len(table.directions) < 2:
+        return ()
+    owner = ["", *(column.direction for column in forwarding_text.columns(table))]
+    return tuple(
+        ColumnGroup(direction, tuple(i for i, d in enumerate(owner) if d == direction))
+        for direction in table.directions
+    )
 
 
 POWER_HEADINGS = ("Trial", "Idle W", "Load W", "mJ/Mbit", "Max °C", "Throttled")

@@ -18,9 +18,10 @@ from pathlib import Path
 import pytest
 from lab_runs import unique_prefix
 
+from support.run_report import render_markdown
 from wirespeed.model import FindingKind, TrialStatus
 from wirespeed.plan import expand, parse_plan
-from wirespeed.report import build_report, render_json, render_markdown
+from wirespeed.report import build_report, render_json
 from wirespeed.run.runner import Runner
 from wirespeed.store import Store
 

@@ -6,9 +6,10 @@ from pathlib import Path
 
 from plans import LOOPBACK
 
+from support.run_report import render_markdown
 from wirespeed.model import Flow, TrialStatus
 from wirespeed.plan import expand, parse_plan
-from wirespeed.report import build_report, render_markdown
+from wirespeed.report import build_report
 from wirespeed.run.runner import Runner
 from wirespeed.store import Store
 

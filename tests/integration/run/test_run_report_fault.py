@@ -44,7 +44,7 @@ def test_a_report_that_fails_to_render_leaves_the_run_stored_and_says_how_to_rea
 ) -> None:
     plan, db, markdown = tmp_path / "plan.yaml", tmp_path / "runs.db", tmp_path / "r.md"
     plan.write_text(textwrap.dedent(PLAN), encoding="utf-8")
-    with mock.patch("wirespeed.report.render_terminal", _broken_table):
+    with mock.patch("wirespeed.report.terminal.render_document", _broken_table):
         status, _, err = run_cli(
             *flags, "run", str(plan), "--db", str(db), "--markdown", str(markdown)
         )

@@ -20,7 +20,9 @@ from wirespeed.cli.exit import Terminated, raise_on_sigterm
 from wirespeed.kinds import wire_hooks
 from wirespeed.model import Trial, TrialOutcome
 from wirespeed.plan import expand, load_plan
-from wirespeed.report import build_report, render_terminal
+from wirespeed.report import build_report
+from wirespeed.report.run_document import run_document
+from wirespeed.report.terminal import render_document
 from wirespeed.run.runner import Runner
 from wirespeed.store import Store
 
@@ -63,7 +65,9 @@ def main(plan_file: str, db: str, prefix: str, out: str) -> int:
     try:
         runner = Runner(plan, store, KnobProgress(prefix, Path(out)), lab_prefix=prefix)
         outcome = runner.run(expand(plan))
-        render_terminal(build_report(store.load_run(outcome.run_id)), Console(width=160))
+        render_document(
+            run_document(build_report(store.load_run(outcome.run_id))), Console(width=160)
+        )
     except Terminated:
         return 143
     finally:

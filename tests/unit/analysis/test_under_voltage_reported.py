@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 
 from support.board_samples import line_rate_trial, sampled_board
+from support.run_report import render_markdown
 from support.samples import run_record
 from wirespeed.analysis.ceiling import ceiling_for
 from wirespeed.analysis.findings import LIMITS, judge_monitor, judge_result
 from wirespeed.model import FindingKind
-from wirespeed.report import build_report, render_markdown
+from wirespeed.report import build_report
 from wirespeed.run.traffic_outcome import without_moot
 from wirespeed.sampling.summary import MonitorSummary
 

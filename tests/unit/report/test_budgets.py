@@ -21,17 +21,12 @@ from support.comparison_text import (
     compare_markdown,
     compare_terminal,
 )
+from support.run_report import render_markdown, render_terminal
 from support.samples import run_record, store_runs
 from wirespeed.analysis.compare_within import compare_paths
 from wirespeed.errors import UsageError
 from wirespeed.model import Flow
-from wirespeed.report import (
-    build_report,
-    render_csv,
-    render_json,
-    render_markdown,
-    render_terminal,
-)
+from wirespeed.report import build_report, render_csv, render_json
 from wirespeed.report.budgets import parse_budget, parse_budgets
 from wirespeed.report.html import render_html
 from wirespeed.report.model import Report

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from support.run_report import render_markdown
 from support.samples import run_record
 from wirespeed.model import (
     Direction,
@@ -18,7 +19,7 @@ from wirespeed.model import (
     WarningKind,
 )
 from wirespeed.plan import expand, parse_plan
-from wirespeed.report import build_report, render_markdown
+from wirespeed.report import build_report
 from wirespeed.run.iperf_results import parse_ends
 from wirespeed.tools import iperf2
 

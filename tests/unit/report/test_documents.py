@@ -35,7 +35,9 @@ from wirespeed.report.html import render_document_html
 from wirespeed.report.json_export import DOCUMENT_FORMAT, document_to_dict, render_document_json
 from wirespeed.report.many_document import comparison_document
 from wirespeed.report.markdown import render_document_markdown
+from wirespeed.report.run_csv import render_csv
 from wirespeed.report.run_document import run_document
+from wirespeed.report.run_json import render_json
 from wirespeed.report.terminal import render_document
 from wirespeed.report.text import html_visible, markdown_table_safe, markdown_text, terminal_safe
 from wirespeed.report.timeline import Lane, Mark, Series, Span
@@ -117,6 +119,27 @@ def _unspaced(text: str) -> str:
     return "".join(text.split())
 
 
+def _unquoted(part: Part, fmt: str) -> tuple[list[str], list[str]]:
+    """A part's lines as words and quotes: where the Markdown writes a line's quotes as
+    code (Part.quotes), each quote as written, and the words around them (a backtick of
+    theirs written as an entity) each stretch on its own."""
+    if fmt != "markdown":
+        return list(part.lines), []
+    words: list[str] = []
+    quotes: list[str] = []
+    for index, line in enumerate(part.lines):
+        if not part.quoted(index):
+            words.append(line)
+            continue
+        rest = line
+        for quote in part.quoted(index):
+            before, _, rest = rest.partition(quote)
+            words += before.split("`")
+            quotes.append(quote)
+        words += rest.split("`")
+    return [w for w in words if w.strip()], quotes
+
+
 def missing(document: Document, fmt: str, text: str) -> list[str]:
     """What of the document the rendered `text` does not hold, as "part: what"."""
     if fmt in WORDS:
@@ -140,7 +163,9 @@ def missing(document: Document, fmt: str, text: str) -> list[str]:
     lost += [f"summary: {said}"] if said and not holds(said) else []
     lost += [f"lines: {line}" for line in document.lines if not holds(line)]
     for part in document.shown_parts:
-        wanted = [part.heading, *([part.summary] if part.summary else []), *part.lines]
+        plain, quotes = _unquoted(part, fmt)
+        lost += [f"{part.key}: {quote}" for quote in quotes if quote not in text]
+        wanted = [part.heading, *([part.summary] if part.summary else []), *plain]
         for table in part.tables:
             wanted += [*table.legend, *(row.label for row in table.rows)]
             wanted += [table.title] if table.title else []
@@ -197,6 +222,14 @@ def test_a_comparison_carries_its_json_and_csv(records: tuple[RunRecord, ...]) -
     assert render_document_json(document) == render_many_json(comparison)
     assert render_document_csv(document) == render_many_csv(comparison)
     assert json.loads(render_document_json(document))["format"] == "wirespeed-compare-runs"
+
+
+def test_a_run_carries_its_report_json_and_csv(records: tuple[RunRecord, ...]) -> None:
+    report = build_report(records[0])
+    document = run_document(report)
+    assert render_document_json(document) == render_json(report)
+    assert render_document_csv(document) == render_csv(report)
+    assert json.loads(render_document_json(document))["run"]["id"] == records[0].id
 
 
 @pytest.mark.parametrize("fmt", RENDERERS)

@@ -10,11 +10,12 @@ import json
 from report_samples import BR0, TCP, WAN, ok, tcp_direction
 from rich.console import Console
 
+from support.run_report import render_markdown, render_terminal
 from support.samples import run_record
 from wirespeed.analysis.ceiling import ceiling_for
 from wirespeed.analysis.findings import judge_result
 from wirespeed.model import Flow, TestCase, TestSpec, Tool, TrialOutcome
-from wirespeed.report import build_report, render_json, render_markdown, render_terminal
+from wirespeed.report import build_report, render_json
 from wirespeed.report.html import render_html
 from wirespeed.report.model import Report
 
@@ -84,7 +85,7 @@ def test_line_rate_in_many_cells_is_said_once_with_its_range_and_count() -> None
 
 def test_markdown_and_html_say_it_the_same_way() -> None:
     report = demo_report()
-    assert f"\n[1] {SAID_ONCE}" in render_markdown(report)
+    assert f"\n- \\[1\\] {SAID_ONCE}" in render_markdown(report)
     page = render_html(report)
     assert SAID_ONCE.replace("'", "&#x27;") in page
     assert "5 trials</summary>" in page  # every trial still one click away

@@ -12,7 +12,7 @@ import pytest
 
 from wirespeed.analysis.compare_many import compare_many
 from wirespeed.analysis.compare_within import compare_paths, compare_variants
-from wirespeed.report import build_report, json_export, render_json
+from wirespeed.report import build_report, render_json, run_json
 from wirespeed.report.compare_many_render import render_many_json
 from wirespeed.store import Store
 from wirespeed.store.records import RunRecord
@@ -50,7 +50,7 @@ def test_a_real_runs_report_is_written_as_before(store: Store, run: int) -> None
 def test_a_real_runs_compact_report_is_written_as_before(
     store: Store, run: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(json_export, "INDENT_UP_TO_TRIALS", 0)
+    monkeypatch.setattr(run_json, "INDENT_UP_TO_TRIALS", 0)
     written = render_json(build_report(_for_report(store, run)))
     assert "\n" not in written
     assert written == _fixture(f"report-{run}.compact.json")

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from report_samples import sample_record
 
 from wirespeed.analysis.compare_within import compare_paths
-from wirespeed.report import build_report, json_export, json_text, render_json
+from wirespeed.report import build_report, json_text, render_json, run_json
 from wirespeed.report.compare_many_render import many_to_dict, render_many_json
 
 # The floats orjson writes otherwise than repr: 1e-9 <= |x| < 1e-4.
@@ -84,8 +84,8 @@ def test_reports_and_comparisons_are_written_by_orjson(monkeypatch: pytest.Monke
     report = build_report(record)
     comparison = compare_paths(record, "WAN", "Br0")
     expected = {
-        "indented": _json(json_export.report_to_dict(report), indent=True),
-        "compact": _json(json_export.report_to_dict(report), indent=False),
+        "indented": _json(run_json.report_to_dict(report), indent=True),
+        "compact": _json(run_json.report_to_dict(report), indent=False),
         "compare": _json(many_to_dict(comparison), indent=True) + "\n",
     }
 
@@ -96,5 +96,5 @@ def test_reports_and_comparisons_are_written_by_orjson(monkeypatch: pytest.Monke
     monkeypatch.setattr(json, "dumps", refused)
     assert render_json(report) == expected["indented"]
     assert render_many_json(comparison) == expected["compare"]
-    monkeypatch.setattr(json_export, "INDENT_UP_TO_TRIALS", 0)
+    monkeypatch.setattr(run_json, "INDENT_UP_TO_TRIALS", 0)
     assert render_json(report) == expected["compact"]

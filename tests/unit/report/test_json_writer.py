@@ -27,9 +27,9 @@ from wirespeed.model import (
     TrialStatus,
     UdpStats,
 )
-from wirespeed.report import build_report, json_export, render_json
-from wirespeed.report.json_export import report_to_dict
+from wirespeed.report import build_report, render_json, run_json
 from wirespeed.report.json_series import interval_entry, series_json
+from wirespeed.report.run_json import report_to_dict
 from wirespeed.store import Store
 from wirespeed.store.records import RunRecord
 
@@ -52,7 +52,7 @@ ODD = (
 
 def _compact(report_record: RunRecord, monkeypatch: pytest.MonkeyPatch) -> tuple[str, str]:
     """What render_json writes compact, and json.dumps of the report's dict."""
-    monkeypatch.setattr(json_export, "INDENT_UP_TO_TRIALS", 0)
+    monkeypatch.setattr(run_json, "INDENT_UP_TO_TRIALS", 0)
     report = build_report(report_record)
     expected = json.dumps(
         report_to_dict(report), separators=(",", ":"), ensure_ascii=False, allow_nan=False
@@ -220,7 +220,7 @@ def test_stored_series_with_small_floats_are_written_as_json_writes_them(
         objects = store.load_run(run, intervals=True, outputs=False, commands=True)
     assert packed.packed is not None
     expected = build_report(objects)
-    monkeypatch.setattr(json_export, "INDENT_UP_TO_TRIALS", 0)
+    monkeypatch.setattr(run_json, "INDENT_UP_TO_TRIALS", 0)
     written = render_json(build_report(packed))
     assert written == json.dumps(
         report_to_dict(expected), separators=(",", ":"), ensure_ascii=False, allow_nan=False

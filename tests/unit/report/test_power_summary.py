@@ -10,10 +10,11 @@ import json
 import pytest
 
 from support.board_samples import line_rate_trial, sampled_board
+from support.run_report import render_markdown
 from support.samples import run_record
 from wirespeed.analysis.power import power_measurements
 from wirespeed.model import MonitorRecord, TrialOutcome
-from wirespeed.report import build_report, render_json, render_markdown
+from wirespeed.report import build_report, render_json
 from wirespeed.report.power_summary import power_summary
 
 # Every test here reads samples a real sampler took from a fake board tree.

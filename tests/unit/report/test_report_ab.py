@@ -9,9 +9,10 @@ import io
 from report_samples import BR0, DUAL, TCP, ok, sample_record, tcp_direction
 from rich.console import Console
 
+from support.run_report import render_markdown, render_terminal
 from wirespeed.analysis.compare_many import Verdict
 from wirespeed.model import TestCase, TrialOutcome
-from wirespeed.report import build_report, render_markdown, render_terminal
+from wirespeed.report import build_report
 from wirespeed.report.ab import build_ab
 from wirespeed.store.records import RunRecord
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
+from support.run_report import render_markdown
 from support.samples import measured, run_record
 from wirespeed.analysis.expectations import Verdict
 from wirespeed.model import (
@@ -16,7 +17,7 @@ from wirespeed.model import (
     TrialStatus,
 )
 from wirespeed.plan import expand, parse_plan
-from wirespeed.report import build_report, render_json, render_markdown
+from wirespeed.report import build_report, render_json
 from wirespeed.report.model import Report
 from wirespeed.store.records import RunInfo
 

@@ -20,12 +20,12 @@ from support.forwarding_samples import (
     failed_forwarding,
     nat_outcomes,
 )
+from support.run_report import render_markdown, render_terminal
 from support.samples import run_record, store_runs
-from wirespeed.report import build_report, render_csv, render_json, render_markdown
+from wirespeed.report import build_report, render_csv, render_json
 from wirespeed.report.forwarding_text import FRAME_CONVENTION
 from wirespeed.report.html import render_html
 from wirespeed.report.model import Report
-from wirespeed.report.terminal import render_terminal
 from wirespeed.store import Store
 
 GENERATOR_LIMITED = (

@@ -13,13 +13,13 @@ from dataclasses import replace
 from rich.console import Console
 
 from support.forwarding_samples import START, bridge_path, forwarding_outcome, forwarding_test
+from support.run_report import render_markdown, render_terminal
 from support.samples import run_record
 from support.simulated_device import SimulatedDevice
 from wirespeed.model import TrialOutcome, TrialStatus
-from wirespeed.report import build_report, render_csv, render_json, render_markdown
+from wirespeed.report import build_report, render_csv, render_json
 from wirespeed.report.html import render_html
 from wirespeed.report.model import Report
-from wirespeed.report.terminal import render_terminal
 from wirespeed.search.frames import frames_per_second
 from wirespeed.search.log import SearchLog
 from wirespeed.search.mlrsearch import mlrsearch

@@ -15,17 +15,12 @@ from report_samples import BR0, TCP, UDP_512, WAN, ok, sample_record, tcp_direct
 from rich.console import Console
 
 from support.comparison_text import compare_csv, compare_markdown, compare_terminal
+from support.run_report import render_markdown, render_terminal
 from support.samples import measured
 from wirespeed.analysis.compare_many import ManyComparison, compare_many
 from wirespeed.analysis.compare_within import compare_paths
 from wirespeed.model import DirectionResult, Flow, ToolWarning, Trial, WarningKind
-from wirespeed.report import (
-    build_report,
-    render_csv,
-    render_markdown,
-    render_runs,
-    render_terminal,
-)
+from wirespeed.report import build_report, render_csv, render_runs
 from wirespeed.report.csv_text import spreadsheet_safe, tidy_csv
 from wirespeed.report.model import Note, NoteKind
 from wirespeed.report.text import markdown_text, terminal_safe
@@ -218,7 +213,7 @@ def test_markdown_writes_html_from_a_plan_or_device_as_text() -> None:
     assert text.startswith("# &lt;script&gt;alert(1)&lt;/script&gt;\n")
     assert "| #1 &lt;img src=x onerror=alert(1)&gt; |" in text
     assert "| Test | &lt;b&gt;WAN | Br0 |" in text
-    assert "| r4s | dut | &lt;iframe src=//x&gt; | 5.4.75 |" in text
+    assert "- r4s: dut, &lt;iframe src=//x&gt;, 5.4.75\n" in text
     assert "failed: refused &lt;a href=//x&gt;here&lt;/a&gt; &amp; gone" in text
     outside_code = text.replace(f"`` WARNING: {IMG} `{SCRIPT}` ``", "")
     for tag in ("<script", "<img", "<b>", "<iframe", "<a "):
@@ -249,9 +244,9 @@ def test_markdown_keeps_ordinary_names_and_details_as_before() -> None:
     assert "| #7 UDP 1000M, MTU 512 | " in text
     assert "(`WARNING: did not receive ack of last datagram after 10 tries.`)" in text
     assert (
-        "[1] failed: the reverse connection never arrived (iperf2 -d): test #4 on Br0, repetition 1"
-        in (text)
-    )
+        "\\[1\\] failed: the reverse connection never arrived (iperf2 -d): test #4 on Br0, "
+        "repetition 1\n"
+    ) in text
 
 
 def test_a_backtick_beside_a_detail_cannot_turn_the_detail_into_markup() -> None:

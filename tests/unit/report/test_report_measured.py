@@ -11,11 +11,11 @@ import json
 from rich.console import Console
 
 from support.bench_samples import NEO2, R4S_419, device_path, failed_bench, repeated
+from support.run_report import render_markdown, render_terminal
 from support.samples import run_record
-from wirespeed.report import build_report, render_csv, render_json, render_markdown
+from wirespeed.report import build_report, render_csv, render_json
 from wirespeed.report.html import render_html
 from wirespeed.report.model import Report
-from wirespeed.report.terminal import render_terminal
 
 R4S, NEO = device_path("R4S"), device_path("Neo2")
 SPREAD = (1.0, 1.002, 0.998)

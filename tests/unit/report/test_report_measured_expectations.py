@@ -11,12 +11,13 @@ from pathlib import Path
 
 from rich.console import Console
 
+from support.run_report import render_markdown, render_terminal
 from support.samples import run_record, store_runs
 from wirespeed.analysis.expectations import Verdict
 from wirespeed.expectations import encode
 from wirespeed.model import Better, Measurement, Result, Tool, Trial, TrialOutcome, TrialStatus
 from wirespeed.plan import expand, parse_plan
-from wirespeed.report import build_report, render_json, render_markdown, render_terminal
+from wirespeed.report import build_report, render_json
 from wirespeed.report.html import render_html
 from wirespeed.report.model import Report
 from wirespeed.store import Store

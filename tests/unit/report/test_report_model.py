@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from report_samples import BR0, DUAL, TCP, ok, sample_record, tcp_direction
 
+from support.run_report import render_markdown
 from support.samples import GBE, run_record
 from wirespeed.model import (
     DirectionResult,
@@ -18,7 +19,6 @@ from wirespeed.model import (
     Topology,
     TrialOutcome,
 )
-from wirespeed.report.markdown import render_markdown
 from wirespeed.report.model import NoteKind, build_report
 from wirespeed.report.text import cell_lines, loss_text
 from wirespeed.store.records import RunRecord

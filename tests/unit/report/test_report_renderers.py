@@ -11,16 +11,10 @@ from pathlib import Path
 from report_samples import sample_record
 from rich.console import Console
 
+from support.run_report import render_markdown, render_terminal
 from support.samples import store_runs
-from wirespeed.report import (
-    build_report,
-    render_csv,
-    render_json,
-    render_markdown,
-    render_runs,
-    render_terminal,
-)
-from wirespeed.report.json_export import FORMAT, VERSION
+from wirespeed.report import build_report, render_csv, render_json, render_runs
+from wirespeed.report.run_json import FORMAT, VERSION
 from wirespeed.store import RunStatus, RunSummary, Store
 
 
@@ -31,17 +25,17 @@ def _console() -> tuple[Console, io.StringIO]:
 
 def test_markdown_is_shaped_like_the_seeds_table() -> None:
     text = render_markdown(build_report(sample_record()))
-    assert text.startswith("# Nanopi-R4S\n\nRun 7, 2020-12-09 20:00 UTC, 33 min 20 s, complete")
-    assert "| r4s | dut | OpenWrt 19.07.4 | 5.4.75 | iperf2 2.0.13 |" in text
+    assert text.startswith("# Nanopi-R4S\n\n- run 7, 2020-12-09 20:00 UTC, 33 min 20 s, complete")
+    assert "- r4s: dut, OpenWrt 19.07.4, 5.4.75, iperf2 2.0.13\n" in text
     assert "- WAN: workstation \N{RIGHTWARDS ARROW} r4s, endpoint; gbe (1 Gbit/s), MTU 1500" in text
     assert "- lab bridge: bridge topology, link gbe: MTU 1500" in text
     assert "| Test | WAN | Br0 |" in text
     assert "| #1 TCP | 941 ±2 / 941.5 (n=3, CV 0.1 %) | 940 / 941.5 |" in text
     assert "| #4 TCP dual -P 2 | \N{UPWARDS ARROW} 922 / 941.5<br>\N{DOWNWARDS ARROW} 915" in text
     assert (
-        "[1] failed: the reverse connection never arrived (iperf2 -d): test #4 on Br0, repetition 1"
-        in text
-    )
+        "- \\[1\\] failed: the reverse connection never arrived (iperf2 -d): test #4 on Br0, "
+        "repetition 1\n"
+    ) in text
 
 
 def test_markdown_escapes_pipes_in_names() -> None:

@@ -27,15 +27,15 @@ from typing import Any
 import pytest
 from rich.console import Console
 
+from support.run_report import render_markdown, render_terminal
 from wirespeed.model import Measurement, MonitorRecord, TrialOutcome
-from wirespeed.report import build_report, render_csv, render_json, render_markdown
+from wirespeed.report import build_report, render_csv, render_json
 from wirespeed.report.device_samples import device_samples
 from wirespeed.report.html import own_markup, render_html
 from wirespeed.report.html_monitor import DeviceSamples
-from wirespeed.report.json_export import section_part
 from wirespeed.report.model import Report
+from wirespeed.report.run_json import section_part
 from wirespeed.report.sections import SECTIONS, Section
-from wirespeed.report.terminal import render_terminal
 from wirespeed.report.text import markdown_table_safe, markdown_text, terminal_safe
 from wirespeed.store import Store
 from wirespeed.store.records import RunRecord
@@ -193,7 +193,7 @@ def test_the_notes_are_in_every_format(report: Report, rendered: dict[str, str])
     assert report.notes
     for note in report.notes:
         assert f"[{note.number}]" in rendered["terminal"]
-        assert f"[{note.number}]" in rendered["markdown"]
+        assert f"\\[{note.number}\\] " in rendered["markdown"]
         assert f'id="note-{note.number}"' in rendered["html"]
     assert len(json.loads(rendered["json"])["notes"]) == len(report.notes)
 

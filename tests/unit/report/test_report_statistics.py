@@ -8,9 +8,10 @@ import json
 
 from report_samples import BR0, TCP, WAN, ok, sample_record, tcp_direction
 
+from support.run_report import render_markdown
 from support.samples import START, run_record
 from wirespeed.model import Flow
-from wirespeed.report import build_report, render_csv, render_json, render_markdown
+from wirespeed.report import build_report, render_csv, render_json
 from wirespeed.report.text import SINGLE_RUN_ALL, SINGLE_RUN_SOME, cell_lines
 from wirespeed.store.records import RunRecord
 

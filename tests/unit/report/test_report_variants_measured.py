@@ -14,14 +14,14 @@ from rich.console import Console
 
 from support.bench_samples import R4S_419, R4S_510, bench_outcome, device_path
 from support.forwarding_samples import Device, bridge_outcomes
+from support.run_report import render_markdown, render_terminal
 from support.samples import run_record, store_runs
 from wirespeed.analysis.compare_many import Verdict
 from wirespeed.analysis.compare_within import compare_run_variants
 from wirespeed.model import TrialOutcome
-from wirespeed.report import build_report, render_markdown
+from wirespeed.report import build_report
 from wirespeed.report.ab import record_of
 from wirespeed.report.model import Report
-from wirespeed.report.terminal import render_terminal
 from wirespeed.store import Store
 
 FASTER = Device(pps=20_000.0, policer_bps=None)  # after a tweak: 20,000 against 15,000

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from wirespeed.report import build_report, render_csv, render_markdown
+from support.run_report import render_markdown, render_terminal
+from wirespeed.report import build_report, render_csv
 from wirespeed.report.html import render_html
-from wirespeed.report.terminal import render_terminal
 from wirespeed.store import Store
 from wirespeed.store.schema import SCHEMA_VERSION
 

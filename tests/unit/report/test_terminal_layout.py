@@ -10,10 +10,10 @@ import pytest
 from rich.console import Console
 
 from support.forwarding_samples import failed_forwarding
+from support.run_report import render_terminal
 from support.samples import run_record
 from wirespeed.model import TrialOutcome
 from wirespeed.report import build_report
-from wirespeed.report.terminal import render_terminal
 from wirespeed.report.text import LEGEND
 
 

@@ -16,9 +16,10 @@ from sqlalchemy import Engine, func, inspect, select, text
 from store_backends import BACKENDS, engine_for, fresh_store
 from store_samples import WAN, dual_outcome
 
+from support.run_report import render_markdown
 from wirespeed.errors import UsageError
 from wirespeed.process_owner import process_owner
-from wirespeed.report import build_report, render_csv, render_json, render_markdown
+from wirespeed.report import build_report, render_csv, render_json
 from wirespeed.report.html import render_html
 from wirespeed.store import RunRecord, Store, migrations, packed_intervals
 from wirespeed.store.resume import claim_run

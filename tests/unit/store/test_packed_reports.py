@@ -13,7 +13,7 @@ from store_backends import BACKENDS, fresh_store
 from store_samples import dual_outcome
 
 from wirespeed.model import Interval
-from wirespeed.report import build_report, json_export, render_json
+from wirespeed.report import build_report, render_json, run_json
 from wirespeed.report.html import render_html
 from wirespeed.report.html_data import report_data
 from wirespeed.store import Store
@@ -56,14 +56,14 @@ def test_every_report_of_a_packed_load_is_the_same(
     assert render_json(packed) == render_json(full)
     assert report_data(packed) == report_data(full)
     assert render_html(packed) == render_html(full)
-    monkeypatch.setattr(json_export, "INDENT_UP_TO_TRIALS", 0)  # the compact writer
+    monkeypatch.setattr(run_json, "INDENT_UP_TO_TRIALS", 0)  # the compact writer
     assert render_json(packed) == render_json(full)
 
 
 def test_packed_figures_that_are_not_numbers_fail_as_json_does(
     db: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(json_export, "INDENT_UP_TO_TRIALS", 0)
+    monkeypatch.setattr(run_json, "INDENT_UP_TO_TRIALS", 0)
     huge = (
         Interval(start=0.0, end=1.0, bytes=1, bits_per_second=1.7e308),
         Interval(start=1.0, end=2.0, bytes=1, bits_per_second=1.7e308),

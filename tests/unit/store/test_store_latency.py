@@ -89,11 +89,11 @@ def test_every_format_has_the_latency_at_a_glance_and_the_html_its_time_series(
     import io
     import json
 
-    from wirespeed.report.csv_export import render_csv
+    from support.run_report import render_markdown
     from wirespeed.report.html_latency import latency_section, timeline
-    from wirespeed.report.json_export import render_json
-    from wirespeed.report.markdown import render_markdown
     from wirespeed.report.model import build_report
+    from wirespeed.report.run_csv import render_csv
+    from wirespeed.report.run_json import render_json
 
     outcome = probed_outcome()
     # The probers' own argv, as the trial ran them: the phase's length is in it.

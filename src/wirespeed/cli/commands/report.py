@@ -10,7 +10,7 @@ import argparse
 import dataclasses
 from typing import TYPE_CHECKING, Literal
 
-from wirespeed.cli.env import Environment, plain_text
+from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus
 from wirespeed.cli.outputs import OutputTarget, output_targets, write_targets
 from wirespeed.errors import UsageError
@@ -23,7 +23,7 @@ FORMATS = ("terminal", "markdown", "csv", "json", "html")
 
 
 def execute(args: argparse.Namespace, env: Environment) -> int:
-    from wirespeed.report import build_report, render_terminal
+    from wirespeed.report import build_report
     from wirespeed.report.budgets import parse_budgets
     from wirespeed.store import Store
 
@@ -78,7 +78,10 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         return _card(args, env, report, record, targets=targets, formats=formats)
     if not targets:
         if formats == {"terminal"}:
-            render_terminal(report, env.console())
+            from wirespeed.cli.document_output import show_document
+            from wirespeed.report.run_document import run_document
+
+            show_document(run_document(report), "terminal", env)
         else:
             env.stdout.write(_render(formats.pop(), report, record))
         return ExitStatus.OK
@@ -115,20 +118,16 @@ def _card(
 
 def _render(fmt: str, report: Report, record: RunRecord) -> str:
     """The report's text in a format; the terminal's as plain text, without colour."""
-    from wirespeed.report import render_csv, render_json, render_markdown, render_terminal
-
-    if fmt == "terminal":
-        return plain_text(lambda console: render_terminal(report, console))
-    if fmt == "markdown":
-        return render_markdown(report)
-    if fmt == "csv":
-        return render_csv(report)
     if fmt == "html":
         from wirespeed.report.device_samples import device_samples
         from wirespeed.report.html import render_html
 
         return render_html(report, device_samples(record))
-    return render_json(report)
+    from wirespeed.cli.document_output import document_text
+    from wirespeed.report.run_document import run_document
+
+    # The run's document in every other format; its JSON and CSV are the run's data.
+    return document_text(run_document(report), fmt)
 
 
 def has_meter(record: RunRecord) -> bool:
