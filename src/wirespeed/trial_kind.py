@@ -204,14 +204,26 @@ def tools() -> tuple[Tool, ...]:
 
 def kind_of(tool: Tool) -> TrialKind:
     """The kind that serves `tool`: every tool of `tools()` has exactly one
-    (tests/unit/test_kinds.py); KeyError for one no kind of this version serves."""
+    (tests/unit/test_kinds.py); UnknownToolError for one no kind of this version serves."""
     return hooks_of(tool).kind
 
 
+class UnknownToolError(LookupError):
+    """A tool no kind of this version serves: a plan's is refused before this (its
+    `tool:` is checked against tools()), so this is a stored or bundled trial a newer
+    wirespeed wrote. The command line says so (cli/exit.py)."""
+
+    def __init__(self, tool: str) -> None:
+        super().__init__(
+            f"no kind of this wirespeed serves tool {tool!r} (it has {', '.join(tools())})"
+        )
+        self.tool = tool
+
+
 def hooks_of(tool: Tool) -> Hooks:
-    """The hooks of the kind that serves `tool`."""
+    """The hooks of the kind that serves `tool`; UnknownToolError for one no kind serves."""
     found = _found if _found is not None else _registry()
     hooks = found.get(tool)
     if hooks is None:
-        raise KeyError(f"no kind serves tool {str(tool)!r}")
+        raise UnknownToolError(str(tool))
     return hooks

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from wirespeed.kinds import catalog
 from wirespeed.kinds.hooks import KindHooks
 from wirespeed.model import Tool
-from wirespeed.trial_kind import Figures, TrialKind, hooks_of, kind_of, tools
+from wirespeed.trial_kind import Figures, TrialKind, UnknownToolError, hooks_of, kind_of, tools
 
 # Every kind, as its module declares it beside its hooks.
 KINDS = [hooks.kind for hooks in catalog.HOOKS]
@@ -65,7 +65,7 @@ def test_a_tool_no_kind_serves_is_made_but_has_no_kind() -> None:
     # A stored run keeps its tool as text: it loads, and asking its kind says which.
     unknown = Tool("netperf")
     assert unknown == "netperf" and unknown not in tools()
-    with pytest.raises(KeyError, match="no kind serves tool 'netperf'"):
+    with pytest.raises(UnknownToolError, match="no kind of this wirespeed serves tool 'netperf'"):
         kind_of(unknown)
 
 

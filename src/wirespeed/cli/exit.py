@@ -14,6 +14,7 @@ from typing import IO
 
 from wirespeed.cli.env import Environment
 from wirespeed.errors import WirespeedError
+from wirespeed.trial_kind import UnknownToolError
 
 
 class ExitStatus(enum.IntEnum):
@@ -55,6 +56,10 @@ def run_guarded(env: Environment, command: Callable[[], int], *, show_traceback:
         if show_traceback:
             env.stderr.write(traceback.format_exc())
         return error.exit_status
+    except UnknownToolError as error:
+        # A stored or bundled trial of a kind a newer wirespeed has: none of it is read.
+        env.error(f"{error}: a newer wirespeed wrote it", hint="read it with that wirespeed")
+        return ExitStatus.FAILED
     except KeyboardInterrupt as stop:
         env.error("interrupted; everything wirespeed changed was restored", hint=_notes(stop))
         return ExitStatus.INTERRUPTED

@@ -56,7 +56,7 @@ def run_document(report: Report) -> Document:
             section.heading,
             notes if isinstance(section, NotesSection) else (),
             section.tables(report),
-            quotes if isinstance(section, NotesSection) else (),
+            quotes=quotes if isinstance(section, NotesSection) else (),
         )
         for section in SECTIONS
     )

@@ -67,7 +67,7 @@ def read_whole(data: bytes, shown: str) -> tuple[Bundle, tuple[RunRecord, ...]] 
         return None
     try:
         records = tuple(run_record(run, number) for number, run in enumerate(runs, start=1))
-    except (KeyError, TypeError, ValueError, AttributeError):
+    except (LookupError, TypeError, ValueError, AttributeError):
         return None
     names, written_by = str(document.get("names")), str(document.get("written_by"))
     return Bundle(shown, tuple(runs), names, written_by), records

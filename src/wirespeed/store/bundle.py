@@ -359,7 +359,7 @@ def _check_run(run: Any, index: int, name: str, nothing: str) -> None:
         raise BundleError(f"{where} does not match its id", hint=f"{nothing}; export it again")
     try:
         run_record(run, index)
-    except (KeyError, TypeError, ValueError, AttributeError) as error:
+    except (LookupError, TypeError, ValueError, AttributeError) as error:
         raise BundleError(
             f"{where} cannot be read: {type(error).__name__}: {error}",
             hint=nothing,

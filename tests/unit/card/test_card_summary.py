@@ -123,7 +123,7 @@ def test_the_card_renders_in_every_format(records: dict[int, RunRecord]) -> None
     assert text.startswith("Device card: lab nat, fe, 40ms queue, 15,000 pps\n")
     assert "\nForwarding rate (" in text and "  good for: through the device" in text
     card_text, report_text = text.split("\nDevice card: lab nat", 1)
-    assert "\nrun 1, 2026-11-28" in report_text  # the run's own report, below the card
+    assert "\n  run 1, 2026-11-28" in report_text  # the run's own report, below the card
     assert "Variants" not in card_text and "Findings" not in card_text
     markdown = render_card("markdown", report, record)
     assert markdown.startswith("# Device card:") and "\n## Latency under load (" in markdown

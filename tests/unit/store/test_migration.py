@@ -211,7 +211,9 @@ def test_a_migration_that_fails_leaves_the_store_as_it_was(
 
 OPEN_AND_LOAD = """
 import sys
+from wirespeed.kinds import wire_hooks
 from wirespeed.store import Store
+wire_hooks()  # a script of its own wires the kinds, as the command line does
 with Store.open(sys.argv[1]) as store:
     print(len(store.load_run(1).outcomes))
 """
