@@ -38,7 +38,7 @@ def test_run_prints_its_table_on_stdout_and_where_it_is_stored_on_stderr(
 ) -> None:
     status, out, err = run_cli("run", "--db", str(tmp_path / "r.db"), "--only", "1", str(plan))
     assert status == 0, err
-    assert out.startswith("loopback\nrun 1, ")  # the report's head, then its table
+    assert out.startswith("loopback\n  run 1, ")  # the report's head, then its table
     assert "run 1 stored; `wirespeed report 1` shows it again" in err
 
 
