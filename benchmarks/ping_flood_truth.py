@@ -12,10 +12,10 @@ from __future__ import annotations
 import argparse
 
 from benchmarks.common import emit, run_plan_text, summary
-from wirespeed.lab.shaping import ETHERNET_HEADER, FRAMING_OVERHEAD
+from wirespeed.search.frames import MAC_HEADER_AND_FCS, frames_per_second
+from wirespeed.tools.ping_flood import IP_AND_ICMP_HEADERS
 
-ICMP_IP_HEADERS = 28
-LINKS = {"10mbit": 10e6, "fe": 100e6}
+LINKS = {"10mbit": 10_000_000, "fe": 100_000_000}
 SIZES = (1400, 512)
 
 PLAN = """
@@ -28,8 +28,8 @@ tests:
 TEST = "  - {{id: s{size}, tool: ping-flood, options: {{duration: {duration}, size: {size}}}}}"
 
 
-def frame_rate(rate_bps: float, size: int) -> float:
-    return rate_bps / (8 * (size + ICMP_IP_HEADERS + ETHERNET_HEADER + FRAMING_OVERHEAD))
+def frame_rate(rate_bps: int, size: int) -> float:
+    return frames_per_second(rate_bps, size + IP_AND_ICMP_HEADERS + MAC_HEADER_AND_FCS)
 
 
 def main() -> None:

@@ -37,6 +37,7 @@ CLIENT_MARGIN = 10.0
 # Below 16 bytes of payload the request has no room for its timestamp: no round trip.
 MIN_SIZE = 16
 MAX_SIZE = 65_507  # an IPv4 packet's largest payload, less the ICMP header
+IP_AND_ICMP_HEADERS = 28  # IPv4's 20 and the echo request's 8, before its data
 
 RTT = "flood rtt"
 LOSS = "flood loss"

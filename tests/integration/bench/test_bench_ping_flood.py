@@ -17,8 +17,9 @@ from pathlib import Path
 import pytest
 from bench_runs import HOSTS, MakeBench, outcomes, run_plan
 
-from wirespeed.lab.shaping import ETHERNET_HEADER, FRAMING_OVERHEAD
 from wirespeed.model import Side, TrialStatus
+from wirespeed.search.frames import MAC_HEADER_AND_FCS, frames_per_second
+from wirespeed.tools.ping_flood import IP_AND_ICMP_HEADERS
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 
@@ -26,12 +27,10 @@ pytestmark = [pytest.mark.root, pytest.mark.slow]
 # trip costs on a busy core, so the links, not the hosts, hold the flood (as in the lab).
 LINK_MBIT = 10
 SIZE = 1400
-ICMP_IP_HEADERS = 28
 
 
 def link_frame_rate() -> float:
-    wire = SIZE + ICMP_IP_HEADERS + ETHERNET_HEADER + FRAMING_OVERHEAD
-    return LINK_MBIT * 1e6 / (wire * 8)
+    return frames_per_second(LINK_MBIT * 1_000_000, SIZE + IP_AND_ICMP_HEADERS + MAC_HEADER_AND_FCS)
 
 
 PLAN = f"""\

@@ -21,20 +21,19 @@ from pathlib import Path
 import pytest
 from lab_runs import WIRESPEED, namespaces_of, unique_prefix
 
-from wirespeed.lab.shaping import ETHERNET_HEADER, FRAMING_OVERHEAD
 from wirespeed.model import Side, TrialStatus
+from wirespeed.search.frames import MAC_HEADER_AND_FCS, frames_per_second
 from wirespeed.store import Store
+from wirespeed.tools.ping_flood import IP_AND_ICMP_HEADERS
 
 pytestmark = [pytest.mark.root, pytest.mark.slow]
 
 RATE = 10_000_000
 SIZE = 1400
-ICMP_IP_HEADERS = 28
 
 
 def link_frame_rate() -> float:
-    wire = SIZE + ICMP_IP_HEADERS + ETHERNET_HEADER + FRAMING_OVERHEAD
-    return RATE / (wire * 8)
+    return frames_per_second(RATE, SIZE + IP_AND_ICMP_HEADERS + MAC_HEADER_AND_FCS)
 
 
 PLAN = f"""
