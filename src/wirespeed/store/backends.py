@@ -6,6 +6,8 @@ connection bounded in time (postgres.py), any other SQLAlchemy URL as it is.
 from __future__ import annotations
 
 import importlib.util
+import sqlite3
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,7 +89,7 @@ def _prepare_sqlite(engine: Engine, access: sqlite_file.Access) -> None:
             return
         # WAL: a process killed mid-write leaves the last committed state intact, and a
         # reader (`wirespeed report` during a run) never blocks the writer.
-        cursor.execute("PRAGMA journal_mode=WAL")
+        _enter_wal(cursor)
         # One commit per trial, seconds apart: the fsync of FULL costs nothing here and
         # makes a commit survive a power cut too, not only a killed process.
         cursor.execute("PRAGMA synchronous=FULL")
@@ -103,3 +105,22 @@ def _prepare_sqlite(engine: Engine, access: sqlite_file.Access) -> None:
         # has the option wirespeed_write: Store.connect(write=True).)
         immediate = conn.get_execution_options().get("wirespeed_write", False)
         conn.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def _enter_wal(cursor: sqlite3.Cursor) -> None:
+    """Put the file in WAL mode, once. Changing the journal mode takes the file's
+    exclusive lock, and SQLite fails it at once with "database is locked" when another
+    connection holds a lock, without calling the busy handler: two runs opening a new
+    store at the same moment would see one of them refused. So the change is retried
+    for as long as a writer waits for another's commit."""
+    give_up_at = time.monotonic() + SQLITE_BUSY_TIMEOUT_S
+    while True:
+        try:
+            if cursor.execute("PRAGMA journal_mode").fetchone()[0] == "wal":
+                return
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() >= give_up_at:
+                raise
+            time.sleep(0.01)

@@ -22,7 +22,7 @@ title: lab bridge
 lab: {link: gbe}
 paths:
   - {name: Br0, topology: bridge}
-defaults: {tool: iperf2, duration: 3}
+defaults: {tool: iperf2, duration: 5}
 tests:
   - {id: "1", name: "TCP, default window"}
   - {id: "5", name: UDP 1000M, protocol: udp, rate: 1000M}
