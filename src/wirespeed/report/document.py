@@ -36,6 +36,9 @@ class Tone(enum.Enum):
     BETTER = "better"  # a difference shown, the better way
     WORSE = "worse"  # a difference shown, the worse way
     SAME = "same"  # tested, and no difference shown
+    # A line's: what its leading mark says (a note's "[3]"), the terminal's red or yellow.
+    FAILED = "failed"  # something did not work: a trial failed
+    CAUTION = "caution"  # worth a look: a warning, a finding, an expectation
 
 
 @dataclass(frozen=True)
@@ -84,8 +87,14 @@ class Part:
     # Markdown shows each as code, exactly as written. (): no line quotes any.
     quotes: tuple[tuple[str, ...], ...] = ()
 
+    # Per line, the tone of its leading mark (a note's "[3]"); (): no line has one.
+    tones: tuple[Tone | None, ...] = ()
+
     def quoted(self, index: int) -> tuple[str, ...]:
         return self.quotes[index] if index < len(self.quotes) else ()
+
+    def tone(self, index: int) -> Tone | None:
+        return self.tones[index] if index < len(self.tones) else None
 
     @property
     def shown(self) -> bool:

@@ -54,6 +54,8 @@ NO_SAMPLES = "No device samples in this run."
 TONE_CSS = (
     "td.num.better{color:var(--ok);font-weight:600}"
     "td.num.worse{color:var(--bad);font-weight:600}td.num.same{color:var(--muted)}"
+    "li.line-failed::marker{color:var(--bad)}li.line-caution::marker{color:var(--warn)}"
+    "li.line-failed,li.line-caution{list-style:square}"
 )
 
 
@@ -129,8 +131,15 @@ def tables_markup(tables: Sequence[SectionTable], heading: str = "") -> str:
     return "".join(_table_markup(table, heading) for table in tables)
 
 
-def _list(lines: Sequence[str]) -> str:
-    return "<ul>" + "".join(f"<li>{_e(line)}</li>" for line in lines) + "</ul>" if lines else ""
+def _list(part: Part) -> str:
+    if not part.lines:
+        return ""
+    items = []
+    for index, line in enumerate(part.lines):
+        tone = part.tone(index)
+        toned = f' class="line-{tone.value}"' if tone is not None else ""
+        items.append(f"<li{toned}>{_e(line)}</li>")
+    return "<ul>" + "".join(items) + "</ul>"
 
 
 def _summary(text: str) -> str:
@@ -140,7 +149,7 @@ def _summary(text: str) -> str:
 def _part_markup(part: Part, element: str, attributes: str, level: int) -> str:
     """A part as `element`: its heading, its summary, its lines as a list, its tables."""
     heading = f"<h{level}>{_e(part.heading)}</h{level}>"
-    body = f"{_summary(part.summary)}{_list(part.lines)}{tables_markup(part.tables, part.heading)}"
+    body = f"{_summary(part.summary)}{_list(part)}{tables_markup(part.tables, part.heading)}"
     return f"<{element} {attributes}>{heading}{body}</{element}>"
 
 
@@ -167,7 +176,10 @@ def render_document_html(document: Document) -> str:
         f'<div class="run">{"<br>".join(_e(line) for line in document.lines)}</div>'
         "</div></header>"
     )
-    toned = any(row.tones for part in document.parts for t in part.tables for row in t.rows)
+    toned = any(
+        part.tones or any(row.tones for t in part.tables for row in t.rows)
+        for part in document.parts
+    )
     style = _asset("report.css") + (TONE_CSS if toned else "")
     body = f"{header}<main>{parts}</main>"
     return static_page(document.title, style, body, scripts=bool(document.timelines))

@@ -9,9 +9,11 @@ parses, versioned in docs/json-format.md.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from wirespeed.report import text
-from wirespeed.report.content import Report
-from wirespeed.report.document import Document, DocumentData, Part
+from wirespeed.report.content import NoteKind, Report
+from wirespeed.report.document import Document, DocumentData, Part, Tone
 from wirespeed.report.note_text import more_text, note_words, trial_words
 from wirespeed.report.run_csv import render_csv
 from wirespeed.report.run_json import render_json
@@ -19,13 +21,21 @@ from wirespeed.report.sections import SECTIONS, NotesSection
 from wirespeed.store.records import HostInfo
 
 
-def note_lines(report: Report) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+@dataclass(frozen=True)
+class NoteLines:
+    lines: tuple[str, ...]
+    quotes: tuple[tuple[str, ...], ...]  # per line, the words it quotes (Part.quotes)
+    tones: tuple[Tone | None, ...]  # per line, its mark's: a failure's red (Part.tones)
+
+
+def note_lines(report: Report) -> NoteLines:
     """Which figures rest on one repetition, then each note as the terminal says it:
-    "[3] no server report (`WARNING: ...`): test 7 on WAN"; and per line the tool's or
-    device's words it quotes (Part.quotes)."""
+    "[3] no server report (`WARNING: ...`): test 7 on WAN"; per line the tool's or
+    device's words it quotes, and how its mark reads."""
     single_run = text.single_run_text(report)
     lines = [single_run] if single_run else []
     quotes: list[tuple[str, ...]] = [()] if single_run else []
+    tones: list[Tone | None] = [None] if single_run else []
     trials = trial_words(report)
     for note in report.notes:
         words = note_words(report, note, trials)
@@ -37,7 +47,8 @@ def note_lines(report: Report) -> tuple[tuple[str, ...], tuple[tuple[str, ...], 
             line += f": {words.where}"
         lines.append(line)
         quotes.append(words.details)
-    return tuple(lines), tuple(quotes)
+        tones.append(Tone.FAILED if note.kind is NoteKind.FAILURE else Tone.CAUTION)
+    return NoteLines(tuple(lines), tuple(quotes), tuple(tones))
 
 
 def _host_line(host: HostInfo) -> str:
@@ -49,14 +60,15 @@ def run_document(report: Report) -> Document:
     hosts = (_host_line(host) for host in report.info.hosts)
     paths = text.paths_of(report)
     columns = (text.column_text(column, paths.get(column.path)) for column in report.columns)
-    notes, quotes = note_lines(report)
+    notes = note_lines(report)
     parts = tuple(
         Part(
             section.key,
             section.heading,
-            notes if isinstance(section, NotesSection) else (),
+            notes.lines if isinstance(section, NotesSection) else (),
             section.tables(report),
-            quotes=quotes if isinstance(section, NotesSection) else (),
+            quotes=notes.quotes if isinstance(section, NotesSection) else (),
+            tones=notes.tones if isinstance(section, NotesSection) else (),
         )
         for section in SECTIONS
     )

@@ -33,7 +33,13 @@ STATUS_STYLES = {
 }
 
 # A compared figure: a difference shown in green (better) or red (worse), none dimmed.
-TONE_STYLES = {Tone.BETTER: "green", Tone.WORSE: "red", Tone.SAME: "dim"}
+TONE_STYLES = {
+    Tone.BETTER: "green",
+    Tone.WORSE: "red",
+    Tone.SAME: "dim",
+    Tone.FAILED: "red",
+    Tone.CAUTION: "yellow",
+}
 
 # Rich wraps a table's title and caption at the table's own width: under this many
 # columns (a run of no trials, a search table of no rows) that is a word a line.
@@ -78,8 +84,8 @@ def render_document(document: Document, console: Console) -> None:
         console.print(plain_text(part.heading, style="bold"))
         if part.summary:
             _print_line(plain_text(part.summary, style="bold"), console)
-        for line in part.lines:
-            _print_line(plain_text(line), console)
+        for index, line in enumerate(part.lines):
+            _print_line(_marked(line, part.tone(index)), console)
         for table in part.tables:
             _print_document_table(table, console)
 
@@ -113,6 +119,14 @@ def _print_document_table(table: SectionTable, console: Console) -> None:
             groups=(),
         )
         print_table(_table(shown), console)
+
+
+def _marked(line: str, tone: Tone | None) -> Text:
+    """A part's line, its leading mark (a note's "[3]") in its tone's colour."""
+    text = plain_text(line)
+    if tone is not None:
+        text.stylize(TONE_STYLES[tone], 0, len(line.split(" ", 1)[0]))
+    return text
 
 
 def _print_line(text: Text, console: Console) -> None:
