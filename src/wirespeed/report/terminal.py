@@ -146,7 +146,9 @@ def _table(table: SectionTable) -> Table:
         caption_justify="left",
     )
     for index, heading in enumerate(table.headings):
-        shown.add_column(plain_text(heading), justify="right" if index else "left")
+        # A word wider than its column is broken across lines, never cut with "…": on a
+        # narrow terminal a label or a figure is still read whole.
+        shown.add_column(plain_text(heading), justify="right" if index else "left", overflow="fold")
     for row in table.rows:
         cells = [plain_text(row.label)]
         for index, lines in enumerate(row.cells):

@@ -297,3 +297,16 @@ def test_a_document_without_a_summary_keeps_its_json_keys(documents: dict[str, D
     document = document_to_dict(documents["run"])
     assert "summary" not in document
     assert all("summary" not in part for part in document["parts"])
+
+
+@pytest.mark.parametrize("name", ["run", "card", "soak", "comparison", "card comparison"])
+def test_at_40_columns_a_word_wider_than_its_column_is_broken_never_cut(
+    documents: dict[str, Document], name: str
+) -> None:
+    buffer = io.StringIO()
+    render_document(documents[name], Console(file=buffer, width=40, color_system=None))
+    printed = buffer.getvalue()
+    assert max(map(len, printed.splitlines())) <= 40
+    # Only the ellipses the document's own words have (a soak's shortened kernel line).
+    ellipsis = "\N{HORIZONTAL ELLIPSIS}"
+    assert printed.count(ellipsis) == _terminal(documents[name]).count(ellipsis)
