@@ -24,12 +24,15 @@ def test_a_card_stored_by_the_version_before_is_finished_by_resume(tmp_path: Pat
     db = tmp_path / "runs.db"
     shutil.copy(OLD_STORES / "card-interrupted.db", db)
     resumed = subprocess.run(
-        [*WIRESPEED, "run", "--resume", "1", "--db", str(db), "--lab-name", prefix],
+        [*WIRESPEED, "run", "--resume", "1", "--db", str(db), "--lab-name", prefix,
+         "--markdown", str(tmp_path / "card.md")],
         capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert resumed.returncode == 0, resumed.stderr
     assert "1 of 5 trials are stored, 4 to go" in resumed.stderr
     assert resumed.stdout.startswith("Device card: lab nat, fe")  # shown as a card
+    # --markdown: the card it is, as `wirespeed card -o card.md` writes it.
+    assert (tmp_path / "card.md").read_text().startswith("# Device card: lab nat, fe")
     listed = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True)
     assert prefix not in listed.stdout
     with sqlite3.connect(db) as conn:

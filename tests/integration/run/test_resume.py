@@ -42,10 +42,15 @@ def test_resume_runs_only_the_missing_trials_into_the_same_run(tmp_path: Path) -
         conn.execute("update runs set status = 'running', finished_at = null")
     plan.write_text("this file changed since: the stored plan is the one resumed\n")
 
-    resumed = wirespeed("run", "--resume", "1", "--db", str(db))
+    markdown = tmp_path / "report.md"
+    resumed = wirespeed("run", "--resume", "1", "--db", str(db), "--markdown", str(markdown))
     assert resumed.returncode == 0, resumed.stderr
     assert "1 of 2 trials are stored, 1 to go" in resumed.stderr
     assert keys(db) == before  # test 3 stays out: --only came from the stored run
+    # The whole run's report, as `run --markdown` writes it: both trials' tests.
+    assert f"Markdown report written to {markdown}" in resumed.stderr
+    written = markdown.read_text()
+    assert written.startswith("# ") and "| 1 " in written and "| 2 " in written
     with sqlite3.connect(db) as conn:
         assert conn.execute("select count(*), min(status) from runs").fetchone() == (
             1,

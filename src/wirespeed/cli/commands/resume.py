@@ -1,13 +1,15 @@
 """`wirespeed run --resume RUN`: finish a run that was interrupted or killed.
 
 The run is taken up by run/resume.py, from its plan and settings as stored. Only --db,
---quiet, --lab-name, --retry-failed, --force and the SSH options are taken from the
-command line that resumes; here they are read, and the run's report shown.
+--quiet, --lab-name, --retry-failed, --force, --markdown and the SSH options are taken
+from the command line that resumes; here they are read, and the run's report shown (and
+written to --markdown's file: the run's report, or the card a card's run makes).
 """
 
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from wirespeed.cli.env import Environment
 from wirespeed.cli.exit import ExitStatus, resume_noted
@@ -15,7 +17,7 @@ from wirespeed.cli.measuring import expectations_status, progress_of, ssh_settin
 from wirespeed.errors import UsageError
 
 
-def resume(args: argparse.Namespace, env: Environment) -> int:
+def resume(args: argparse.Namespace, env: Environment, markdown: Path | None = None) -> int:
     if args.plan is not None:
         raise UsageError(
             "--resume takes the plan stored with the run: leave PLAN out",
@@ -42,11 +44,13 @@ def resume(args: argparse.Namespace, env: Environment) -> int:
     record, outcome = resumed.record, resumed.outcome
     if resumed.settings.card:  # shown as the card it is, as `wirespeed card` and `report` show it
         from wirespeed.cli.commands.card import show_card
+        from wirespeed.cli.outputs import OutputTarget
 
-        report = show_card(args, env, record, [])
+        targets = [OutputTarget(markdown, "markdown")] if markdown is not None else []
+        report = show_card(args, env, record, targets)
         env.info(f"card stored as run {record.id}; `wirespeed report {record.id}` shows it again")
     else:
-        shown = report_finished_run(args, env, record, store_url)
+        shown = report_finished_run(args, env, record, store_url, markdown)
         if shown is None:
             return ExitStatus.FAILED
         report = shown

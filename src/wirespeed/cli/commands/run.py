@@ -38,7 +38,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
                 f"--resume takes the plan stored with the run: leave out {' '.join(taken)}",
                 hint=f"wirespeed run --resume {args.resume}",
             )
-        return resume(args, env)
+        return resume(args, env, markdown)
     for flag, given in (("--retry-failed", args.retry_failed), ("--force", args.force)):
         if given:
             raise UsageError(
