@@ -195,8 +195,10 @@ def legend(table: ForwardingTable) -> str:
         else ""
     )
     ceiling = ", % of the link's frame-rate ceiling" if table.has_ceiling else ""
+    goals = goals_text(table)  # none where every search failed
     return (
-        f"Frames/s per direction offered by the generator, {over} ({goals_text(table)}): "
+        f"Frames/s per direction offered by the generator, {over}"
+        f"{f' ({goals})' if goals else ''}: "
         f"the highest load forwarded within the goal's loss; L2/L1 the {main} in Mbit/s"
         f"{ceiling}; fwd. the frames/s that arrived at that load (the forwarding rate); "
         "trials/s the search's trials and seconds of traffic. "

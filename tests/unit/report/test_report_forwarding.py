@@ -168,3 +168,14 @@ def test_the_report_command_reads_the_searches_logs(db: Path) -> None:
     done = run_cli("report", "--db", str(db), "--format", "markdown")
     assert done.status == 0, done.err
     assert GENERATOR_LIMITED in done.out
+
+
+def test_a_legend_with_no_goals_to_name_says_no_empty_brackets() -> None:
+    # Every search of the table failed: no log defined a goal.
+    from wirespeed.report.forwarding import ForwardingTable
+    from wirespeed.report.forwarding_text import legend
+
+    table = ForwardingTable("1", "rate", None, None, (), (), ("in",), (), 0, 2, ())  # type: ignore[arg-type]
+    said = legend(table)
+    assert "()" not in said
+    assert said.startswith("Frames/s per direction offered by the generator, one repetition each: ")
