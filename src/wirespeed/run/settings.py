@@ -105,6 +105,20 @@ def trials_of(plan: Plan, settings: RunSettings) -> list[Trial]:
     return expand(plan, duration=settings.duration, repetitions=settings.repetitions, only=only)
 
 
+def unused_duration(trials: list[Trial], settings: RunSettings) -> str | None:
+    """What to say when the settings' duration changes none of the trials: a plan of
+    benchmarks alone, which take their own `seconds:` (openssl) or none (7-zip)."""
+    if settings.duration is None or not trials:
+        return None
+    if any(trial.test.tool.moves_traffic for trial in trials):
+        return None
+    return (
+        f"--duration {settings.duration:g} changes nothing here: it sets how long traffic "
+        "flows, and these tests are benchmarks, which run for their own time (openssl's "
+        "`seconds:` option)"
+    )
+
+
 def build_runner(
     plan: Plan,
     store: Store,

@@ -125,3 +125,34 @@ def test_a_run_stored_by_the_version_before_has_the_settings_of_its_command_line
 def stored_settings(stored: ResumableRun) -> RunSettings:
     """The settings `run --resume` measures with."""
     return settings_of_run(stored, settings_from_command_line)
+
+
+BENCHMARKS = """
+lab: {link: gbe}
+paths: [{name: DUT, topology: device}]
+tests:
+  - {id: aes, tool: openssl, options: {ciphers: [aes-128-cbc], seconds: 1}}
+"""
+WITH_TRAFFIC = """
+lab: {link: gbe}
+paths: [{name: R, topology: router}]
+tests:
+  - {id: tcp, tool: iperf3}
+"""
+
+
+@pytest.mark.parametrize(
+    ("plan", "duration", "said"),
+    [(BENCHMARKS, 2.0, True), (BENCHMARKS, None, False), (WITH_TRAFFIC, 2.0, False)],
+)
+def test_a_duration_that_changes_no_trial_is_said(
+    plan: str, duration: float | None, said: bool
+) -> None:
+    from wirespeed.plan import parse_plan
+    from wirespeed.run.settings import trials_of, unused_duration
+
+    settings = RunSettings(duration=duration)
+    unused = unused_duration(trials_of(parse_plan(plan), settings), settings)
+    assert (unused is not None) is said
+    if said:
+        assert unused is not None and unused.startswith("--duration 2 changes nothing here")

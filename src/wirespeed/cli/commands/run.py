@@ -55,7 +55,7 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
 
     labels = parse_labels(getattr(args, "label", None))  # a bad one: exit 2 before the run
     from wirespeed.cli.commands.adhoc import plan_to_run
-    from wirespeed.run.settings import trials_of
+    from wirespeed.run.settings import trials_of, unused_duration
 
     plan = plan_to_run(args)
     for warning in plan.warnings:
@@ -65,6 +65,9 @@ def execute(args: argparse.Namespace, env: Environment) -> int:
         env.info(f"plan written to {save_plan}")
     settings = settings_of(args, labels=labels)
     trials = trials_of(plan, settings)
+    unused = unused_duration(trials, settings)
+    if unused is not None:
+        env.warn(unused)
 
     from wirespeed.cli.finished_run import report_finished_run
     from wirespeed.run.preflight import preflight
