@@ -32,7 +32,8 @@ STATUS_STYLES = {
     RunStatus.FAILED: "red",
 }
 
-# A compared figure: a difference shown in green (better) or red (worse), none dimmed.
+# A compared figure: a difference shown in green (better) or red (worse), none dimmed;
+# a line's mark (a note's "[3]"): a failure's red, any other note's yellow.
 TONE_STYLES = {
     Tone.BETTER: "green",
     Tone.WORSE: "red",
