@@ -20,7 +20,7 @@ WIRESPEED = Path(sys.executable).with_name("wirespeed")
 
 def screen(socket: str, session: str) -> str:
     shown = subprocess.run(
-        ["tmux", "-L", socket, "capture-pane", "-p", "-t", session],
+        ["tmux", "-S", socket, "capture-pane", "-p", "-t", session],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     return shown.stdout
@@ -39,19 +39,21 @@ def wait_for(socket: str, session: str, wanted: str, timeout: float) -> str:
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="needs tmux (apt-get install tmux)")
 def test_the_progress_line_then_the_table_appear_in_a_terminal(tmp_path: Path) -> None:
     prefix = unique_prefix("tmux")
-    socket, session = f"wirespeed-test-{prefix}", "adhoc"  # a tmux server of our own
+    # A tmux server of our own, its socket in the test's directory: with -L it would be
+    # left in /tmp/tmux-UID after the server ends.
+    socket, session = str(tmp_path / "tmux"), "adhoc"
     command = shlex.join(
         [str(WIRESPEED), "run", "-c", "lab:bridge:fe", "-t", "3", "--lab-name", prefix,
          "--db", str(tmp_path / "runs.db")]
     )  # fmt: skip
     subprocess.run(
-        ["tmux", "-u", "-L", socket, "-f", "/dev/null", "new-session", "-d", "-s", session,
+        ["tmux", "-u", "-S", socket, "-f", "/dev/null", "new-session", "-d", "-s", session,
          "-x", "120", "-y", "50", "sh"],
         check=True,
     )  # fmt: skip
     try:
         subprocess.run(
-            ["tmux", "-L", socket, "send-keys", "-t", session, f"{command}; echo exit=$?", "Enter"],
+            ["tmux", "-S", socket, "send-keys", "-t", session, f"{command}; echo exit=$?", "Enter"],
             check=True,
         )
         progress = wait_for(socket, session, "[1/1] bridge #1 TCP, iperf3", timeout=30)
@@ -65,5 +67,6 @@ def test_the_progress_line_then_the_table_appear_in_a_terminal(tmp_path: Path) -
         assert 47 < float(figure) <= 94.6  # sanity bounds: not a benchmark
         assert "run 1 stored; `wirespeed report 1` shows it again" in final
     finally:
-        subprocess.run(["tmux", "-L", socket, "kill-server"], check=False)
+        subprocess.run(["tmux", "-S", socket, "kill-server"], check=False)
+        Path(socket).unlink(missing_ok=True)
     assert namespaces_of(prefix) == []
