@@ -99,8 +99,17 @@ def test_tcpreplay_from_two_cpus_finds_a_250_kpps_limit(tmp_path: Path) -> None:
         # is a lower bound). The precise figure: benchmarks/generator_truth.py.
         assert "before converging" in replay_unfinished[0].message, replay_unfinished
     elif not replay_limited:
-        # The truth, loosely (the precise figure: benchmarks/generator_truth.py).
-        assert ndr >= LIMIT * 0.9, (ndr, replayed.findings)
+        # The truth, loosely (the precise figure: benchmarks/generator_truth.py); below
+        # it only where the run says the lab's machine was the limit: its DUT busy on a
+        # core it shares with the generator, or its CPU backlog dropping (CI once found
+        # 219 kpps, 88 %, with both said).
+        machine = [
+            f
+            for f in replayed.findings
+            if f.kind in (FindingKind.CPU_BOUND, FindingKind.LAB_LIMITED)
+            or (f.kind is FindingKind.DROPS and "CPU backlog" in f.message)
+        ]
+        assert ndr >= LIMIT * 0.9 or machine, (ndr, replayed.findings)
     else:
         # A machine so busy that even tcpreplay falls short (measured at a load average
         # of 7: 186 kpps of 64 B through the lab): then the answer must say so, as a
